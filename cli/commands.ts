@@ -1,0 +1,2 @@
+import Hello from './commands/hello.ts';
+export const COMMANDS = { hello: Hello };

@@ -1,0 +1,101 @@
+// Event schemas. Every change to an athlete's record or account is one of these; state is
+// derived from them only. Record items change through `<kind>.created|updated|deleted`, each
+// carrying the item's new integer revision, so that a later write proposal can state the
+// revision it was prepared against and an approval can detect a changed record.
+import { z } from 'zod';
+import { dateTime, subscriptionTier, uuid } from './common.ts';
+import { profile, recordItemSchemas, recordKinds, type RecordItem, type RecordKind } from './record.ts';
+
+export const revision = z.number().int().positive();
+
+export const actor = z.strictObject({
+  type: z.enum(['athlete', 'operator', 'import', 'agent_proposal']),
+  /** Who: athlete id, operator name, import file digest, or proposal command id. */
+  id: z.string().min(1).max(200),
+});
+export type Actor = z.infer<typeof actor>;
+
+export const eventMetadata = z.strictObject({
+  occurred_at: dateTime,
+  actor,
+});
+export type EventMetadata = z.infer<typeof eventMetadata>;
+
+function recordEventSchemas<K extends RecordKind>(kind: K) {
+  const item = recordItemSchemas[kind] as unknown as z.ZodType<RecordItem<K>>;
+  return [
+    z.strictObject({ type: z.literal(`${kind}.created`), data: z.strictObject({ item, revision }) }),
+    z.strictObject({ type: z.literal(`${kind}.updated`), data: z.strictObject({ item, revision }) }),
+    z.strictObject({ type: z.literal(`${kind}.deleted`), data: z.strictObject({ id: uuid, revision }) }),
+  ] as const;
+}
+
+export const importCompleted = z.strictObject({
+  type: z.literal('import.completed'),
+  data: z.strictObject({
+    app: z.enum(['hevy', 'strong']),
+    file_name: z.string().min(1).max(500),
+    file_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    workouts_added: z.number().int().nonnegative(),
+    workouts_skipped: z.number().int().nonnegative(),
+    exercises_added: z.number().int().nonnegative(),
+  }),
+});
+
+/** Events of the `record-<athlete id>` stream. */
+export const recordEvent = z.discriminatedUnion('type', [
+  ...recordKinds.flatMap((k) => recordEventSchemas(k)),
+  importCompleted,
+] as unknown as [z.ZodObject, ...z.ZodObject[]]);
+
+export type RecordChangeOp = 'created' | 'updated' | 'deleted';
+export type RecordChangeEvent<K extends RecordKind = RecordKind> = K extends RecordKind
+  ?
+      | { type: `${K}.created` | `${K}.updated`; data: { item: RecordItem<K>; revision: number } }
+      | { type: `${K}.deleted`; data: { id: string; revision: number } }
+  : never;
+export type ImportCompletedEvent = z.infer<typeof importCompleted>;
+export type RecordEvent = RecordChangeEvent | ImportCompletedEvent;
+
+/** Events of the `athlete-<athlete id>` stream and the e-mail claim stream. */
+export const athleteEvent = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('athlete.email_claimed'),
+    data: z.strictObject({ athlete_id: uuid, email: z.email() }),
+  }),
+  z.strictObject({
+    type: z.literal('athlete.registered'),
+    data: z.strictObject({
+      athlete_id: uuid,
+      email: z.email(),
+      password_hash: z.string().min(1),
+      profile,
+      tier: subscriptionTier,
+    }),
+  }),
+  z.strictObject({ type: z.literal('athlete.profile_updated'), data: z.strictObject({ athlete_id: uuid, profile }) }),
+  z.strictObject({
+    type: z.literal('subscription.changed'),
+    data: z.strictObject({ athlete_id: uuid, tier: subscriptionTier }),
+  }),
+]);
+export type AthleteEvent = z.infer<typeof athleteEvent>;
+
+export type DomainEvent = RecordEvent | AthleteEvent;
+
+export const streams = {
+  record: (athleteId: string) => `record-${athleteId}`,
+  athlete: (athleteId: string) => `athlete-${athleteId}`,
+  emailClaim: (emailDigest: string) => `athlete_email-${emailDigest}`,
+} as const;
+
+/** Splits `workout.created` into its kind and operation; null for events that are not record changes. */
+export function recordChangeOf(type: string): { kind: RecordKind; op: RecordChangeOp } | null {
+  const dot = type.lastIndexOf('.');
+  const kind = type.slice(0, dot) as RecordKind;
+  const op = type.slice(dot + 1) as RecordChangeOp;
+  if (!(kind in recordItemSchemas) || !['created', 'updated', 'deleted'].includes(op)) return null;
+  return { kind, op };
+}
+
+export { dateTime };

@@ -1,0 +1,206 @@
+// The athlete's record as it is stored: the items that events carry. Canonical units only
+// (kg, metres, seconds). These are inputs to the domain, not the Agent Access wire shapes.
+import { z } from 'zod';
+import {
+  LIMITS,
+  bodyweightUnitPreference,
+  dateTime,
+  difficulty,
+  goalStatus,
+  goalTargetUnit,
+  goalType,
+  heightUnitPreference,
+  localDate,
+  muscleGroup,
+  nextTimeIntent,
+  recordText,
+  setType,
+  subscriptionTier,
+  timezone,
+  trackingType,
+  unitPreference,
+  uuid,
+} from './common.ts';
+
+const nonNegative = z.number().finite().nonnegative();
+const nonNegativeInt = z.number().int().nonnegative();
+const rpe = z.number().min(0).max(10);
+const nullableNote = z.string().max(2000).nullable();
+
+export const profile = z.strictObject({
+  display_name: z.string().min(1).max(100),
+  timezone,
+  unit_preference: unitPreference,
+  height_unit_preference: heightUnitPreference,
+  bodyweight_unit_preference: bodyweightUnitPreference,
+});
+export type Profile = z.infer<typeof profile>;
+
+export const exercise = z.strictObject({
+  id: uuid,
+  name: recordText,
+  muscle_group: muscleGroup.nullable(),
+  tracking_type: trackingType,
+});
+export type Exercise = z.infer<typeof exercise>;
+
+export const workoutSet = z.strictObject({
+  position: nonNegativeInt,
+  set_number: z.number().int().positive(),
+  set_type: setType,
+  /** For a drop set, the position of the set it drops from. */
+  parent_position: nonNegativeInt.nullable(),
+  weight_kg: nonNegative.nullable(),
+  reps: nonNegativeInt.nullable(),
+  rpe: rpe.nullable(),
+  target_rpe: rpe.nullable(),
+  duration_seconds: nonNegativeInt.nullable(),
+  distance_metres: nonNegative.nullable(),
+  incline_percent: z.number().min(-100).max(100).nullable(),
+  completed: z.boolean(),
+});
+export type WorkoutSet = z.infer<typeof workoutSet>;
+
+export const workoutExercise = z.strictObject({
+  exercise_id: uuid,
+  exercise_order: nonNegativeInt,
+  superset_id: uuid.nullable(),
+  notes: nullableNote,
+  sets: z.array(workoutSet).max(LIMITS.setsPerWorkoutExercise),
+});
+export type WorkoutExercise = z.infer<typeof workoutExercise>;
+
+export const workoutSource = z.strictObject({
+  app: z.enum(['hevy', 'strong']),
+  /** Stable key of the workout in the source app's export; re-imports skip a known key. */
+  ref: z.string().min(1).max(300),
+});
+
+export const workout = z
+  .strictObject({
+    id: uuid,
+    title: recordText,
+    started_at: dateTime.nullable(),
+    ended_at: dateTime,
+    notes: nullableNote,
+    exercises: z.array(workoutExercise).max(100),
+    source: workoutSource.nullable(),
+  })
+  .refine((w) => w.started_at === null || Date.parse(w.started_at) <= Date.parse(w.ended_at), {
+    message: 'started_at must not be after ended_at',
+    path: ['started_at'],
+  })
+  .refine((w) => new Set(w.exercises.map((e) => e.exercise_order)).size === w.exercises.length, {
+    message: 'exercise_order values must be unique',
+    path: ['exercises'],
+  })
+  .refine((w) => w.exercises.every((e) => new Set(e.sets.map((s) => s.position)).size === e.sets.length), {
+    message: 'set positions must be unique within an exercise',
+    path: ['exercises'],
+  });
+export type Workout = z.infer<typeof workout>;
+
+export const feedback = z.strictObject({
+  /** Feedback belongs to one workout and shares its id. */
+  id: uuid,
+  difficulty,
+  next_time_intent: nextTimeIntent,
+  recorded_at: dateTime,
+});
+export type Feedback = z.infer<typeof feedback>;
+
+export const routineExercise = z.strictObject({
+  position: nonNegativeInt,
+  exercise_id: uuid,
+  sets: z.number().int().min(LIMITS.setsPerRoutineExercise.min).max(LIMITS.setsPerRoutineExercise.max),
+  reps: z.string().min(LIMITS.repsText.min).max(LIMITS.repsText.max),
+  target_rpe: rpe.nullable(),
+  rest_seconds: nonNegativeInt.max(3600).nullable(),
+});
+
+export const routine = z.strictObject({
+  id: uuid,
+  title: recordText,
+  exercises: z.array(routineExercise).max(LIMITS.exercisesPerRoutine),
+  scheduled_dates: z.array(localDate).max(90),
+});
+export type Routine = z.infer<typeof routine>;
+
+export const goal = z.strictObject({
+  id: uuid,
+  goal_type: goalType,
+  status: goalStatus,
+  exercise_id: uuid.nullable(),
+  target_value: z.number().positive(),
+  target_unit: goalTargetUnit,
+  achieved_at: dateTime.nullable(),
+});
+export type Goal = z.infer<typeof goal>;
+
+const scale = z.number().int().min(1).max(5).nullable();
+export const checkin = z.strictObject({
+  id: uuid,
+  date: localDate,
+  sleep_quality: scale,
+  energy: scale,
+  soreness: scale,
+  stress: scale,
+});
+export type Checkin = z.infer<typeof checkin>;
+
+export const meal = z.strictObject({
+  id: uuid,
+  eaten_at: dateTime,
+  name: recordText,
+  calories_kcal: nonNegative.nullable(),
+  protein_g: nonNegative.nullable(),
+  carbohydrate_g: nonNegative.nullable(),
+  fat_g: nonNegative.nullable(),
+});
+export type Meal = z.infer<typeof meal>;
+
+/** Canonical unit per metric: kilograms, metres, or percent. */
+export const bodyMetric = z.enum(['bodyweight', 'body_fat', 'height', 'waist', 'chest', 'hips', 'arm', 'thigh', 'neck']);
+export const bodyMeasurement = z.strictObject({
+  id: uuid,
+  measured_at: dateTime,
+  metric: bodyMetric,
+  value: z.number().positive(),
+});
+export type BodyMeasurement = z.infer<typeof bodyMeasurement>;
+
+export const equipmentSetup = z.strictObject({
+  id: uuid,
+  name: recordText,
+  equipment: z.array(z.string().min(1).max(100)).max(100),
+});
+export type EquipmentSetup = z.infer<typeof equipmentSetup>;
+
+export const fitnessPreferences = z.strictObject({
+  /** One set of preferences per athlete; it shares the athlete's id. */
+  id: uuid,
+  experience_level: z.enum(['beginner', 'intermediate', 'advanced']).nullable(),
+  training_days_per_week: z.number().int().min(1).max(7).nullable(),
+  session_minutes: z.number().int().min(5).max(600).nullable(),
+  focus: z.array(z.string().min(1).max(100)).max(20),
+});
+export type FitnessPreferences = z.infer<typeof fitnessPreferences>;
+
+/** Every kind of item the record holds, with its schema. Each item has an id and a revision. */
+export const recordItemSchemas = {
+  exercise,
+  workout,
+  feedback,
+  routine,
+  goal,
+  checkin,
+  meal,
+  body_measurement: bodyMeasurement,
+  equipment_setup: equipmentSetup,
+  fitness_preferences: fitnessPreferences,
+} as const;
+export type RecordKind = keyof typeof recordItemSchemas;
+export const recordKinds = Object.keys(recordItemSchemas) as RecordKind[];
+export type RecordItem<K extends RecordKind = RecordKind> = z.infer<(typeof recordItemSchemas)[K]>;
+
+export { subscriptionTier };

@@ -1,0 +1,97 @@
+// Local dates and weeks in an athlete's IANA time zone, without a date library.
+// Instants are ISO strings in UTC; local dates are YYYY-MM-DD.
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function partsFormatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+export interface LocalDateTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+function localParts(epochMs: number, timeZone: string): LocalDateTime {
+  const out: Record<string, number> = {};
+  for (const p of partsFormatter(timeZone).formatToParts(new Date(epochMs))) {
+    if (p.type !== 'literal') out[p.type] = Number(p.value);
+  }
+  return {
+    year: out.year!,
+    month: out.month!,
+    day: out.day!,
+    hour: out.hour!,
+    minute: out.minute!,
+    second: out.second!,
+  };
+}
+
+/** The local calendar date of an instant in a time zone. */
+export function localDateOf(instant: string | number, timeZone: string): string {
+  const ms = typeof instant === 'number' ? instant : Date.parse(instant);
+  const p = localParts(ms, timeZone);
+  return `${p.year}-${pad(p.month)}-${pad(p.day)}`;
+}
+
+function offsetMs(epochMs: number, timeZone: string): number {
+  const p = localParts(epochMs, timeZone);
+  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  return asUtc - Math.floor(epochMs / 1000) * 1000;
+}
+
+/**
+ * The UTC instant of a wall-clock time in a time zone. A time skipped by a DST jump is moved
+ * forward by the gap; an ambiguous time (the repeated hour) resolves to its first occurrence.
+ */
+export function zonedTimeToUtc(local: LocalDateTime, timeZone: string): string {
+  const wall = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second);
+  const first = wall - offsetMs(wall, timeZone);
+  const second = wall - offsetMs(first, timeZone);
+  const candidates = [first, second].filter((c) => c + offsetMs(c, timeZone) === wall).sort((a, b) => a - b);
+  const chosen = candidates[0] ?? wall - offsetMs(wall + 3 * 3600_000, timeZone);
+  return new Date(chosen).toISOString();
+}
+
+/** Days since 1970-01-01 of a local date: a plain day number for week and range arithmetic. */
+export function dayNumber(date: string): number {
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  return Math.floor(Date.UTC(y, m - 1, d) / 86_400_000);
+}
+
+export function dateOfDayNumber(n: number): string {
+  return new Date(n * 86_400_000).toISOString().slice(0, 10);
+}
+
+export function addDays(date: string, days: number): string {
+  return dateOfDayNumber(dayNumber(date) + days);
+}
+
+/** The Monday that starts the (Monday-to-Sunday) week of a local date. */
+export function weekStart(date: string): string {
+  const n = dayNumber(date);
+  const weekday = (n + 3) % 7; // 1970-01-01 was a Thursday; 0 = Monday
+  return dateOfDayNumber(n - weekday);
+}
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0');
+}

@@ -1,0 +1,70 @@
+// The event store port. Adapters: embedded SQLite (default) and KurrentDB.
+
+export interface NewEvent {
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+}
+
+export interface StoredEvent {
+  stream: string;
+  /** 0-based revision of the event within its stream. */
+  revision: number;
+  /** Global position: strictly increasing across all streams, > 0. Opaque apart from order. */
+  position: number;
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+}
+
+/** A stream revision (the revision of its last event), `no_stream`, or `any` for no check. */
+export type ExpectedRevision = number | 'no_stream' | 'any';
+
+export interface AppendResult {
+  /** Revision of the last appended event in the stream. */
+  revision: number;
+  /** Global position of the last appended event. */
+  position: number;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  readonly stream: string;
+  readonly expected: ExpectedRevision;
+  readonly actual: number | 'no_stream';
+  constructor(stream: string, expected: ExpectedRevision, actual: number | 'no_stream') {
+    super(`stream ${stream} is at revision ${actual}, expected ${expected}`);
+    this.name = 'WrongExpectedRevisionError';
+    this.stream = stream;
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
+
+export interface Subscription {
+  /** Stops delivery; resolves once no handler call is running. */
+  stop(): Promise<void>;
+}
+
+export interface EventStore {
+  readonly engine: string;
+  /** Appends all events or none; fails with WrongExpectedRevisionError if the stream moved. */
+  append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** All events of a stream in order; an empty array for a stream that does not exist. */
+  readStream(stream: string): Promise<StoredEvent[]>;
+  /** Up to `limit` events with a global position greater than `after` (0 = from the start). */
+  readAll(after: number, limit: number): Promise<StoredEvent[]>;
+  /** Position of the last event in the store; 0 when empty. */
+  headPosition(): Promise<number>;
+  /**
+   * Delivers every event after `after`, then new ones as they are appended, one at a time and
+   * in order. A handler that throws stops the subscription and reports through `onError`.
+   */
+  subscribeAll(
+    after: number,
+    handler: (event: StoredEvent) => Promise<void>,
+    onError: (error: unknown) => void,
+  ): Subscription;
+  /** A short description of where the events live, for /health. Never includes credentials. */
+  describe(): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}

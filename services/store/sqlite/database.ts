@@ -1,0 +1,75 @@
+// One embedded SQLite database (WAL) holding both the event log and the read models, so that an
+// append and the projections it feeds commit in one transaction.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+
+export class Mutex {
+  #tail: Promise<void> = Promise.resolve();
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(work);
+    this.#tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+}
+
+export interface SqliteDatabase {
+  readonly path: string;
+  /** Serialises this process's writers; SQLite's own lock (BEGIN IMMEDIATE) serialises processes. */
+  readonly writer: DatabaseSync;
+  /** Readers use their own connection so they never see a write transaction in progress. */
+  readonly reader: DatabaseSync;
+  /**
+   * Runs `work` in one write transaction. Nested calls (from inside `work`) join the open
+   * transaction instead of starting another.
+   */
+  write<T>(work: () => Promise<T>): Promise<T>;
+  close(): void;
+}
+
+function open(path: string): DatabaseSync {
+  const db = new DatabaseSync(path);
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = FULL');
+  db.exec('PRAGMA busy_timeout = 10000');
+  db.exec('PRAGMA foreign_keys = ON');
+  return db;
+}
+
+export function openSqlite(path: string): SqliteDatabase {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const writer = open(path);
+  // An in-memory database cannot be shared between connections; tests then read on the writer.
+  const reader = path === ':memory:' ? writer : open(path);
+  const mutex = new Mutex();
+  let depth = 0;
+  return {
+    path,
+    writer,
+    reader,
+    async write(work) {
+      if (depth > 0) return work();
+      return mutex.run(async () => {
+        writer.exec('BEGIN IMMEDIATE');
+        depth++;
+        try {
+          const result = await work();
+          writer.exec('COMMIT');
+          return result;
+        } catch (error) {
+          if (writer.isTransaction) writer.exec('ROLLBACK');
+          throw error;
+        } finally {
+          depth--;
+        }
+      });
+    },
+    close() {
+      if (reader !== writer) reader.close();
+      writer.close();
+    },
+  };
+}

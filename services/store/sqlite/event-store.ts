@@ -1,0 +1,158 @@
+import { EventEmitter } from 'node:events';
+import type { SQLInputValue } from 'node:sqlite';
+import {
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type StoredEvent,
+  type Subscription,
+} from '../event-store.ts';
+import type { SqliteDatabase } from './database.ts';
+
+interface EventRow {
+  position: number;
+  stream: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+function toStored(row: EventRow): StoredEvent {
+  return {
+    position: row.position,
+    stream: row.stream,
+    revision: row.revision,
+    type: row.type,
+    data: JSON.parse(row.data) as unknown,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+  };
+}
+
+/** Called inside the append's transaction: embedded projections commit with the events. */
+export type OnAppended = (events: StoredEvent[]) => Promise<void>;
+
+/** How often a subscriber looks for events appended by another process. */
+const POLL_MS = 250;
+
+export class SqliteEventStore implements EventStore {
+  readonly engine = 'sqlite';
+  readonly #db: SqliteDatabase;
+  readonly #appended = new EventEmitter();
+  #onAppended: OnAppended | null = null;
+
+  constructor(db: SqliteDatabase) {
+    this.#db = db;
+    db.writer.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        position INTEGER PRIMARY KEY AUTOINCREMENT,
+        stream   TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        type     TEXT NOT NULL,
+        data     TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        UNIQUE (stream, revision)
+      )`);
+    this.#appended.setMaxListeners(0);
+  }
+
+  setOnAppended(hook: OnAppended | null): void {
+    this.#onAppended = hook;
+  }
+
+  async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const stored = await this.#db.write(async () => {
+      const w = this.#db.writer;
+      const head = w.prepare('SELECT revision FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1').get(stream) as
+        | { revision: number }
+        | undefined;
+      const actual = head ? head.revision : 'no_stream';
+      if (expected !== 'any' && expected !== actual) throw new WrongExpectedRevisionError(stream, expected, actual);
+      const insert = w.prepare(
+        'INSERT INTO events (stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?) RETURNING position',
+      );
+      let revision = head ? head.revision : -1;
+      const out: StoredEvent[] = [];
+      for (const e of events) {
+        revision++;
+        const row = insert.get(stream, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)) as {
+          position: number;
+        };
+        out.push({ position: row.position, stream, revision, type: e.type, data: e.data, metadata: e.metadata });
+      }
+      if (this.#onAppended) await this.#onAppended(out);
+      return out;
+    });
+    this.#appended.emit('appended');
+    const last = stored[stored.length - 1]!;
+    return { revision: last.revision, position: last.position };
+  }
+
+  async readStream(stream: string): Promise<StoredEvent[]> {
+    return this.#query('SELECT * FROM events WHERE stream = ? ORDER BY revision', [stream]);
+  }
+
+  async readAll(after: number, limit: number): Promise<StoredEvent[]> {
+    return this.#query('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?', [after, limit]);
+  }
+
+  async headPosition(): Promise<number> {
+    const row = this.#db.reader.prepare('SELECT COALESCE(MAX(position), 0) AS p FROM events').get() as { p: number };
+    return row.p;
+  }
+
+  subscribeAll(
+    after: number,
+    handler: (event: StoredEvent) => Promise<void>,
+    onError: (error: unknown) => void,
+  ): Subscription {
+    let position = after;
+    let stopped = false;
+    let wake: (() => void) | null = null;
+    const nudge = () => wake?.();
+    this.#appended.on('appended', nudge);
+    const loop = (async () => {
+      while (!stopped) {
+        const batch = await this.readAll(position, 500);
+        for (const event of batch) {
+          if (stopped) return;
+          await handler(event);
+          position = event.position;
+        }
+        if (batch.length === 0) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            setTimeout(resolve, POLL_MS).unref();
+          });
+          wake = null;
+        }
+      }
+    })().catch((error: unknown) => {
+      stopped = true;
+      onError(error);
+    });
+    return {
+      stop: async () => {
+        stopped = true;
+        this.#appended.off('appended', nudge);
+        nudge();
+        await loop;
+      },
+    };
+  }
+
+  async describe(): Promise<Record<string, unknown>> {
+    return { engine: this.engine, path: this.#db.path, head_position: await this.headPosition() };
+  }
+
+  async close(): Promise<void> {
+    // The database is shared with the read store; its owner closes it.
+  }
+
+  #query(sql: string, params: SQLInputValue[]): StoredEvent[] {
+    return (this.#db.reader.prepare(sql).all(...params) as unknown as EventRow[]).map(toStored);
+  }
+}

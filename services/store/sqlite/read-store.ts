@@ -1,0 +1,225 @@
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import type { CollectionSpec, Doc, Documents, KeyValue, PageQuery, ReadStore, Rebuild } from '../read-store.ts';
+import type { SqliteDatabase } from './database.ts';
+
+const IDENT = /^[a-z][a-z0-9_]*$/;
+const FIELD = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/i;
+
+function ident(name: string): string {
+  if (!IDENT.test(name)) throw new Error(`invalid collection or index name: ${name}`);
+  return name;
+}
+
+function fieldExpr(field: string): string {
+  if (!FIELD.test(field)) throw new Error(`invalid index field: ${field}`);
+  return field === 'id' ? 'id' : `json_extract(doc, '$.${field}')`;
+}
+
+const tableOf = (collection: string, suffix = '') => `rm_${ident(collection)}${suffix}`;
+const indexOf = (table: string, index: string) => `${table}__ix_${ident(index)}`;
+
+function toSql(value: KeyValue): SQLInputValue {
+  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+}
+
+/**
+ * Documents over one connection. `table` maps a collection name to its physical table so that a
+ * rebuild can write into fresh tables under the same names.
+ */
+class SqliteDocuments implements Documents {
+  readonly #conn: () => DatabaseSync;
+  readonly #table: (collection: string) => string;
+  readonly #indexes: Map<string, Map<string, string[]>>;
+
+  constructor(conn: () => DatabaseSync, table: (c: string) => string, indexes: Map<string, Map<string, string[]>>) {
+    this.#conn = conn;
+    this.#table = table;
+    this.#indexes = indexes;
+  }
+
+  async get<T extends Doc>(collection: string, partition: string, id: string): Promise<T | null> {
+    const row = this.#conn()
+      .prepare(`SELECT doc FROM ${this.#table(collection)} WHERE partition = ? AND id = ?`)
+      .get(partition, id) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as T) : null;
+  }
+
+  async getMany<T extends Doc>(collection: string, partition: string, ids: string[]): Promise<T[]> {
+    if (ids.length === 0) return [];
+    const rows = this.#conn()
+      .prepare(
+        `SELECT doc FROM ${this.#table(collection)} WHERE partition = ? AND id IN (SELECT value FROM json_each(?))`,
+      )
+      .all(partition, JSON.stringify(ids)) as Array<{ doc: string }>;
+    const byId = new Map(rows.map((r) => [(JSON.parse(r.doc) as Doc).id, JSON.parse(r.doc) as T]));
+    return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+  }
+
+  async upsert(collection: string, partition: string, doc: Doc): Promise<void> {
+    this.#conn()
+      .prepare(
+        `INSERT INTO ${this.#table(collection)} (partition, id, doc) VALUES (?, ?, ?)
+         ON CONFLICT (partition, id) DO UPDATE SET doc = excluded.doc`,
+      )
+      .run(partition, doc.id, JSON.stringify(doc));
+  }
+
+  async delete(collection: string, partition: string, id: string): Promise<void> {
+    this.#conn().prepare(`DELETE FROM ${this.#table(collection)} WHERE partition = ? AND id = ?`).run(partition, id);
+  }
+
+  async deleteWhere(collection: string, partition: string, index: string, prefix: KeyValue[]): Promise<number> {
+    const fields = this.#fields(collection, index).slice(0, prefix.length);
+    const where = fields.map((f) => `${fieldExpr(f)} = ?`).join(' AND ');
+    const result = this.#conn()
+      .prepare(`DELETE FROM ${this.#table(collection)} WHERE partition = ?${where ? ` AND ${where}` : ''}`)
+      .run(partition, ...prefix.map(toSql));
+    return Number(result.changes);
+  }
+
+  async page<T extends Doc>(collection: string, q: PageQuery): Promise<T[]> {
+    const fields = this.#fields(collection, q.index);
+    const prefix = q.prefix ?? [];
+    if (prefix.length >= fields.length) throw new Error(`prefix of ${q.index} is longer than the index`);
+    const rest = fields.slice(prefix.length);
+    const where = ['partition = ?'];
+    const params: SQLInputValue[] = [q.partition];
+    prefix.forEach((v, i) => {
+      where.push(`${fieldExpr(fields[i]!)} = ?`);
+      params.push(toSql(v));
+    });
+    const first = fieldExpr(rest[0]!);
+    if (q.range?.gte !== undefined) {
+      where.push(`${first} >= ?`);
+      params.push(toSql(q.range.gte));
+    }
+    if (q.range?.lte !== undefined) {
+      where.push(`${first} <= ?`);
+      params.push(toSql(q.range.lte));
+    }
+    if (q.after) {
+      if (q.after.length !== rest.length) throw new Error(`keyset of ${q.index} needs ${rest.length} values`);
+      const op = q.direction === 'asc' ? '>' : '<';
+      where.push(`(${rest.map(fieldExpr).join(', ')}) ${op} (${rest.map(() => '?').join(', ')})`);
+      params.push(...q.after.map(toSql));
+    }
+    const dir = q.direction === 'asc' ? 'ASC' : 'DESC';
+    const order = [...fields.slice(0, prefix.length), ...rest].map((f) => `${fieldExpr(f)} ${dir}`).join(', ');
+    params.push(q.limit);
+    const rows = this.#conn()
+      .prepare(`SELECT doc FROM ${this.#table(collection)} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?`)
+      .all(...params) as Array<{ doc: string }>;
+    return rows.map((r) => JSON.parse(r.doc) as T);
+  }
+
+  async count(collection: string, partition?: string): Promise<number> {
+    const sql = `SELECT COUNT(*) AS n FROM ${this.#table(collection)}${partition === undefined ? '' : ' WHERE partition = ?'}`;
+    const row = (partition === undefined ? this.#conn().prepare(sql).get() : this.#conn().prepare(sql).get(partition)) as {
+      n: number;
+    };
+    return row.n;
+  }
+
+  #fields(collection: string, index: string): string[] {
+    const fields = this.#indexes.get(collection)?.get(index);
+    if (!fields) throw new Error(`collection ${collection} has no index ${index}`);
+    return fields;
+  }
+}
+
+function createTable(conn: DatabaseSync, table: string, spec: CollectionSpec, indexTable = table): void {
+  conn.exec(
+    `CREATE TABLE IF NOT EXISTS ${table} (partition TEXT NOT NULL, id TEXT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (partition, id)) WITHOUT ROWID`,
+  );
+  for (const index of spec.indexes) {
+    conn.exec(
+      `CREATE INDEX IF NOT EXISTS ${indexOf(indexTable, index.name)} ON ${table} (partition, ${index.fields.map(fieldExpr).join(', ')})`,
+    );
+  }
+}
+
+export class SqliteReadStore extends SqliteDocuments implements ReadStore {
+  readonly engine = 'sqlite';
+  readonly #db: SqliteDatabase;
+  readonly #indexes: Map<string, Map<string, string[]>>;
+  /** Documents bound to the open write transaction. */
+  readonly inTransaction: Documents;
+
+  constructor(db: SqliteDatabase) {
+    const indexes = new Map<string, Map<string, string[]>>();
+    super(() => db.reader, (c) => tableOf(c), indexes);
+    this.#db = db;
+    this.#indexes = indexes;
+    this.inTransaction = new SqliteDocuments(() => db.writer, (c) => tableOf(c), indexes);
+  }
+
+  override async upsert(collection: string, partition: string, doc: Doc): Promise<void> {
+    await this.#db.write(() => this.inTransaction.upsert(collection, partition, doc));
+  }
+
+  override async delete(collection: string, partition: string, id: string): Promise<void> {
+    await this.#db.write(() => this.inTransaction.delete(collection, partition, id));
+  }
+
+  override async deleteWhere(collection: string, partition: string, index: string, prefix: KeyValue[]): Promise<number> {
+    return this.#db.write(() => this.inTransaction.deleteWhere(collection, partition, index, prefix));
+  }
+
+  async ensureCollections(specs: CollectionSpec[]): Promise<void> {
+    for (const spec of specs) {
+      this.#indexes.set(spec.name, new Map(spec.indexes.map((i) => [i.name, i.fields])));
+      createTable(this.#db.writer, tableOf(spec.name), spec);
+    }
+  }
+
+  transaction<T>(work: (docs: Documents) => Promise<T>): Promise<T> {
+    return this.#db.write(() => work(this.inTransaction));
+  }
+
+  async beginRebuild(specs: CollectionSpec[]): Promise<Rebuild> {
+    const suffix = '__rebuild';
+    const names = new Set(specs.map((s) => s.name));
+    const w = this.#db.writer;
+    await this.#db.write(async () => {
+      for (const spec of specs) {
+        w.exec(`DROP TABLE IF EXISTS ${tableOf(spec.name, suffix)}`);
+        createTable(w, tableOf(spec.name, suffix), spec);
+      }
+    });
+    // Collections not being rebuilt stay live, so a projection may still read them.
+    const route = (c: string) => (names.has(c) ? tableOf(c, suffix) : tableOf(c));
+    const documents = new SqliteDocuments(() => w, route, this.#indexes);
+    return {
+      transaction: (work) => this.#db.write(() => work(documents)),
+      swap: (inSwap) =>
+        this.#db.write(async () => {
+          for (const spec of specs) {
+            w.exec(`DROP TABLE ${tableOf(spec.name)}`);
+            w.exec(`ALTER TABLE ${tableOf(spec.name, suffix)} RENAME TO ${tableOf(spec.name)}`);
+            for (const index of spec.indexes) w.exec(`DROP INDEX IF EXISTS ${indexOf(tableOf(spec.name, suffix), index.name)}`);
+            createTable(w, tableOf(spec.name), spec);
+          }
+          if (inSwap) await inSwap(this.inTransaction);
+        }),
+      discard: () =>
+        this.#db.write(async () => {
+          for (const spec of specs) w.exec(`DROP TABLE IF EXISTS ${tableOf(spec.name, suffix)}`);
+        }),
+    };
+  }
+
+  async dump(collection: string): Promise<Array<{ partition: string; doc: Doc }>> {
+    const rows = this.#db.reader
+      .prepare(`SELECT partition, doc FROM ${tableOf(collection)} ORDER BY partition, id`)
+      .all() as Array<{ partition: string; doc: string }>;
+    return rows.map((r) => ({ partition: r.partition, doc: JSON.parse(r.doc) as Doc }));
+  }
+
+  async describe(): Promise<Record<string, unknown>> {
+    return { engine: this.engine, path: this.#db.path };
+  }
+
+  async close(): Promise<void> {
+    this.#db.close();
+  }
+}

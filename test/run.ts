@@ -1,0 +1,73 @@
+// Runs every test file in its own Node process (two at a time: the machine has two cores),
+// prints each file's output, and ends with one summary line: `N passed, N failed, N skipped`.
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+const filter = process.argv[2] ? new RegExp(process.argv[2]) : null;
+
+function findTests(dir: string): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) return name === 'fixtures' ? [] : findTests(path);
+      return name.endsWith('.test.ts') ? [path] : [];
+    });
+}
+
+interface FileResult {
+  file: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+  output: string;
+}
+
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+function runFile(file: string): Promise<FileResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [file], { cwd: root, env: { ...process.env, FORCE_COLOR: '0' } });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('close', (code) => {
+      const plain = output.replace(ANSI, '');
+      const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? NaN);
+      const total = num('Total');
+      const passed = num('Passed');
+      const skipped = num('Skipped');
+      const rel = relative(root, file);
+      if (Number.isNaN(total)) {
+        // The file crashed before uvu could report: count it as one failure, never as silence.
+        resolve({ file: rel, passed: 0, failed: 1, skipped: 0, output });
+      } else {
+        const failed = total - passed + (code !== 0 && total === passed ? 1 : 0);
+        resolve({ file: rel, passed, failed, skipped, output });
+      }
+    });
+  });
+}
+
+const files = findTests(join(root, 'test')).filter((f) => !filter || filter.test(f));
+const results: FileResult[] = [];
+let next = 0;
+async function worker(): Promise<void> {
+  while (next < files.length) {
+    const file = files[next++]!;
+    const result = await runFile(file);
+    results.push(result);
+    const status = result.failed ? 'FAIL' : 'ok  ';
+    process.stdout.write(`\n${status} ${result.file}  (${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped)\n`);
+    process.stdout.write(result.output.replace(/^/gm, '    ') + '\n');
+  }
+}
+await Promise.all([worker(), worker()]);
+
+const sum = (k: 'passed' | 'failed' | 'skipped') => results.reduce((n, r) => n + r[k], 0);
+const failedFiles = results.filter((r) => r.failed).map((r) => r.file);
+if (failedFiles.length) console.log(`\nFailing files:\n${failedFiles.map((f) => `  ${f}`).join('\n')}`);
+console.log(`\n${sum('passed')} passed, ${sum('failed')} failed, ${sum('skipped')} skipped`);
+process.exitCode = sum('failed') > 0 || files.length === 0 ? 1 : 0;
