@@ -64,11 +64,12 @@ function offsetMs(epochMs: number, timeZone: string): number {
  */
 export function zonedTimeToUtc(local: LocalDateTime, timeZone: string): string {
   const wall = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second);
-  const first = wall - offsetMs(wall, timeZone);
-  const second = wall - offsetMs(first, timeZone);
-  const candidates = [first, second].filter((c) => c + offsetMs(c, timeZone) === wall).sort((a, b) => a - b);
-  const chosen = candidates[0] ?? wall - offsetMs(wall + 3 * 3600_000, timeZone);
-  return new Date(chosen).toISOString();
+  // Offsets either side of any transition near this wall time (zones move at most once a day).
+  const before = offsetMs(wall - 12 * 3600_000, timeZone);
+  const after = offsetMs(wall + 12 * 3600_000, timeZone);
+  const matches = [wall - before, wall - after].filter((c) => c + offsetMs(c, timeZone) === wall).sort((a, b) => a - b);
+  // No match: the time fell in a gap; reading it with the offset before the jump moves it forward.
+  return new Date(matches[0] ?? wall - before).toISOString();
 }
 
 /** Days since 1970-01-01 of a local date: a plain day number for week and range arithmetic. */

@@ -2,7 +2,23 @@
 // append and the projections it feeds commit in one transaction.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+
+const statementCaches = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
+
+/** A prepared statement, compiled once per connection: preparing costs more than running. */
+export function statement(conn: DatabaseSync, sql: string): StatementSync {
+  let cache = statementCaches.get(conn);
+  if (!cache) statementCaches.set(conn, (cache = new Map()));
+  let stmt = cache.get(sql);
+  if (!stmt) cache.set(sql, (stmt = conn.prepare(sql)));
+  return stmt;
+}
+
+/** Schema changes invalidate prepared statements. */
+export function forgetStatements(conn: DatabaseSync): void {
+  statementCaches.delete(conn);
+}
 
 export class Mutex {
   #tail: Promise<void> = Promise.resolve();

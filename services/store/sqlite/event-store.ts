@@ -9,7 +9,7 @@ import {
   type StoredEvent,
   type Subscription,
 } from '../event-store.ts';
-import type { SqliteDatabase } from './database.ts';
+import { statement, type SqliteDatabase } from './database.ts';
 
 interface EventRow {
   position: number;
@@ -66,12 +66,13 @@ export class SqliteEventStore implements EventStore {
     if (events.length === 0) throw new Error('append needs at least one event');
     const stored = await this.#db.write(async () => {
       const w = this.#db.writer;
-      const head = w.prepare('SELECT revision FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1').get(stream) as
+      const head = statement(w, 'SELECT revision FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1').get(stream) as
         | { revision: number }
         | undefined;
       const actual = head ? head.revision : 'no_stream';
       if (expected !== 'any' && expected !== actual) throw new WrongExpectedRevisionError(stream, expected, actual);
-      const insert = w.prepare(
+      const insert = statement(
+        w,
         'INSERT INTO events (stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?) RETURNING position',
       );
       let revision = head ? head.revision : -1;
@@ -100,7 +101,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async headPosition(): Promise<number> {
-    const row = this.#db.reader.prepare('SELECT COALESCE(MAX(position), 0) AS p FROM events').get() as { p: number };
+    const row = statement(this.#db.reader, 'SELECT COALESCE(MAX(position), 0) AS p FROM events').get() as { p: number };
     return row.p;
   }
 
@@ -153,6 +154,6 @@ export class SqliteEventStore implements EventStore {
   }
 
   #query(sql: string, params: SQLInputValue[]): StoredEvent[] {
-    return (this.#db.reader.prepare(sql).all(...params) as unknown as EventRow[]).map(toStored);
+    return (statement(this.#db.reader, sql).all(...params) as unknown as EventRow[]).map(toStored);
   }
 }

@@ -1,6 +1,6 @@
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import type { CollectionSpec, Doc, Documents, KeyValue, PageQuery, ReadStore, Rebuild } from '../read-store.ts';
-import type { SqliteDatabase } from './database.ts';
+import { forgetStatements, statement, type SqliteDatabase } from './database.ts';
 
 const IDENT = /^[a-z][a-z0-9_]*$/;
 const FIELD = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/i;
@@ -38,16 +38,14 @@ class SqliteDocuments implements Documents {
   }
 
   async get<T extends Doc>(collection: string, partition: string, id: string): Promise<T | null> {
-    const row = this.#conn()
-      .prepare(`SELECT doc FROM ${this.#table(collection)} WHERE partition = ? AND id = ?`)
+    const row = statement(this.#conn(), `SELECT doc FROM ${this.#table(collection)} WHERE partition = ? AND id = ?`)
       .get(partition, id) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as T) : null;
   }
 
   async getMany<T extends Doc>(collection: string, partition: string, ids: string[]): Promise<T[]> {
     if (ids.length === 0) return [];
-    const rows = this.#conn()
-      .prepare(
+    const rows = statement(this.#conn(), 
         `SELECT doc FROM ${this.#table(collection)} WHERE partition = ? AND id IN (SELECT value FROM json_each(?))`,
       )
       .all(partition, JSON.stringify(ids)) as Array<{ doc: string }>;
@@ -56,8 +54,7 @@ class SqliteDocuments implements Documents {
   }
 
   async upsert(collection: string, partition: string, doc: Doc): Promise<void> {
-    this.#conn()
-      .prepare(
+    statement(this.#conn(), 
         `INSERT INTO ${this.#table(collection)} (partition, id, doc) VALUES (?, ?, ?)
          ON CONFLICT (partition, id) DO UPDATE SET doc = excluded.doc`,
       )
@@ -65,14 +62,13 @@ class SqliteDocuments implements Documents {
   }
 
   async delete(collection: string, partition: string, id: string): Promise<void> {
-    this.#conn().prepare(`DELETE FROM ${this.#table(collection)} WHERE partition = ? AND id = ?`).run(partition, id);
+    statement(this.#conn(), `DELETE FROM ${this.#table(collection)} WHERE partition = ? AND id = ?`).run(partition, id);
   }
 
   async deleteWhere(collection: string, partition: string, index: string, prefix: KeyValue[]): Promise<number> {
     const fields = this.#fields(collection, index).slice(0, prefix.length);
     const where = fields.map((f) => `${fieldExpr(f)} = ?`).join(' AND ');
-    const result = this.#conn()
-      .prepare(`DELETE FROM ${this.#table(collection)} WHERE partition = ?${where ? ` AND ${where}` : ''}`)
+    const result = statement(this.#conn(), `DELETE FROM ${this.#indexed(collection, index)} WHERE partition = ?${where ? ` AND ${where}` : ''}`)
       .run(partition, ...prefix.map(toSql));
     return Number(result.changes);
   }
@@ -99,25 +95,30 @@ class SqliteDocuments implements Documents {
     }
     if (q.after) {
       if (q.after.length !== rest.length) throw new Error(`keyset of ${q.index} needs ${rest.length} values`);
-      const op = q.direction === 'asc' ? '>' : '<';
-      where.push(`(${rest.map(fieldExpr).join(', ')}) ${op} (${rest.map(() => '?').join(', ')})`);
-      params.push(...q.after.map(toSql));
+      const keyset = keysetCondition(rest.map(fieldExpr), q.after.map(toSql), q.direction === 'asc' ? '>' : '<');
+      where.push(keyset.sql);
+      params.push(...keyset.params);
     }
     const dir = q.direction === 'asc' ? 'ASC' : 'DESC';
     const order = [...fields.slice(0, prefix.length), ...rest].map((f) => `${fieldExpr(f)} ${dir}`).join(', ');
     params.push(q.limit);
-    const rows = this.#conn()
-      .prepare(`SELECT doc FROM ${this.#table(collection)} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?`)
+    const rows = statement(this.#conn(), `SELECT doc FROM ${this.#indexed(collection, q.index)} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?`)
       .all(...params) as Array<{ doc: string }>;
     return rows.map((r) => JSON.parse(r.doc) as T);
   }
 
   async count(collection: string, partition?: string): Promise<number> {
     const sql = `SELECT COUNT(*) AS n FROM ${this.#table(collection)}${partition === undefined ? '' : ' WHERE partition = ?'}`;
-    const row = (partition === undefined ? this.#conn().prepare(sql).get() : this.#conn().prepare(sql).get(partition)) as {
+    const row = (partition === undefined ? statement(this.#conn(), sql).get() : statement(this.#conn(), sql).get(partition)) as {
       n: number;
     };
     return row.n;
+  }
+
+  /** Names the index: without statistics SQLite would scan the whole partition by primary key. */
+  #indexed(collection: string, index: string): string {
+    const table = this.#table(collection);
+    return `${table} INDEXED BY ${indexOf(table, index)}`;
   }
 
   #fields(collection: string, index: string): string[] {
@@ -127,7 +128,20 @@ class SqliteDocuments implements Documents {
   }
 }
 
+/**
+ * "After this key" as `a >= x AND (a > x OR (b >= y AND (b > y OR ...)))`: unlike the row value
+ * `(a, b) > (x, y)`, SQLite uses the leading bound as an index range on expression indexes.
+ */
+function keysetCondition(exprs: string[], values: SQLInputValue[], op: '<' | '>'): { sql: string; params: SQLInputValue[] } {
+  const [expr, ...moreExprs] = exprs;
+  const [value, ...moreValues] = values;
+  if (moreExprs.length === 0) return { sql: `${expr} ${op} ?`, params: [value!] };
+  const inner = keysetCondition(moreExprs, moreValues, op);
+  return { sql: `${expr} ${op}= ? AND (${expr} ${op} ? OR (${inner.sql}))`, params: [value!, value!, ...inner.params] };
+}
+
 function createTable(conn: DatabaseSync, table: string, spec: CollectionSpec, indexTable = table): void {
+  forgetStatements(conn);
   conn.exec(
     `CREATE TABLE IF NOT EXISTS ${table} (partition TEXT NOT NULL, id TEXT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (partition, id)) WITHOUT ROWID`,
   );
@@ -193,6 +207,7 @@ export class SqliteReadStore extends SqliteDocuments implements ReadStore {
       transaction: (work) => this.#db.write(() => work(documents)),
       swap: (inSwap) =>
         this.#db.write(async () => {
+          forgetStatements(w);
           for (const spec of specs) {
             w.exec(`DROP TABLE ${tableOf(spec.name)}`);
             w.exec(`ALTER TABLE ${tableOf(spec.name, suffix)} RENAME TO ${tableOf(spec.name)}`);
@@ -203,14 +218,14 @@ export class SqliteReadStore extends SqliteDocuments implements ReadStore {
         }),
       discard: () =>
         this.#db.write(async () => {
+          forgetStatements(w);
           for (const spec of specs) w.exec(`DROP TABLE IF EXISTS ${tableOf(spec.name, suffix)}`);
         }),
     };
   }
 
   async dump(collection: string): Promise<Array<{ partition: string; doc: Doc }>> {
-    const rows = this.#db.reader
-      .prepare(`SELECT partition, doc FROM ${tableOf(collection)} ORDER BY partition, id`)
+    const rows = statement(this.#db.reader, `SELECT partition, doc FROM ${tableOf(collection)} ORDER BY partition, id`)
       .all() as Array<{ partition: string; doc: string }>;
     return rows.map((r) => ({ partition: r.partition, doc: JSON.parse(r.doc) as Doc }));
   }

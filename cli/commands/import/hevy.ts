@@ -1,0 +1,23 @@
+import { Flags } from '@oclif/core';
+import { parseHevy } from '../../../services/import/hevy.ts';
+import { AppCommand } from '../../base.ts';
+import { describeImport, importFile, type ImportSummary } from '../../import.ts';
+
+export default class ImportHevy extends AppCommand {
+  static override description = "Import a Hevy CSV export into an athlete's record (all of the file, or nothing)";
+  static override flags = {
+    athlete: Flags.string({ required: true, description: "the athlete's e-mail" }),
+    file: Flags.file({ required: true, exists: true, description: 'the CSV file Hevy exported' }),
+  };
+
+  async run(): Promise<ImportSummary> {
+    const { flags } = await this.parse(ImportHevy);
+    const summary = await importFile(
+      await this.app(),
+      { app: 'hevy', athlete: flags.athlete, file: flags.file, log: (l) => this.logToStderr(l) },
+      (text, athlete) => parseHevy(text, { timezone: athlete.profile.timezone }),
+    );
+    this.log(describeImport(summary));
+    return summary;
+  }
+}

@@ -1,0 +1,252 @@
+// Read API v1 wire shapes (spec 2.11, 4.4): six GET routes for bots, under /api/v1.
+// The spec names the resources but not the fields inside `data`; every field name here is our
+// design. Unlike Agent Access there is no text wrapper or provenance: this API serves the
+// athlete's own bots, and the spec gives it a plain `{data, request_id}` envelope.
+import { z } from 'zod';
+import {
+  LIMITS,
+  localDate,
+  muscleGroup,
+  recordIndicator,
+  recordText,
+  setType,
+  timezone,
+  trackingType,
+  unitPreference,
+} from './common.ts';
+
+/** Identifiers are opaque to clients (2.11); the bound only keeps them to a sane size. */
+export const opaqueId = z.string().min(1).max(128);
+/** Timestamps are UTC ISO (2.11), so an offset other than `Z` is refused. */
+export const utcDateTime = z.iso.datetime();
+
+const nonNegativeInt = z.number().int().nonnegative();
+const cursor = z.string().min(LIMITS.cursorLength.min).max(LIMITS.cursorLength.max);
+
+// ---------------------------------------------------------------------------------------------
+// Envelope and errors
+
+/** Success envelope: `data` and a top-level `request_id` equal to the `X-Request-Id` header. */
+export function success<D extends z.ZodType>(data: D) {
+  return z.strictObject({ data, request_id: opaqueId });
+}
+
+/** `data` of the list routes. */
+export function page<I extends z.ZodType>(item: I) {
+  return z.strictObject({
+    items: z.array(item).max(LIMITS.pageSizeMax),
+    next_cursor: cursor.nullable(),
+  });
+}
+
+/** The same codes as Agent Access where the situation is the same; this API has no scopes and no bodies. */
+export const READ_API_ERROR_CODES = ['invalid_input', 'unauthorized', 'not_found', 'rate_limited', 'unavailable'] as const;
+export type ReadApiErrorCode = (typeof READ_API_ERROR_CODES)[number];
+
+export const READ_API_ERROR_STATUS = {
+  invalid_input: 400,
+  unauthorized: 401,
+  /** Also for an id owned by another athlete: existence is not revealed. */
+  not_found: 404,
+  rate_limited: 429,
+  unavailable: 503,
+} as const satisfies Record<ReadApiErrorCode, number>;
+
+export const readApiErrorCode = z.enum(READ_API_ERROR_CODES);
+
+export const readApiError = z.strictObject({
+  error: z.strictObject({
+    code: readApiErrorCode,
+    message: z.string().min(1),
+    request_id: opaqueId,
+  }),
+});
+export type ReadApiError = z.infer<typeof readApiError>;
+
+// ---------------------------------------------------------------------------------------------
+// Input
+
+// Query strings arrive as text; only plain digits are read as a number.
+const limit = z
+  .union([z.number(), z.string().regex(/^[0-9]+$/, 'limit must be an integer').transform(Number)])
+  .pipe(z.number().int().min(1).max(LIMITS.pageSizeMax))
+  // The spec gives Read API v1 no default page size; we use the Agent Access default.
+  .default(LIMITS.pageSizeDefault);
+
+export const readApiListQuery = z.strictObject({
+  limit,
+  cursor: cursor.nullable().default(null),
+});
+export type ReadApiListQuery = z.infer<typeof readApiListQuery>;
+
+export const readApiIdParams = z.strictObject({ id: opaqueId });
+export type ReadApiIdParams = z.infer<typeof readApiIdParams>;
+
+// ---------------------------------------------------------------------------------------------
+// GET /api/v1/me
+
+export const me = z.strictObject({
+  display_name: z.string().min(1).max(100),
+  unit_preference: unitPreference,
+  timezone,
+});
+export type Me = z.infer<typeof me>;
+
+// ---------------------------------------------------------------------------------------------
+// GET /api/v1/stats
+
+/** A run of local days, both included, with the completed workouts whose local date falls in it. */
+export const statsPeriod = z.strictObject({
+  from: localDate,
+  to: localDate,
+  completed_workouts: nonNegativeInt,
+});
+export type StatsPeriod = z.infer<typeof statsPeriod>;
+
+const dayOf = (date: string): number => Math.round(Date.parse(date) / 86_400_000);
+const isMonday = (date: string): boolean => new Date(date).getUTCDay() === 1;
+
+export const stats = z
+  .strictObject({
+    /** The validated profile timezone that local dates and weeks were computed in. */
+    timezone,
+    as_of: utcDateTime,
+    /** Monday to Sunday of the current local week. */
+    this_week: statsPeriod,
+    /** The 30 local days ending today. */
+    rolling_30_days: statsPeriod,
+    /** Monday-to-Sunday weeks, each with a completed workout, in the streak ending this or last week. */
+    consecutive_active_weeks: nonNegativeInt,
+    /** True when the latest active week is this week or the one before. */
+    streak_is_current: z.boolean(),
+  })
+  .refine((s) => isMonday(s.this_week.from) && dayOf(s.this_week.to) - dayOf(s.this_week.from) === 6, {
+    message: 'this_week runs from a Monday to the Sunday after it',
+    path: ['this_week'],
+  })
+  .refine((s) => dayOf(s.rolling_30_days.to) - dayOf(s.rolling_30_days.from) === 29, {
+    message: 'rolling_30_days spans exactly 30 local days',
+    path: ['rolling_30_days'],
+  })
+  .refine((s) => !s.streak_is_current || s.consecutive_active_weeks > 0, {
+    message: 'a current streak has at least one active week',
+    path: ['streak_is_current'],
+  });
+export type Stats = z.infer<typeof stats>;
+
+// ---------------------------------------------------------------------------------------------
+// GET /api/v1/workouts and /api/v1/workouts/{id}
+
+const workoutSummaryShape = {
+  id: opaqueId,
+  title: recordText,
+  started_at: utcDateTime.nullable(),
+  ended_at: utcDateTime,
+  /** Null without a recorded start. */
+  duration_seconds: nonNegativeInt.nullable(),
+  exercise_count: nonNegativeInt,
+  completed_set_count: nonNegativeInt,
+};
+
+export const workoutSummary = z.strictObject(workoutSummaryShape);
+export type WorkoutSummary = z.infer<typeof workoutSummary>;
+
+/** A completed set: only completed sets are listed, since the route serves completed performance. */
+export const workoutSet = z.strictObject({
+  position: nonNegativeInt,
+  set_number: z.number().int().positive(),
+  set_type: setType,
+  weight_kg: z.number().nullable(),
+  reps: z.number().int().nullable(),
+  rpe: z.number().nullable(),
+  duration_seconds: z.number().int().nullable(),
+  distance_metres: z.number().nullable(),
+  incline_percent: z.number().nullable(),
+  /** Records this set set when it was completed; later workouts never remove one. */
+  record_indicators: z
+    .array(recordIndicator)
+    .refine((i) => new Set(i).size === i.length, { message: 'record_indicators must not repeat' }),
+});
+export type WorkoutSet = z.infer<typeof workoutSet>;
+
+export const workoutExercise = z.strictObject({
+  exercise_id: opaqueId,
+  name: recordText,
+  muscle_group: muscleGroup.nullable(),
+  tracking_type: trackingType,
+  /** Exercises of the same superset share this id. */
+  superset_id: opaqueId.nullable(),
+  sets: z.array(workoutSet).max(LIMITS.setsPerWorkoutExercise),
+});
+export type WorkoutExercise = z.infer<typeof workoutExercise>;
+
+export const workoutDetail = z.strictObject({
+  ...workoutSummaryShape,
+  /** In the order they were performed. */
+  exercises: z.array(workoutExercise),
+});
+export type WorkoutDetail = z.infer<typeof workoutDetail>;
+
+// ---------------------------------------------------------------------------------------------
+// GET /api/v1/saved-workouts and /api/v1/saved-workouts/{id}
+
+const savedWorkoutSummaryShape = {
+  id: opaqueId,
+  title: recordText,
+  exercise_count: nonNegativeInt,
+  updated_at: utcDateTime,
+};
+
+export const savedWorkoutSummary = z.strictObject(savedWorkoutSummaryShape);
+export type SavedWorkoutSummary = z.infer<typeof savedWorkoutSummary>;
+
+export const savedWorkoutExercise = z.strictObject({
+  exercise_id: opaqueId,
+  name: recordText,
+  muscle_group: muscleGroup.nullable(),
+  tracking_type: trackingType.nullable(),
+  sets: z.number().int().min(LIMITS.setsPerRoutineExercise.min).max(LIMITS.setsPerRoutineExercise.max),
+  /** Free text such as `8-12`, as the athlete planned it. */
+  reps: z.string().min(LIMITS.repsText.min).max(LIMITS.repsText.max),
+  rest_seconds: nonNegativeInt.nullable(),
+});
+export type SavedWorkoutExercise = z.infer<typeof savedWorkoutExercise>;
+
+export const savedWorkoutDetail = z
+  .strictObject({
+    ...savedWorkoutSummaryShape,
+    /** In planned order. */
+    exercises: z.array(savedWorkoutExercise).max(LIMITS.exercisesPerRoutine),
+  })
+  .refine((w) => w.exercise_count === w.exercises.length, {
+    message: 'exercise_count must equal the number of exercises',
+    path: ['exercise_count'],
+  });
+export type SavedWorkoutDetail = z.infer<typeof savedWorkoutDetail>;
+
+// ---------------------------------------------------------------------------------------------
+// Responses of the six routes
+
+export const meResponse = success(me);
+export const statsResponse = success(stats);
+export const workoutListResponse = success(page(workoutSummary));
+export const workoutResponse = success(workoutDetail);
+export const savedWorkoutListResponse = success(page(savedWorkoutSummary));
+export const savedWorkoutResponse = success(savedWorkoutDetail);
+
+export type MeResponse = z.infer<typeof meResponse>;
+export type StatsResponse = z.infer<typeof statsResponse>;
+export type WorkoutListResponse = z.infer<typeof workoutListResponse>;
+export type WorkoutResponse = z.infer<typeof workoutResponse>;
+export type SavedWorkoutListResponse = z.infer<typeof savedWorkoutListResponse>;
+export type SavedWorkoutResponse = z.infer<typeof savedWorkoutResponse>;
+
+export const readApiRoutes = {
+  me: { path: '/api/v1/me', response: meResponse },
+  stats: { path: '/api/v1/stats', response: statsResponse },
+  workouts: { path: '/api/v1/workouts', response: workoutListResponse },
+  workout: { path: '/api/v1/workouts/:id', response: workoutResponse },
+  saved_workouts: { path: '/api/v1/saved-workouts', response: savedWorkoutListResponse },
+  saved_workout: { path: '/api/v1/saved-workouts/:id', response: savedWorkoutResponse },
+} as const;
+export type ReadApiRoute = keyof typeof readApiRoutes;

@@ -1,0 +1,7 @@
+import { athletesProjection } from './athletes.ts';
+import { itemProjections } from './items.ts';
+import type { Projection } from './projection.ts';
+import { exerciseHistoryProjection, workoutsProjection } from './workouts.ts';
+
+/** Every projection, in the order each event is applied: `athletes` first (see projection.ts). */
+export const projections: Projection[] = [athletesProjection, ...itemProjections, workoutsProjection, exerciseHistoryProjection];

@@ -1,0 +1,117 @@
+// Read models that hold one document per record item: the item as last saved, its revision,
+// and when it was created and last changed. Kinds with instants also carry the local date in the
+// record timezone, and move it when the athlete changes timezone.
+import { KG_PER_LB } from '../contracts/common.ts';
+import { recordChangeOf } from '../contracts/events.ts';
+import type { RecordItem, RecordKind } from '../contracts/record.ts';
+import { localDateOf } from '../services/domain/time.ts';
+import type { StoredEvent } from '../services/store/event-store.ts';
+import type { Doc, Documents, IndexSpec } from '../services/store/read-store.ts';
+import { timezoneOf } from './athletes.ts';
+import { athleteOf, forEachDoc, occurredAt, type Projection } from './projection.ts';
+
+export interface ItemDoc extends Doc {
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+interface ItemProjectionOptions<K extends RecordKind> {
+  name: string;
+  kind: K;
+  indexes: IndexSpec[];
+  /** Fields derived from the item, stored beside it. */
+  derive?: (item: RecordItem<K>) => Record<string, unknown>;
+  /** The instant whose local date the document carries as `local_date`. */
+  instant?: (item: RecordItem<K>) => string;
+}
+
+export function itemProjection<K extends RecordKind>(o: ItemProjectionOptions<K>): Projection {
+  const collection = o.name;
+  const byId: IndexSpec = { name: 'by_id', fields: ['id'] };
+  return {
+    name: o.name,
+    collections: [{ name: collection, indexes: [byId, ...o.indexes] }],
+    handles: (type) => recordChangeOf(type)?.kind === o.kind || (o.instant !== undefined && type === 'athlete.profile_updated'),
+    async apply(event, docs) {
+      const athleteId = athleteOf(event);
+      if (event.type === 'athlete.profile_updated') {
+        const tz = await timezoneOf(docs, athleteId);
+        await forEachDoc<ItemDoc & { item_instant: string; local_date: string }>(docs, collection, athleteId, byId, async (doc) => {
+          const local = localDateOf(doc.item_instant, tz);
+          if (local !== doc.local_date) await docs.upsert(collection, athleteId, { ...doc, local_date: local });
+        });
+        return;
+      }
+      await applyItemChange(event, docs, collection, async (item: RecordItem<K>) => ({
+        ...item,
+        ...(o.derive ? o.derive(item) : {}),
+        ...(o.instant ? { item_instant: o.instant(item), local_date: localDateOf(o.instant(item), await timezoneOf(docs, athleteId)) } : {}),
+      }));
+    },
+  };
+}
+
+/** Upserts the document `shape` makes of the item, with its revision and timestamps, or deletes it. */
+export async function applyItemChange<K extends RecordKind>(
+  event: StoredEvent,
+  docs: Documents,
+  collection: string,
+  shape: (item: RecordItem<K> & { id: string }) => Promise<Record<string, unknown>>,
+): Promise<void> {
+  const athleteId = athleteOf(event);
+  const data = event.data as { item?: RecordItem<K> & { id: string }; id?: string; revision: number };
+  if (!data.item) {
+    await docs.delete(collection, athleteId, data.id!);
+    return;
+  }
+  const at = occurredAt(event);
+  const previous = await docs.get<ItemDoc>(collection, athleteId, data.item.id);
+  await docs.upsert(collection, athleteId, {
+    ...(await shape(data.item)),
+    id: data.item.id,
+    revision: data.revision,
+    created_at: previous?.created_at ?? at,
+    updated_at: at,
+  });
+}
+
+const canonicalGoalUnit = { kg: 'kg', lbs: 'kg', sessions: 'sessions', kcal: 'kcal', g: 'g' } as const;
+
+export const itemProjections: Projection[] = [
+  itemProjection({ name: 'exercises', kind: 'exercise', indexes: [{ name: 'by_name', fields: ['name', 'id'] }] }),
+  itemProjection({
+    name: 'routines',
+    kind: 'routine',
+    indexes: [{ name: 'by_updated', fields: ['updated_at', 'id'] }],
+    derive: (r) => ({ exercise_count: r.exercises.length }),
+  }),
+  itemProjection({
+    name: 'goals',
+    kind: 'goal',
+    indexes: [{ name: 'by_status', fields: ['status', 'updated_at', 'id'] }],
+    derive: (g) => ({
+      canonical_target_value: g.target_unit === 'lbs' ? g.target_value * KG_PER_LB : g.target_value,
+      canonical_target_unit: canonicalGoalUnit[g.target_unit],
+    }),
+  }),
+  itemProjection({ name: 'feedback', kind: 'feedback', indexes: [{ name: 'by_recorded', fields: ['recorded_at', 'id'] }] }),
+  itemProjection({ name: 'checkins', kind: 'checkin', indexes: [{ name: 'by_date', fields: ['date', 'id'] }] }),
+  itemProjection({
+    name: 'meals',
+    kind: 'meal',
+    indexes: [{ name: 'by_local_date', fields: ['local_date', 'eaten_at', 'id'] }],
+    instant: (m) => m.eaten_at,
+  }),
+  itemProjection({
+    name: 'body_measurements',
+    kind: 'body_measurement',
+    indexes: [
+      { name: 'by_local_date', fields: ['local_date', 'measured_at', 'id'] },
+      { name: 'by_metric', fields: ['metric', 'measured_at', 'id'] },
+    ],
+    instant: (b) => b.measured_at,
+  }),
+  itemProjection({ name: 'equipment_setups', kind: 'equipment_setup', indexes: [{ name: 'by_name', fields: ['name', 'id'] }] }),
+  itemProjection({ name: 'fitness_preferences', kind: 'fitness_preferences', indexes: [] }),
+];

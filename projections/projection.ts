@@ -1,0 +1,43 @@
+// A projection turns events into read-model documents. It owns its collections; the only
+// collection it may read besides its own is `athletes` (for the record timezone), which the
+// runner always updates first, so a replay and the incremental build see the same timezone.
+import type { StoredEvent } from '../services/store/event-store.ts';
+import type { CollectionSpec, Doc, Documents, KeyValue } from '../services/store/read-store.ts';
+
+export interface Projection {
+  name: string;
+  collections: CollectionSpec[];
+  /** Event types this projection reads; other events only move its checkpoint. */
+  handles(type: string): boolean;
+  apply(event: StoredEvent, docs: Documents): Promise<void>;
+}
+
+export const RECORD_STREAM_PREFIX = 'record-';
+
+/** The athlete whose record or account an event belongs to. */
+export function athleteOf(event: StoredEvent): string {
+  const dash = event.stream.indexOf('-');
+  return event.stream.slice(dash + 1);
+}
+
+export function occurredAt(event: StoredEvent): string {
+  return String(event.metadata.occurred_at);
+}
+
+/** Visits every document of a partition in index order, a page at a time. */
+export async function forEachDoc<T extends Doc>(
+  docs: Documents,
+  collection: string,
+  partition: string,
+  index: { name: string; fields: string[] },
+  visit: (doc: T) => Promise<void>,
+): Promise<void> {
+  let after: KeyValue[] | undefined;
+  for (;;) {
+    const page = await docs.page<T>(collection, { partition, index: index.name, direction: 'asc', limit: 500, ...(after ? { after } : {}) });
+    for (const doc of page) await visit(doc);
+    if (page.length < 500) return;
+    const last = page[page.length - 1]! as Record<string, unknown>;
+    after = index.fields.map((f) => last[f] as KeyValue);
+  }
+}

@@ -1,0 +1,138 @@
+// Applies events to projections and keeps one checkpoint (a global position) per projection.
+// An event at or before a projection's checkpoint is skipped, so delivering it twice changes
+// nothing. Checkpoints are written in the same transaction as the documents they cover.
+import type { EventStore, StoredEvent, Subscription } from '../services/store/event-store.ts';
+import type { CollectionSpec, Doc, Documents, ReadStore } from '../services/store/read-store.ts';
+import type { Projection } from './projection.ts';
+
+export const CHECKPOINTS = 'projection_checkpoints';
+const PARTITION = 'projections';
+const BATCH = 1000;
+
+interface CheckpointDoc extends Doc {
+  position: number;
+}
+
+export interface ProjectionStatus {
+  name: string;
+  checkpoint: number;
+  head: number;
+  /** Events after the checkpoint (counted up to 10,000). */
+  lag_events: number;
+}
+
+export type Progress = (done: number, total: number) => void;
+
+export class ProjectionRunner {
+  readonly projections: Projection[];
+  readonly #readStore: ReadStore;
+  readonly #eventStore: EventStore;
+
+  constructor(projections: Projection[], readStore: ReadStore, eventStore: EventStore) {
+    this.projections = projections;
+    this.#readStore = readStore;
+    this.#eventStore = eventStore;
+  }
+
+  collectionSpecs(): CollectionSpec[] {
+    return [{ name: CHECKPOINTS, indexes: [] }, ...this.projections.flatMap((p) => p.collections)];
+  }
+
+  async ensureCollections(): Promise<void> {
+    await this.#readStore.ensureCollections(this.collectionSpecs());
+  }
+
+  /** Applies events (in position order) to every projection not yet past them; `docs` is one transaction. */
+  async apply(events: StoredEvent[], docs: Documents, only: Projection[] = this.projections): Promise<void> {
+    if (events.length === 0) return;
+    const checkpoints = new Map<string, number>();
+    for (const p of only) checkpoints.set(p.name, (await docs.get<CheckpointDoc>(CHECKPOINTS, PARTITION, p.name))?.position ?? 0);
+    for (const event of events) {
+      for (const p of only) {
+        if (event.position > checkpoints.get(p.name)! && p.handles(event.type)) await p.apply(event, docs);
+      }
+    }
+    const last = events[events.length - 1]!.position;
+    for (const p of only) {
+      if (last > checkpoints.get(p.name)!) await docs.upsert(CHECKPOINTS, PARTITION, { id: p.name, position: last });
+    }
+  }
+
+  /** Brings every projection up to the head of the log, a batch per transaction. */
+  async catchUp(): Promise<number> {
+    let applied = 0;
+    for (;;) {
+      const from = Math.min(...(await this.status()).map((s) => s.checkpoint));
+      const batch = await this.#eventStore.readAll(from, BATCH);
+      if (batch.length === 0) return applied;
+      await this.#readStore.transaction((docs) => this.apply(batch, docs));
+      applied += batch.length;
+    }
+  }
+
+  /** Follows the log (distributed mode): each delivered event is applied in its own transaction. */
+  async follow(onError: (error: unknown) => void): Promise<Subscription> {
+    await this.catchUp();
+    const from = Math.min(...(await this.status()).map((s) => s.checkpoint));
+    return this.#eventStore.subscribeAll(from, (event) => this.#readStore.transaction((docs) => this.apply([event], docs)), onError);
+  }
+
+  /**
+   * Rebuilds projections from position zero into fresh collections, then swaps them in. Events
+   * appended meanwhile are applied inside the swap, so nothing is missed.
+   */
+  async replay(names: string[] = this.projections.map((p) => p.name), progress?: Progress): Promise<{ events: number; position: number }> {
+    const selected = names.map((n) => {
+      const p = this.projections.find((x) => x.name === n);
+      if (!p) throw new Error(`no projection named ${n}; known: ${this.projections.map((x) => x.name).join(', ')}`);
+      return p;
+    });
+    // Keep the runner's order (athletes first) whatever order the names came in.
+    const ordered = this.projections.filter((p) => selected.includes(p));
+    const rebuild = await this.#readStore.beginRebuild(ordered.flatMap((p) => p.collections));
+    let position = 0;
+    let events = 0;
+    try {
+      const head = await this.#eventStore.headPosition();
+      for (;;) {
+        const batch = await this.#eventStore.readAll(position, BATCH);
+        if (batch.length === 0) break;
+        await rebuild.transaction((docs) => applyAll(batch, docs, ordered));
+        position = batch[batch.length - 1]!.position;
+        events += batch.length;
+        progress?.(Math.min(position, head), head);
+      }
+      await rebuild.swap(async (live) => {
+        for (;;) {
+          const batch = await this.#eventStore.readAll(position, BATCH);
+          if (batch.length === 0) break;
+          await applyAll(batch, live, ordered);
+          position = batch[batch.length - 1]!.position;
+          events += batch.length;
+        }
+        for (const p of ordered) await live.upsert(CHECKPOINTS, PARTITION, { id: p.name, position });
+      });
+    } catch (error) {
+      await rebuild.discard().catch(() => undefined);
+      throw error;
+    }
+    return { events, position };
+  }
+
+  async status(): Promise<ProjectionStatus[]> {
+    const head = await this.#eventStore.headPosition();
+    const out: ProjectionStatus[] = [];
+    for (const p of this.projections) {
+      const checkpoint = (await this.#readStore.get<CheckpointDoc>(CHECKPOINTS, PARTITION, p.name))?.position ?? 0;
+      const lag = checkpoint >= head ? 0 : (await this.#eventStore.readAll(checkpoint, 10_000)).length;
+      out.push({ name: p.name, checkpoint, head, lag_events: lag });
+    }
+    return out;
+  }
+}
+
+async function applyAll(events: StoredEvent[], docs: Documents, projections: Projection[]): Promise<void> {
+  for (const event of events) {
+    for (const p of projections) if (p.handles(event.type)) await p.apply(event, docs);
+  }
+}

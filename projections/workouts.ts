@@ -1,0 +1,150 @@
+// Completed workouts: a small summary per workout for lists, the full detail for single reads,
+// and per-exercise history. The workout's local date is its start, else its creation, in the
+// record timezone (spec 4.4, stats rule 2), and moves when the athlete changes timezone.
+import type { RecordItem, WorkoutSet } from '../contracts/record.ts';
+import { localDateOf } from '../services/domain/time.ts';
+import type { Doc, Documents } from '../services/store/read-store.ts';
+import { timezoneOf } from './athletes.ts';
+import { applyItemChange, type ItemDoc } from './items.ts';
+import { athleteOf, forEachDoc, occurredAt, type Projection } from './projection.ts';
+
+export const WORKOUTS = 'workouts';
+export const WORKOUT_DETAILS = 'workout_details';
+export const EXERCISE_HISTORY = 'exercise_history';
+
+export interface WorkoutDuration {
+  seconds: number | null;
+  basis: 'recorded_start' | 'unknown';
+  sample_count: 0 | 2;
+  computed_at: string;
+}
+
+export interface WorkoutSummaryDoc extends ItemDoc {
+  title: string;
+  started_at: string | null;
+  ended_at: string;
+  local_date: string;
+  duration: WorkoutDuration;
+  exercise_count: number;
+  achieved_set_count: number;
+}
+
+export interface WorkoutDetailDoc extends ItemDoc {
+  notes: string | null;
+  exercises: RecordItem<'workout'>['exercises'];
+  source: RecordItem<'workout'>['source'];
+}
+
+export interface ExerciseHistoryDoc extends Doc {
+  exercise_id: string;
+  workout_id: string;
+  ended_at: string;
+  local_date: string;
+  sets: WorkoutSet[];
+}
+
+/** `duration.v1`: recorded start to end, whole seconds; unknown without a recorded start. */
+export function durationV1(w: Pick<RecordItem<'workout'>, 'started_at' | 'ended_at'>, computedAt: string): WorkoutDuration {
+  if (w.started_at === null) return { seconds: null, basis: 'unknown', sample_count: 0, computed_at: computedAt };
+  const seconds = Math.max(0, Math.floor((Date.parse(w.ended_at) - Date.parse(w.started_at)) / 1000));
+  return { seconds, basis: 'recorded_start', sample_count: 2, computed_at: computedAt };
+}
+
+export const isAchieved = (s: WorkoutSet) => s.completed;
+
+const byId = { name: 'by_id', fields: ['id'] };
+const byWorkout = { name: 'by_workout', fields: ['workout_id', 'id'] };
+
+export const workoutsProjection: Projection = {
+  name: 'workouts',
+  collections: [
+    {
+      name: WORKOUTS,
+      indexes: [byId, { name: 'by_ended', fields: ['ended_at', 'id'] }, { name: 'by_local_date', fields: ['local_date', 'ended_at', 'id'] }],
+    },
+    { name: WORKOUT_DETAILS, indexes: [] },
+  ],
+  handles: (type) => type.startsWith('workout.') || type === 'athlete.profile_updated',
+  async apply(event, docs) {
+    const athleteId = athleteOf(event);
+    if (event.type === 'athlete.profile_updated') {
+      const tz = await timezoneOf(docs, athleteId);
+      await forEachDoc<WorkoutSummaryDoc>(docs, WORKOUTS, athleteId, byId, async (doc) => {
+        const local = localDateOf(doc.started_at ?? doc.created_at, tz);
+        if (local !== doc.local_date) await docs.upsert(WORKOUTS, athleteId, { ...doc, local_date: local });
+      });
+      return;
+    }
+    const at = occurredAt(event);
+    const tz = await timezoneOf(docs, athleteId);
+    await applyItemChange<'workout'>(event, docs, WORKOUTS, async (w) => {
+      const createdAt = (await docs.get<ItemDoc>(WORKOUTS, athleteId, w.id))?.created_at ?? at;
+      const sets = w.exercises.flatMap((e) => e.sets);
+      return {
+        title: w.title,
+        started_at: w.started_at,
+        ended_at: w.ended_at,
+        local_date: localDateOf(w.started_at ?? createdAt, tz),
+        duration: durationV1(w, at),
+        exercise_count: w.exercises.length,
+        achieved_set_count: sets.filter(isAchieved).length,
+      };
+    });
+    await applyItemChange<'workout'>(event, docs, WORKOUT_DETAILS, async (w) => ({ notes: w.notes, exercises: w.exercises, source: w.source }));
+  },
+};
+
+export const exerciseHistoryProjection: Projection = {
+  name: 'exercise_history',
+  collections: [
+    {
+      name: EXERCISE_HISTORY,
+      indexes: [byWorkout, { name: 'by_exercise', fields: ['exercise_id', 'ended_at', 'workout_id'] }, byId],
+    },
+  ],
+  handles: (type) => type.startsWith('workout.') || type === 'athlete.profile_updated',
+  async apply(event, docs) {
+    const athleteId = athleteOf(event);
+    const tz = await timezoneOf(docs, athleteId);
+    if (event.type === 'athlete.profile_updated') {
+      await forEachDoc<ExerciseHistoryDoc & { local_basis: string }>(docs, EXERCISE_HISTORY, athleteId, byId, async (doc) => {
+        const local = localDateOf(doc.local_basis, tz);
+        if (local !== doc.local_date) await docs.upsert(EXERCISE_HISTORY, athleteId, { ...doc, local_date: local });
+      });
+      return;
+    }
+    const data = event.data as { item?: RecordItem<'workout'>; id?: string };
+    const workoutId = data.item?.id ?? data.id!;
+    const previous = await docs.page<ExerciseHistoryDoc & { local_basis: string }>(EXERCISE_HISTORY, {
+      partition: athleteId,
+      index: byWorkout.name,
+      prefix: [workoutId],
+      direction: 'asc',
+      limit: 1,
+    });
+    await docs.deleteWhere(EXERCISE_HISTORY, athleteId, byWorkout.name, [workoutId]);
+    if (!data.item) return;
+    const w = data.item;
+    const localBasis = w.started_at ?? previous[0]?.local_basis ?? occurredAt(event);
+    await writeHistory(docs, athleteId, w, localBasis, localDateOf(localBasis, tz));
+  },
+};
+
+async function writeHistory(docs: Documents, athleteId: string, w: RecordItem<'workout'>, localBasis: string, localDate: string) {
+  // An exercise listed twice in one workout is one history entry, its sets in workout order.
+  const byExercise = new Map<string, WorkoutSet[]>();
+  for (const e of [...w.exercises].sort((a, b) => a.exercise_order - b.exercise_order)) {
+    byExercise.set(e.exercise_id, [...(byExercise.get(e.exercise_id) ?? []), ...e.sets]);
+  }
+  for (const [exerciseId, sets] of byExercise) {
+    await docs.upsert(EXERCISE_HISTORY, athleteId, {
+      id: `${w.id}:${exerciseId}`,
+      exercise_id: exerciseId,
+      workout_id: w.id,
+      ended_at: w.ended_at,
+      local_basis: localBasis,
+      local_date: localDate,
+      sets,
+    });
+  }
+}

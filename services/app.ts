@@ -1,0 +1,67 @@
+// The composition root: stores chosen by configuration, projections, and the services on top.
+import { join } from 'node:path';
+import { projections } from '../projections/index.ts';
+import { ProjectionRunner } from '../projections/runner.ts';
+import { AthleteService } from './athletes.ts';
+import type { Config } from './config.ts';
+import { systemClock, type Clock } from './domain/clock.ts';
+import { RecordService } from './record-service.ts';
+import type { EventStore } from './store/event-store.ts';
+import type { ReadStore } from './store/read-store.ts';
+import { openSqlite, type SqliteDatabase } from './store/sqlite/database.ts';
+import { SqliteEventStore } from './store/sqlite/event-store.ts';
+import { SqliteReadStore } from './store/sqlite/read-store.ts';
+
+export interface App {
+  config: Config;
+  clock: Clock;
+  events: EventStore;
+  reads: ReadStore;
+  /**
+   * `inline`: events and read models share one SQLite database and projections commit with each
+   * append (a read right after a write sees it). `worker`: a projection worker follows the log.
+   */
+  projectionMode: 'inline' | 'worker';
+  runner: ProjectionRunner;
+  records: RecordService;
+  athletes: AthleteService;
+  close(): Promise<void>;
+}
+
+export async function openApp(config: Config, clock: Clock = systemClock): Promise<App> {
+  let sqlite: SqliteDatabase | null = null;
+  const embedded = () => (sqlite ??= openSqlite(join(config.dataDir, 'repledger.db')));
+
+  const events: EventStore = config.kurrentdbUrl
+    ? new (await import('./store/kurrentdb/event-store.ts')).KurrentEventStore(config.kurrentdbUrl)
+    : new SqliteEventStore(embedded());
+  const reads: ReadStore = config.mongodbUrl
+    ? await (await import('./store/mongodb/read-store.ts')).MongoReadStore.connect(config.mongodbUrl)
+    : new SqliteReadStore(embedded());
+
+  const runner = new ProjectionRunner(projections, reads, events);
+  await runner.ensureCollections();
+  const inline = events instanceof SqliteEventStore && reads instanceof SqliteReadStore;
+  if (inline) {
+    const readStore = reads;
+    events.setOnAppended((appended) => runner.apply(appended, readStore.inTransaction));
+    // Projections added since the last run, or an interrupted replay, catch up before serving.
+    await runner.catchUp();
+  }
+
+  return {
+    config,
+    clock,
+    events,
+    reads,
+    projectionMode: inline ? 'inline' : 'worker',
+    runner,
+    records: new RecordService(events, clock),
+    athletes: new AthleteService(events, reads, clock),
+    async close() {
+      await events.close();
+      await reads.close(); // the SQLite read store closes the shared database
+      if (sqlite && !(reads instanceof SqliteReadStore)) sqlite.close();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+// Athlete accounts. An e-mail address is claimed by appending to a stream named after it with
+// "no stream expected", which makes addresses unique on every event store.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { athleteEvent, eventMetadata, streams, type Actor, type AthleteEvent } from '../contracts/events.ts';
+import { profile, subscriptionTier, type Profile } from '../contracts/record.ts';
+import { ATHLETES, ATHLETES_PARTITION, type AthleteDoc } from '../projections/athletes.ts';
+import { decideProfile, decideTier, evolveAthlete, type AthleteState, type Tier } from './domain/athlete.ts';
+import type { Clock } from './domain/clock.ts';
+import { DomainError } from './domain/errors.ts';
+import { sha256Hex } from './domain/ids.ts';
+import { hashPassword } from './password.ts';
+import { WrongExpectedRevisionError, type EventStore, type NewEvent } from './store/event-store.ts';
+import type { KeyValue, ReadStore } from './store/read-store.ts';
+
+export const registration = z.strictObject({
+  email: z.email().max(254),
+  password: z.string().min(12, 'a password needs at least 12 characters').max(200),
+  tier: subscriptionTier,
+  profile,
+});
+export type Registration = z.infer<typeof registration>;
+
+const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+export class AthleteService {
+  readonly #events: EventStore;
+  readonly #reads: ReadStore;
+  readonly #clock: Clock;
+
+  constructor(events: EventStore, reads: ReadStore, clock: Clock) {
+    this.#events = events;
+    this.#reads = reads;
+    this.#clock = clock;
+  }
+
+  async register(input: unknown, actor: Actor): Promise<{ athlete_id: string }> {
+    const parsed = registration.safeParse(input);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+      throw new DomainError('invalid_input', issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues);
+    }
+    const email = normaliseEmail(parsed.data.email);
+    const claimStream = streams.emailClaim(sha256Hex(email));
+    let athleteId: string = randomUUID();
+    try {
+      await this.#append(claimStream, [{ type: 'athlete.email_claimed', data: { athlete_id: athleteId, email } }], 'no_stream', actor);
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      // Claimed before: finish a registration that stopped between the claim and the account.
+      athleteId = (await this.#claimedId(email))!;
+      if (await this.#state(athleteId)) throw new DomainError('already_exists', `an athlete with e-mail ${email} exists`);
+    }
+    const password_hash = await hashPassword(parsed.data.password);
+    await this.#append(
+      streams.athlete(athleteId),
+      [{ type: 'athlete.registered', data: { athlete_id: athleteId, email, password_hash, profile: parsed.data.profile, tier: parsed.data.tier } }],
+      'no_stream',
+      actor,
+    );
+    return { athlete_id: athleteId };
+  }
+
+  async byEmail(email: string): Promise<AthleteState | null> {
+    const id = await this.#claimedId(normaliseEmail(email));
+    return id ? this.#state(id) : null;
+  }
+
+  async get(athleteId: string): Promise<AthleteState | null> {
+    return this.#state(athleteId);
+  }
+
+  async setTier(email: string, tier: Tier, actor: Actor): Promise<AthleteState> {
+    return this.#change(email, (s) => decideTier(s, tier), actor);
+  }
+
+  async updateProfile(email: string, next: Profile, actor: Actor): Promise<AthleteState> {
+    return this.#change(email, (s) => decideProfile(s, profile.parse(next)), actor);
+  }
+
+  /** The directory read model, ordered by e-mail. */
+  async list(limit = 100, after?: KeyValue[]): Promise<AthleteDoc[]> {
+    return this.#reads.page<AthleteDoc>(ATHLETES, { partition: ATHLETES_PARTITION, index: 'by_email', direction: 'asc', limit, ...(after ? { after } : {}) });
+  }
+
+  async #change(email: string, decide: (s: AthleteState | null) => AthleteEvent[], actor: Actor): Promise<AthleteState> {
+    const id = await this.#claimedId(normaliseEmail(email));
+    if (!id) throw new DomainError('not_found', `no athlete with e-mail ${email}`);
+    const stored = await this.#events.readStream(streams.athlete(id));
+    const state = fold(stored.map((e) => athleteEvent.parse({ type: e.type, data: e.data })));
+    const events = decide(state);
+    if (events.length > 0) await this.#append(streams.athlete(id), events, stored.length - 1, actor);
+    return fold([...stored.map((e) => athleteEvent.parse({ type: e.type, data: e.data })), ...events])!;
+  }
+
+  async #claimedId(email: string): Promise<string | null> {
+    const [claim] = await this.#events.readStream(streams.emailClaim(sha256Hex(email)));
+    return claim ? (claim.data as { athlete_id: string }).athlete_id : null;
+  }
+
+  async #state(athleteId: string): Promise<AthleteState | null> {
+    const stored = await this.#events.readStream(streams.athlete(athleteId));
+    return fold(stored.map((e) => athleteEvent.parse({ type: e.type, data: e.data })));
+  }
+
+  async #append(stream: string, events: AthleteEvent[], expected: number | 'no_stream', actor: Actor): Promise<void> {
+    const metadata = eventMetadata.parse({ occurred_at: this.#clock.now().toISOString(), actor });
+    const batch: NewEvent[] = events.map((e) => ({ type: e.type, data: e.data, metadata }));
+    await this.#events.append(stream, batch, expected);
+  }
+}
+
+function fold(events: AthleteEvent[]): AthleteState | null {
+  return events.reduce<AthleteState | null>(evolveAthlete, null);
+}

@@ -1,0 +1,41 @@
+// Configuration from the environment. Nothing set means the embedded store under ./data,
+// served on http://localhost:3000.
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const env = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('localhost'),
+  BASE_URL: z.url().optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  KURRENTDB_URL: z.string().min(1).optional(),
+  MONGODB_URL: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  dataDir: string;
+  kurrentdbUrl: string | null;
+  mongodbUrl: string | null;
+  logLevel: z.infer<typeof env>['LOG_LEVEL'];
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = env.safeParse(source);
+  if (!parsed.success) {
+    throw new Error(`invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
+    dataDir: resolve(e.DATA_DIR),
+    kurrentdbUrl: e.KURRENTDB_URL ?? null,
+    mongodbUrl: e.MONGODB_URL ?? null,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,230 @@
+// The athlete's record: one event stream per athlete. `decide` turns a command into events or
+// refuses it; `evolve` folds events into the little state decisions need (revisions, live ids,
+// check-in dates, exercise names, imported workouts). Item bodies live in events and read models.
+import type { z } from 'zod';
+import { recordChangeOf, type RecordEvent } from '../../contracts/events.ts';
+import { recordItemSchemas, type RecordItem, type RecordKind } from '../../contracts/record.ts';
+import { DomainError } from './errors.ts';
+
+export interface ItemState {
+  revision: number;
+  deleted: boolean;
+}
+
+export interface RecordState {
+  athleteId: string;
+  items: Map<string, ItemState>;
+  checkinIdByDate: Map<string, string>;
+  checkinDateById: Map<string, string>;
+  exerciseIdByName: Map<string, string>;
+  workoutIdBySourceRef: Map<string, string>;
+  importedFiles: Set<string>;
+}
+
+export const itemKey = (kind: RecordKind, id: string) => `${kind}/${id}`;
+export const exerciseNameKey = (name: string) => name.trim().replace(/\s+/g, ' ').toLocaleLowerCase('en');
+
+export function initialRecordState(athleteId: string): RecordState {
+  return {
+    athleteId,
+    items: new Map(),
+    checkinIdByDate: new Map(),
+    checkinDateById: new Map(),
+    exerciseIdByName: new Map(),
+    workoutIdBySourceRef: new Map(),
+    importedFiles: new Set(),
+  };
+}
+
+export function cloneRecordState(s: RecordState): RecordState {
+  return {
+    athleteId: s.athleteId,
+    items: new Map([...s.items].map(([k, v]) => [k, { ...v }])),
+    checkinIdByDate: new Map(s.checkinIdByDate),
+    checkinDateById: new Map(s.checkinDateById),
+    exerciseIdByName: new Map(s.exerciseIdByName),
+    workoutIdBySourceRef: new Map(s.workoutIdBySourceRef),
+    importedFiles: new Set(s.importedFiles),
+  };
+}
+
+/** Applies one event. Updates `state` in place (the fold owns it) and returns it. */
+export function evolve(state: RecordState, event: RecordEvent): RecordState {
+  if (event.type === 'import.completed') {
+    state.importedFiles.add(event.data.file_sha256);
+    return state;
+  }
+  const change = recordChangeOf(event.type);
+  if (!change) return state;
+  const { kind, op } = change;
+  const id = 'item' in event.data ? (event.data.item as { id: string }).id : event.data.id;
+  state.items.set(itemKey(kind, id), { revision: event.data.revision, deleted: op === 'deleted' });
+
+  if (kind === 'checkin') {
+    const previous = state.checkinDateById.get(id);
+    if (previous !== undefined) state.checkinIdByDate.delete(previous);
+    state.checkinDateById.delete(id);
+    if (op !== 'deleted') {
+      const date = (event.data as { item: RecordItem<'checkin'> }).item.date;
+      state.checkinIdByDate.set(date, id);
+      state.checkinDateById.set(id, date);
+    }
+  }
+  if (kind === 'exercise' && op !== 'deleted') {
+    state.exerciseIdByName.set(exerciseNameKey((event.data as { item: RecordItem<'exercise'> }).item.name), id);
+  }
+  if (kind === 'workout') {
+    const source = op === 'deleted' ? null : (event.data as { item: RecordItem<'workout'> }).item.source;
+    if (source) state.workoutIdBySourceRef.set(`${source.app}:${source.ref}`, id);
+  }
+  return state;
+}
+
+export function live(state: RecordState, kind: RecordKind, id: string): ItemState | null {
+  const item = state.items.get(itemKey(kind, id));
+  return item && !item.deleted ? item : null;
+}
+
+/** One change to one item. A write proposal (a later capability) is a list of these. */
+export type RecordChange =
+  | { op: 'create'; kind: RecordKind; item: unknown }
+  | { op: 'update'; kind: RecordKind; item: unknown; base_revision: number }
+  | { op: 'delete'; kind: RecordKind; id: string; base_revision: number };
+
+/**
+ * Decides a batch of changes against the state: all are valid together, or the batch is refused.
+ * Later changes see the effect of earlier ones (a new exercise, then a workout that uses it).
+ */
+export function decideChanges(changes: RecordChange[], state: RecordState): RecordEvent[] {
+  const scratch = cloneRecordState(state);
+  const events: RecordEvent[] = [];
+  changes.forEach((change, index) => {
+    const prefix = changes.length > 1 ? `changes[${index}]` : '';
+    for (const event of decideChange(change, scratch, prefix)) {
+      evolve(scratch, event);
+      events.push(event);
+    }
+  });
+  return events;
+}
+
+function decideChange(change: RecordChange, state: RecordState, at: string): RecordEvent[] {
+  if (change.op === 'delete') {
+    const current = requireLive(state, change.kind, change.id, change.base_revision, at);
+    if (change.kind === 'exercise') {
+      throw new DomainError('not_supported', 'exercises stay in the catalog once created; rename them instead', [
+        { path: at, message: 'exercises cannot be deleted' },
+      ]);
+    }
+    const events: RecordEvent[] = [
+      { type: `${change.kind}.deleted`, data: { id: change.id, revision: current.revision + 1 } } as RecordEvent,
+    ];
+    // Feedback belongs to its workout and goes with it.
+    const feedback = change.kind === 'workout' ? live(state, 'feedback', change.id) : null;
+    if (feedback) events.push({ type: 'feedback.deleted', data: { id: change.id, revision: feedback.revision + 1 } });
+    return events;
+  }
+
+  const item = parseItem(change.kind, change.item, at);
+  checkItemRules(change.kind, item, state, at);
+  if (change.op === 'create') {
+    if (state.items.has(itemKey(change.kind, item.id))) {
+      throw new DomainError('already_exists', `${change.kind} ${item.id} already exists`, [
+        { path: join(at, 'item.id'), message: 'an item with this id exists or existed' },
+      ]);
+    }
+    return [{ type: `${change.kind}.created`, data: { item, revision: 1 } } as RecordEvent];
+  }
+  const current = requireLive(state, change.kind, item.id, change.base_revision, at);
+  return [{ type: `${change.kind}.updated`, data: { item, revision: current.revision + 1 } } as RecordEvent];
+}
+
+function requireLive(state: RecordState, kind: RecordKind, id: string, baseRevision: number, at: string): ItemState {
+  const current = live(state, kind, id);
+  if (!current) throw new DomainError('not_found', `${kind} ${id} does not exist`, [{ path: join(at, 'id'), message: 'not found' }]);
+  if (current.revision !== baseRevision) {
+    throw new DomainError(
+      'revision_conflict',
+      `${kind} ${id} is at revision ${current.revision}, the change was made against revision ${baseRevision}`,
+      [{ path: join(at, 'base_revision'), message: `current revision is ${current.revision}` }],
+    );
+  }
+  return current;
+}
+
+function parseItem<K extends RecordKind>(kind: K, input: unknown, at: string): RecordItem<K> & { id: string } {
+  const schema = recordItemSchemas[kind] as unknown as z.ZodType<RecordItem<K> & { id: string }>;
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: join(at, ['item', ...i.path].join('.')), message: i.message }));
+    throw new DomainError('invalid_input', `the ${kind} is not valid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+  }
+  return parsed.data;
+}
+
+const massUnits = new Set(['kg', 'lbs']);
+const goalUnits: Record<RecordItem<'goal'>['goal_type'], Set<string>> = {
+  target_1rm: massUnits,
+  target_bodyweight: massUnits,
+  weekly_volume: massUnits,
+  weekly_session_count: new Set(['sessions']),
+  daily_calories: new Set(['kcal']),
+  daily_protein: new Set(['g']),
+};
+
+function checkItemRules(kind: RecordKind, item: RecordItem, state: RecordState, at: string): void {
+  const refuse = (code: 'invalid_input' | 'unknown_reference' | 'date_taken', path: string, message: string): never => {
+    throw new DomainError(code, message, [{ path: join(at, `item.${path}`), message }]);
+  };
+  const requireExercise = (id: string, path: string) => {
+    if (!live(state, 'exercise', id)) refuse('unknown_reference', path, `exercise ${id} is not in the athlete's catalog`);
+  };
+  switch (kind) {
+    case 'workout': {
+      const w = item as RecordItem<'workout'>;
+      w.exercises.forEach((e, i) => {
+        requireExercise(e.exercise_id, `exercises.${i}.exercise_id`);
+        const positions = new Set(e.sets.map((s) => s.position));
+        e.sets.forEach((s, j) => {
+          if (s.parent_position !== null && (s.set_type !== 'drop_set' || !positions.has(s.parent_position))) {
+            refuse('invalid_input', `exercises.${i}.sets.${j}.parent_position`, 'parent_position must name another set of the exercise, on a drop set only');
+          }
+        });
+      });
+      break;
+    }
+    case 'feedback':
+      if (!live(state, 'workout', item.id)) refuse('unknown_reference', 'id', `workout ${item.id} does not exist`);
+      break;
+    case 'routine':
+      (item as RecordItem<'routine'>).exercises.forEach((e, i) => requireExercise(e.exercise_id, `exercises.${i}.exercise_id`));
+      break;
+    case 'goal': {
+      const g = item as RecordItem<'goal'>;
+      if (!goalUnits[g.goal_type].has(g.target_unit)) {
+        refuse('invalid_input', 'target_unit', `a ${g.goal_type} goal is measured in ${[...goalUnits[g.goal_type]].join(' or ')}`);
+      }
+      if (g.goal_type === 'target_1rm' && g.exercise_id === null) refuse('invalid_input', 'exercise_id', 'a target_1rm goal names its exercise');
+      if (g.exercise_id !== null) requireExercise(g.exercise_id, 'exercise_id');
+      if ((g.status === 'achieved') !== (g.achieved_at !== null)) {
+        refuse('invalid_input', 'achieved_at', 'achieved_at is set exactly when the status is achieved');
+      }
+      break;
+    }
+    case 'checkin': {
+      const c = item as RecordItem<'checkin'>;
+      const holder = state.checkinIdByDate.get(c.date);
+      if (holder !== undefined && holder !== c.id) refuse('date_taken', 'date', `there is already a check-in for ${c.date}`);
+      break;
+    }
+    case 'fitness_preferences':
+      if (item.id !== state.athleteId) refuse('invalid_input', 'id', "fitness preferences share the athlete's id");
+      break;
+    default:
+      break;
+  }
+}
+
+function join(prefix: string, path: string): string {
+  return prefix ? `${prefix}.${path}` : path;
+}

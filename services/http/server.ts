@@ -1,0 +1,46 @@
+// The HTTP server. Every response carries the request id; API responses are never cached.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { App } from '../app.ts';
+
+export interface ServerOptions {
+  logger?: boolean;
+}
+
+export async function buildServer(app: App, options: ServerOptions = {}): Promise<FastifyInstance> {
+  const server = Fastify({
+    logger: options.logger === false ? false : { level: app.config.logLevel },
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+  });
+
+  server.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+    reply.header('Cache-Control', 'private, no-store');
+    reply.header('X-Content-Type-Options', 'nosniff');
+  });
+
+  server.get('/health', async () => {
+    const [events, reads] = await Promise.all([app.events.describe(), app.reads.describe()]);
+    return { status: 'ok', stores: { events, reads }, projections: app.projectionMode };
+  });
+
+  server.setNotFoundHandler((request, reply) => {
+    void reply.code(404).send({ error: { code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}`, request_id: request.id } });
+  });
+
+  server.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, 'request failed');
+    void reply.code(status).send({
+      error: {
+        code: status === 500 ? 'internal_error' : status === 413 ? 'payload_too_large' : 'invalid_input',
+        message: status === 500 ? 'something went wrong on our side; the request id identifies it' : error.message,
+        request_id: request.id,
+      },
+    });
+  });
+
+  return server;
+}

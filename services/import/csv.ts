@@ -1,0 +1,318 @@
+// An RFC 4180 CSV reader for the exports of other training apps, plus the field checks both
+// importers share. Pure: text in, rows out; a malformed file throws ImportRowError.
+import { LIMITS, isValidTimeZone } from '../../contracts/common.ts';
+import type { LocalDateTime } from '../domain/time.ts';
+import { ImportRowError, type ParsedSet, type ParsedWorkout } from './types.ts';
+
+export type Separator = ',' | ';';
+
+export interface CsvRecord {
+  /** 1-based line on which the record starts (a quoted field may span several lines). */
+  line: number;
+  fields: string[];
+}
+
+const LINE_BREAK = /\r\n|\r|\n/g;
+
+/**
+ * The records of a CSV text. A leading UTF-8 BOM is dropped; blank lines are skipped. Line breaks
+ * inside quoted fields become `\n`, so notes read the same whichever platform wrote the file.
+ */
+export function* csvRecords(text: string, separator: Separator): Generator<CsvRecord> {
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 1;
+  while (i < text.length) {
+    const start = line;
+    const fields: string[] = [];
+    for (;;) {
+      const field = text[i] === '"' ? quotedField(text, i, line, separator) : unquotedField(text, i, separator);
+      fields.push(field.value);
+      i = field.end;
+      line += field.lineBreaks;
+      if (text[i] === separator) {
+        i++;
+        continue;
+      }
+      if (text[i] === '\r') i++;
+      if (text[i] === '\n') i++;
+      line++;
+      break;
+    }
+    if (fields.length > 1 || fields[0]!.trim() !== '') yield { line: start, fields };
+  }
+}
+
+interface Field {
+  value: string;
+  /** Index just after the field. */
+  end: number;
+  lineBreaks: number;
+}
+
+function unquotedField(text: string, from: number, separator: Separator): Field {
+  let end = from;
+  while (end < text.length) {
+    const c = text[end];
+    if (c === separator || c === '\n' || c === '\r') break;
+    end++;
+  }
+  return { value: text.slice(from, end), end, lineBreaks: 0 };
+}
+
+function quotedField(text: string, from: number, line: number, separator: Separator): Field {
+  let value = '';
+  let chunkStart = from + 1;
+  for (;;) {
+    const quote = text.indexOf('"', chunkStart);
+    if (quote === -1) throw new ImportRowError(line, 'a quoted field is never closed');
+    value += text.slice(chunkStart, quote);
+    if (text[quote + 1] === '"') {
+      value += '"';
+      chunkStart = quote + 2;
+      continue;
+    }
+    const end = quote + 1;
+    const lineBreaks = countLineBreaks(text, from, end);
+    const next = text[end];
+    if (next !== undefined && next !== separator && next !== '\n' && next !== '\r') {
+      throw new ImportRowError(line + lineBreaks, `unexpected '${next}' after the closing quote of a field`);
+    }
+    return { value: lineBreaks === 0 ? value : value.replace(LINE_BREAK, '\n'), end, lineBreaks };
+  }
+}
+
+function countLineBreaks(text: string, from: number, end: number): number {
+  let count = 0;
+  for (let i = from; i < end; i++) {
+    const c = text[i];
+    if (c === '\n' || (c === '\r' && text[i + 1] !== '\n')) count++;
+  }
+  return count;
+}
+
+/** The separator of a file, from its header line: whichever of `,` and `;` occurs more often. */
+export function detectSeparator(text: string): Separator {
+  let commas = 0;
+  let semicolons = 0;
+  let quoted = false;
+  for (let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') quoted = !quoted;
+    else if (quoted) continue;
+    else if (c === ',') commas++;
+    else if (c === ';') semicolons++;
+    else if (c === '\n' || c === '\r') {
+      if (commas + semicolons > 0) break;
+    }
+  }
+  return semicolons > commas ? ';' : ',';
+}
+
+export interface CsvRow<C extends string> {
+  line: number;
+  /** Raw field text by column name; an optional column the file lacks reads as ''. */
+  values: Record<C, string>;
+}
+
+export interface CsvTable<C extends string> {
+  separator: Separator;
+  rows: CsvRow<C>[];
+}
+
+export interface TableSpec<R extends string, O extends string> {
+  required: readonly R[];
+  optional?: readonly O[];
+  /** Detected from the header line when not given. */
+  separator?: Separator;
+}
+
+/**
+ * Reads a CSV with a header line, matching columns by name (case-insensitive, trimmed) so that
+ * column order and extra columns do not matter. An empty text is a table without rows.
+ */
+export function readCsvTable<R extends string, O extends string = never>(
+  text: string,
+  spec: TableSpec<R, O>,
+): CsvTable<R | O> {
+  const separator = spec.separator ?? detectSeparator(text);
+  const records = csvRecords(text, separator);
+  const first = records.next();
+  if (first.done) return { separator, rows: [] };
+  const header = first.value;
+  const columns = locateColumns<R | O>(header, spec.required, spec.optional ?? []);
+  const rows: CsvRow<R | O>[] = [];
+  for (const record of records) {
+    checkFieldCount(record, header.fields.length);
+    const values = {} as Record<R | O, string>;
+    for (const [name, index] of columns) values[name] = index === -1 ? '' : (record.fields[index] ?? '');
+    rows.push({ line: record.line, values });
+  }
+  return { separator, rows };
+}
+
+function locateColumns<C extends string>(
+  header: CsvRecord,
+  required: readonly C[],
+  optional: readonly C[],
+): Map<C, number> {
+  const normalized = header.fields.map((h) => h.trim().toLowerCase());
+  const columns = new Map<C, number>();
+  for (const name of [...required, ...optional]) columns.set(name, normalized.indexOf(name.toLowerCase()));
+  const missing = required.filter((name) => columns.get(name) === -1);
+  if (missing.length > 0) {
+    const noun = missing.length === 1 ? 'column' : 'columns';
+    throw new ImportRowError(header.line, `missing ${noun} ${missing.map((m) => `'${m}'`).join(', ')} in the header`);
+  }
+  return columns;
+}
+
+// A short row means a damaged file (a cut line or a stray line break), not empty values.
+function checkFieldCount(record: CsvRecord, expected: number): void {
+  const extra = record.fields.slice(expected);
+  if (record.fields.length < expected || extra.some((f) => f.trim() !== '')) {
+    throw new ImportRowError(record.line, `row has ${record.fields.length} fields; the header has ${expected}`);
+  }
+}
+
+// ---- Field values shared by the importers. Messages quote the column as the file names it.
+
+/**
+ * A plain decimal as exports write it: optional sign, digits, optional fraction. With
+ * `decimalComma`, `102,5` is read too (files written in a comma-decimal locale). Empty is null.
+ */
+export function numberField(line: number, column: string, raw: string, decimalComma = false): number | null {
+  const text = raw.trim();
+  if (text === '') return null;
+  const normalized = decimalComma ? text.replace(',', '.') : text;
+  if (!/^[-+]?(\d+(\.\d*)?|\.\d+)$/.test(normalized)) {
+    throw new ImportRowError(line, `${column} '${raw}' is not a number`);
+  }
+  return Number(normalized);
+}
+
+/** Checks `min <= value <= max`; `unit` is appended to the bound in the message. */
+export function checkRange(line: number, column: string, value: number, min: number, max: number, unit = ''): number {
+  const suffix = unit ? ` ${unit}` : '';
+  if (value < min) throw new ImportRowError(line, `${column} ${value} must be >= ${min}${suffix}`);
+  if (value > max) throw new ImportRowError(line, `${column} ${value} must be <= ${max}${suffix}`);
+  return value;
+}
+
+export function checkWhole(line: number, column: string, value: number): number {
+  if (!Number.isInteger(value)) throw new ImportRowError(line, `${column} ${value} is not a whole number`);
+  return value;
+}
+
+/** A name the record stores as text of 1-200 characters after trimming. */
+export function checkTitle(line: number, column: string, raw: string): string {
+  const title = raw.trim();
+  if (title === '') throw new ImportRowError(line, `${column} is empty`);
+  if (title.length > TITLE_MAX) {
+    throw new ImportRowError(line, `${column} is ${title.length} characters long; at most ${TITLE_MAX} are allowed`);
+  }
+  return title;
+}
+
+/** Free text; empty becomes null. The record keeps notes up to 2000 characters. */
+export function noteField(line: number, column: string, raw: string): string | null {
+  const note = raw.trim();
+  if (note === '') return null;
+  if (note.length > NOTE_MAX) {
+    throw new ImportRowError(line, `${column} is ${note.length} characters long; at most ${NOTE_MAX} are allowed`);
+  }
+  return note;
+}
+
+/** A clock time as exports write it: `7:30`, `07:30:15`, `10:00 AM`, `6:30:00\u202fpm`. */
+export const TIME = String.raw`(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([ap])\.?\s*m\.?)?`;
+
+/**
+ * A wall-clock time from a date and the groups `TIME` matched ([hour, minute, second?, a|p?]),
+ * or null when it names no real moment (31 February, 13 PM, 24:00).
+ */
+export function localTime(date: { year: number; month: number; day: number }, time: (string | undefined)[]): LocalDateTime | null {
+  const [hour, minute, second, meridiem] = time;
+  const local = {
+    ...date,
+    hour: hour24(Number(hour), meridiem),
+    minute: Number(minute),
+    second: second === undefined ? 0 : Number(second),
+  };
+  return isRealTime(local) ? local : null;
+}
+
+function hour24(hour: number, meridiem: string | undefined): number {
+  if (meridiem === undefined) return hour;
+  if (hour < 1 || hour > 12) return NaN;
+  const pm = meridiem.toLowerCase() === 'p';
+  return (hour % 12) + (pm ? 12 : 0);
+}
+
+function isRealTime(t: LocalDateTime): boolean {
+  const d = new Date(Date.UTC(t.year, t.month - 1, t.day));
+  return (
+    d.getUTCFullYear() === t.year &&
+    d.getUTCMonth() === t.month - 1 &&
+    d.getUTCDate() === t.day &&
+    t.hour >= 0 &&
+    t.hour <= 23 &&
+    t.minute >= 0 &&
+    t.minute <= 59 &&
+    t.second >= 0 &&
+    t.second <= 59
+  );
+}
+
+/** Rounds away binary noise from unit conversion (e.g. 5.23 km × 1000) without losing real digits. */
+export function roundTo(value: number, decimals: number): number {
+  const scale = 10 ** decimals;
+  return Math.round(value * scale) / scale;
+}
+
+const TITLE_MAX = LIMITS.text.max;
+// Notes and exercises per workout: the limits of the stored workout (contracts/record.ts).
+const NOTE_MAX = 2000;
+
+export const BOUNDS = {
+  repsMax: 10_000,
+  weightKgMax: 2000,
+  rpeMax: 10,
+  setsPerExercise: LIMITS.setsPerWorkoutExercise,
+  exercisesPerWorkout: 100,
+} as const;
+
+// ---- Assembling workouts, shared by the importers.
+
+export interface ExerciseHead {
+  title: string;
+  superset_key: string | null;
+  notes: string | null;
+}
+
+export type SetValues = Omit<ParsedSet, 'position' | 'line'>;
+
+/**
+ * Adds a row's set to a workout under construction: to the workout's last exercise when the row
+ * continues it (same title and superset), otherwise to a new exercise entry, so an exercise the
+ * athlete came back to later in the session stays a separate entry, as the file lists it.
+ */
+export function addSet(workout: ParsedWorkout, line: number, head: ExerciseHead, values: SetValues): void {
+  let exercise = workout.exercises.at(-1);
+  if (!exercise || exercise.title !== head.title || exercise.superset_key !== head.superset_key) {
+    if (workout.exercises.length >= BOUNDS.exercisesPerWorkout) {
+      throw new ImportRowError(line, `workout '${workout.title}' has more than ${BOUNDS.exercisesPerWorkout} exercises`);
+    }
+    exercise = { title: head.title, superset_key: head.superset_key, notes: null, sets: [] };
+    workout.exercises.push(exercise);
+  }
+  if (exercise.sets.length >= BOUNDS.setsPerExercise) {
+    throw new ImportRowError(line, `exercise '${head.title}' has more than ${BOUNDS.setsPerExercise} sets`);
+  }
+  exercise.notes ??= head.notes;
+  exercise.sets.push({ position: exercise.sets.length, ...values, line });
+}
+
+/** Refuses an unknown time zone before any row is read, instead of failing on the first date. */
+export function checkTimeZone(timeZone: string): void {
+  if (!isValidTimeZone(timeZone)) throw new RangeError(`timezone '${timeZone}' is not an IANA time zone`);
+}

@@ -1,0 +1,142 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import {
+  checkRange,
+  checkTitle,
+  csvRecords,
+  detectSeparator,
+  numberField,
+  readCsvTable,
+  type CsvRecord,
+} from '../../services/import/csv.ts';
+import { ImportRowError } from '../../services/import/types.ts';
+
+function records(text: string, separator: ',' | ';' = ','): CsvRecord[] {
+  return [...csvRecords(text, separator)];
+}
+
+function rowError(fn: () => unknown): ImportRowError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ImportRowError) return e;
+    throw e;
+  }
+  throw new Error('expected an ImportRowError');
+}
+
+test('plain records with their line numbers', () => {
+  assert.equal(records('a,b\n1,2\n3,4\n'), [
+    { line: 1, fields: ['a', 'b'] },
+    { line: 2, fields: ['1', '2'] },
+    { line: 3, fields: ['3', '4'] },
+  ]);
+});
+
+test('quoted fields hold separators, doubled quotes and line breaks', () => {
+  const text = 'a,b,c\n"x, y","say ""hi""","two\nlines"\nlast,"",\n';
+  assert.equal(records(text), [
+    { line: 1, fields: ['a', 'b', 'c'] },
+    { line: 2, fields: ['x, y', 'say "hi"', 'two\nlines'] },
+    { line: 4, fields: ['last', '', ''] },
+  ]);
+});
+
+test('CRLF line ends, also inside quotes, read like LF', () => {
+  assert.equal(records('a,b\r\n"1\r\n2",3\r\n4,5'), [
+    { line: 1, fields: ['a', 'b'] },
+    { line: 2, fields: ['1\n2', '3'] },
+    { line: 4, fields: ['4', '5'] },
+  ]);
+});
+
+test('a UTF-8 BOM is dropped', () => {
+  assert.equal(records('\ufeff"title",b\nx,y')[0], { line: 1, fields: ['title', 'b'] });
+});
+
+test('blank lines are skipped but still counted', () => {
+  assert.equal(records('a\n\n\nb\n  \n'), [
+    { line: 1, fields: ['a'] },
+    { line: 4, fields: ['b'] },
+  ]);
+});
+
+test('semicolon separator keeps commas inside fields', () => {
+  assert.equal(records('a;b\n102,5;"x;y"', ';')[1]!.fields, ['102,5', 'x;y']);
+});
+
+test('separator is detected from the header line only', () => {
+  assert.is(detectSeparator('Date;Workout Name;Notes\n"a,b,c,d";x;y'), ';');
+  assert.is(detectSeparator('"title","start_time"\n1;2;3;4;5'), ',');
+  assert.is(detectSeparator('"a;b;c",d,e\n'), ',');
+  assert.is(detectSeparator('\ufeffa;b'), ';');
+  assert.is(detectSeparator(''), ',');
+});
+
+test('an unclosed quote is refused at the line it opens', () => {
+  const e = rowError(() => records('a,b\n1,"never\nclosed\n'));
+  assert.is(e.line, 2);
+  assert.match(e.message, 'never closed');
+});
+
+test('text after a closing quote is refused', () => {
+  const e = rowError(() => records('a,b\n"x"y,2\n'));
+  assert.is(e.line, 2);
+  assert.match(e.message, `unexpected 'y'`);
+});
+
+test('table: columns by name, any case, trimmed, any order; optional ones read as empty', () => {
+  const table = readCsvTable('  WEIGHT ,Title,extra\n80,Bench,zzz\n', {
+    required: ['title', 'weight'],
+    optional: ['rpe'],
+  });
+  assert.is(table.separator, ',');
+  assert.equal(table.rows, [{ line: 2, values: { title: 'Bench', weight: '80', rpe: '' } }]);
+});
+
+test('table: missing columns are named, at line 1', () => {
+  const e = rowError(() => readCsvTable('title,reps\n', { required: ['title', 'weight_kg', 'rpe'] }));
+  assert.is(e.line, 1);
+  assert.is(e.message, `line 1: missing columns 'weight_kg', 'rpe' in the header`);
+});
+
+test('table: empty text or header only has no rows', () => {
+  assert.equal(readCsvTable('', { required: ['a'] }).rows, []);
+  assert.equal(readCsvTable('\ufeff', { required: ['a'] }).rows, []);
+  assert.equal(readCsvTable('a,b\r\n', { required: ['a'] }).rows, []);
+});
+
+test('table: a short row is refused, trailing empty extras are not', () => {
+  assert.is(readCsvTable('a,b\n1,2,,\n', { required: ['a'] }).rows.length, 1);
+  const e = rowError(() => readCsvTable('a,b,c\n1,2,3\n1,2\n', { required: ['a'] }));
+  assert.is(e.line, 3);
+  assert.match(e.message, 'row has 2 fields; the header has 3');
+});
+
+test('table: a given separator overrides detection', () => {
+  const table = readCsvTable('a;b,c\n1;2,3\n', { required: ['a'], separator: ';' });
+  assert.equal(table.rows[0]!.values, { a: '1' });
+});
+
+test('numbers: plain decimals; decimal comma only when asked', () => {
+  assert.is(numberField(1, 'w', ' 102.5 '), 102.5);
+  assert.is(numberField(1, 'w', '-3'), -3);
+  assert.is(numberField(1, 'w', '5.'), 5);
+  assert.is(numberField(1, 'w', ''), null);
+  assert.is(numberField(1, 'w', '102,5', true), 102.5);
+  assert.is(rowError(() => numberField(7, 'w', '102,5')).message, `line 7: w '102,5' is not a number`);
+  for (const bad of ['abc', '1e3', '1,000.5', 'NaN', 'Infinity', '0x10', '1 000']) {
+    assert.throws(() => numberField(1, 'w', bad, true), (e: unknown) => e instanceof ImportRowError, bad);
+  }
+});
+
+test('ranges and titles', () => {
+  assert.is(rowError(() => checkRange(4, 'reps', -3, 0, 10)).message, 'line 4: reps -3 must be >= 0');
+  assert.is(rowError(() => checkRange(4, 'Weight', 5000, 0, 2000, 'kg')).message, 'line 4: Weight 5000 must be <= 2000 kg');
+  assert.is(checkTitle(1, 'title', '  Push  '), 'Push');
+  assert.is(rowError(() => checkTitle(2, 'title', '   ')).message, 'line 2: title is empty');
+  assert.is(checkTitle(1, 'title', 'x'.repeat(200)).length, 200);
+  assert.match(rowError(() => checkTitle(3, 'title', 'x'.repeat(201))).message, 'at most 200');
+});
+
+test.run();

@@ -1,0 +1,55 @@
+import fc from 'fast-check';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { addDays, dayNumber, localDateOf, weekStart, zonedTimeToUtc } from '../services/domain/time.ts';
+
+const at = (y: number, mo: number, d: number, h: number, mi = 0) => ({ year: y, month: mo, day: d, hour: h, minute: mi, second: 0 });
+
+test('wall-clock times become UTC instants in zones east and west of UTC', () => {
+  assert.is(zonedTimeToUtc(at(2024, 7, 1, 8), 'Europe/London'), '2024-07-01T07:00:00.000Z');
+  assert.is(zonedTimeToUtc(at(2024, 1, 1, 8), 'Europe/London'), '2024-01-01T08:00:00.000Z');
+  assert.is(zonedTimeToUtc(at(2024, 7, 1, 8), 'America/New_York'), '2024-07-01T12:00:00.000Z');
+  assert.is(zonedTimeToUtc(at(2024, 1, 1, 8), 'Asia/Kolkata'), '2024-01-01T02:30:00.000Z');
+  assert.is(zonedTimeToUtc(at(2024, 1, 1, 0, 30), 'Pacific/Kiritimati'), '2023-12-31T10:30:00.000Z');
+});
+
+test('a time skipped by a DST jump moves forward by the gap', () => {
+  assert.is(zonedTimeToUtc(at(2024, 3, 31, 1, 30), 'Europe/London'), '2024-03-31T01:30:00.000Z'); // 02:30 BST
+  assert.is(zonedTimeToUtc(at(2024, 3, 31, 2, 30), 'Europe/Berlin'), '2024-03-31T01:30:00.000Z'); // 03:30 CEST
+  assert.is(zonedTimeToUtc(at(2024, 3, 10, 2, 30), 'America/New_York'), '2024-03-10T07:30:00.000Z'); // 03:30 EDT
+});
+
+test('a repeated hour resolves to its first occurrence', () => {
+  assert.is(zonedTimeToUtc(at(2024, 10, 27, 1, 30), 'Europe/London'), '2024-10-27T00:30:00.000Z');
+  assert.is(zonedTimeToUtc(at(2024, 11, 3, 1, 30), 'America/New_York'), '2024-11-03T05:30:00.000Z');
+});
+
+test('every instant round-trips through its local wall-clock time (outside DST gaps)', () => {
+  const zones = ['Europe/London', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'UTC', 'America/Santiago'];
+  fc.assert(
+    fc.property(fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2040, 0, 1) }), fc.constantFrom(...zones), (ms, tz) => {
+      const instant = Math.floor(ms / 1000) * 1000;
+      const f = new Intl.DateTimeFormat('en-CA', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+      const p = Object.fromEntries(f.formatToParts(instant).filter((x) => x.type !== 'literal').map((x) => [x.type, Number(x.value)]));
+      const back = Date.parse(zonedTimeToUtc({ year: p.year!, month: p.month!, day: p.day!, hour: p.hour!, minute: p.minute!, second: p.second! }, tz));
+      // In a repeated hour the first occurrence wins, which is at most the instant itself.
+      assert.ok(back === instant || (back < instant && instant - back <= 3 * 3600_000), `${tz} ${new Date(instant).toISOString()}`);
+      assert.is(localDateOf(back, tz), localDateOf(instant, tz));
+    }),
+  );
+});
+
+test('local dates follow the zone, not UTC', () => {
+  assert.is(localDateOf('2024-01-01T23:30:00Z', 'Europe/Berlin'), '2024-01-02');
+  assert.is(localDateOf('2024-01-01T03:30:00Z', 'America/Los_Angeles'), '2023-12-31');
+});
+
+test('weeks start on Monday, across month and year boundaries', () => {
+  assert.is(weekStart('2024-01-01'), '2024-01-01'); // a Monday
+  assert.is(weekStart('2024-01-07'), '2024-01-01'); // Sunday of that week
+  assert.is(weekStart('2025-01-01'), '2024-12-30'); // a Wednesday
+  assert.is(addDays('2024-02-28', 1), '2024-02-29');
+  assert.is(dayNumber('1970-01-02'), 1);
+});
+
+test.run();
