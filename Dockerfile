@@ -1,0 +1,24 @@
+# RepLedger: the HTTP service and, with another command, the projection worker.
+# Node 24 runs the TypeScript sources directly (type stripping): no build step.
+FROM node:24-slim
+
+WORKDIR /app
+ENV NODE_ENV=production
+
+# Dependencies first, so the layer is reused while only the sources change.
+# (The KurrentDB client's native bridge is resolved for this platform, linux-x64-gnu, by npm ci.)
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+COPY . .
+
+# The embedded store (used when KURRENTDB_URL / MONGODB_URL are unset) lives under /data.
+RUN mkdir -p /data && chown node:node /data
+ENV HOST=0.0.0.0 \
+    PORT=3000 \
+    DATA_DIR=/data
+VOLUME ["/data"]
+EXPOSE 3000
+
+USER node
+CMD ["node", "cli/bin/run.js", "serve"]

@@ -1,0 +1,156 @@
+// Importing exports through the CLI, as an operator would: whole files or nothing, re-imports
+// add nothing, and replay gives back the same read models.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { streams } from '../../contracts/events.ts';
+import type { ImportSummary } from '../../cli/import.ts';
+import type { WorkoutDetailDoc } from '../../projections/workouts.ts';
+import { generateHevyExport } from '../fixtures/hevy-export.ts';
+import { generateStrongExport } from '../fixtures/strong-export.ts';
+import { dumpReadModels, openTestApp, tempDir } from '../support/app.ts';
+import { cli, cliJson, startCli } from '../support/cli.ts';
+
+const ATHLETE = ['athletes', 'create', '--email', 'ada@example.com', '--password', 'correct horse battery', '--display-name', 'Ada', '--timezone', 'Europe/London', '--tier', 'pro'];
+
+async function freshStore() {
+  const dataDir = tempDir();
+  const env = { DATA_DIR: dataDir };
+  const { athlete_id } = await cliJson<{ athlete_id: string }>(ATHLETE, env);
+  return { dataDir, env, athleteId: athlete_id };
+}
+
+async function workoutEvents(dataDir: string, athleteId: string): Promise<number> {
+  const t = await openTestApp({ dataDir });
+  try {
+    return (await t.app.events.readStream(streams.record(athleteId))).filter((e) => e.type === 'workout.created').length;
+  } finally {
+    await t.close();
+  }
+}
+
+/** Opens the store as the service would (catching projections up), dumps, replays, dumps again. */
+async function readModelsAndReplay(dataDir: string) {
+  const t = await openTestApp({ dataDir });
+  try {
+    const before = await dumpReadModels(t.app);
+    await t.app.runner.replay();
+    return { before, after: await dumpReadModels(t.app), workouts: (before.workouts as unknown[]).length };
+  } finally {
+    await t.close();
+  }
+}
+
+test('three years of Hevy training import in seconds; re-import adds nothing; replay gives identical read models', async () => {
+  const { dataDir, env } = await freshStore();
+  const file = join(dataDir, 'hevy.csv');
+  writeFileSync(file, generateHevyExport({ workouts: 450, seed: 7, dateStyle: 'en-GB' }));
+
+  const started = performance.now();
+  const first = await cliJson<ImportSummary>(['import', 'hevy', '--athlete', 'ada@example.com', '--file', file], env);
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`    imported 450 workouts through the CLI in ${seconds.toFixed(2)} s (including process start)`);
+  assert.is(first.workouts_in_file, 450);
+  assert.is(first.workouts_added, 450);
+  assert.ok(first.exercises_added > 5);
+
+  const again = await cliJson<ImportSummary>(['import', 'hevy', '--athlete', 'ada@example.com', '--file', file], env);
+  assert.equal([again.workouts_added, again.workouts_skipped, again.exercises_added], [0, 450, 0]);
+
+  const replayed = await cliJson<{ events: number }>(['projections', 'replay'], env);
+  assert.ok(replayed.events > 450);
+  const { before, after, workouts } = await readModelsAndReplay(dataDir);
+  assert.is(workouts, 450);
+  assert.equal(after, before);
+  const status = await cliJson<{ projections: Array<{ lag_events: number }> }>(['projections', 'status'], env);
+  assert.ok(status.projections.every((p) => p.lag_events === 0));
+});
+
+test('an overlapping later export adds only the new workouts', async () => {
+  const { dataDir, env } = await freshStore();
+  const older = join(dataDir, 'older.csv');
+  const newer = join(dataDir, 'newer.csv');
+  writeFileSync(older, generateHevyExport({ workouts: 20, seed: 3 }));
+  writeFileSync(newer, generateHevyExport({ workouts: 30, seed: 3 }));
+  await cliJson(['import', 'hevy', '--athlete', 'ada@example.com', '--file', older], env);
+  const second = await cliJson<ImportSummary>(['import', 'hevy', '--athlete', 'ada@example.com', '--file', newer], env);
+  assert.equal([second.workouts_added, second.workouts_skipped], [10, 20]);
+});
+
+test('a bad row refuses the whole file, naming its line, and writes nothing', async () => {
+  const { dataDir, env, athleteId } = await freshStore();
+  const lines = generateHevyExport({ workouts: 10, seed: 5 }).split('\n');
+  lines[17] = lines[17]!.replace(/"(normal|warmup|failure|dropset)",[^,]*,/, '"$1",heavy,');
+  const file = join(dataDir, 'bad.csv');
+  writeFileSync(file, lines.join('\n'));
+  const r = await cli(['import', 'hevy', '--athlete', 'ada@example.com', '--file', file], env);
+  assert.is(r.code, 2);
+  // oclif wraps long messages to the terminal width.
+  const message = r.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ');
+  assert.match(message, /line 18: weight_kg 'heavy' is not a number/);
+  assert.match(message, /nothing was imported/);
+  assert.is(await workoutEvents(dataDir, athleteId), 0);
+});
+
+test('an unknown athlete or a missing file is a clear error', async () => {
+  const { dataDir, env } = await freshStore();
+  const file = join(dataDir, 'x.csv');
+  writeFileSync(file, generateHevyExport({ workouts: 1, seed: 1 }));
+  const nobody = await cli(['import', 'hevy', '--athlete', 'nobody@example.com', '--file', file], env);
+  assert.is(nobody.code, 2);
+  assert.match(nobody.stderr, /no athlete with e-mail nobody@example.com/);
+  const missing = await cli(['import', 'hevy', '--athlete', 'ada@example.com', '--file', join(dataDir, 'nope.csv')], env);
+  assert.is.not(missing.code, 0);
+  assert.match(missing.stderr, /nope\.csv/);
+});
+
+test('a Strong export in pounds lands in kilograms', async () => {
+  const { dataDir, env, athleteId } = await freshStore();
+  const file = join(dataDir, 'strong.csv');
+  writeFileSync(file, generateStrongExport({ workouts: 12, seed: 9, weightUnit: 'lbs', distanceUnit: 'mi', separator: ';' }));
+  const summary = await cliJson<ImportSummary>(['import', 'strong', '--athlete', 'ada@example.com', '--file', file, '--weight-unit', 'lbs'], env);
+  assert.is(summary.workouts_added, 12);
+  const t = await openTestApp({ dataDir });
+  try {
+    const details = await t.app.reads.dump('workout_details');
+    const weights = details.flatMap((d) => (d.doc as WorkoutDetailDoc).exercises.flatMap((e) => e.sets.map((s) => s.weight_kg)));
+    const nonNull = weights.filter((w): w is number => w !== null);
+    assert.ok(nonNull.length > 0);
+    // Pounds in whole or half numbers, converted: none is a whole or half number of kilograms by accident in bulk.
+    assert.ok(nonNull.filter((w) => Number.isInteger(w * 2)).length < nonNull.length / 2);
+    assert.is((await t.app.events.readStream(streams.record(athleteId))).filter((e) => e.type === 'workout.created').length, 12);
+  } finally {
+    await t.close();
+  }
+});
+
+test('kill -9 in the middle of an import leaves all of the file or none, and read models match the events', async () => {
+  const { dataDir, env, athleteId } = await freshStore();
+  const file = join(dataDir, 'big.csv');
+  writeFileSync(file, generateHevyExport({ workouts: 1500, seed: 11 }));
+  const outcomes: number[] = [];
+  for (const delayMs of [50, 400, 900]) {
+    const { child, done } = startCli(['import', 'hevy', '--athlete', 'ada@example.com', '--file', file], env);
+    let killed = false;
+    child.stderr!.on('data', (d: Buffer) => {
+      if (!killed && d.toString().includes('saving')) {
+        killed = true;
+        setTimeout(() => child.kill('SIGKILL'), delayMs);
+      }
+    });
+    const result = await done;
+    assert.ok(killed, `the import never started saving: ${result.stderr}`);
+    const imported = await workoutEvents(dataDir, athleteId);
+    if (result.signal === 'SIGKILL') assert.ok(imported === 0 || imported === 1500, `partial import: ${imported}`);
+    else assert.is(imported, 1500);
+    outcomes.push(imported);
+    const { before, after, workouts } = await readModelsAndReplay(dataDir);
+    assert.is(workouts, imported);
+    assert.equal(after, before);
+    if (imported === 1500) break;
+  }
+  assert.ok(outcomes.includes(0), `no kill landed before the import committed: ${outcomes.join(', ')}`);
+});
+
+test.run();

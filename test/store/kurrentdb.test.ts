@@ -1,0 +1,71 @@
+// The event store contract against KurrentDB: the server at KURRENTDB_URL if set, else a
+// container (testcontainers). Without either, the suites are registered as skipped.
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { KurrentEventStore } from '../../services/store/kurrentdb/event-store.ts';
+import { skipSuites, whyNoContainerRuntime } from './container-runtime.ts';
+import { eventStoreContract, type EventStoreFixture } from './event-store.contract.ts';
+
+const IMAGE = process.env.KURRENTDB_IMAGE ?? 'docker.kurrent.io/kurrent-latest/kurrentdb:latest';
+const url = process.env.KURRENTDB_URL;
+
+interface Server {
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function startServer(): Promise<Server> {
+  if (url) return { url, stop: async () => {} };
+  const { KurrentDbContainer } = await import('@testcontainers/kurrentdb');
+  const container = await new KurrentDbContainer(IMAGE).start();
+  return { url: container.getConnectionString(), stop: async () => void (await container.stop()) };
+}
+
+// One server for both suites: the contract's, then this adapter's own, which stops it.
+let server: Promise<Server> | null = null;
+const shared = () => (server ??= startServer());
+
+async function open(): Promise<EventStoreFixture> {
+  const store = new KurrentEventStore((await shared()).url);
+  return { store, close: () => store.close() };
+}
+
+/** What this adapter adds to the contract: its positions agree between append, reads and $all. */
+function kurrentSpecifics(): void {
+  const t = suite<{ fx: EventStoreFixture }>('kurrentdb positions', {} as { fx: EventStoreFixture });
+  t.before(async (ctx) => {
+    ctx.fx = await open();
+  });
+  t.after(async (ctx) => {
+    await ctx.fx?.close();
+    await (await shared()).stop();
+  });
+
+  t('append reports the position that reads show for its last event, and readAll excludes `after`', async ({ fx }) => {
+    const s = `test-${randomUUID()}`;
+    const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
+    const r = await fx.store.append(s, ['a', 'b', 'c'].map((type) => ({ type, data: {}, metadata: meta })), 'no_stream');
+    const events = await fx.store.readStream(s);
+    assert.is(r.position, events[2]!.position);
+    assert.is(r.revision, 2);
+    const next = await fx.store.readAll(events[0]!.position, 2);
+    assert.equal(next.map((e) => [e.stream, e.type, e.position]), [
+      [s, 'b', events[1]!.position],
+      [s, 'c', events[2]!.position],
+    ]);
+  });
+
+  t.run();
+}
+
+const reason = url ? null : await whyNoContainerRuntime();
+if (reason) {
+  skipSuites('KurrentDB contract', `${reason}; set KURRENTDB_URL to use a server`, [
+    'event store contract: kurrentdb',
+    'kurrentdb positions',
+  ]);
+} else {
+  eventStoreContract('kurrentdb', open);
+  kurrentSpecifics();
+}

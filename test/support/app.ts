@@ -1,0 +1,62 @@
+// A real app on a throwaway embedded store, for tests.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CHECKPOINTS } from '../../projections/runner.ts';
+import { openApp, type App } from '../../services/app.ts';
+import { loadConfig } from '../../services/config.ts';
+import { fixedClock } from '../../services/domain/clock.ts';
+
+export interface TestApp {
+  app: App;
+  dataDir: string;
+  clock: ReturnType<typeof fixedClock>;
+  close(): Promise<void>;
+}
+
+export function tempDir(prefix = 'repledger-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function openTestApp(options: { dataDir?: string; now?: string } = {}): Promise<TestApp> {
+  const dataDir = options.dataDir ?? tempDir();
+  const clock = fixedClock(options.now ?? '2026-06-01T12:00:00.000Z');
+  const app = await openApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), clock);
+  return {
+    app,
+    dataDir,
+    clock,
+    async close() {
+      await app.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every read-model document, collection by collection (checkpoints left out). */
+export async function dumpReadModels(app: App): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const spec of app.runner.collectionSpecs()) {
+    if (spec.name !== CHECKPOINTS) out[spec.name] = await app.reads.dump(spec.name);
+  }
+  return out;
+}
+
+export async function registerAthlete(app: App, overrides: { email?: string; timezone?: string; tier?: 'free' | 'pro' } = {}): Promise<string> {
+  const { athlete_id } = await app.athletes.register(
+    {
+      email: overrides.email ?? 'ada@example.com',
+      password: 'correct horse battery staple',
+      tier: overrides.tier ?? 'pro',
+      profile: {
+        display_name: 'Ada',
+        timezone: overrides.timezone ?? 'Europe/London',
+        unit_preference: 'kg',
+        height_unit_preference: 'cm',
+        bodyweight_unit_preference: 'kg',
+      },
+    },
+    { type: 'operator', id: 'test' },
+  );
+  return athlete_id;
+}

@@ -1,0 +1,34 @@
+// Runs the `repledger` CLI as a user would, in its own process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..', '..');
+export const CLI = join(root, 'cli', 'bin', 'run.js');
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function startCli(args: string[], env: Record<string, string>): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<CliResult>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { child, done };
+}
+
+export async function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return startCli(args, env).done;
+}
+
+/** Runs a `--json` command and parses what it printed; fails loudly on a non-zero exit. */
+export async function cliJson<T>(args: string[], env: Record<string, string>): Promise<T> {
+  const r = await cli([...args, '--json'], env);
+  if (r.code !== 0) throw new Error(`repledger ${args.join(' ')} exited ${r.code}: ${r.stderr}${r.stdout}`);
+  return JSON.parse(r.stdout) as T;
+}
