@@ -1,0 +1,61 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { AthleteDoc } from '../../projections/athletes.ts';
+import { tempDir } from '../support/app.ts';
+import { cli, cliJson } from '../support/cli.ts';
+
+const create = (email: string, extra: string[] = []) => [
+  'athletes', 'create', '--email', email, '--password', 'correct horse battery', '--display-name', 'Ada Lovelace', '--timezone', 'Europe/London', ...extra,
+];
+
+test('athletes create prints the id; list, subscriptions set and --json agree', async () => {
+  const env = { DATA_DIR: tempDir() };
+  const created = await cli(create('Ada@Example.com', ['--unit-preference', 'lbs']), env);
+  assert.is(created.code, 0, created.stderr);
+  const id = created.stdout.trim();
+  assert.match(id, /^[0-9a-f-]{36}$/);
+  await cliJson(create('bob@example.com', ['--tier', 'pro']), env);
+
+  const listed = await cli(['athletes', 'list'], env);
+  assert.match(listed.stdout, /ID\s+E-MAIL\s+NAME/);
+  assert.match(listed.stdout, new RegExp(`${id}\\s+ada@example.com\\s+Ada Lovelace\\s+Europe/London\\s+lbs\\s+free`));
+
+  const tier = await cliJson<{ tier: string }>(['subscriptions', 'set', '--athlete', 'ada@example.com', '--tier', 'pro'], env);
+  assert.is(tier.tier, 'pro');
+  const { athletes } = await cliJson<{ athletes: AthleteDoc[] }>(['athletes', 'list'], env);
+  assert.equal(athletes.map((a) => [a.email, a.tier, a.unit_preference, a.bodyweight_unit_preference]), [
+    ['ada@example.com', 'pro', 'lbs', 'lbs'],
+    ['bob@example.com', 'pro', 'kg', 'kg'],
+  ]);
+});
+
+test('refusals say what was wrong and change nothing', async () => {
+  const env = { DATA_DIR: tempDir() };
+  await cliJson(create('ada@example.com'), env);
+  const twice = await cli(create('ADA@example.com'), env);
+  assert.is(twice.code, 2);
+  assert.match(twice.stderr, /already exists|exists/);
+  const badZone = await cli(['athletes', 'create', '--email', 'c@example.com', '--password', 'correct horse battery', '--display-name', 'C', '--timezone', 'Mars/Olympus'], env);
+  assert.is(badZone.code, 2);
+  assert.match(badZone.stderr, /timezone/);
+  const shortPassword = await cli(['athletes', 'create', '--email', 'd@example.com', '--password', 'short', '--display-name', 'D', '--timezone', 'UTC'], env);
+  assert.match(shortPassword.stderr, /12 characters/);
+  const nobody = await cli(['subscriptions', 'set', '--athlete', 'nobody@example.com', '--tier', 'pro'], env);
+  assert.is(nobody.code, 2);
+  const { athletes } = await cliJson<{ athletes: AthleteDoc[] }>(['athletes', 'list'], env);
+  assert.is(athletes.length, 1);
+});
+
+test('projections status lists every projection with its checkpoint and lag', async () => {
+  const env = { DATA_DIR: tempDir() };
+  await cliJson(create('ada@example.com'), env);
+  const status = await cliJson<{ mode: string; projections: Array<{ name: string; checkpoint: number; head: number; lag_events: number }> }>(['projections', 'status'], env);
+  assert.is(status.mode, 'inline');
+  assert.ok(status.projections.length >= 12);
+  for (const p of status.projections) assert.equal([p.checkpoint, p.lag_events], [p.head, 0], p.name);
+  const unknown = await cli(['projections', 'replay', '--projection', 'nope'], env);
+  assert.is.not(unknown.code, 0);
+  assert.match(unknown.stderr, /no projection named nope/);
+});
+
+test.run();
