@@ -8,7 +8,7 @@ import { localDateOf } from '../services/domain/time.ts';
 import type { StoredEvent } from '../services/store/event-store.ts';
 import type { Doc, Documents, IndexSpec } from '../services/store/read-store.ts';
 import { timezoneOf } from './athletes.ts';
-import { athleteOf, forEachDoc, occurredAt, type Projection } from './projection.ts';
+import { athleteOf, BY_ID, occurredAt, rebucketLocalDates, type Projection } from './projection.ts';
 
 export interface ItemDoc extends Doc {
   revision: number;
@@ -28,25 +28,21 @@ interface ItemProjectionOptions<K extends RecordKind> {
 
 export function itemProjection<K extends RecordKind>(o: ItemProjectionOptions<K>): Projection {
   const collection = o.name;
-  const byId: IndexSpec = { name: 'by_id', fields: ['id'] };
   return {
     name: o.name,
-    collections: [{ name: collection, indexes: [byId, ...o.indexes] }],
+    collections: [{ name: collection, indexes: [BY_ID, ...o.indexes] }],
     handles: (type) => recordChangeOf(type)?.kind === o.kind || (o.instant !== undefined && type === 'athlete.profile_updated'),
     async apply(event, docs) {
       const athleteId = athleteOf(event);
       if (event.type === 'athlete.profile_updated') {
-        const tz = await timezoneOf(docs, athleteId);
-        await forEachDoc<ItemDoc & { item_instant: string; local_date: string }>(docs, collection, athleteId, byId, async (doc) => {
-          const local = localDateOf(doc.item_instant, tz);
-          if (local !== doc.local_date) await docs.upsert(collection, athleteId, { ...doc, local_date: local });
-        });
+        const instant = o.instant!;
+        await rebucketLocalDates<ItemDoc & RecordItem<K> & { local_date: string }>(docs, collection, athleteId, await timezoneOf(docs, athleteId), instant);
         return;
       }
       await applyItemChange(event, docs, collection, async (item: RecordItem<K>) => ({
         ...item,
         ...(o.derive ? o.derive(item) : {}),
-        ...(o.instant ? { item_instant: o.instant(item), local_date: localDateOf(o.instant(item), await timezoneOf(docs, athleteId)) } : {}),
+        ...(o.instant ? { local_date: localDateOf(o.instant(item), await timezoneOf(docs, athleteId)) } : {}),
       }));
     },
   };

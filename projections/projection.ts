@@ -1,6 +1,7 @@
 // A projection turns events into read-model documents. It owns its collections; the only
 // collection it may read besides its own is `athletes` (for the record timezone), which the
 // runner always updates first, so a replay and the incremental build see the same timezone.
+import { localDateOf } from '../services/domain/time.ts';
 import type { StoredEvent } from '../services/store/event-store.ts';
 import type { CollectionSpec, Doc, Documents, KeyValue } from '../services/store/read-store.ts';
 
@@ -40,4 +41,24 @@ export async function forEachDoc<T extends Doc>(
     const last = page[page.length - 1]! as Record<string, unknown>;
     after = index.fields.map((f) => last[f] as KeyValue);
   }
+}
+
+/** The index `rebucketLocalDates` walks; every collection with local dates has it. */
+export const BY_ID = { name: 'by_id', fields: ['id'] };
+
+/**
+ * After a timezone change, moves each document's `local_date` to the local date of its basis
+ * instant. The collection needs a `by_id` index.
+ */
+export async function rebucketLocalDates<T extends Doc & { local_date: string }>(
+  docs: Documents,
+  collection: string,
+  athleteId: string,
+  timezone: string,
+  basis: (doc: T) => string,
+): Promise<void> {
+  await forEachDoc<T>(docs, collection, athleteId, BY_ID, async (doc) => {
+    const local = localDateOf(basis(doc), timezone);
+    if (local !== doc.local_date) await docs.upsert(collection, athleteId, { ...doc, local_date: local });
+  });
 }

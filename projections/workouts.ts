@@ -6,7 +6,7 @@ import { localDateOf } from '../services/domain/time.ts';
 import type { Doc, Documents } from '../services/store/read-store.ts';
 import { timezoneOf } from './athletes.ts';
 import { applyItemChange, type ItemDoc } from './items.ts';
-import { athleteOf, forEachDoc, occurredAt, type Projection } from './projection.ts';
+import { athleteOf, BY_ID, occurredAt, rebucketLocalDates, type Projection } from './projection.ts';
 
 export const WORKOUTS = 'workouts';
 export const WORKOUT_DETAILS = 'workout_details';
@@ -39,6 +39,8 @@ export interface ExerciseHistoryDoc extends Doc {
   exercise_id: string;
   workout_id: string;
   ended_at: string;
+  /** The instant the local date comes from: the workout's start, else its creation. */
+  local_basis: string;
   local_date: string;
   sets: WorkoutSet[];
 }
@@ -52,7 +54,6 @@ export function durationV1(w: Pick<RecordItem<'workout'>, 'started_at' | 'ended_
 
 export const isAchieved = (s: WorkoutSet) => s.completed;
 
-const byId = { name: 'by_id', fields: ['id'] };
 const byWorkout = { name: 'by_workout', fields: ['workout_id', 'id'] };
 
 export const workoutsProjection: Projection = {
@@ -60,7 +61,7 @@ export const workoutsProjection: Projection = {
   collections: [
     {
       name: WORKOUTS,
-      indexes: [byId, { name: 'by_ended', fields: ['ended_at', 'id'] }, { name: 'by_local_date', fields: ['local_date', 'ended_at', 'id'] }],
+      indexes: [BY_ID, { name: 'by_ended', fields: ['ended_at', 'id'] }, { name: 'by_local_date', fields: ['local_date', 'ended_at', 'id'] }],
     },
     { name: WORKOUT_DETAILS, indexes: [] },
   ],
@@ -68,11 +69,7 @@ export const workoutsProjection: Projection = {
   async apply(event, docs) {
     const athleteId = athleteOf(event);
     if (event.type === 'athlete.profile_updated') {
-      const tz = await timezoneOf(docs, athleteId);
-      await forEachDoc<WorkoutSummaryDoc>(docs, WORKOUTS, athleteId, byId, async (doc) => {
-        const local = localDateOf(doc.started_at ?? doc.created_at, tz);
-        if (local !== doc.local_date) await docs.upsert(WORKOUTS, athleteId, { ...doc, local_date: local });
-      });
+      await rebucketLocalDates<WorkoutSummaryDoc>(docs, WORKOUTS, athleteId, await timezoneOf(docs, athleteId), (w) => w.started_at ?? w.created_at);
       return;
     }
     const at = occurredAt(event);
@@ -99,7 +96,7 @@ export const exerciseHistoryProjection: Projection = {
   collections: [
     {
       name: EXERCISE_HISTORY,
-      indexes: [byWorkout, { name: 'by_exercise', fields: ['exercise_id', 'ended_at', 'workout_id'] }, byId],
+      indexes: [byWorkout, { name: 'by_exercise', fields: ['exercise_id', 'ended_at', 'workout_id'] }, BY_ID],
     },
   ],
   handles: (type) => type.startsWith('workout.') || type === 'athlete.profile_updated',
@@ -107,15 +104,12 @@ export const exerciseHistoryProjection: Projection = {
     const athleteId = athleteOf(event);
     const tz = await timezoneOf(docs, athleteId);
     if (event.type === 'athlete.profile_updated') {
-      await forEachDoc<ExerciseHistoryDoc & { local_basis: string }>(docs, EXERCISE_HISTORY, athleteId, byId, async (doc) => {
-        const local = localDateOf(doc.local_basis, tz);
-        if (local !== doc.local_date) await docs.upsert(EXERCISE_HISTORY, athleteId, { ...doc, local_date: local });
-      });
+      await rebucketLocalDates<ExerciseHistoryDoc>(docs, EXERCISE_HISTORY, athleteId, tz, (h) => h.local_basis);
       return;
     }
     const data = event.data as { item?: RecordItem<'workout'>; id?: string };
     const workoutId = data.item?.id ?? data.id!;
-    const previous = await docs.page<ExerciseHistoryDoc & { local_basis: string }>(EXERCISE_HISTORY, {
+    const previous = await docs.page<ExerciseHistoryDoc>(EXERCISE_HISTORY, {
       partition: athleteId,
       index: byWorkout.name,
       prefix: [workoutId],

@@ -86,11 +86,10 @@ export class AthleteService {
   async #change(email: string, decide: (s: AthleteState | null) => AthleteEvent[], actor: Actor): Promise<AthleteState> {
     const id = await this.#claimedId(normaliseEmail(email));
     if (!id) throw new DomainError('not_found', `no athlete with e-mail ${email}`);
-    const stored = await this.#events.readStream(streams.athlete(id));
-    const state = fold(stored.map((e) => athleteEvent.parse({ type: e.type, data: e.data })));
-    const events = decide(state);
-    if (events.length > 0) await this.#append(streams.athlete(id), events, stored.length - 1, actor);
-    return fold([...stored.map((e) => athleteEvent.parse({ type: e.type, data: e.data })), ...events])!;
+    const history = await this.#history(id);
+    const events = decide(fold(history));
+    if (events.length > 0) await this.#append(streams.athlete(id), events, history.length - 1, actor);
+    return fold([...history, ...events])!;
   }
 
   async #claimedId(email: string): Promise<string | null> {
@@ -99,8 +98,12 @@ export class AthleteService {
   }
 
   async #state(athleteId: string): Promise<AthleteState | null> {
+    return fold(await this.#history(athleteId));
+  }
+
+  async #history(athleteId: string): Promise<AthleteEvent[]> {
     const stored = await this.#events.readStream(streams.athlete(athleteId));
-    return fold(stored.map((e) => athleteEvent.parse({ type: e.type, data: e.data })));
+    return stored.map((e) => athleteEvent.parse({ type: e.type, data: e.data }));
   }
 
   async #append(stream: string, events: AthleteEvent[], expected: number | 'no_stream', actor: Actor): Promise<void> {

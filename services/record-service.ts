@@ -26,7 +26,8 @@ export class RecordService {
   async load(athleteId: string): Promise<Loaded> {
     const stored = await this.#events.readStream(streams.record(athleteId));
     const state = initialRecordState(athleteId);
-    for (const e of stored) evolve(state, recordEvent.parse({ type: e.type, data: e.data }) as RecordEvent);
+    // Events were validated when written (see #decideAndAppend); folding trusts them.
+    for (const e of stored) evolve(state, { type: e.type, data: e.data } as RecordEvent);
     return { state, revision: stored.length ? stored[stored.length - 1]!.revision : 'no_stream' };
   }
 
@@ -47,6 +48,7 @@ export class RecordService {
       const { state, revision } = await this.load(athleteId);
       const events = decide(state);
       if (events.length === 0) return events;
+      for (const e of events) recordEvent.parse(e);
       const metadata = eventMetadata.parse({ occurred_at: this.#clock.now().toISOString(), actor });
       try {
         await this.#events.append(
