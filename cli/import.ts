@@ -4,9 +4,11 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { App } from '../services/app.ts';
 import type { AthleteState } from '../services/domain/athlete.ts';
+import type { ImportDecision } from '../services/domain/import.ts';
 import { DomainError } from '../services/domain/errors.ts';
 import { sha256Hex } from '../services/domain/ids.ts';
 import { ImportRowError, type ParsedWorkout } from '../services/import/types.ts';
+import type { ProgressBar } from './progress.ts';
 
 export interface ImportSummary {
   athlete_id: string;
@@ -19,7 +21,7 @@ export interface ImportSummary {
 
 export async function importFile(
   app: App,
-  options: { app: 'hevy' | 'strong'; athlete: string; file: string; log: (line: string) => void },
+  options: { app: 'hevy' | 'strong'; athlete: string; file: string; log: (line: string) => void; progress: ProgressBar },
   parse: (text: string, athlete: AthleteState) => ParsedWorkout[],
 ): Promise<ImportSummary> {
   const athlete = await app.athletes.byEmail(options.athlete);
@@ -35,11 +37,19 @@ export async function importFile(
     throw error;
   }
   options.log(`saving ${workouts.length} workouts from ${basename(options.file)}`);
-  const decision = await app.records.import(
-    athlete.athlete_id,
-    { app: options.app, file_name: basename(options.file), file_sha256: sha256Hex(bytes), workouts },
-    { type: 'import', id: `${options.app}:${sha256Hex(bytes).slice(0, 16)}` },
-  );
+  // Embedded mode projects inside the append's transaction, which is where the time goes.
+  app.runner.onProgress = (done, total) => options.progress.update(done, total);
+  let decision: ImportDecision;
+  try {
+    decision = await app.records.import(
+      athlete.athlete_id,
+      { app: options.app, file_name: basename(options.file), file_sha256: sha256Hex(bytes), workouts },
+      { type: 'import', id: `${options.app}:${sha256Hex(bytes).slice(0, 16)}` },
+    );
+  } finally {
+    app.runner.onProgress = null;
+    options.progress.stop();
+  }
   return {
     athlete_id: athlete.athlete_id,
     file: options.file,

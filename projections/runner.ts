@@ -23,8 +23,13 @@ export interface ProjectionStatus {
 
 export type Progress = (done: number, total: number) => void;
 
+/** Large applies (an import) report progress this often. */
+const PROGRESS_EVERY = 25;
+
 export class ProjectionRunner {
   readonly projections: Projection[];
+  /** Told how far an apply of many events has got: an import's progress bar watches this. */
+  onProgress: Progress | null = null;
   readonly #readStore: ReadStore;
   readonly #eventStore: EventStore;
 
@@ -47,11 +52,13 @@ export class ProjectionRunner {
     if (events.length === 0) return;
     const checkpoints = new Map<string, number>();
     for (const p of only) checkpoints.set(p.name, (await docs.get<CheckpointDoc>(CHECKPOINTS, PARTITION, p.name))?.position ?? 0);
-    for (const event of events) {
+    for (const [i, event] of events.entries()) {
       for (const p of only) {
         if (event.position > checkpoints.get(p.name)! && p.handles(event.type)) await p.apply(event, docs);
       }
+      if (this.onProgress && (i + 1) % PROGRESS_EVERY === 0) this.onProgress(i + 1, events.length);
     }
+    this.onProgress?.(events.length, events.length);
     const last = events[events.length - 1]!.position;
     for (const p of only) {
       if (last > checkpoints.get(p.name)!) await docs.upsert(CHECKPOINTS, PARTITION, { id: p.name, position: last });

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { parseHevy } from '../../../services/import/hevy.ts';
 import { AppCommand } from '../../base.ts';
+import { progressBar } from '../../progress.ts';
 import { describeImport, importFile, type ImportSummary } from '../../import.ts';
 
 export default class ImportHevy extends AppCommand {
@@ -14,7 +15,7 @@ export default class ImportHevy extends AppCommand {
     const { flags } = await this.parse(ImportHevy);
     const summary = await importFile(
       await this.app(),
-      { app: 'hevy', athlete: flags.athlete, file: flags.file, log: (l) => this.logToStderr(l) },
+      { app: 'hevy', athlete: flags.athlete, file: flags.file, log: (l) => this.logToStderr(l), progress: progressBar('saving', this.progressEnabled()) },
       (text, athlete) => parseHevy(text, { timezone: athlete.profile.timezone }),
     );
     this.log(describeImport(summary));

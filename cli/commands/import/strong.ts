@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { parseStrong } from '../../../services/import/strong.ts';
 import { AppCommand } from '../../base.ts';
+import { progressBar } from '../../progress.ts';
 import { describeImport, importFile, type ImportSummary } from '../../import.ts';
 
 export default class ImportStrong extends AppCommand {
@@ -16,7 +17,7 @@ export default class ImportStrong extends AppCommand {
     const { flags } = await this.parse(ImportStrong);
     const summary = await importFile(
       await this.app(),
-      { app: 'strong', athlete: flags.athlete, file: flags.file, log: (l) => this.logToStderr(l) },
+      { app: 'strong', athlete: flags.athlete, file: flags.file, log: (l) => this.logToStderr(l), progress: progressBar('saving', this.progressEnabled()) },
       (text, athlete) => {
         const weightUnit = (flags['weight-unit'] ?? athlete.profile.unit_preference) as 'kg' | 'lbs';
         const distanceUnit = (flags['distance-unit'] ?? (weightUnit === 'lbs' ? 'mi' : 'km')) as 'km' | 'mi';
