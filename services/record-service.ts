@@ -3,11 +3,13 @@
 // decided again on the new state, so a decision never lands on a record it did not see.
 import { eventMetadata, recordEvent, streams, type Actor, type RecordEvent } from '../contracts/events.ts';
 import type { Clock } from './domain/clock.ts';
+import { DomainError } from './domain/errors.ts';
 import { decideImport, type ImportCommand, type ImportDecision } from './domain/import.ts';
 import { decideChanges, evolve, initialRecordState, type RecordChange, type RecordState } from './domain/record.ts';
 import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from './store/event-store.ts';
 
-const ATTEMPTS = 3;
+/** Other processes (an import from the CLI) may append too; after this many lost races, give up. */
+const ATTEMPTS = 5;
 
 export interface Loaded {
   state: RecordState;
@@ -17,6 +19,8 @@ export interface Loaded {
 export class RecordService {
   readonly #events: EventStore;
   readonly #clock: Clock;
+  /** Commands on one athlete's record run one at a time in this process, so they never race here. */
+  readonly #queues = new Map<string, Promise<unknown>>();
 
   constructor(events: EventStore, clock: Clock) {
     this.#events = events;
@@ -43,7 +47,21 @@ export class RecordService {
     return decision;
   }
 
-  async #decideAndAppend(athleteId: string, actor: Actor, decide: (state: RecordState) => RecordEvent[]): Promise<RecordEvent[]> {
+  #decideAndAppend(athleteId: string, actor: Actor, decide: (state: RecordState) => RecordEvent[]): Promise<RecordEvent[]> {
+    const previous = this.#queues.get(athleteId) ?? Promise.resolve();
+    const run = previous.then(
+      () => this.#attempt(athleteId, actor, decide),
+      () => this.#attempt(athleteId, actor, decide),
+    );
+    this.#queues.set(athleteId, run);
+    const forget = () => {
+      if (this.#queues.get(athleteId) === run) this.#queues.delete(athleteId);
+    };
+    run.then(forget, forget);
+    return run;
+  }
+
+  async #attempt(athleteId: string, actor: Actor, decide: (state: RecordState) => RecordEvent[]): Promise<RecordEvent[]> {
     for (let attempt = 1; ; attempt++) {
       const { state, revision } = await this.load(athleteId);
       const events = decide(state);
@@ -58,7 +76,8 @@ export class RecordService {
         );
         return events;
       } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError) || attempt === ATTEMPTS) throw error;
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        if (attempt === ATTEMPTS) throw new DomainError('busy', 'the record kept changing while this change was decided; try again');
       }
     }
   }

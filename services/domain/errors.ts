@@ -6,7 +6,9 @@ export type DomainErrorCode =
   | 'revision_conflict'
   | 'date_taken'
   | 'unknown_reference'
-  | 'not_supported';
+  | 'not_supported'
+  /** The record kept changing while a command was decided; safe to retry. */
+  | 'busy';
 
 export interface Issue {
   path: string;

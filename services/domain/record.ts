@@ -126,17 +126,16 @@ function decideChange(change: RecordChange, state: RecordState, at: string): Rec
   }
 
   const item = parseItem(change.kind, change.item, at);
-  checkItemRules(change.kind, item, state, at);
-  if (change.op === 'create') {
-    if (state.items.has(itemKey(change.kind, item.id))) {
-      throw new DomainError('already_exists', `${change.kind} ${item.id} already exists`, [
-        { path: join(at, 'item.id'), message: 'an item with this id exists or existed' },
-      ]);
-    }
-    return [{ type: `${change.kind}.created`, data: { item, revision: 1 } } as RecordEvent];
+  // Whether the item exists at that revision comes first: it is the answer that tells the
+  // client to re-read, whatever else is wrong with the new body.
+  if (change.op === 'create' && state.items.has(itemKey(change.kind, item.id))) {
+    throw new DomainError('already_exists', `${change.kind} ${item.id} already exists`, [
+      { path: join(at, 'item.id'), message: 'an item with this id exists or existed' },
+    ]);
   }
-  const current = requireLive(state, change.kind, item.id, change.base_revision, at);
-  return [{ type: `${change.kind}.updated`, data: { item, revision: current.revision + 1 } } as RecordEvent];
+  const revision = change.op === 'create' ? 1 : requireLive(state, change.kind, item.id, change.base_revision, at).revision + 1;
+  checkItemRules(change.kind, item, state, at);
+  return [{ type: `${change.kind}.${change.op === 'create' ? 'created' : 'updated'}`, data: { item, revision } } as RecordEvent];
 }
 
 function requireLive(state: RecordState, kind: RecordKind, id: string, baseRevision: number, at: string): ItemState {
@@ -186,7 +185,8 @@ function checkItemRules(kind: RecordKind, item: RecordItem, state: RecordState, 
         requireExercise(e.exercise_id, `exercises.${i}.exercise_id`);
         const positions = new Set(e.sets.map((s) => s.position));
         e.sets.forEach((s, j) => {
-          if (s.parent_position !== null && (s.set_type !== 'drop_set' || !positions.has(s.parent_position))) {
+          const parentIsAnotherSet = s.parent_position !== s.position && positions.has(s.parent_position!);
+          if (s.parent_position !== null && (s.set_type !== 'drop_set' || !parentIsAnotherSet)) {
             refuse('invalid_input', `exercises.${i}.sets.${j}.parent_position`, 'parent_position must name another set of the exercise, on a drop set only');
           }
         });

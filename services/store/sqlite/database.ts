@@ -1,5 +1,6 @@
 // One embedded SQLite database (WAL) holding both the event log and the read models, so that an
 // append and the projections it feeds commit in one transaction.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
@@ -61,27 +62,28 @@ export function openSqlite(path: string): SqliteDatabase {
   // An in-memory database cannot be shared between connections; tests then read on the writer.
   const reader = path === ':memory:' ? writer : open(path);
   const mutex = new Mutex();
-  let depth = 0;
+  // Marks the async context of the open transaction: only work started inside it joins it.
+  // Anyone else waits for the mutex, so a rollback can never take another caller's writes.
+  const inTransaction = new AsyncLocalStorage<true>();
   return {
     path,
     writer,
     reader,
     async write(work) {
-      if (depth > 0) return work();
-      return mutex.run(async () => {
-        writer.exec('BEGIN IMMEDIATE');
-        depth++;
-        try {
-          const result = await work();
-          writer.exec('COMMIT');
-          return result;
-        } catch (error) {
-          if (writer.isTransaction) writer.exec('ROLLBACK');
-          throw error;
-        } finally {
-          depth--;
-        }
-      });
+      if (inTransaction.getStore()) return work();
+      return mutex.run(() =>
+        inTransaction.run(true, async () => {
+          writer.exec('BEGIN IMMEDIATE');
+          try {
+            const result = await work();
+            writer.exec('COMMIT');
+            return result;
+          } catch (error) {
+            if (writer.isTransaction) writer.exec('ROLLBACK');
+            throw error;
+          }
+        }),
+      );
     },
     close() {
       if (reader !== writer) reader.close();
