@@ -7,7 +7,9 @@ import {
   LIMITS,
   bodyweightUnitPreference,
   dateTime,
+  checkinScaleValue,
   difficulty,
+  errorBody,
   goalCanonicalUnit,
   goalStatus,
   goalTargetUnit,
@@ -408,15 +410,13 @@ export type RoutineDetail = z.infer<typeof routineDetail>;
 // ---------------------------------------------------------------------------------------------
 // 2.10 recovery check-ins
 
-/** Every check-in value uses the scale stated beside it in the response: 1-5, higher is better. */
-const checkinValue = z.number().int().min(1).max(5).nullable();
 
 export const recoveryCheckin = z.strictObject({
   date: localDate,
-  sleep_quality: checkinValue,
-  energy: checkinValue,
-  soreness: checkinValue,
-  stress: checkinValue,
+  sleep_quality: checkinScaleValue,
+  energy: checkinScaleValue,
+  soreness: checkinScaleValue,
+  stress: checkinScaleValue,
   updated_at: dateTime,
   provenance: z.literal('self_reported'),
 });
@@ -697,11 +697,5 @@ export const AGENT_ACCESS_ERROR_STATUS = {
 
 export const agentAccessErrorCode = z.enum(AGENT_ACCESS_ERROR_CODES);
 
-export const agentAccessError = z.strictObject({
-  error: z.strictObject({
-    code: agentAccessErrorCode,
-    message: z.string().min(1),
-    request_id: uuid,
-  }),
-});
+export const agentAccessError = errorBody(agentAccessErrorCode, uuid);
 export type AgentAccessError = z.infer<typeof agentAccessError>;

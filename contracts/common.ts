@@ -71,5 +71,13 @@ export const goalTargetUnit = z.enum(['kg', 'lbs', 'sessions', 'kcal', 'g']);
 export const goalCanonicalUnit = z.enum(['kg', 'sessions', 'kcal', 'g']);
 export const recordIndicator = z.enum(['weight', 'reps', 'set_volume', 'estimated_1rm']);
 
+/** A recovery check-in value: 1-5, higher is better (soreness 5 means no soreness). */
+export const checkinScaleValue = z.number().int().min(1).max(5).nullable();
+
+/** The error body every API answers with; each surface names its own codes and request ids. */
+export function errorBody<C extends z.ZodType, R extends z.ZodType>(code: C, requestId: R) {
+  return z.strictObject({ error: z.strictObject({ code, message: z.string().min(1), request_id: requestId }) });
+}
+
 export const KG_PER_LB = 0.45359237;
 export const KG_PER_STONE = 6.35029318;

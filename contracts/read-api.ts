@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import {
   LIMITS,
+  errorBody,
   localDate,
   muscleGroup,
   recordIndicator,
@@ -54,13 +55,7 @@ export const READ_API_ERROR_STATUS = {
 
 export const readApiErrorCode = z.enum(READ_API_ERROR_CODES);
 
-export const readApiError = z.strictObject({
-  error: z.strictObject({
-    code: readApiErrorCode,
-    message: z.string().min(1),
-    request_id: opaqueId,
-  }),
-});
+export const readApiError = errorBody(readApiErrorCode, opaqueId);
 export type ReadApiError = z.infer<typeof readApiError>;
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import {
   LIMITS,
   bodyweightUnitPreference,
+  checkinScaleValue,
   dateTime,
   difficulty,
   goalStatus,
@@ -137,14 +138,13 @@ export const goal = z.strictObject({
 });
 export type Goal = z.infer<typeof goal>;
 
-const scale = z.number().int().min(1).max(5).nullable();
 export const checkin = z.strictObject({
   id: uuid,
   date: localDate,
-  sleep_quality: scale,
-  energy: scale,
-  soreness: scale,
-  stress: scale,
+  sleep_quality: checkinScaleValue,
+  energy: checkinScaleValue,
+  soreness: checkinScaleValue,
+  stress: checkinScaleValue,
 });
 export type Checkin = z.infer<typeof checkin>;
 
