@@ -69,7 +69,7 @@ export class ProjectionRunner {
   async catchUp(): Promise<number> {
     let applied = 0;
     for (;;) {
-      const from = Math.min(...(await this.status()).map((s) => s.checkpoint));
+      const from = await this.#lowestCheckpoint();
       const batch = await this.#eventStore.readAll(from, BATCH);
       if (batch.length === 0) return applied;
       await this.#readStore.transaction((docs) => this.apply(batch, docs));
@@ -80,7 +80,7 @@ export class ProjectionRunner {
   /** Follows the log (distributed mode): each delivered event is applied in its own transaction. */
   async follow(onError: (error: unknown) => void): Promise<Subscription> {
     await this.catchUp();
-    const from = Math.min(...(await this.status()).map((s) => s.checkpoint));
+    const from = await this.#lowestCheckpoint();
     return this.#eventStore.subscribeAll(from, (event) => this.#readStore.transaction((docs) => this.apply([event], docs)), onError);
   }
 
@@ -124,6 +124,11 @@ export class ProjectionRunner {
       throw error;
     }
     return { events, position };
+  }
+
+  async #lowestCheckpoint(): Promise<number> {
+    const docs = await this.#readStore.getMany<CheckpointDoc>(CHECKPOINTS, PARTITION, this.projections.map((p) => p.name));
+    return docs.length < this.projections.length ? 0 : Math.min(...docs.map((d) => d.position));
   }
 
   async status(): Promise<ProjectionStatus[]> {

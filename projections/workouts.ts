@@ -11,6 +11,7 @@ import { athleteOf, BY_ID, occurredAt, rebucketLocalDates, type Projection } fro
 export const WORKOUTS = 'workouts';
 export const WORKOUT_DETAILS = 'workout_details';
 export const EXERCISE_HISTORY = 'exercise_history';
+const HISTORY_WORKOUTS = 'exercise_history_workouts';
 
 export interface WorkoutDuration {
   seconds: number | null;
@@ -98,6 +99,7 @@ export const exerciseHistoryProjection: Projection = {
       name: EXERCISE_HISTORY,
       indexes: [byWorkout, { name: 'by_exercise', fields: ['exercise_id', 'ended_at', 'workout_id'] }, BY_ID],
     },
+    { name: HISTORY_WORKOUTS, indexes: [] },
   ],
   handles: (type) => type.startsWith('workout.') || type === 'athlete.profile_updated',
   async apply(event, docs) {
@@ -109,18 +111,20 @@ export const exerciseHistoryProjection: Projection = {
     }
     const data = event.data as { item?: RecordItem<'workout'>; id?: string };
     const workoutId = data.item?.id ?? data.id!;
-    const previous = await docs.page<ExerciseHistoryDoc>(EXERCISE_HISTORY, {
-      partition: athleteId,
-      index: byWorkout.name,
-      prefix: [workoutId],
-      direction: 'asc',
-      limit: 1,
-    });
     await docs.deleteWhere(EXERCISE_HISTORY, athleteId, byWorkout.name, [workoutId]);
-    if (!data.item) return;
-    const w = data.item;
-    const localBasis = w.started_at ?? previous[0]?.local_basis ?? occurredAt(event);
-    await writeHistory(docs, athleteId, w, localBasis, localDateOf(localBasis, tz));
+    if (!data.item) {
+      await docs.delete(HISTORY_WORKOUTS, athleteId, workoutId);
+      return;
+    }
+    // The workout's creation time, kept even while it has no exercises: the local-date basis
+    // when it has no start, exactly as the workouts projection uses it.
+    let created = await docs.get<{ id: string; created_at: string }>(HISTORY_WORKOUTS, athleteId, workoutId);
+    if (!created) {
+      created = { id: workoutId, created_at: occurredAt(event) };
+      await docs.upsert(HISTORY_WORKOUTS, athleteId, created);
+    }
+    const localBasis = data.item.started_at ?? created.created_at;
+    await writeHistory(docs, athleteId, data.item, localBasis, localDateOf(localBasis, tz));
   },
 };
 

@@ -52,12 +52,18 @@ export class AthleteService {
       if (await this.#state(athleteId)) throw new DomainError('already_exists', `an athlete with e-mail ${email} exists`);
     }
     const password_hash = await hashPassword(parsed.data.password);
-    await this.#append(
-      streams.athlete(athleteId),
-      [{ type: 'athlete.registered', data: { athlete_id: athleteId, email, password_hash, profile: parsed.data.profile, tier: parsed.data.tier } }],
-      'no_stream',
-      actor,
-    );
+    try {
+      await this.#append(
+        streams.athlete(athleteId),
+        [{ type: 'athlete.registered', data: { athlete_id: athleteId, email, password_hash, profile: parsed.data.profile, tier: parsed.data.tier } }],
+        'no_stream',
+        actor,
+      );
+    } catch (error) {
+      // Two registrations finishing the same interrupted claim at once: one wins.
+      if (error instanceof WrongExpectedRevisionError) throw new DomainError('already_exists', `an athlete with e-mail ${email} exists`);
+      throw error;
+    }
     return { athlete_id: athleteId };
   }
 
@@ -86,10 +92,17 @@ export class AthleteService {
   async #change(email: string, decide: (s: AthleteState | null) => AthleteEvent[], actor: Actor): Promise<AthleteState> {
     const id = await this.#claimedId(normaliseEmail(email));
     if (!id) throw new DomainError('not_found', `no athlete with e-mail ${email}`);
-    const history = await this.#history(id);
-    const events = decide(fold(history));
-    if (events.length > 0) await this.#append(streams.athlete(id), events, history.length - 1, actor);
-    return fold([...history, ...events])!;
+    for (let attempt = 1; ; attempt++) {
+      const history = await this.#history(id);
+      const events = decide(fold(history));
+      try {
+        if (events.length > 0) await this.#append(streams.athlete(id), events, history.length - 1, actor);
+        return fold([...history, ...events])!;
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        if (attempt === 3) throw new DomainError('busy', 'the account kept changing while this change was decided; try again');
+      }
+    }
   }
 
   async #claimedId(email: string): Promise<string | null> {

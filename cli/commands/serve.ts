@@ -16,10 +16,12 @@ export default class Serve extends AppCommand {
     const { flags } = await this.parse(Serve);
     const app = await this.app();
     const server = await buildServer(app);
+    let workerFailure: unknown = null;
     const worker =
       app.projectionMode === 'worker' && flags.projector
         ? await app.runner.follow((error) => {
-            server.log.fatal({ err: error }, 'projection worker stopped');
+            workerFailure = error;
+            server.log.fatal({ err: error }, 'projection worker stopped; shutting down');
             process.kill(process.pid, 'SIGTERM');
           })
         : null;
@@ -37,6 +39,8 @@ export default class Serve extends AppCommand {
     });
     await server.close();
     await worker?.stop();
+    // A supervisor restarts a service that failed; one that exits 0 it leaves down.
+    if (workerFailure) throw workerFailure;
     return { url: app.config.baseUrl };
   }
 }

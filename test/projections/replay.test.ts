@@ -221,4 +221,33 @@ test('a timezone change moves local dates of workouts, meals and measurements', 
   }
 });
 
+test('exercise history puts each workout on the same local date as the workouts list', async () => {
+  const t = await openTestApp({ now: '2026-03-01T10:00:00.000Z' });
+  try {
+    const athleteId = await registerAthlete(t.app);
+    const model: Model = { athleteId, exercises: [], live: new Map() };
+    await run(t.app, model, { kind: 'exercise', seed: 4 }, () => undefined);
+    const actor = { type: 'athlete' as const, id: athleteId };
+    const full = itemFor('workout', randomUUID(), 12, model) as RecordItem<'workout'>;
+    // Created without a start and without exercises; exercises added two days later.
+    const bare = { ...full, started_at: null, ended_at: '2026-03-01T09:00:00.000Z', exercises: [] };
+    await t.app.records.change(athleteId, [{ op: 'create', kind: 'workout', item: bare }], actor);
+    t.clock.set('2026-03-03T10:00:00.000Z');
+    await t.app.records.change(athleteId, [{ op: 'update', kind: 'workout', item: { ...full, started_at: null, ended_at: '2026-03-01T09:00:00.000Z' }, base_revision: 1 }], actor);
+    // A workout that had a start and loses it falls back to its creation time in both.
+    const started = { ...full, id: randomUUID(), started_at: '2026-02-20T08:00:00.000Z', ended_at: '2026-02-20T09:00:00.000Z' };
+    await t.app.records.change(athleteId, [{ op: 'create', kind: 'workout', item: started }], actor);
+    await t.app.records.change(athleteId, [{ op: 'update', kind: 'workout', item: { ...started, started_at: null }, base_revision: 1 }], actor);
+
+    const summaries = new Map((await t.app.reads.dump('workouts')).map((r) => [r.doc.id, (r.doc as ItemDoc & { local_date: string }).local_date]));
+    const history = (await t.app.reads.dump('exercise_history')).map((r) => r.doc as ItemDoc & { workout_id: string; local_date: string });
+    assert.equal(summaries.get(full.id), '2026-03-01');
+    assert.equal(summaries.get(started.id), '2026-03-03');
+    assert.is(history.length, 2);
+    for (const h of history) assert.is(h.local_date, summaries.get(h.workout_id), h.workout_id);
+  } finally {
+    await t.close();
+  }
+});
+
 test.run();

@@ -6,12 +6,12 @@
 // `doc`, so reads return exactly what was upserted. Because `_id` sorts as (partition, id), the
 // `_id` index gives `get`, `getMany` and `dump` their order. Each IndexSpec becomes a compound
 // index `{ partition: 1, 'doc.<field>': 1, ... }` named after the spec.
+import { randomBytes } from 'node:crypto';
 import { MongoClient, MongoServerError, type ClientSession, type Collection, type Db, type Document, type TransactionOptions } from 'mongodb';
 import type { CollectionSpec, Doc, Documents, KeyValue, PageQuery, ReadStore, Rebuild } from '../read-store.ts';
 
 const NAME = /^[a-z][a-z0-9_]*$/;
 const FIELD = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/i;
-const REBUILD_SUFFIX = '__rebuild';
 const DEFAULT_DATABASE = 'repledger';
 
 /** MongoDB server error codes handled here. */
@@ -225,16 +225,18 @@ export class MongoReadStore extends MongoDocuments implements ReadStore {
   }
 
   async beginRebuild(specs: CollectionSpec[]): Promise<Rebuild> {
+    // Each rebuild writes to collections of its own: two replays at once must not empty each other's.
+    const rebuildSuffix = `__rebuild_${randomBytes(4).toString('hex')}`;
     const names = new Set(specs.map((s) => name(s.name)));
     for (const spec of specs) {
       // A page on a rebuilt collection needs its index fields even before ensureCollections ran.
       if (!this.#indexes.has(spec.name)) this.#indexes.set(spec.name, new Map(spec.indexes.map((i) => [i.name, i.fields])));
-      const fresh = spec.name + REBUILD_SUFFIX;
+      const fresh = spec.name + rebuildSuffix;
       await this.#db.collection(fresh).drop(); // leftovers of an interrupted rebuild
       await this.#create(fresh, spec);
     }
     // Collections not being rebuilt stay live, so a projection may still read and write them.
-    const route = (c: string) => (names.has(c) ? c + REBUILD_SUFFIX : c);
+    const route = (c: string) => (names.has(c) ? c + rebuildSuffix : c);
     return {
       transaction: (work) => this.#transaction(route, work),
       swap: async (inSwap) => {
@@ -242,12 +244,12 @@ export class MongoReadStore extends MongoDocuments implements ReadStore {
         // collection replaces its live one (indexes included) in turn, then `inSwap` runs in a
         // transaction of its own against the live store. See the notes in the adapter's report.
         for (const spec of specs) {
-          await this.#db.collection(spec.name + REBUILD_SUFFIX).rename(spec.name, { dropTarget: true });
+          await this.#db.collection(spec.name + rebuildSuffix).rename(spec.name, { dropTarget: true });
         }
         if (inSwap) await this.#once((c) => c, inSwap);
       },
       discard: async () => {
-        for (const spec of specs) await this.#db.collection(spec.name + REBUILD_SUFFIX).drop();
+        for (const spec of specs) await this.#db.collection(spec.name + rebuildSuffix).drop();
       },
     };
   }

@@ -33,6 +33,23 @@ export class Mutex {
   }
 }
 
+/** How long a writer waits for another process (an import, a replay's swap) to release the lock. */
+const LOCK_WAIT_MS = 60_000;
+
+async function begin(writer: DatabaseSync): Promise<void> {
+  const giveUp = Date.now() + LOCK_WAIT_MS;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
+    try {
+      writer.exec('BEGIN IMMEDIATE');
+      return;
+    } catch (error) {
+      const busy = (error as { errcode?: number }).errcode === 5; // SQLITE_BUSY
+      if (!busy || Date.now() > giveUp) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
 export interface SqliteDatabase {
   readonly path: string;
   /** Serialises this process's writers; SQLite's own lock (BEGIN IMMEDIATE) serialises processes. */
@@ -51,7 +68,9 @@ function open(path: string): DatabaseSync {
   const db = new DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = FULL');
-  db.exec('PRAGMA busy_timeout = 10000');
+  // Short: node:sqlite waits synchronously, freezing the event loop. Writers retry the lock
+  // asynchronously instead (see `write`); readers never wait in WAL mode.
+  db.exec('PRAGMA busy_timeout = 50');
   db.exec('PRAGMA foreign_keys = ON');
   return db;
 }
@@ -73,7 +92,7 @@ export function openSqlite(path: string): SqliteDatabase {
       if (inTransaction.getStore()) return work();
       return mutex.run(() =>
         inTransaction.run(true, async () => {
-          writer.exec('BEGIN IMMEDIATE');
+          await begin(writer);
           try {
             const result = await work();
             writer.exec('COMMIT');

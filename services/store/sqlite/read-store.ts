@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import type { CollectionSpec, Doc, Documents, KeyValue, PageQuery, ReadStore, Rebuild } from '../read-store.ts';
 import { forgetStatements, statement, type SqliteDatabase } from './database.ts';
@@ -191,7 +192,8 @@ export class SqliteReadStore extends SqliteDocuments implements ReadStore {
   }
 
   async beginRebuild(specs: CollectionSpec[]): Promise<Rebuild> {
-    const suffix = '__rebuild';
+    // Each rebuild writes to tables of its own: two replays at once must not empty each other's.
+    const suffix = `__rebuild_${randomBytes(4).toString('hex')}`;
     const names = new Set(specs.map((s) => s.name));
     const w = this.#db.writer;
     await this.#db.write(async () => {
