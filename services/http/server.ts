@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { App } from '../app.ts';
+import { registerWebApp } from '../web/app.ts';
 
 export interface ServerOptions {
   logger?: boolean;
@@ -20,6 +21,8 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     reply.header('Cache-Control', 'private, no-store');
     reply.header('X-Content-Type-Options', 'nosniff');
   });
+
+  await registerWebApp(server, app);
 
   server.get('/health', async () => {
     const [events, reads] = await Promise.all([app.events.describe(), app.reads.describe()]);

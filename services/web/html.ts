@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+
+// Server-rendered pages. Every interpolated value is escaped unless it is itself markup made
+// here (`Html`), so record text written by an athlete or a client name is always shown as text.
+
+export class Html {
+  readonly value: string;
+  constructor(value: string) {
+    this.value = value;
+  }
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+type Value = Html | string | number | boolean | null | undefined | Value[];
+
+function render(value: Value): string {
+  if (value instanceof Html) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(String(value));
+}
+
+export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
+  let out = strings[0]!;
+  values.forEach((v, i) => (out += render(v) + strings[i + 1]!));
+  return new Html(out);
+}
+
+const STYLE = `
+  :root { color-scheme: light; --ink: #1d2433; --muted: #5b6475; --line: #d9dee8; --accent: #1f6f5c; --bad: #a23a2a; }
+  * { box-sizing: border-box; }
+  body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: #f6f7f9; }
+  header { background: #fff; border-bottom: 1px solid var(--line); padding: .75rem 1rem; display: flex; justify-content: space-between; align-items: center; gap: 1rem; }
+  header a.brand { font-weight: 700; color: var(--ink); text-decoration: none; }
+  main { max-width: 34rem; margin: 1.5rem auto; padding: 0 1rem; }
+  .card { background: #fff; border: 1px solid var(--line); border-radius: 12px; padding: 1.25rem; margin-bottom: 1rem; }
+  h1 { font-size: 1.5rem; margin: 0 0 1rem; }
+  label { display: block; font-weight: 600; margin: .9rem 0 .3rem; }
+  input[type=text], input[type=email], input[type=password], select { width: 100%; padding: .65rem .75rem; font: inherit; border: 1px solid var(--line); border-radius: 8px; background: #fff; }
+  .hint { color: var(--muted); font-size: .9rem; margin: .25rem 0 0; }
+  button, .button { display: inline-block; margin-top: 1.2rem; padding: .7rem 1.1rem; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 8px; cursor: pointer; text-decoration: none; }
+  button.secondary { background: #fff; color: var(--ink); border: 1px solid var(--line); margin-top: 0; }
+  .error { background: #fbeceb; border: 1px solid #f0c4be; color: var(--bad); border-radius: 8px; padding: .75rem; }
+  .notice { background: #e8f4f0; border: 1px solid #bfe0d5; border-radius: 8px; padding: .75rem; }
+  a { color: var(--accent); }
+  form.inline { display: inline; }
+`;
+
+/** The page's only inline style, allowed by hash in the content security policy. */
+export const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+
+export interface PageOptions {
+  title: string;
+  signedInAs?: string | null;
+  csrf?: string;
+}
+
+export function page(options: PageOptions, body: Html): string {
+  const nav = options.signedInAs
+    ? html`<form class="inline" method="post" action="/sign-out"><input type="hidden" name="_csrf" value="${options.csrf}"><button class="secondary" type="submit">Sign out</button></form>`
+    : html`<a href="/sign-in">Sign in</a>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${options.title} · RepLedger</title>
+<style>${new Html(STYLE)}</style>
+</head>
+<body>
+<header><a class="brand" href="/account">RepLedger</a>${nav}</header>
+<main>${body}</main>
+</body>
+</html>`.value;
+}
