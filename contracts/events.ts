@@ -3,7 +3,7 @@
 // carrying the item's new integer revision, so that a later write proposal can state the
 // revision it was prepared against and an approval can detect a changed record.
 import { z } from 'zod';
-import { dateTime, subscriptionTier, uuid } from './common.ts';
+import { dateTime, readScope, subscriptionTier, uuid } from './common.ts';
 import { profile, recordItemSchemas, recordKinds, type RecordItem, type RecordKind } from './record.ts';
 
 export const revision = z.number().int().positive();
@@ -81,12 +81,42 @@ export const athleteEvent = z.discriminatedUnion('type', [
 ]);
 export type AthleteEvent = z.infer<typeof athleteEvent>;
 
-export type DomainEvent = RecordEvent | AthleteEvent;
+/**
+ * Events of the `connections-<athlete id>` stream: which AI clients may read which areas. The
+ * grant id is the authorization server's; disconnecting stops every token of the grant.
+ */
+export const connectionEvent = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('grant.connected'),
+    data: z.strictObject({
+      grant_id: uuid,
+      /** The authorization server's id of the grant: its tokens are revoked by it. */
+      oauth_grant_id: z.string().min(1).max(200),
+      athlete_id: uuid,
+      client_id: z.string().min(1).max(2000),
+      client_name: z.string().min(1).max(200),
+      redirect_host: z.string().min(1).max(300),
+      scopes: z.array(readScope).min(1),
+    }),
+  }),
+  z.strictObject({
+    type: z.literal('grant.scopes_changed'),
+    data: z.strictObject({ grant_id: uuid, athlete_id: uuid, scopes: z.array(readScope).min(1) }),
+  }),
+  z.strictObject({
+    type: z.literal('grant.disconnected'),
+    data: z.strictObject({ grant_id: uuid, athlete_id: uuid }),
+  }),
+]);
+export type ConnectionEvent = z.infer<typeof connectionEvent>;
+
+export type DomainEvent = RecordEvent | AthleteEvent | ConnectionEvent;
 
 export const streams = {
   record: (athleteId: string) => `record-${athleteId}`,
   athlete: (athleteId: string) => `athlete-${athleteId}`,
   emailClaim: (emailDigest: string) => `athlete_email-${emailDigest}`,
+  connections: (athleteId: string) => `connections-${athleteId}`,
 } as const;
 
 /** Splits `workout.created` into its kind and operation; null for events that are not record changes. */

@@ -1,7 +1,8 @@
 import { athletesProjection } from './athletes.ts';
+import { connectionsProjection } from './connections.ts';
 import { itemProjections } from './items.ts';
 import type { Projection } from './projection.ts';
 import { exerciseHistoryProjection, workoutsProjection } from './workouts.ts';
 
 /** Every projection, in the order each event is applied: `athletes` first (see projection.ts). */
-export const projections: Projection[] = [athletesProjection, ...itemProjections, workoutsProjection, exerciseHistoryProjection];
+export const projections: Projection[] = [athletesProjection, ...itemProjections, workoutsProjection, exerciseHistoryProjection, connectionsProjection];

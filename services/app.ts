@@ -4,6 +4,7 @@ import { projections } from '../projections/index.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { AthleteService } from './athletes.ts';
 import type { Config } from './config.ts';
+import { ConnectionService } from './connections.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { RecordService } from './record-service.ts';
 import type { EventStore } from './store/event-store.ts';
@@ -25,6 +26,7 @@ export interface App {
   runner: ProjectionRunner;
   records: RecordService;
   athletes: AthleteService;
+  connections: ConnectionService;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     runner,
     records: new RecordService(events, clock),
     athletes: new AthleteService(events, reads, clock),
+    connections: new ConnectionService(events, reads, clock),
     async close() {
       await events.close();
       await reads.close(); // the SQLite read store closes the shared database

@@ -2,7 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { App } from '../app.ts';
+import { createProvider, mountProvider } from '../oauth/provider.ts';
 import { registerWebApp } from '../web/app.ts';
+import { registerAgentAccess } from './agent-access.ts';
 
 export interface ServerOptions {
   logger?: boolean;
@@ -22,7 +24,10 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     reply.header('X-Content-Type-Options', 'nosniff');
   });
 
-  await registerWebApp(server, app);
+  const provider = await createProvider(app);
+  await mountProvider(server, provider);
+  await registerWebApp(server, app, provider);
+  await registerAgentAccess(server, app, provider);
 
   server.get('/health', async () => {
     const [events, reads] = await Promise.all([app.events.describe(), app.reads.describe()]);

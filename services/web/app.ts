@@ -3,21 +3,28 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type Provider from 'oidc-provider';
 import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
 import { hashPassword, verifyPassword } from '../password.ts';
 import { html, page, STYLE_HASH, type Html } from './html.ts';
 import { AttemptLimiter } from './limiter.ts';
+import { registerConsent } from './consent.ts';
 import { csrfMatches, Sessions, type Session } from './sessions.ts';
 
-const CSP = [
-  "default-src 'none'",
-  `style-src ${STYLE_HASH}`,
-  "img-src 'self' data:",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
+/** Forms may post to this site, and (on the consent page) be redirected on to the client. */
+export function contentSecurityPolicy(formTargets: string[] = []): string {
+  return [
+    "default-src 'none'",
+    `style-src ${STYLE_HASH}`,
+    "img-src 'self' data:",
+    `form-action 'self'${formTargets.map((t) => ` ${t}`).join('')}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+export type Show = (reply: FastifyReply, title: string, session: Session | null, body: Html, status?: number) => FastifyReply;
 
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
 
@@ -27,7 +34,7 @@ declare module 'fastify' {
   }
 }
 
-export async function registerWebApp(server: FastifyInstance, app: App): Promise<void> {
+export async function registerWebApp(server: FastifyInstance, app: App, provider: Provider): Promise<void> {
   const secure = app.config.baseUrl.startsWith('https://');
   const sessions = new Sessions(app.reads, app.clock, secure);
   await sessions.ensureCollection();
@@ -48,7 +55,7 @@ export async function registerWebApp(server: FastifyInstance, app: App): Promise
     });
     web.addHook('onSend', async (_request, reply) => {
       if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
-        reply.header('Content-Security-Policy', CSP);
+        if (!reply.hasHeader('Content-Security-Policy')) reply.header('Content-Security-Policy', contentSecurityPolicy());
         reply.header('X-Frame-Options', 'DENY');
         reply.header('Referrer-Policy', 'same-origin');
       }
@@ -67,7 +74,7 @@ export async function registerWebApp(server: FastifyInstance, app: App): Promise
       }
     });
 
-    const show = (reply: FastifyReply, title: string, session: Session | null, body: Html, status = 200) =>
+    const show: Show = (reply, title, session, body, status = 200) =>
       reply.code(status).type('text/html; charset=utf-8').send(page({ title, signedInAs: session?.athlete_id ?? null, csrf: session?.csrf ?? '' }, body));
 
     web.get('/', async (request, reply) => reply.redirect(request.session?.athlete_id ? '/account' : '/sign-in'));
@@ -137,6 +144,8 @@ export async function registerWebApp(server: FastifyInstance, app: App): Promise
       await sessions.end(reply, request.session);
       return reply.redirect('/sign-in', 303);
     });
+
+    registerConsent(web, { app, provider, sessions, show });
 
     web.get('/account', async (request, reply) => {
       const session = request.session;

@@ -52,6 +52,10 @@ const STYLE = `
   .notice { background: #e8f4f0; border: 1px solid #bfe0d5; border-radius: 8px; padding: .75rem; }
   a { color: var(--accent); }
   form.inline { display: inline; }
+  label.area { display: flex; gap: .6rem; align-items: flex-start; font-weight: 400; margin: .8rem 0; }
+  label.area input { margin-top: .35rem; width: 1.1rem; height: 1.1rem; }
+  label.area .hint { display: block; margin: 0; }
+  .card > form + form { margin-top: .75rem; }
 `;
 
 /** The page's only inline style, allowed by hash in the content security policy. */

@@ -1,0 +1,70 @@
+// Connections: which AI client may read which areas of an athlete's record. Every change is an
+// event on the athlete's `connections-<id>` stream, so the audit history shows who had access when.
+import { connectionEvent, eventMetadata, streams, type Actor, type ConnectionEvent } from '../contracts/events.ts';
+import type { ReadScope } from '../contracts/common.ts';
+import { CONNECTIONS, type ConnectionDoc } from '../projections/connections.ts';
+import type { Clock } from './domain/clock.ts';
+import { DomainError } from './domain/errors.ts';
+import { nameUuid } from './domain/ids.ts';
+import { revokeOAuthGrant } from './oauth/adapter.ts';
+import type { EventStore } from './store/event-store.ts';
+import type { ReadStore } from './store/read-store.ts';
+
+/** The connection's id on the wire (a UUID, spec 2.4), derived from the authorization server's grant id. */
+export const grantIdOf = (oauthGrantId: string) => nameUuid(`oauth-grant/${oauthGrantId}`);
+
+export class ConnectionService {
+  readonly #events: EventStore;
+  readonly #reads: ReadStore;
+  readonly #clock: Clock;
+
+  constructor(events: EventStore, reads: ReadStore, clock: Clock) {
+    this.#events = events;
+    this.#reads = reads;
+    this.#clock = clock;
+  }
+
+  /** Records the athlete's consent; returns the connection's grant id. */
+  async connect(input: { oauthGrantId: string; athleteId: string; clientId: string; clientName: string; redirectHost: string; scopes: ReadScope[] }): Promise<string> {
+    const grantId = grantIdOf(input.oauthGrantId);
+    const existing = await this.get(input.athleteId, grantId);
+    const event: ConnectionEvent = existing
+      ? { type: 'grant.scopes_changed', data: { grant_id: grantId, athlete_id: input.athleteId, scopes: input.scopes } }
+      : {
+          type: 'grant.connected',
+          data: {
+            grant_id: grantId,
+            oauth_grant_id: input.oauthGrantId,
+            athlete_id: input.athleteId,
+            client_id: input.clientId,
+            client_name: input.clientName,
+            redirect_host: input.redirectHost,
+            scopes: input.scopes,
+          },
+        };
+    await this.#append(input.athleteId, event, { type: 'athlete', id: input.athleteId });
+    return grantId;
+  }
+
+  async disconnect(athleteId: string, grantId: string): Promise<void> {
+    const existing = await this.get(athleteId, grantId);
+    if (!existing || existing.status !== 'connected') throw new DomainError('not_found', 'no such connection');
+    await this.#append(athleteId, { type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: athleteId } }, { type: 'athlete', id: athleteId });
+    // The connection check refuses the next request anyway; revoking the tokens also stops refreshes.
+    await revokeOAuthGrant(this.#reads, existing.oauth_grant_id);
+  }
+
+  async get(athleteId: string, grantId: string): Promise<ConnectionDoc | null> {
+    return this.#reads.get<ConnectionDoc>(CONNECTIONS, athleteId, grantId);
+  }
+
+  async list(athleteId: string): Promise<ConnectionDoc[]> {
+    return this.#reads.page<ConnectionDoc>(CONNECTIONS, { partition: athleteId, index: 'by_connected', direction: 'desc', limit: 200 });
+  }
+
+  async #append(athleteId: string, event: ConnectionEvent, actor: Actor): Promise<void> {
+    connectionEvent.parse(event);
+    const metadata = eventMetadata.parse({ occurred_at: this.#clock.now().toISOString(), actor });
+    await this.#events.append(streams.connections(athleteId), [{ type: event.type, data: event.data, metadata }], 'any');
+  }
+}

@@ -1,0 +1,158 @@
+// Signing in an AI client: the authorization server hands the athlete to these pages to sign in
+// and to choose which areas of the record the client may read. Only ticked areas are granted;
+// the connection starts read-only and is recorded as an event.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import { errors } from 'oidc-provider';
+import type { ReadScope } from '../../contracts/common.ts';
+import type { App } from '../app.ts';
+import { READ_SCOPES } from '../oauth/provider.ts';
+import { contentSecurityPolicy, type Show } from './app.ts';
+import { html, type Html } from './html.ts';
+import type { Sessions } from './sessions.ts';
+
+const AREAS: Record<ReadScope, { title: string; detail: string }> = {
+  training: { title: 'Training', detail: 'completed workouts with exercises and sets, saved routines, goals and workout feedback' },
+  recovery: { title: 'Recovery', detail: 'daily check-ins: sleep, energy, soreness and stress' },
+  nutrition: { title: 'Nutrition', detail: 'meals with calories and macronutrients' },
+  body_measurements: { title: 'Body measurements', detail: 'bodyweight, body fat and circumferences' },
+};
+
+interface ConsentContext {
+  app: App;
+  provider: Provider;
+  sessions: Sessions;
+  show: Show;
+}
+
+type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+export function registerConsent(web: FastifyInstance, ctx: ConsentContext): void {
+  const { app, provider, show } = ctx;
+
+  /** The interaction of this browser, or a page saying the sign-in has expired. */
+  const details = async (request: FastifyRequest, reply: FastifyReply): Promise<Details | null> => {
+    try {
+      return await provider.interactionDetails(request.raw, reply.raw);
+    } catch (error) {
+      if (!(error instanceof errors.SessionNotFound)) throw error;
+      show(reply, 'Sign-in expired', request.session, html`<div class="card"><h1>This sign-in has expired</h1><p>Go back to the app that sent you here and connect again.</p></div>`, 400);
+      return null;
+    }
+  };
+
+  const finish = async (request: FastifyRequest, reply: FastifyReply, result: Parameters<Provider['interactionFinished']>[2], merge: boolean) => {
+    reply.hijack();
+    await provider.interactionFinished(request.raw, reply.raw, result, { mergeWithLastSubmission: merge });
+  };
+
+  web.get('/oauth/interaction/:uid', async (request, reply) => {
+    const { uid } = request.params as { uid: string };
+    const interaction = await details(request, reply);
+    if (!interaction) return reply;
+    const athleteId = request.session?.athlete_id;
+    if (!athleteId) return reply.redirect(`/sign-in?return_to=${encodeURIComponent(`/oauth/interaction/${uid}`)}`);
+    if (interaction.prompt.name === 'login') return finish(request, reply, { login: { accountId: athleteId } }, false);
+    if (interaction.session?.accountId !== athleteId) {
+      // Signed in here as someone else than the authorization session: start that sign-in over.
+      return finish(request, reply, { error: 'login_required', error_description: 'the athlete signed in as another account' }, false);
+    }
+    return consentPage(request, reply, interaction, null);
+  });
+
+  web.post('/oauth/interaction/:uid/consent', async (request, reply) => {
+    const interaction = await details(request, reply);
+    if (!interaction) return reply;
+    const athleteId = request.session?.athlete_id;
+    if (!athleteId || interaction.session?.accountId !== athleteId || interaction.prompt.name !== 'consent') {
+      return finish(request, reply, { error: 'access_denied', error_description: 'consent was not given by the signed-in athlete' }, false);
+    }
+    const athlete = await app.athletes.get(athleteId);
+    if (athlete?.tier !== 'pro') return consentPage(request, reply, interaction, null);
+    const requested = requestedAreas(interaction);
+    const submitted = (request.body as Record<string, string | string[]>).area ?? [];
+    const ticked = requested.filter((a) => (Array.isArray(submitted) ? submitted : [submitted]).includes(a));
+    if (ticked.length === 0) return consentPage(request, reply, interaction, 'Choose at least one area, or deny access.');
+
+    const clientId = String(interaction.params.client_id);
+    const grant = interaction.grantId
+      ? (await provider.Grant.find(interaction.grantId))!
+      : new provider.Grant({ accountId: athleteId, clientId });
+    const rejected = READ_SCOPES.filter((s) => !ticked.includes(s));
+    const oidcMissing = (interaction.prompt.details.missingOIDCScope ?? []) as string[];
+    if (oidcMissing.includes('openid')) grant.addOIDCScope('openid');
+    const oidcRejected = oidcMissing.filter((s) => s !== 'openid');
+    if (oidcRejected.length) grant.rejectOIDCScope(oidcRejected.join(' '));
+    // Areas left unticked are rejected explicitly, or the consent prompt would come back.
+    for (const resource of Object.keys((interaction.prompt.details.missingResourceScopes ?? {}) as Record<string, string[]>)) {
+      grant.addResourceScope(resource, ticked.join(' '));
+      if (rejected.length) grant.rejectResourceScope(resource, rejected.join(' '));
+    }
+    const grantId = await grant.save();
+    const client = await provider.Client.find(clientId);
+    await app.connections.connect({
+      oauthGrantId: grantId,
+      athleteId,
+      clientId,
+      clientName: client?.clientName ?? clientId,
+      redirectHost: redirectHostOf(String(interaction.params.redirect_uri)),
+      scopes: ticked,
+    });
+    return finish(request, reply, { consent: { grantId } }, true);
+  });
+
+  web.post('/oauth/interaction/:uid/deny', async (request, reply) => {
+    const interaction = await details(request, reply);
+    if (!interaction) return reply;
+    return finish(request, reply, { error: 'access_denied', error_description: 'the athlete denied access' }, false);
+  });
+
+  async function consentPage(request: FastifyRequest, reply: FastifyReply, interaction: Details, error: string | null) {
+    const session = request.session!;
+    const clientId = String(interaction.params.client_id);
+    const client = await provider.Client.find(clientId);
+    const redirectUri = String(interaction.params.redirect_uri);
+    const athlete = (await app.athletes.get(session.athlete_id!))!;
+    const requested = requestedAreas(interaction);
+    const name = client?.clientName ?? 'An unnamed app';
+    // The form's answer is a redirect to the client: the policy must let the form go there.
+    reply.header('Content-Security-Policy', contentSecurityPolicy([new URL(redirectUri).origin]));
+    const csrf = html`<input type="hidden" name="_csrf" value="${session.csrf}">`;
+    const deny = html`<form method="post" action="/oauth/interaction/${interaction.uid}/deny">${csrf}<button class="secondary" type="submit">Deny</button></form>`;
+    let body: Html;
+    if (athlete.tier !== 'pro') {
+      body = html`<div class="card"><h1>Connecting AI clients needs Pro</h1>
+<p><strong>${name}</strong> asked to read your training record. Agent access is part of the Pro plan; your account is on the Free plan.</p>
+${deny}</div>`;
+    } else {
+      body = html`<div class="card"><h1>Allow ${name} to read your record?</h1>
+<p>Signed in as <strong>${athlete.email}</strong>. The app will send you back to <strong>${redirectHostOf(redirectUri)}</strong>.</p>
+${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+<form method="post" action="/oauth/interaction/${interaction.uid}/consent">${csrf}
+<p>Choose what it may read:</p>
+${requested.map(
+  (area) => html`<label class="area"><input type="checkbox" name="area" value="${area}" checked><span><strong>${AREAS[area].title}</strong><span class="hint">${AREAS[area].detail}</span></span></label>`,
+)}
+<p class="hint">Read only: the app cannot change your record. You can disconnect it at any time in your connection settings; copies it has already received stay with it.</p>
+<button type="submit">Allow reading</button>
+</form>
+${deny}</div>`;
+    }
+    return show(reply, 'Connect an app', session, body);
+  }
+}
+
+/** The read areas the client asked for; all of them when it named none. */
+function requestedAreas(interaction: Details): ReadScope[] {
+  const asked = String(interaction.params.scope ?? '').split(' ');
+  const areas = READ_SCOPES.filter((s) => asked.includes(s));
+  return areas.length > 0 ? areas : READ_SCOPES;
+}
+
+function redirectHostOf(uri: string): string {
+  try {
+    return new URL(uri).host;
+  } catch {
+    return uri.slice(0, 300);
+  }
+}
