@@ -46,7 +46,7 @@ if (noBrowser) {
       await page.click('button[type=submit]');
       await page.waitForSelector('text=Allow Coach Bot to read your record?');
       assert.match((await page.textContent('main')) ?? '', /127\.0\.0\.1:\d+/);
-      const offered = await page.$$eval('input[name=area]', (boxes) => boxes.map((b) => (b as HTMLInputElement).value));
+      const offered = await Promise.all((await page.locator('input[name=area]').all()).map((box) => box.getAttribute('value')));
       assert.equal(offered, ['training', 'recovery', 'nutrition']);
       await page.uncheck('input[value=nutrition]');
       await screenshot(page, 'consent');
