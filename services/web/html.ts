@@ -42,7 +42,10 @@ const STYLE = `
   header a.brand { font-weight: 700; color: var(--ink); text-decoration: none; }
   main { max-width: 34rem; margin: 1.5rem auto; padding: 0 1rem; }
   .card { background: #fff; border: 1px solid var(--line); border-radius: 12px; padding: 1.25rem; margin-bottom: 1rem; }
+  .card > :first-child { margin-top: 0; }
+  .card > :last-child { margin-bottom: 0; }
   h1 { font-size: 1.5rem; margin: 0 0 1rem; }
+  h2 { font-size: 1.2rem; margin: 0 0 .25rem; }
   label { display: block; font-weight: 600; margin: .9rem 0 .3rem; }
   input[type=text], input[type=email], input[type=password], select { width: 100%; padding: .65rem .75rem; font: inherit; border: 1px solid var(--line); border-radius: 8px; background: #fff; }
   .hint { color: var(--muted); font-size: .9rem; margin: .25rem 0 0; }

@@ -15,9 +15,9 @@ const PASSWORD = 'correct horse battery';
 
 if (noBrowser) {
   console.log(`skipped: OAuth browser flow — ${noBrowser}`);
-  test.skip('an MCP client signs in and reads only the ticked areas', () => {});
+  test.skip('an MCP client signs in, reads only the ticked areas, and is disconnected by the athlete', () => {});
 } else {
-  test('an MCP client signs in and reads only the ticked areas', async () => {
+  test('an MCP client signs in, reads only the ticked areas, and is disconnected by the athlete', async () => {
     const s = await startServer();
     const redirect = await loopbackRedirect();
     const browser = await launch();
@@ -69,6 +69,21 @@ if (noBrowser) {
       const [connection] = await s.app.connections.list((await s.app.athletes.byEmail('ada@example.com'))!.athlete_id);
       assert.is(connection?.client_name, 'Coach Bot');
       assert.is(connection?.id, body.data.grant_id);
+
+      // The athlete reviews the connection and disconnects it; the next read is refused.
+      await page.goto(`${s.base}/connections`);
+      const card = (await page.textContent('.connection')) ?? '';
+      assert.match(card, 'Coach Bot');
+      assert.match(card, 'May read: Training, Recovery');
+      assert.not.match(card, 'Nutrition');
+      assert.match(card, 'last read');
+      await screenshot(page, 'connections');
+      await page.click('text=Disconnect Coach Bot');
+      await page.waitForSelector('[role=status]');
+      assert.match((await page.textContent('main')) ?? '', 'No AI clients are connected');
+      await screenshot(page, 'connections-after-disconnect');
+      const after = await fetch(`${s.base}/v1/agent-access/context`, { headers: { authorization: `Bearer ${client.saved!.access_token}` } });
+      assert.is(after.status, 401);
     } finally {
       await browser.close();
       await redirect.close();

@@ -40,16 +40,18 @@ export class FormClient {
   }
 
   async get(path: string): Promise<{ status: number; text: string; headers: Headers }> {
-    const res = await fetch(this.base + path, { headers: this.#cookieHeader(), redirect: 'manual' });
+    const res = await fetch(new URL(path, this.base), { headers: this.#cookieHeader(), redirect: 'manual' });
     this.#keep(res);
     return { status: res.status, text: await res.text(), headers: res.headers };
   }
 
-  async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; text: string; headers: Headers }> {
-    const res = await fetch(this.base + path, {
+  async post(path: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<{ status: number; text: string; headers: Headers }> {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries(form)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
+    const res = await fetch(new URL(path, this.base), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.base, ...this.#cookieHeader(), ...headers },
-      body: new URLSearchParams(form).toString(),
+      body: body.toString(),
       redirect: 'manual',
     });
     this.#keep(res);
