@@ -1,5 +1,8 @@
 import AthletesCreate from './commands/athletes/create.ts';
 import AthletesList from './commands/athletes/list.ts';
+import BotTokensCreate from './commands/bot-tokens/create.ts';
+import BotTokensList from './commands/bot-tokens/list.ts';
+import BotTokensRevoke from './commands/bot-tokens/revoke.ts';
 import ImportHevy from './commands/import/hevy.ts';
 import ImportStrong from './commands/import/strong.ts';
 import ProjectionsReplay from './commands/projections/replay.ts';
@@ -13,6 +16,9 @@ export const COMMANDS = {
   'athletes:create': AthletesCreate,
   'athletes:list': AthletesList,
   'subscriptions:set': SubscriptionsSet,
+  'bot-tokens:create': BotTokensCreate,
+  'bot-tokens:list': BotTokensList,
+  'bot-tokens:revoke': BotTokensRevoke,
   'import:hevy': ImportHevy,
   'import:strong': ImportStrong,
   'projections:replay': ProjectionsReplay,

@@ -8,6 +8,7 @@ import type { ImportDecision } from '../services/domain/import.ts';
 import { DomainError } from '../services/domain/errors.ts';
 import { sha256Hex } from '../services/domain/ids.ts';
 import { ImportRowError, type ParsedWorkout } from '../services/import/types.ts';
+import { athleteByEmail } from './athlete.ts';
 import type { ProgressBar } from './progress.ts';
 
 export interface ImportSummary {
@@ -24,8 +25,7 @@ export async function importFile(
   options: { app: 'hevy' | 'strong'; athlete: string; file: string; log: (line: string) => void; progress: ProgressBar },
   parse: (text: string, athlete: AthleteState) => ParsedWorkout[],
 ): Promise<ImportSummary> {
-  const athlete = await app.athletes.byEmail(options.athlete);
-  if (!athlete) throw new DomainError('not_found', `no athlete with e-mail ${options.athlete}`);
+  const athlete = await athleteByEmail(app, options.athlete);
   const bytes = await readFile(options.file);
   let workouts: ParsedWorkout[];
   try {

@@ -110,13 +110,24 @@ export const connectionEvent = z.discriminatedUnion('type', [
 ]);
 export type ConnectionEvent = z.infer<typeof connectionEvent>;
 
-export type DomainEvent = RecordEvent | AthleteEvent | ConnectionEvent;
+/** Events of the `bot_tokens-<athlete id>` stream. Only the token's SHA-256 is ever stored. */
+export const botTokenEvent = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('bot_token.created'),
+    data: z.strictObject({ token_id: uuid, athlete_id: uuid, name: z.string().min(1).max(100), token_sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+  }),
+  z.strictObject({ type: z.literal('bot_token.revoked'), data: z.strictObject({ token_id: uuid, athlete_id: uuid }) }),
+]);
+export type BotTokenEvent = z.infer<typeof botTokenEvent>;
+
+export type DomainEvent = RecordEvent | AthleteEvent | ConnectionEvent | BotTokenEvent;
 
 export const streams = {
   record: (athleteId: string) => `record-${athleteId}`,
   athlete: (athleteId: string) => `athlete-${athleteId}`,
   emailClaim: (emailDigest: string) => `athlete_email-${emailDigest}`,
   connections: (athleteId: string) => `connections-${athleteId}`,
+  botTokens: (athleteId: string) => `bot_tokens-${athleteId}`,
 } as const;
 
 /** Splits `workout.created` into its kind and operation; null for events that are not record changes. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { projections } from '../projections/index.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { AthleteService } from './athletes.ts';
+import { BotTokenService } from './bot-tokens.ts';
 import type { Config } from './config.ts';
 import { ConnectionService } from './connections.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
@@ -27,6 +28,7 @@ export interface App {
   records: RecordService;
   athletes: AthleteService;
   connections: ConnectionService;
+  botTokens: BotTokenService;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     records: new RecordService(events, clock),
     athletes: new AthleteService(events, reads, clock),
     connections: new ConnectionService(events, reads, clock),
+    botTokens: new BotTokenService(events, reads, clock),
     async close() {
       await events.close();
       await reads.close(); // the SQLite read store closes the shared database

@@ -5,6 +5,7 @@ import type { App } from '../app.ts';
 import { createProvider, mountProvider } from '../oauth/provider.ts';
 import { registerWebApp } from '../web/app.ts';
 import { registerAgentAccess } from './agent-access.ts';
+import { registerReadApi } from './read-api.ts';
 
 export interface ServerOptions {
   logger?: boolean;
@@ -28,6 +29,7 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   await mountProvider(server, provider);
   await registerWebApp(server, app, provider);
   await registerAgentAccess(server, app, provider);
+  await registerReadApi(server, app);
 
   server.get('/health', async () => {
     const [events, reads] = await Promise.all([app.events.describe(), app.reads.describe()]);

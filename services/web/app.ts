@@ -9,6 +9,7 @@ import { DomainError } from '../domain/errors.ts';
 import { hashPassword, verifyPassword } from '../password.ts';
 import { html, page, STYLE_HASH, type Html } from './html.ts';
 import { AttemptLimiter } from './limiter.ts';
+import { registerBotTokens } from './bot-tokens.ts';
 import { registerConnections } from './connections.ts';
 import { registerConsent } from './consent.ts';
 import { csrfMatches, Sessions, type Session } from './sessions.ts';
@@ -148,6 +149,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
 
     registerConsent(web, { app, provider, sessions, show });
     registerConnections(web, app, show);
+    registerBotTokens(web, app, show);
 
     web.get('/account', async (request, reply) => {
       const session = request.session;
@@ -165,7 +167,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
 <p>Signed in as <strong>${athlete.email}</strong>.</p>
 <p>Record timezone: ${athlete.profile.timezone}. Weights in ${athlete.profile.unit_preference}.</p>
 <p>Plan: ${athlete.tier === 'pro' ? 'Pro — AI clients you approve can read the areas you choose.' : 'Free — connecting AI clients needs the Pro plan.'}</p>
-<p><a href="/connections">Connected apps</a></p></div>`,
+<p><a href="/connections">Connected apps</a> · <a href="/bot-tokens">Bot tokens</a></p></div>`,
       );
     });
   };

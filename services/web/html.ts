@@ -52,9 +52,15 @@ const STYLE = `
   button, .button { display: inline-block; margin-top: 1.2rem; padding: .7rem 1.1rem; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 8px; cursor: pointer; text-decoration: none; }
   button.secondary { background: #fff; color: var(--ink); border: 1px solid var(--line); margin-top: 0; }
   .error { background: #fbeceb; border: 1px solid #f0c4be; color: var(--bad); border-radius: 8px; padding: .75rem; }
-  .notice { background: #e8f4f0; border: 1px solid #bfe0d5; border-radius: 8px; padding: .75rem; }
+  .notice { background: #e8f4f0; border: 1px solid #bfe0d5; border-radius: 8px; padding: .75rem; margin-bottom: 1rem; }
+  .notice > :first-child { margin-top: 0; }
+  .notice > :last-child { margin-bottom: 0; }
   a { color: var(--accent); }
   form.inline { display: inline; }
+  code.token { display: block; overflow-wrap: anywhere; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .5rem; font-size: .9rem; }
+  ul.tokens { list-style: none; padding: 0; margin: 0; }
+  ul.tokens li { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; justify-content: space-between; padding: .5rem 0; border-top: 1px solid var(--line); }
+  ul.tokens li:first-child { border-top: 0; }
   label.area { display: flex; gap: .6rem; align-items: flex-start; font-weight: 400; margin: .8rem 0; }
   label.area input { margin-top: .35rem; width: 1.1rem; height: 1.1rem; }
   label.area .hint { display: block; margin: 0; }

@@ -1,0 +1,64 @@
+// Bot tokens in the web app: create a named token (shown once), see them, revoke one.
+import type { FastifyInstance } from 'fastify';
+import type { App } from '../app.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { Show } from './app.ts';
+import { html } from './html.ts';
+
+export function registerBotTokens(web: FastifyInstance, app: App, show: Show): void {
+  const list = async (athleteId: string, timezone: string, csrf: string) => {
+    const tokens = (await app.botTokens.list(athleteId)).filter((t) => !t.revoked_at);
+    const fmt = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: timezone });
+    return tokens.map(
+      (t) => html`<li><strong>${t.name}</strong> <span class="hint">created ${fmt.format(new Date(t.created_at))}</span>
+<form class="inline" method="post" action="/bot-tokens/${t.id}/revoke"><input type="hidden" name="_csrf" value="${csrf}"><button class="secondary" type="submit">Revoke ${t.name}</button></form></li>`,
+    );
+  };
+
+  web.get('/bot-tokens', async (request, reply) => {
+    const session = request.session;
+    if (!session?.athlete_id) return reply.redirect(`/sign-in?return_to=${encodeURIComponent('/bot-tokens')}`);
+    const athlete = (await app.athletes.get(session.athlete_id))!;
+    return show(reply, 'Bot tokens', session, await tokensPage(athlete.athlete_id, athlete.profile.timezone, session.csrf, null, null));
+  });
+
+  web.post('/bot-tokens', async (request, reply) => {
+    const session = request.session;
+    if (!session?.athlete_id) return reply.redirect('/sign-in', 303);
+    const athlete = (await app.athletes.get(session.athlete_id))!;
+    const name = String((request.body as Record<string, unknown>).name ?? '');
+    try {
+      const { token } = await app.botTokens.create(athlete.athlete_id, name, { type: 'athlete', id: athlete.athlete_id });
+      return show(reply, 'Bot tokens', session, await tokensPage(athlete.athlete_id, athlete.profile.timezone, session.csrf, { name: name.trim(), token }, null), 201);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return show(reply, 'Bot tokens', session, await tokensPage(athlete.athlete_id, athlete.profile.timezone, session.csrf, null, error.message), 400);
+    }
+  });
+
+  web.post('/bot-tokens/:tokenId/revoke', async (request, reply) => {
+    const session = request.session;
+    if (!session?.athlete_id) return reply.redirect('/sign-in', 303);
+    try {
+      await app.botTokens.revoke(session.athlete_id, (request.params as { tokenId: string }).tokenId, { type: 'athlete', id: session.athlete_id });
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== 'not_found') throw error;
+    }
+    return reply.redirect('/bot-tokens', 303);
+  });
+
+  async function tokensPage(athleteId: string, timezone: string, csrf: string, created: { name: string; token: string } | null, error: string | null) {
+    const items = await list(athleteId, timezone, csrf);
+    return html`<h1>Bot tokens</h1>
+<p>A bot token lets a bot read your profile, stats, workouts and saved workouts through the Read API. It cannot change anything and does not work for AI clients connected with sign-in.</p>
+${created
+  ? html`<div class="notice" role="status"><p><strong>${created.name}</strong> is ready. Copy the token now: it is shown only this once.</p><p><code class="token">${created.token}</code></p></div>`
+  : ''}
+${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+<div class="card"><h2>Create a token</h2>
+<form method="post" action="/bot-tokens"><input type="hidden" name="_csrf" value="${csrf}">
+<label for="name">Name</label><input type="text" id="name" name="name" required maxlength="100" placeholder="e.g. Discord stats bot">
+<button type="submit">Create token</button></form></div>
+<div class="card"><h2>Your tokens</h2>${items.length ? html`<ul class="tokens">${items}</ul>` : html`<p>No bot tokens yet.</p>`}</div>`;
+  }
+}

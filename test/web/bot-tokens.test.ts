@@ -1,0 +1,83 @@
+// Bot tokens: made by the athlete, shown once, stored hashed; they open the Read API v1 only,
+// and Agent Access tokens do not open it.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { meResponse } from '../../contracts/read-api.ts';
+import { sha256Hex } from '../../services/domain/ids.ts';
+import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
+import { connect, PASSWORD, registerPro } from '../support/connect.ts';
+import { startServer } from '../support/server.ts';
+
+test('a bot token reads /api/v1 and nothing else; an Agent Access token does not read /api/v1', async () => {
+  const s = await startServer();
+  try {
+    const athleteId = await registerPro(s.app);
+    const { token, token_id } = await s.app.botTokens.create(athleteId, 'Stats bot', { type: 'athlete', id: athleteId });
+    assert.match(token, /^rlb_[A-Za-z0-9_-]{43}$/);
+    const me = await fetch(`${s.base}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+    assert.is(me.status, 200);
+    assert.is(me.headers.get('cache-control'), 'private, no-store');
+    const body = meResponse.parse(await me.json());
+    assert.equal(body.data, { display_name: 'Ada', unit_preference: 'kg', timezone: 'Europe/London' });
+    assert.is(body.request_id, me.headers.get('x-request-id'));
+
+    const events = await s.app.events.readStream(`bot_tokens-${athleteId}`);
+    assert.not.match(JSON.stringify(events), token, 'the token itself is never stored');
+    assert.match(JSON.stringify(events), sha256Hex(token));
+
+    const agentAccess = await fetch(`${s.base}/v1/agent-access/context`, { headers: { authorization: `Bearer ${token}` } });
+    assert.is(agentAccess.status, 401, 'a bot token does not authorise Agent Access');
+    assert.match(agentAccess.headers.get('www-authenticate') ?? '', /resource_metadata=/);
+
+    const { tokens } = await connect(s.base, `${s.base}/v1/agent-access`, ['training']);
+    const withOAuth = await fetch(`${s.base}/api/v1/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    assert.is(withOAuth.status, 401, 'an Agent Access token does not authorise the Read API');
+    const error = (await withOAuth.json()) as { error: { code: string; request_id: string } };
+    assert.is(error.error.code, 'unauthorized');
+    assert.is(error.error.request_id, withOAuth.headers.get('x-request-id'));
+
+    await s.app.botTokens.revoke(athleteId, token_id, { type: 'athlete', id: athleteId });
+    assert.is((await fetch(`${s.base}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } })).status, 401, 'revoked at once');
+    assert.is((await fetch(`${s.base}/api/v1/me`)).status, 401);
+  } finally {
+    await s.close();
+  }
+});
+
+const noBrowser = whyNoBrowser();
+if (noBrowser) {
+  console.log(`skipped: bot token browser test — ${noBrowser}`);
+  test.skip('an athlete creates, uses and revokes a bot token in the web app', () => {});
+} else {
+  test('an athlete creates, uses and revokes a bot token in the web app', async () => {
+    const s = await startServer();
+    const browser = await launch();
+    try {
+      await registerPro(s.app);
+      const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+      await page.goto(`${s.base}/sign-in?return_to=/bot-tokens`);
+      await page.fill('#email', 'ada@example.com');
+      await page.fill('#password', PASSWORD);
+      await page.click('button[type=submit]');
+      await page.waitForURL(`${s.base}/bot-tokens`);
+      await page.fill('#name', 'Discord stats bot');
+      await page.click('text=Create token');
+      const token = ((await page.textContent('code.token')) ?? '').trim();
+      assert.match(token, /^rlb_/);
+      await screenshot(page, 'bot-token-created');
+      assert.is((await fetch(`${s.base}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+
+      await page.goto(`${s.base}/bot-tokens`);
+      assert.not.match((await page.textContent('main')) ?? '', token, 'shown only once');
+      await page.click('text=Revoke Discord stats bot');
+      await page.waitForSelector('text=No bot tokens yet.');
+      await screenshot(page, 'bot-tokens-after-revoke');
+      assert.is((await fetch(`${s.base}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } })).status, 401);
+    } finally {
+      await browser.close();
+      await s.close();
+    }
+  });
+}
+
+test.run();
