@@ -4,11 +4,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { App } from '../app.ts';
 import { createProvider, mountProvider } from '../oauth/provider.ts';
 import { registerWebApp } from '../web/app.ts';
-import { registerAgentAccess } from './agent-access.ts';
+import { registerAgentAccess, type AgentAccessAuth } from './agent-access.ts';
 import { registerReadApi } from './read-api.ts';
 
 export interface ServerOptions {
   logger?: boolean;
+  /** Lets tests add routes behind the same authentication before the server starts. */
+  extend?: (server: FastifyInstance, agentAccess: AgentAccessAuth) => void;
 }
 
 export async function buildServer(app: App, options: ServerOptions = {}): Promise<FastifyInstance> {
@@ -28,7 +30,8 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   const provider = await createProvider(app);
   await mountProvider(server, provider);
   await registerWebApp(server, app, provider);
-  await registerAgentAccess(server, app, provider);
+  const agentAccess = await registerAgentAccess(server, app, provider);
+  options.extend?.(server, agentAccess);
   await registerReadApi(server, app);
 
   server.get('/health', async () => {

@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { beginAuthorization, connect, consent, registerPro, REDIRECT } from '../support/connect.ts';
+import { fixedClock } from '../../services/domain/clock.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
 const context = (s: TestServer, token?: string) =>
@@ -155,5 +156,46 @@ test('a lapsed subscription is refused at once; a Free athlete cannot connect', 
       assert.match(String(error), /needs Pro|Pro plan/);
     }
   }));
+
+test('a scope the grant lacks: 403 insufficient_scope naming the scopes needed and granted', async () => {
+  // Scoped operations arrive with the reads; this route stands in for one, behind the real check.
+  const s = await startServer({
+    extend: (server, agentAccess) =>
+      server.get('/v1/agent-access/test/nutrition', async (request, reply) => {
+        const caller = await agentAccess.authenticate(request, reply, 'rest', 'nutrition');
+        return caller ? { scopes: caller.scopes } : reply;
+      }),
+  });
+  try {
+    await registerPro(s.app);
+    const { tokens } = await connect(s.base, `${s.base}/v1/agent-access`, ['training', 'recovery']);
+    const res = await fetch(`${s.base}/v1/agent-access/test/nutrition`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    assert.is(res.status, 403);
+    assert.is(
+      res.headers.get('www-authenticate'),
+      `Bearer error="insufficient_scope", scope="nutrition training recovery", resource_metadata="${s.base}/.well-known/oauth-protected-resource/v1/agent-access"`,
+    );
+    assert.is(((await res.json()) as { error: { code: string } }).error.code, 'insufficient_scope');
+    assert.not.match(res.headers.get('www-authenticate') ?? '', 'offline_access');
+  } finally {
+    await s.close();
+  }
+});
+
+test('an expired access token is refused', async () => {
+  const clock = fixedClock('2026-06-01T12:00:00.000Z');
+  const s = await startServer({ clock });
+  try {
+    await registerPro(s.app);
+    const { tokens } = await connect(s.base, `${s.base}/v1/agent-access`, ['training']);
+    assert.is((await context(s, tokens.access_token)).status, 200);
+    clock.advance(16 * 60_000);
+    const expired = await context(s, tokens.access_token);
+    assert.is(expired.status, 401);
+    assert.match(expired.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+  } finally {
+    await s.close();
+  }
+});
 
 test.run();

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { openApp, type App } from '../../services/app.ts';
 import { loadConfig } from '../../services/config.ts';
 import { systemClock, type Clock } from '../../services/domain/clock.ts';
-import { buildServer } from '../../services/http/server.ts';
+import { buildServer, type ServerOptions } from '../../services/http/server.ts';
 import { tempDir } from './app.ts';
 import { freePort } from './ports.ts';
 
@@ -14,11 +14,11 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startServer(options: { clock?: Clock } = {}): Promise<TestServer> {
+export async function startServer(options: { clock?: Clock; extend?: ServerOptions['extend'] } = {}): Promise<TestServer> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const app = await openApp(loadConfig({ DATA_DIR: tempDir(), PORT: String(port), BASE_URL: base, LOG_LEVEL: 'silent' }), options.clock ?? systemClock);
-  const server = await buildServer(app, { logger: false });
+  const server = await buildServer(app, { logger: false, ...(options.extend ? { extend: options.extend } : {}) });
   await server.listen({ port, host: '127.0.0.1' });
   return {
     app,
