@@ -2,7 +2,8 @@
 // "no stream expected", which makes addresses unique on every event store.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { athleteEvent, eventMetadata, streams, type Actor, type AthleteEvent } from '../contracts/events.ts';
+import { athleteEvent, streams, type Actor, type AthleteEvent } from '../contracts/events.ts';
+import { appendEvents } from './append.ts';
 import { profile, subscriptionTier, type Profile } from '../contracts/record.ts';
 import { ATHLETES, ATHLETES_PARTITION, type AthleteDoc } from '../projections/athletes.ts';
 import { decideProfile, decideTier, evolveAthlete, type AthleteState, type Tier } from './domain/athlete.ts';
@@ -10,7 +11,7 @@ import type { Clock } from './domain/clock.ts';
 import { DomainError } from './domain/errors.ts';
 import { sha256Hex } from './domain/ids.ts';
 import { hashPassword } from './password.ts';
-import { WrongExpectedRevisionError, type EventStore, type NewEvent } from './store/event-store.ts';
+import { WrongExpectedRevisionError, type EventStore } from './store/event-store.ts';
 import type { KeyValue, ReadStore } from './store/read-store.ts';
 
 export const registration = z.strictObject({
@@ -120,9 +121,7 @@ export class AthleteService {
   }
 
   async #append(stream: string, events: AthleteEvent[], expected: number | 'no_stream', actor: Actor): Promise<void> {
-    const metadata = eventMetadata.parse({ occurred_at: this.#clock.now().toISOString(), actor });
-    const batch: NewEvent[] = events.map((e) => ({ type: e.type, data: e.data, metadata }));
-    await this.#events.append(stream, batch, expected);
+    await appendEvents(this.#events, this.#clock, stream, events, expected, actor);
   }
 }
 

@@ -1,7 +1,8 @@
 // Named bearer tokens an athlete gives to bots for the read-only Read API v1. The token is shown
 // once; the store keeps its SHA-256 (the token is 256 random bits, so a fast hash is enough).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { botTokenEvent, eventMetadata, streams, type Actor, type BotTokenEvent } from '../contracts/events.ts';
+import { botTokenEvent, streams, type Actor, type BotTokenEvent } from '../contracts/events.ts';
+import { appendEvents } from './append.ts';
 import { BOT_TOKENS, BOT_TOKENS_PARTITION, type BotTokenDoc } from '../projections/bot-tokens.ts';
 import type { Clock } from './domain/clock.ts';
 import { DomainError } from './domain/errors.ts';
@@ -50,8 +51,6 @@ export class BotTokenService {
   }
 
   async #append(athleteId: string, event: BotTokenEvent, actor: Actor): Promise<void> {
-    botTokenEvent.parse(event);
-    const metadata = eventMetadata.parse({ occurred_at: this.#clock.now().toISOString(), actor });
-    await this.#events.append(streams.botTokens(athleteId), [{ type: event.type, data: event.data, metadata }], 'any');
+    await appendEvents(this.#events, this.#clock, streams.botTokens(athleteId), [botTokenEvent.parse(event)], 'any', actor);
   }
 }

@@ -1,6 +1,7 @@
 // Connections: which AI client may read which areas of an athlete's record. Every change is an
 // event on the athlete's `connections-<id>` stream, so the audit history shows who had access when.
-import { connectionEvent, eventMetadata, streams, type Actor, type ConnectionEvent } from '../contracts/events.ts';
+import { connectionEvent, streams, type Actor, type ConnectionEvent } from '../contracts/events.ts';
+import { appendEvents } from './append.ts';
 import type { ReadScope } from '../contracts/common.ts';
 import { CONNECTIONS, type ConnectionDoc } from '../projections/connections.ts';
 import type { Clock } from './domain/clock.ts';
@@ -63,8 +64,6 @@ export class ConnectionService {
   }
 
   async #append(athleteId: string, event: ConnectionEvent, actor: Actor): Promise<void> {
-    connectionEvent.parse(event);
-    const metadata = eventMetadata.parse({ occurred_at: this.#clock.now().toISOString(), actor });
-    await this.#events.append(streams.connections(athleteId), [{ type: event.type, data: event.data, metadata }], 'any');
+    await appendEvents(this.#events, this.#clock, streams.connections(athleteId), [connectionEvent.parse(event)], 'any', actor);
   }
 }

@@ -1,7 +1,8 @@
 // Executes record commands: load the athlete's record stream, decide, append at the revision the
 // decision was made against. A concurrent writer makes the append fail; the command is then
 // decided again on the new state, so a decision never lands on a record it did not see.
-import { eventMetadata, recordEvent, streams, type Actor, type RecordEvent } from '../contracts/events.ts';
+import { recordEvent, streams, type Actor, type RecordEvent } from '../contracts/events.ts';
+import { appendEvents } from './append.ts';
 import type { Clock } from './domain/clock.ts';
 import { DomainError } from './domain/errors.ts';
 import { decideImport, type ImportCommand, type ImportDecision } from './domain/import.ts';
@@ -67,13 +68,8 @@ export class RecordService {
       const events = decide(state);
       if (events.length === 0) return events;
       for (const e of events) recordEvent.parse(e);
-      const metadata = eventMetadata.parse({ occurred_at: this.#clock.now().toISOString(), actor });
       try {
-        await this.#events.append(
-          streams.record(athleteId),
-          events.map((e) => ({ type: e.type, data: e.data, metadata })),
-          revision,
-        );
+        await appendEvents(this.#events, this.#clock, streams.record(athleteId), events, revision, actor);
         return events;
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
