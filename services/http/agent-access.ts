@@ -2,7 +2,8 @@
 // what it may read. Refusals carry the challenge MCP and OAuth clients act on (RFC 6750, RFC 9728).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import { SCHEMA_VERSION, type AgentAccessErrorCode, type GetAccessContextResponse, type Units } from '../../contracts/agent-access.ts';
+import { SCHEMA_VERSION, type GetAccessContextResponse, type Units } from '../../contracts/agent-access.ts';
+import { ApiError } from '../api/errors.ts';
 import { LIMITS, type ReadScope } from '../../contracts/common.ts';
 import type { App } from '../app.ts';
 import { grantIdOf } from '../connections.ts';
@@ -36,45 +37,55 @@ export class AgentAccessAuth {
   }
 
   /**
-   * The caller, or null after answering 401/403 with the challenge. Every request re-checks the
-   * connection and the subscription, so a disconnect or a lapsed plan stops the very next one.
+   * The caller a bearer token stands for, or an ApiError (401/403 with its challenge). Every call
+   * re-checks the connection and the subscription, so a disconnect or a lapsed plan stops the very
+   * next request.
    */
-  async authenticate(request: FastifyRequest, reply: FastifyReply, surface: Surface, scope: ReadScope | null): Promise<Caller | null> {
+  async check(authorization: string | undefined, surface: Surface, scope: ReadScope | null): Promise<Caller> {
     const resources = resourcesOf(this.#app.config.baseUrl);
     const metadata = protectedResourceMetadataUrl(this.#app.config.baseUrl, surface);
     const unauthorized = (description: string, presented: boolean) =>
-      this.#refuse(request, reply, 401, 'unauthorized', description, `Bearer resource_metadata="${metadata}"${presented ? `, error="invalid_token", error_description="${description}"` : ''}`);
+      new ApiError('unauthorized', description, {
+        challenge: `Bearer resource_metadata="${metadata}"${presented ? `, error="invalid_token", error_description="${description}"` : ''}`,
+      });
 
-    const token = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(request.headers.authorization ?? '')?.[1];
-    if (!token) return unauthorized('an OAuth bearer token is needed', false), null;
+    const token = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(authorization ?? '')?.[1];
+    if (!token) throw unauthorized('an OAuth bearer token is needed', false);
     const accessToken = await this.#provider.AccessToken.find(token);
     const audience = accessToken?.aud;
     const accepted = surface === 'mcp' ? [resources.mcp, resources.root] : [resources.rest, resources.root];
     if (!accessToken || !accessToken.accountId || !accessToken.grantId || typeof audience !== 'string' || !accepted.includes(audience)) {
-      return unauthorized('the token is invalid, expired, revoked or for another resource', true), null;
+      throw unauthorized('the token is invalid, expired, revoked or for another resource', true);
     }
     const grantId = grantIdOf(accessToken.grantId);
     const [connection, athlete] = await Promise.all([
       this.#app.connections.get(accessToken.accountId, grantId),
       this.#app.athletes.get(accessToken.accountId),
     ]);
-    if (!connection || connection.status !== 'connected') return unauthorized('this connection was disconnected', true), null;
-    if (!athlete || athlete.tier !== 'pro') return unauthorized('agent access needs an active Pro subscription', true), null;
+    if (!connection || connection.status !== 'connected') throw unauthorized('this connection was disconnected', true);
+    if (!athlete || athlete.tier !== 'pro') throw unauthorized('agent access needs an active Pro subscription', true);
 
     const tokenScopes = String(accessToken.scope ?? '').split(' ');
     const scopes = READ_SCOPES.filter((s) => tokenScopes.includes(s) && connection.scopes.includes(s));
     if (scope && !scopes.includes(scope)) {
       // The scopes needed plus those already granted, so that a step-up keeps what was granted.
-      const wanted = [scope, ...scopes].join(' ');
-      this.#refuse(request, reply, 403, 'insufficient_scope', `this operation needs the ${scope} scope`, `Bearer error="insufficient_scope", scope="${wanted}", resource_metadata="${metadata}"`);
-      return null;
+      throw new ApiError('insufficient_scope', `this operation needs the ${scope} scope`, {
+        challenge: `Bearer error="insufficient_scope", scope="${[scope, ...scopes].join(' ')}", resource_metadata="${metadata}"`,
+      });
     }
     await this.#noteUse(athlete.athlete_id, grantId);
     return { athlete, grantId, clientId: accessToken.clientId ?? connection.client_id, scopes };
   }
 
-  #refuse(request: FastifyRequest, reply: FastifyReply, status: number, code: AgentAccessErrorCode, message: string, challenge: string): void {
-    void reply.code(status).header('WWW-Authenticate', challenge).send({ error: { code, message, request_id: request.id } });
+  /** `check`, answering the refusal on `reply`; null when refused. For routes outside the table. */
+  async authenticate(request: FastifyRequest, reply: FastifyReply, surface: Surface, scope: ReadScope | null): Promise<Caller | null> {
+    try {
+      return await this.check(request.headers.authorization, surface, scope);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      sendApiError(request, reply, error);
+      return null;
+    }
   }
 
   /** When the connection last read, for the settings page; written at most once a minute. */
@@ -84,6 +95,13 @@ export class AgentAccessAuth {
     if (usage && now.getTime() - Date.parse(usage.last_read_at) < USAGE_EVERY_MS) return;
     await this.#app.reads.upsert(USAGE, athleteId, { id: grantId, last_read_at: now.toISOString() });
   }
+}
+
+/** The Agent Access error shape, with its challenge or Retry-After. */
+export function sendApiError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  if (error.challenge) reply.header('WWW-Authenticate', error.challenge);
+  if (error.retryAfter) reply.header('Retry-After', String(error.retryAfter));
+  return reply.code(error.status).send({ error: { code: error.code, message: error.message, request_id: request.id } });
 }
 
 export async function lastReadAt(app: App, athleteId: string, grantId: string): Promise<string | null> {
