@@ -2,9 +2,9 @@
 // what it may read. Refusals carry the challenge MCP and OAuth clients act on (RFC 6750, RFC 9728).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import { SCHEMA_VERSION, type GetAccessContextResponse, type Units } from '../../contracts/agent-access.ts';
+import type { Units } from '../../contracts/agent-access.ts';
 import { ApiError } from '../api/errors.ts';
-import { LIMITS, type ReadScope } from '../../contracts/common.ts';
+import type { ReadScope } from '../../contracts/common.ts';
 import type { App } from '../app.ts';
 import { grantIdOf } from '../connections.ts';
 import type { AthleteState } from '../domain/athlete.ts';
@@ -135,26 +135,5 @@ export async function registerAgentAccess(server: FastifyInstance, app: App, pro
   server.get('/.well-known/oauth-protected-resource/v1/agent-access', async () => metadataOf(resources.rest));
   server.get('/.well-known/oauth-protected-resource', async () => metadataOf(resources.root));
 
-  server.get('/v1/agent-access/context', async (request, reply) => {
-    const caller = await auth.authenticate(request, reply, 'rest', null);
-    if (!caller) return reply;
-    const units = unitsOf(caller.athlete);
-    const body: GetAccessContextResponse = {
-      schema_version: SCHEMA_VERSION,
-      request_id: request.id,
-      operation: 'get_access_context',
-      as_of: app.clock.now().toISOString(),
-      timezone: caller.athlete.profile.timezone,
-      units,
-      scope: null,
-      data: {
-        grant_id: caller.grantId,
-        scopes: caller.scopes,
-        record: { timezone: caller.athlete.profile.timezone, units },
-        constraints: { read_only: true, background_sync: false, maximum_page_size: LIMITS.pageSizeMax, maximum_range_days: LIMITS.rangeDaysMax },
-      },
-    };
-    return body;
-  });
   return auth;
 }

@@ -5,7 +5,9 @@ import type { App } from '../app.ts';
 import { createProvider, mountProvider } from '../oauth/provider.ts';
 import { registerWebApp } from '../web/app.ts';
 import { registerAgentAccess, type AgentAccessAuth } from './agent-access.ts';
+import { openApiDocument } from './openapi.ts';
 import { registerReadApi } from './read-api.ts';
+import { registerRest } from './rest.ts';
 
 export interface ServerOptions {
   logger?: boolean;
@@ -31,6 +33,8 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   await mountProvider(server, provider);
   await registerWebApp(server, app, provider);
   const agentAccess = await registerAgentAccess(server, app, provider);
+  registerRest(server, app, agentAccess);
+  server.get('/openapi.json', async () => openApiDocument(app.config.baseUrl));
   options.extend?.(server, agentAccess);
   await registerReadApi(server, app);
 

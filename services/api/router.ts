@@ -1,0 +1,59 @@
+// The service layer: one tRPC procedure per operation of the table, each behind the same
+// permission check. REST and MCP call these in-process (createCaller) with the same context.
+import { initTRPC } from '@trpc/server';
+import { SCHEMA_VERSION, type AgentAccessData, type AgentAccessOperation } from '../../contracts/agent-access.ts';
+import { LIMITS } from '../../contracts/common.ts';
+import { operations, type Operation } from '../../contracts/operations.ts';
+import type { App } from '../app.ts';
+import { unitsOf, type AgentAccessAuth, type Caller, type Surface } from '../http/agent-access.ts';
+
+export interface ApiContext {
+  app: App;
+  auth: AgentAccessAuth;
+  surface: Surface;
+  /** The request's Authorization header, checked by every procedure. */
+  authorization: string | undefined;
+  requestId: string;
+}
+
+const t = initTRPC.context<ApiContext>().create();
+
+/**
+ * A procedure for a table entry: the permission check for its scope first (an anonymous caller
+ * learns nothing, not even which parameters exist), then its input schema.
+ */
+function procedure(op: Operation) {
+  return t.procedure
+    .use(async ({ ctx, next }) => {
+      const caller = await ctx.auth.check(ctx.authorization, ctx.surface, op.scope);
+      return next({ ctx: { ...ctx, caller } });
+    })
+    .input(op.input);
+}
+
+/** The spec 2.1 envelope around an operation's data. */
+function envelope<Op extends AgentAccessOperation>(ctx: ApiContext & { caller: Caller }, op: Operation<Op>, data: AgentAccessData<Op>) {
+  return {
+    schema_version: SCHEMA_VERSION,
+    request_id: ctx.requestId,
+    operation: op.operationId,
+    as_of: ctx.app.clock.now().toISOString(),
+    timezone: ctx.caller.athlete.profile.timezone,
+    units: unitsOf(ctx.caller.athlete),
+    scope: op.scope,
+    data,
+  };
+}
+
+export const agentAccessRouter = t.router({
+  get_access_context: procedure(operations.get_access_context).query(({ ctx }) =>
+    envelope(ctx, operations.get_access_context, {
+      grant_id: ctx.caller.grantId,
+      scopes: ctx.caller.scopes,
+      record: { timezone: ctx.caller.athlete.profile.timezone, units: unitsOf(ctx.caller.athlete) },
+      constraints: { read_only: true, background_sync: false, maximum_page_size: LIMITS.pageSizeMax, maximum_range_days: LIMITS.rangeDaysMax },
+    }),
+  ),
+});
+
+export const createAgentAccessCaller = t.createCallerFactory(agentAccessRouter);

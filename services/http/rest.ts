@@ -1,0 +1,40 @@
+// REST for Agent Access: a route per table entry, calling the tRPC procedure in-process. No logic
+// of its own beyond turning the request into the procedure's input and errors into HTTP.
+import { TRPCError } from '@trpc/server';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { operationList } from '../../contracts/operations.ts';
+import { ApiError } from '../api/errors.ts';
+import { createAgentAccessCaller } from '../api/router.ts';
+import type { App } from '../app.ts';
+import { sendApiError, type AgentAccessAuth } from './agent-access.ts';
+
+/** Any failure as the shared error: input problems say what was wrong; nothing else leaks. */
+export function toApiError(error: unknown): ApiError {
+  const cause = error instanceof TRPCError ? error.cause : error;
+  if (cause instanceof ApiError) return cause;
+  if (error instanceof TRPCError && error.code === 'BAD_REQUEST') {
+    const issues = (cause as { issues?: Array<{ path?: PropertyKey[]; message: string; keys?: string[] }> } | undefined)?.issues ?? [];
+    const described = issues.map((i) => (i.keys?.length ? `unknown parameter ${i.keys.join(', ')}` : `${i.path?.map(String).join('.') || 'input'}: ${i.message}`));
+    return new ApiError('invalid_input', described.join('; ') || 'the request is not valid');
+  }
+  throw error;
+}
+
+export function registerRest(server: FastifyInstance, app: App, auth: AgentAccessAuth): void {
+  for (const op of operationList) {
+    server.route({
+      method: op.method,
+      url: op.path.replace(/\{(\w+)\}/g, ':$1'),
+      handler: async (request: FastifyRequest, reply) => {
+        const caller = createAgentAccessCaller({ app, auth, surface: 'rest', authorization: request.headers.authorization, requestId: request.id });
+        const input = { ...(request.query as object), ...(request.params as object) };
+        try {
+          const procedure = caller[op.operationId as keyof typeof caller] as (input: unknown) => Promise<unknown>;
+          return await procedure(input);
+        } catch (error) {
+          return sendApiError(request, reply, toApiError(error));
+        }
+      },
+    });
+  }
+}
