@@ -2,10 +2,10 @@
 // REST routes, the MCP tools and the OpenAPI document, so no surface defines an operation itself.
 // Entries are added as operations are implemented.
 import { z } from 'zod';
-import { agentAccessData, envelope, type AgentAccessOperation } from './agent-access.ts';
+import { agentAccessData, envelope, listQuery, type AgentAccessOperation } from './agent-access.ts';
 import type { ReadScope } from './common.ts';
 
-export interface Operation<Op extends AgentAccessOperation = AgentAccessOperation> {
+export interface Operation<Op extends AgentAccessOperation = AgentAccessOperation, I extends z.ZodObject = z.ZodObject> {
   operationId: Op;
   method: 'GET';
   /** With `{name}` placeholders for path parameters. */
@@ -14,12 +14,12 @@ export interface Operation<Op extends AgentAccessOperation = AgentAccessOperatio
   summary: string;
   description: string;
   /** Path and query parameters together; any other parameter is refused. */
-  input: z.ZodObject;
+  input: I;
   /** The whole response: the envelope of spec 2.1 around the operation's `data`. */
   response: z.ZodType;
 }
 
-function operation<Op extends AgentAccessOperation>(o: Omit<Operation<Op>, 'response' | 'method'>): Operation<Op> {
+function operation<Op extends AgentAccessOperation, I extends z.ZodObject>(o: Omit<Operation<Op, I>, 'response' | 'method'>): Operation<Op, I> {
   return { ...o, method: 'GET', response: envelope(o.operationId, agentAccessData[o.operationId]) };
 }
 
@@ -32,6 +32,15 @@ export const operations = {
     description:
       'The grant behind the token: its scopes, the record timezone and units, and the limits every read keeps (read-only, no background sync, at most 10 items a page, at most 90 days a range).',
     input: z.strictObject({}),
+  }),
+  list_recovery_checkins: operation({
+    operationId: 'list_recovery_checkins',
+    path: '/v1/agent-access/recovery/check-ins',
+    scope: 'recovery',
+    summary: 'Daily recovery check-ins',
+    description:
+      'Check-ins (sleep quality, energy, soreness, stress on a 1-5 scale where higher is better) for local dates in a window, newest date first. Without from/to the window is the 30 local days ending today. Pages hold up to `limit` items; pass `next_cursor` back unchanged for the next page.',
+    input: listQuery,
   }),
 } as const satisfies Partial<Record<AgentAccessOperation, Operation>>;
 

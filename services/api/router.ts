@@ -1,16 +1,20 @@
 // The service layer: one tRPC procedure per operation of the table, each behind the same
 // permission check. REST and MCP call these in-process (createCaller) with the same context.
 import { initTRPC } from '@trpc/server';
+import type { z } from 'zod';
 import { SCHEMA_VERSION, type AgentAccessData, type AgentAccessOperation } from '../../contracts/agent-access.ts';
 import { LIMITS } from '../../contracts/common.ts';
 import { operations, type Operation } from '../../contracts/operations.ts';
 import type { App } from '../app.ts';
 import { unitsOf, type AgentAccessAuth, type Caller, type Surface } from '../http/agent-access.ts';
+import { listRecoveryCheckins } from '../reads/recovery.ts';
 
 export interface ApiContext {
   app: App;
   auth: AgentAccessAuth;
   surface: Surface;
+  /** Signs and checks list cursors. */
+  cursorKey: Buffer;
   /** The request's Authorization header, checked by every procedure. */
   authorization: string | undefined;
   requestId: string;
@@ -22,7 +26,7 @@ const t = initTRPC.context<ApiContext>().create();
  * A procedure for a table entry: the permission check for its scope first (an anonymous caller
  * learns nothing, not even which parameters exist), then its input schema.
  */
-function procedure(op: Operation) {
+function procedure<I extends z.ZodObject>(op: Operation<AgentAccessOperation, I>) {
   return t.procedure
     .use(async ({ ctx, next }) => {
       const caller = await ctx.auth.check(ctx.authorization, ctx.surface, op.scope);
@@ -53,6 +57,9 @@ export const agentAccessRouter = t.router({
       record: { timezone: ctx.caller.athlete.profile.timezone, units: unitsOf(ctx.caller.athlete) },
       constraints: { read_only: true, background_sync: false, maximum_page_size: LIMITS.pageSizeMax, maximum_range_days: LIMITS.rangeDaysMax },
     }),
+  ),
+  list_recovery_checkins: procedure(operations.list_recovery_checkins).query(async ({ ctx, input }) =>
+    envelope(ctx, operations.list_recovery_checkins, await listRecoveryCheckins(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
   ),
 });
 

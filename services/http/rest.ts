@@ -20,13 +20,13 @@ export function toApiError(error: unknown): ApiError {
   throw error;
 }
 
-export function registerRest(server: FastifyInstance, app: App, auth: AgentAccessAuth): void {
+export function registerRest(server: FastifyInstance, app: App, auth: AgentAccessAuth, cursorKey: Buffer): void {
   for (const op of operationList) {
     server.route({
       method: op.method,
       url: op.path.replace(/\{(\w+)\}/g, ':$1'),
       handler: async (request: FastifyRequest, reply) => {
-        const caller = createAgentAccessCaller({ app, auth, surface: 'rest', authorization: request.headers.authorization, requestId: request.id });
+        const caller = createAgentAccessCaller({ app, auth, cursorKey, surface: 'rest', authorization: request.headers.authorization, requestId: request.id });
         const input = { ...(request.query as object), ...(request.params as object) };
         try {
           const procedure = caller[op.operationId as keyof typeof caller] as (input: unknown) => Promise<unknown>;

@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { App } from '../app.ts';
-import { createProvider, mountProvider } from '../oauth/provider.ts';
+import { derivedKey } from '../oauth/keys.ts';
+import { createProvider, mountProvider, serverKeys } from '../oauth/provider.ts';
 import { registerWebApp } from '../web/app.ts';
 import { registerAgentAccess, type AgentAccessAuth } from './agent-access.ts';
 import { openApiDocument } from './openapi.ts';
@@ -29,11 +30,12 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     reply.header('X-Content-Type-Options', 'nosniff');
   });
 
-  const provider = await createProvider(app);
+  const keys = serverKeys(app);
+  const provider = await createProvider(app, keys);
   await mountProvider(server, provider);
   await registerWebApp(server, app, provider);
   const agentAccess = await registerAgentAccess(server, app, provider);
-  registerRest(server, app, agentAccess);
+  registerRest(server, app, agentAccess, derivedKey(keys, 'cursor'));
   server.get('/openapi.json', async () => openApiDocument(app.config.baseUrl));
   options.extend?.(server, agentAccess);
   await registerReadApi(server, app);

@@ -1,7 +1,7 @@
 // The authorization server's signing key and cookie keys. Generated on first start and kept in a
 // file only this user can read (DATA_DIR/secrets/oauth-keys.json, or OAUTH_KEYS_FILE), so that
 // sessions and tokens survive restarts and every instance sharing the file agrees.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { JWK } from 'oidc-provider';
@@ -9,6 +9,11 @@ import type { JWK } from 'oidc-provider';
 export interface OAuthKeys {
   signing: JWK;
   cookies: string[];
+}
+
+/** A key for one purpose (cursor signing, …), derived so that no purpose learns another's key. */
+export function derivedKey(keys: OAuthKeys, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', keys.cookies[0]!, '', `repledger ${purpose}`, 32));
 }
 
 export function loadOrCreateKeys(path: string): OAuthKeys {

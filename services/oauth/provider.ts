@@ -7,7 +7,7 @@ import Provider, { errors, type Configuration } from 'oidc-provider';
 import type { ReadScope } from '../../contracts/common.ts';
 import type { App } from '../app.ts';
 import { readStoreAdapter, oauthCollections } from './adapter.ts';
-import { loadOrCreateKeys } from './keys.ts';
+import { loadOrCreateKeys, type OAuthKeys } from './keys.ts';
 
 export const READ_SCOPES: ReadScope[] = ['training', 'recovery', 'nutrition', 'body_measurements'];
 
@@ -18,9 +18,12 @@ export function resourcesOf(baseUrl: string) {
 
 const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 
-export async function createProvider(app: App): Promise<Provider> {
+export function serverKeys(app: App): OAuthKeys {
+  return loadOrCreateKeys(process.env.OAUTH_KEYS_FILE ?? join(app.config.dataDir, 'secrets', 'oauth-keys.json'));
+}
+
+export async function createProvider(app: App, keys: OAuthKeys): Promise<Provider> {
   await app.reads.ensureCollections(oauthCollections);
-  const keys = loadOrCreateKeys(process.env.OAUTH_KEYS_FILE ?? join(app.config.dataDir, 'secrets', 'oauth-keys.json'));
   const resources = new Set(Object.values(resourcesOf(app.config.baseUrl)));
 
   const configuration: Configuration = {

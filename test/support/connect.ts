@@ -55,9 +55,9 @@ export async function consent(base: string, client: MemoryOAuthClient, areas: st
 }
 
 /** The whole flow: a token for `resource` carrying the ticked `areas`. */
-export async function connect(base: string, resource: string, areas: string[], requested = 'training recovery nutrition body_measurements') {
+export async function connect(base: string, resource: string, areas: string[], requested = 'training recovery nutrition body_measurements', email = 'ada@example.com') {
   const client = await beginAuthorization(base, resource, requested);
-  const code = await consent(base, client, areas);
+  const code = await consent(base, client, areas, email);
   const result = await auth(client, { serverUrl: resource, authorizationCode: code });
   if (result !== 'AUTHORIZED') throw new Error(`expected tokens, got ${result}`);
   return { client, tokens: client.saved! };
