@@ -2,7 +2,7 @@
 // REST routes, the MCP tools and the OpenAPI document, so no surface defines an operation itself.
 // Entries are added as operations are implemented.
 import { z } from 'zod';
-import { agentAccessData, envelope, listQuery, type AgentAccessOperation } from './agent-access.ts';
+import { agentAccessData, envelope, listQuery, pageQuery, routinePathParams, type AgentAccessOperation } from './agent-access.ts';
 import type { ReadScope } from './common.ts';
 
 export interface Operation<Op extends AgentAccessOperation = AgentAccessOperation, I extends z.ZodObject = z.ZodObject> {
@@ -32,6 +32,22 @@ export const operations = {
     description:
       'The grant behind the token: its scopes, the record timezone and units, and the limits every read keeps (read-only, no background sync, at most 10 items a page, at most 90 days a range).',
     input: z.strictObject({}),
+  }),
+  list_saved_routines: operation({
+    operationId: 'list_saved_routines',
+    path: '/v1/agent-access/training/routines',
+    scope: 'training',
+    summary: 'Saved routines',
+    description: 'The athlete\'s saved routines (title and exercise count), most recently changed first. Pass `next_cursor` back unchanged for the next page.',
+    input: pageQuery,
+  }),
+  get_saved_routine: operation({
+    operationId: 'get_saved_routine',
+    path: '/v1/agent-access/training/routines/{routine_id}',
+    scope: 'training',
+    summary: 'One saved routine',
+    description: 'A saved routine with its exercises in order: sets, reps, target RPE and rest. An id that is not in this athlete\'s record is a 404.',
+    input: routinePathParams,
   }),
   list_recovery_checkins: operation({
     operationId: 'list_recovery_checkins',

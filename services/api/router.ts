@@ -8,6 +8,7 @@ import { operations, type Operation } from '../../contracts/operations.ts';
 import type { App } from '../app.ts';
 import { unitsOf, type AgentAccessAuth, type Caller, type Surface } from '../http/agent-access.ts';
 import { listRecoveryCheckins } from '../reads/recovery.ts';
+import { getSavedRoutine, listSavedRoutines } from '../reads/routines.ts';
 
 export interface ApiContext {
   app: App;
@@ -57,6 +58,12 @@ export const agentAccessRouter = t.router({
       record: { timezone: ctx.caller.athlete.profile.timezone, units: unitsOf(ctx.caller.athlete) },
       constraints: { read_only: true, background_sync: false, maximum_page_size: LIMITS.pageSizeMax, maximum_range_days: LIMITS.rangeDaysMax },
     }),
+  ),
+  list_saved_routines: procedure(operations.list_saved_routines).query(async ({ ctx, input }) =>
+    envelope(ctx, operations.list_saved_routines, await listSavedRoutines(ctx.app.reads, ctx.caller, input, ctx.cursorKey)),
+  ),
+  get_saved_routine: procedure(operations.get_saved_routine).query(async ({ ctx, input }) =>
+    envelope(ctx, operations.get_saved_routine, await getSavedRoutine(ctx.app.reads, ctx.caller, input.routine_id)),
   ),
   list_recovery_checkins: procedure(operations.list_recovery_checkins).query(async ({ ctx, input }) =>
     envelope(ctx, operations.list_recovery_checkins, await listRecoveryCheckins(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
