@@ -33,6 +33,15 @@ export const operations = {
       'The grant behind the token: its scopes, the record timezone and units, and the limits every read keeps (read-only, no background sync, at most 10 items a page, at most 90 days a range).',
     input: z.strictObject({}),
   }),
+  list_completed_workouts: operation({
+    operationId: 'list_completed_workouts',
+    path: '/v1/agent-access/training/workouts',
+    scope: 'training',
+    summary: 'Completed workouts',
+    description:
+      'Completed workouts whose local date (the start, else the creation time, in the record timezone) is in the window, newest first: by local date, then end time, then id. Without from/to the window is the 30 local days ending today. Each has its derived duration (duration.v1).',
+    input: listQuery,
+  }),
   list_saved_routines: operation({
     operationId: 'list_saved_routines',
     path: '/v1/agent-access/training/routines',

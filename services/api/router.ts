@@ -9,6 +9,7 @@ import type { App } from '../app.ts';
 import { unitsOf, type AgentAccessAuth, type Caller, type Surface } from '../http/agent-access.ts';
 import { listRecoveryCheckins } from '../reads/recovery.ts';
 import { getSavedRoutine, listSavedRoutines } from '../reads/routines.ts';
+import { listCompletedWorkouts } from '../reads/workouts.ts';
 
 export interface ApiContext {
   app: App;
@@ -58,6 +59,9 @@ export const agentAccessRouter = t.router({
       record: { timezone: ctx.caller.athlete.profile.timezone, units: unitsOf(ctx.caller.athlete) },
       constraints: { read_only: true, background_sync: false, maximum_page_size: LIMITS.pageSizeMax, maximum_range_days: LIMITS.rangeDaysMax },
     }),
+  ),
+  list_completed_workouts: procedure(operations.list_completed_workouts).query(async ({ ctx, input }) =>
+    envelope(ctx, operations.list_completed_workouts, await listCompletedWorkouts(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
   ),
   list_saved_routines: procedure(operations.list_saved_routines).query(async ({ ctx, input }) =>
     envelope(ctx, operations.list_saved_routines, await listSavedRoutines(ctx.app.reads, ctx.caller, input, ctx.cursorKey)),
