@@ -95,7 +95,7 @@ export function windowDays(from: string, to: string): number {
 }
 
 /** Check shared by query windows and response windows, so a response never exceeds what a request may ask. */
-function checkWindow(w: { from: string | null; to: string | null }, ctx: z.RefinementCtx): void {
+export function checkWindow(w: { from: string | null; to: string | null }, ctx: z.RefinementCtx): void {
   if ((w.from === null) !== (w.to === null)) {
     ctx.addIssue({
       code: 'custom',

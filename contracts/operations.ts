@@ -2,7 +2,7 @@
 // REST routes, the MCP tools and the OpenAPI document, so no surface defines an operation itself.
 // Entries are added as operations are implemented.
 import { z } from 'zod';
-import { agentAccessData, envelope, listQuery, pageQuery, routinePathParams, type AgentAccessOperation } from './agent-access.ts';
+import { agentAccessData, checkWindow, envelope, exercisePathParams, listQuery, pageQuery, routinePathParams, type AgentAccessOperation } from './agent-access.ts';
 import type { ReadScope } from './common.ts';
 
 export interface Operation<Op extends AgentAccessOperation = AgentAccessOperation, I extends z.ZodObject = z.ZodObject> {
@@ -41,6 +41,15 @@ export const operations = {
     description:
       'Completed workouts whose local date (the start, else the creation time, in the record timezone) is in the window, newest first: by local date, then end time, then id. Without from/to the window is the 30 local days ending today. Each has its derived duration (duration.v1).',
     input: listQuery,
+  }),
+  get_exercise_history: operation({
+    operationId: 'get_exercise_history',
+    path: '/v1/agent-access/training/exercises/{exercise_id}/history',
+    scope: 'training',
+    summary: "One exercise's history",
+    description:
+      'The completed working sets of one exercise (warm-ups and sets not completed are left out), workout by workout, for workouts whose local date is in the window, newest first. Without from/to the window is the 30 local days ending today. An exercise not in this record is a 404.',
+    input: exercisePathParams.extend(listQuery.shape).superRefine(checkWindow),
   }),
   list_saved_routines: operation({
     operationId: 'list_saved_routines',

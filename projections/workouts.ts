@@ -97,7 +97,12 @@ export const exerciseHistoryProjection: Projection = {
   collections: [
     {
       name: EXERCISE_HISTORY,
-      indexes: [byWorkout, { name: 'by_exercise', fields: ['exercise_id', 'ended_at', 'workout_id'] }, BY_ID],
+      indexes: [
+        byWorkout,
+        { name: 'by_exercise', fields: ['exercise_id', 'ended_at', 'workout_id'] },
+        { name: 'by_exercise_date', fields: ['exercise_id', 'local_date', 'ended_at', 'workout_id'] },
+        BY_ID,
+      ],
     },
     { name: HISTORY_WORKOUTS, indexes: [] },
   ],

@@ -7,6 +7,7 @@ import { LIMITS } from '../../contracts/common.ts';
 import { operations, type Operation } from '../../contracts/operations.ts';
 import type { App } from '../app.ts';
 import { unitsOf, type AgentAccessAuth, type Caller, type Surface } from '../http/agent-access.ts';
+import { getExerciseHistory } from '../reads/exercise-history.ts';
 import { listRecoveryCheckins } from '../reads/recovery.ts';
 import { getSavedRoutine, listSavedRoutines } from '../reads/routines.ts';
 import { listCompletedWorkouts } from '../reads/workouts.ts';
@@ -62,6 +63,9 @@ export const agentAccessRouter = t.router({
   ),
   list_completed_workouts: procedure(operations.list_completed_workouts).query(async ({ ctx, input }) =>
     envelope(ctx, operations.list_completed_workouts, await listCompletedWorkouts(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
+  ),
+  get_exercise_history: procedure(operations.get_exercise_history).query(async ({ ctx, input }) =>
+    envelope(ctx, operations.get_exercise_history, await getExerciseHistory(ctx.app.reads, ctx.caller, input.exercise_id, input, ctx.app.clock.now(), ctx.cursorKey)),
   ),
   list_saved_routines: procedure(operations.list_saved_routines).query(async ({ ctx, input }) =>
     envelope(ctx, operations.list_saved_routines, await listSavedRoutines(ctx.app.reads, ctx.caller, input, ctx.cursorKey)),
