@@ -1,9 +1,10 @@
 import { athletesProjection } from './athletes.ts';
 import { botTokensProjection } from './bot-tokens.ts';
 import { connectionsProjection } from './connections.ts';
+import { recordsProjection } from './records.ts';
 import { itemProjections } from './items.ts';
 import type { Projection } from './projection.ts';
 import { exerciseHistoryProjection, workoutsProjection } from './workouts.ts';
 
 /** Every projection, in the order each event is applied: `athletes` first (see projection.ts). */
-export const projections: Projection[] = [athletesProjection, ...itemProjections, workoutsProjection, exerciseHistoryProjection, connectionsProjection, botTokensProjection];
+export const projections: Projection[] = [athletesProjection, ...itemProjections, workoutsProjection, exerciseHistoryProjection, recordsProjection, connectionsProjection, botTokensProjection];
