@@ -2,7 +2,7 @@
 // REST routes, the MCP tools and the OpenAPI document, so no surface defines an operation itself.
 // Entries are added as operations are implemented.
 import { z } from 'zod';
-import { agentAccessData, checkWindow, envelope, exercisePathParams, listQuery, pageQuery, routinePathParams, type AgentAccessOperation } from './agent-access.ts';
+import { agentAccessData, checkWindow, envelope, exercisePathParams, listQuery, pageQuery, routinePathParams, workoutPathParams, type AgentAccessOperation } from './agent-access.ts';
 import type { ReadScope } from './common.ts';
 
 export interface Operation<Op extends AgentAccessOperation = AgentAccessOperation, I extends z.ZodObject = z.ZodObject> {
@@ -41,6 +41,15 @@ export const operations = {
     description:
       'Completed workouts whose local date (the start, else the creation time, in the record timezone) is in the window, newest first: by local date, then end time, then id. Without from/to the window is the 30 local days ending today. Each has its derived duration (duration.v1).',
     input: listQuery,
+  }),
+  get_completed_workout: operation({
+    operationId: 'get_completed_workout',
+    path: '/v1/agent-access/training/workouts/{workout_id}',
+    scope: 'training',
+    summary: 'One completed workout',
+    description:
+      'A completed workout with its exercises in order, every set, the athlete\'s feedback, and for each set the record labels it earned when completed (historical-record-at-completion.v1). An id that is not in this athlete\'s record is a 404.',
+    input: workoutPathParams,
   }),
   get_exercise_history: operation({
     operationId: 'get_exercise_history',

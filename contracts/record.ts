@@ -98,6 +98,11 @@ export const workout = z
   .refine((w) => w.exercises.every((e) => new Set(e.sets.map((s) => s.position)).size === e.sets.length), {
     message: 'set positions must be unique within an exercise',
     path: ['exercises'],
+  })
+  // A workout's achieved set count is 0-200 on the wire (spec 8): a workout holds at most 200 sets.
+  .refine((w) => w.exercises.reduce((n, e) => n + e.sets.length, 0) <= LIMITS.achievedSetCountMax, {
+    message: `a workout holds at most ${LIMITS.achievedSetCountMax} sets`,
+    path: ['exercises'],
   });
 export type Workout = z.infer<typeof workout>;
 

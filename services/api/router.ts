@@ -10,7 +10,7 @@ import { unitsOf, type AgentAccessAuth, type Caller, type Surface } from '../htt
 import { getExerciseHistory } from '../reads/exercise-history.ts';
 import { listRecoveryCheckins } from '../reads/recovery.ts';
 import { getSavedRoutine, listSavedRoutines } from '../reads/routines.ts';
-import { listCompletedWorkouts } from '../reads/workouts.ts';
+import { getCompletedWorkout, listCompletedWorkouts } from '../reads/workouts.ts';
 
 export interface ApiContext {
   app: App;
@@ -63,6 +63,9 @@ export const agentAccessRouter = t.router({
   ),
   list_completed_workouts: procedure(operations.list_completed_workouts).query(async ({ ctx, input }) =>
     envelope(ctx, operations.list_completed_workouts, await listCompletedWorkouts(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
+  ),
+  get_completed_workout: procedure(operations.get_completed_workout).query(async ({ ctx, input }) =>
+    envelope(ctx, operations.get_completed_workout, await getCompletedWorkout(ctx.app.reads, ctx.caller, input.workout_id)),
   ),
   get_exercise_history: procedure(operations.get_exercise_history).query(async ({ ctx, input }) =>
     envelope(ctx, operations.get_exercise_history, await getExerciseHistory(ctx.app.reads, ctx.caller, input.exercise_id, input, ctx.app.clock.now(), ctx.cursorKey)),
