@@ -33,6 +33,15 @@ export const operations = {
       'The grant behind the token: its scopes, the record timezone and units, and the limits every read keeps (read-only, no background sync, at most 10 items a page, at most 90 days a range).',
     input: z.strictObject({}),
   }),
+  get_training_snapshot: operation({
+    operationId: 'get_training_snapshot',
+    path: '/v1/agent-access/training/snapshot',
+    scope: 'training',
+    summary: 'Training at a glance',
+    description:
+      'Workouts this week (Monday to today) and in the 30 local days ending today, consecutive active weeks and whether the streak is current (training-stats.v1); the 10 exercises done most in those 30 days (exercise-frequency.v1); up to 10 active goals, most recently changed first; the 5 most recent workout feedbacks.',
+    input: z.strictObject({}),
+  }),
   list_completed_workouts: operation({
     operationId: 'list_completed_workouts',
     path: '/v1/agent-access/training/workouts',

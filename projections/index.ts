@@ -1,3 +1,4 @@
+import { activityProjection } from './activity.ts';
 import { athletesProjection } from './athletes.ts';
 import { botTokensProjection } from './bot-tokens.ts';
 import { connectionsProjection } from './connections.ts';
@@ -7,4 +8,4 @@ import type { Projection } from './projection.ts';
 import { exerciseHistoryProjection, workoutsProjection } from './workouts.ts';
 
 /** Every projection, in the order each event is applied: `athletes` first (see projection.ts). */
-export const projections: Projection[] = [athletesProjection, ...itemProjections, workoutsProjection, exerciseHistoryProjection, recordsProjection, connectionsProjection, botTokensProjection];
+export const projections: Projection[] = [athletesProjection, ...itemProjections, workoutsProjection, exerciseHistoryProjection, recordsProjection, activityProjection, connectionsProjection, botTokensProjection];

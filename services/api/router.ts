@@ -10,6 +10,7 @@ import { unitsOf, type AgentAccessAuth, type Caller, type Surface } from '../htt
 import { getExerciseHistory } from '../reads/exercise-history.ts';
 import { listRecoveryCheckins } from '../reads/recovery.ts';
 import { getSavedRoutine, listSavedRoutines } from '../reads/routines.ts';
+import { getTrainingSnapshot } from '../reads/snapshot.ts';
 import { getCompletedWorkout, listCompletedWorkouts } from '../reads/workouts.ts';
 
 export interface ApiContext {
@@ -60,6 +61,9 @@ export const agentAccessRouter = t.router({
       record: { timezone: ctx.caller.athlete.profile.timezone, units: unitsOf(ctx.caller.athlete) },
       constraints: { read_only: true, background_sync: false, maximum_page_size: LIMITS.pageSizeMax, maximum_range_days: LIMITS.rangeDaysMax },
     }),
+  ),
+  get_training_snapshot: procedure(operations.get_training_snapshot).query(async ({ ctx }) =>
+    envelope(ctx, operations.get_training_snapshot, await getTrainingSnapshot(ctx.app.reads, ctx.caller, ctx.app.clock.now())),
   ),
   list_completed_workouts: procedure(operations.list_completed_workouts).query(async ({ ctx, input }) =>
     envelope(ctx, operations.list_completed_workouts, await listCompletedWorkouts(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
