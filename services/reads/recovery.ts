@@ -1,33 +1,24 @@
 // list_recovery_checkins: the athlete's daily check-ins in a window, newest date first.
 import type { ListQuery, RecoveryCheckins } from '../../contracts/agent-access.ts';
 import type { ItemDoc } from '../../projections/items.ts';
-import { decodeCursor, encodeCursor } from '../api/cursor.ts';
 import type { Caller } from '../http/agent-access.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import type { RecordItem } from '../../contracts/record.ts';
-import { resolveWindow, windowOfCursor } from './window.ts';
+import { windowedPage } from './lists.ts';
 
 type CheckinDoc = ItemDoc & RecordItem<'checkin'>;
-const OPERATION = 'list_recovery_checkins';
 
 export async function listRecoveryCheckins(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: Buffer): Promise<RecoveryCheckins> {
-  const athleteId = caller.athlete.athlete_id;
-  const issued = query.cursor ? decodeCursor(cursorKey, { operation: OPERATION, athleteId }, query.cursor) : null;
-  const window = issued ? windowOfCursor(query, issued.filters) : resolveWindow(query, caller.athlete.profile.timezone, now);
-  const docs = await reads.page<CheckinDoc>('checkins', {
-    partition: athleteId,
+  const { window, docs, next_cursor } = await windowedPage<CheckinDoc>(reads, caller, query, now, cursorKey, {
+    operation: 'list_recovery_checkins',
+    collection: 'checkins',
     index: 'by_date',
-    direction: 'desc',
-    range: { gte: window.from, lte: window.to },
-    limit: query.limit + 1,
-    ...(issued ? { after: issued.after } : {}),
+    keyOf: (c) => [c.date, c.id],
   });
-  const page = docs.slice(0, query.limit);
-  const last = page[page.length - 1];
   return {
     window,
     scale: { minimum: 1, maximum: 5, higher_is_better: true, soreness_five_means: 'no_soreness' },
-    items: page.map((c) => ({
+    items: docs.map((c) => ({
       date: c.date,
       sleep_quality: c.sleep_quality,
       energy: c.energy,
@@ -36,6 +27,6 @@ export async function listRecoveryCheckins(reads: ReadStore, caller: Caller, que
       updated_at: c.updated_at,
       provenance: 'self_reported',
     })),
-    next_cursor: docs.length > query.limit && last ? encodeCursor(cursorKey, { operation: OPERATION, athleteId, filters: { ...window } }, [last.date, last.id]) : null,
+    next_cursor,
   };
 }

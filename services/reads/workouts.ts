@@ -5,15 +5,12 @@ import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { RECORD_INDICATORS, setKey, type RecordEntryDoc } from '../../projections/records.ts';
 import { WORKOUT_DETAILS, WORKOUTS, type WorkoutDetailDoc, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
-import { decodeCursor, encodeCursor } from '../api/cursor.ts';
 import { ApiError } from '../api/errors.ts';
 import type { Caller } from '../http/agent-access.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { performanceOf } from './exercise-history.ts';
 import { recordText } from './text.ts';
-import { resolveWindow, windowOfCursor } from './window.ts';
-
-const LIST = 'list_completed_workouts';
+import { windowedPage } from './lists.ts';
 
 export function durationOf(doc: WorkoutSummaryDoc): WorkoutDuration {
   return {
@@ -42,24 +39,13 @@ export function workoutSummary(doc: WorkoutSummaryDoc): WorkoutSummary {
 }
 
 export async function listCompletedWorkouts(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: Buffer) {
-  const athleteId = caller.athlete.athlete_id;
-  const issued = query.cursor ? decodeCursor(cursorKey, { operation: LIST, athleteId }, query.cursor) : null;
-  const window = issued ? windowOfCursor(query, issued.filters) : resolveWindow(query, caller.athlete.profile.timezone, now);
-  const docs = await reads.page<WorkoutSummaryDoc>(WORKOUTS, {
-    partition: athleteId,
+  const { window, docs, next_cursor } = await windowedPage<WorkoutSummaryDoc>(reads, caller, query, now, cursorKey, {
+    operation: 'list_completed_workouts',
+    collection: WORKOUTS,
     index: 'by_local_date',
-    direction: 'desc',
-    range: { gte: window.from, lte: window.to },
-    limit: query.limit + 1,
-    ...(issued ? { after: issued.after } : {}),
+    keyOf: (w) => [w.local_date, w.ended_at, w.id],
   });
-  const page = docs.slice(0, query.limit);
-  const last = page[page.length - 1];
-  return {
-    window,
-    items: page.map(workoutSummary),
-    next_cursor: docs.length > query.limit && last ? encodeCursor(cursorKey, { operation: LIST, athleteId, filters: { ...window } }, [last.local_date, last.ended_at, last.id]) : null,
-  };
+  return { window, items: docs.map(workoutSummary), next_cursor };
 }
 
 /** get_completed_workout: the whole workout with its sets and their record indicators. */
