@@ -94,6 +94,34 @@ export const operations = {
       'Check-ins (sleep quality, energy, soreness, stress on a 1-5 scale where higher is better) for local dates in a window, newest date first. Without from/to the window is the 30 local days ending today. Pages hold up to `limit` items; pass `next_cursor` back unchanged for the next page.',
     input: listQuery,
   }),
+  // Nutrition and body measurements: our design; the spec shows neither their fields nor operations.
+  list_meals: operation({
+    operationId: 'list_meals',
+    path: '/v1/agent-access/nutrition/meals',
+    scope: 'nutrition',
+    summary: 'Logged meals',
+    description:
+      'Meals with calories and macronutrients (null where not logged) whose local date is in the window, newest first. Without from/to the window is the 30 local days ending today.',
+    input: listQuery,
+  }),
+  list_daily_nutrition: operation({
+    operationId: 'list_daily_nutrition',
+    path: '/v1/agent-access/nutrition/daily',
+    scope: 'nutrition',
+    summary: 'Daily nutrition totals',
+    description:
+      'One item per local day in the window that has a logged meal, newest first: the meal count and, per nutrient, the total over the meals that recorded it (null when none did; daily-nutrition.v1). Days without meals are not listed.',
+    input: listQuery,
+  }),
+  list_body_measurements: operation({
+    operationId: 'list_body_measurements',
+    path: '/v1/agent-access/body-measurements',
+    scope: 'body_measurements',
+    summary: 'Body measurements',
+    description:
+      'Bodyweight, body fat and circumferences whose local date is in the window, newest first, each in its canonical unit (kg, percent or metres). Without from/to the window is the 30 local days ending today.',
+    input: listQuery,
+  }),
 } as const satisfies Partial<Record<AgentAccessOperation, Operation>>;
 
 export type ImplementedOperation = keyof typeof operations;

@@ -7,6 +7,7 @@ import { LIMITS } from '../../contracts/common.ts';
 import { operations, type Operation } from '../../contracts/operations.ts';
 import type { App } from '../app.ts';
 import { unitsOf, type AgentAccessAuth, type Caller, type Surface } from '../http/agent-access.ts';
+import { listBodyMeasurements, listDailyNutrition, listMeals } from '../reads/body-nutrition.ts';
 import { getExerciseHistory } from '../reads/exercise-history.ts';
 import { listRecoveryCheckins } from '../reads/recovery.ts';
 import { getSavedRoutine, listSavedRoutines } from '../reads/routines.ts';
@@ -82,6 +83,15 @@ export const agentAccessRouter = t.router({
   ),
   list_recovery_checkins: procedure(operations.list_recovery_checkins).query(async ({ ctx, input }) =>
     envelope(ctx, operations.list_recovery_checkins, await listRecoveryCheckins(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
+  ),
+  list_meals: procedure(operations.list_meals).query(async ({ ctx, input }) =>
+    envelope(ctx, operations.list_meals, await listMeals(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
+  ),
+  list_daily_nutrition: procedure(operations.list_daily_nutrition).query(async ({ ctx, input }) =>
+    envelope(ctx, operations.list_daily_nutrition, await listDailyNutrition(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
+  ),
+  list_body_measurements: procedure(operations.list_body_measurements).query(async ({ ctx, input }) =>
+    envelope(ctx, operations.list_body_measurements, await listBodyMeasurements(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
   ),
 });
 
