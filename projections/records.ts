@@ -80,18 +80,27 @@ export const recordsProjection: Projection = {
       const added = sets && data.item ? { ended_at: data.item.ended_at, workout_id: workoutId, sets } : null;
       const removedAt = old.find((d) => d.exercise_id === exerciseId)?.ended_at ?? null;
       const from = [added?.ended_at, removedAt].filter((x): x is string => !!x).sort()[0]!;
-      await relabel(docs, athleteId, exerciseId, from, added, at);
+      const removed = removedAt === null ? null : { ended_at: removedAt, workout_id: workoutId };
+      await relabel(docs, athleteId, exerciseId, from, added, removed, at);
     }
   },
 };
 
-/** Walks an exercise's entries from `from` on, in completion order, re-labelling until stable. */
+type Position = { ended_at: string; workout_id: string };
+const isBefore = (a: Position, b: Position) => a.ended_at < b.ended_at || (a.ended_at === b.ended_at && a.workout_id < b.workout_id);
+
+/**
+ * Walks an exercise's entries from `from` on, in completion order, re-labelling them. It may stop
+ * at an entry that is already right only once it is past both where the workout now stands and
+ * where it stood before: entries after the old place were labelled with the old sets counted.
+ */
 async function relabel(
   docs: Documents,
   athleteId: string,
   exerciseId: string,
   from: string,
-  added: { ended_at: string; workout_id: string; sets: RecordEntryDoc['sets'] } | null,
+  added: (Position & { sets: RecordEntryDoc['sets'] }) | null,
+  removed: Position | null,
   at: string,
 ): Promise<void> {
   const before = await docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_EXERCISE, prefix: [exerciseId], direction: 'desc', after: [from, ''], limit: 1 });
@@ -101,15 +110,14 @@ async function relabel(
   for (;;) {
     const page = await docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_EXERCISE, prefix: [exerciseId], direction: 'asc', after, limit: 200 });
     for (const entry of page) {
-      if (pending && (pending.ended_at < entry.ended_at || (pending.ended_at === entry.ended_at && pending.workout_id < entry.workout_id))) {
+      if (pending && isBefore(pending, entry)) {
         prior = await write(docs, athleteId, exerciseId, pending, prior, at);
         pending = null;
       }
       const next = label(entry.sets, prior);
-      if (same(next.labels, entry.labels) && next.sample_count === entry.sample_count && same(next.after, entry.after) && !pending) return;
-      if (!(same(next.labels, entry.labels) && next.sample_count === entry.sample_count && same(next.after, entry.after))) {
-        await docs.upsert(RECORD_INDICATORS, athleteId, { ...entry, ...next, computed_at: at });
-      }
+      const unchanged = same(next.labels, entry.labels) && next.sample_count === entry.sample_count && same(next.after, entry.after);
+      if (unchanged && !pending && (removed === null || isBefore(removed, entry))) return;
+      if (!unchanged) await docs.upsert(RECORD_INDICATORS, athleteId, { ...entry, ...next, computed_at: at });
       prior = next.after;
     }
     if (page.length < 200) break;
