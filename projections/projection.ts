@@ -13,8 +13,6 @@ export interface Projection {
   apply(event: StoredEvent, docs: Documents): Promise<void>;
 }
 
-export const RECORD_STREAM_PREFIX = 'record-';
-
 /** The athlete whose record or account an event belongs to. */
 export function athleteOf(event: StoredEvent): string {
   const dash = event.stream.indexOf('-');

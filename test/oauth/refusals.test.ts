@@ -49,7 +49,7 @@ test('a token minted for another resource is refused; an unknown resource gets n
     const res = await context(s, tokens.access_token);
     assert.is(res.status, 401, 'an /mcp token does not open the REST base');
     assert.match(res.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
-    const client = await beginAuthorization(s.base, `${s.base}/v1/agent-access`, 'training');
+    const client = await beginAuthorization(`${s.base}/v1/agent-access`, 'training');
     const url = new URL(client.authorizationUrl!);
     url.searchParams.set('resource', 'https://api.example.com/');
     const other = await fetch(url, { redirect: 'manual' });
@@ -61,7 +61,7 @@ test('a replayed authorization code and a missing PKCE verifier are refused', ()
   withServer(async (s) => {
     await registerPro(s.app);
     const resource = `${s.base}/v1/agent-access`;
-    const client = await beginAuthorization(s.base, resource, 'training');
+    const client = await beginAuthorization(resource, 'training');
     const code = await consent(s.base, client, ['training']);
     const exchange = (extra: Record<string, string>) =>
       fetch(`${s.base}/oauth/token`, {
@@ -76,7 +76,7 @@ test('a replayed authorization code and a missing PKCE verifier are refused', ()
     const wrongVerifier = await exchange({ code_verifier: randomBytes(32).toString('base64url') });
     assert.is(wrongVerifier.status, 400);
 
-    const client2 = await beginAuthorization(s.base, resource, 'training');
+    const client2 = await beginAuthorization(resource, 'training');
     const code2 = await consent(s.base, client2, ['training']);
     const body = { grant_type: 'authorization_code', code: code2, redirect_uri: REDIRECT, client_id: client2.info!.client_id, code_verifier: client2.verifier, resource };
     const first = await fetch(`${s.base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
@@ -92,7 +92,7 @@ test('a replayed authorization code and a missing PKCE verifier are refused', ()
 test('authorization without a PKCE challenge is refused', () =>
   withServer(async (s) => {
     await registerPro(s.app);
-    const client = await beginAuthorization(s.base, `${s.base}/v1/agent-access`, 'training');
+    const client = await beginAuthorization(`${s.base}/v1/agent-access`, 'training');
     const url = new URL(client.authorizationUrl!);
     url.searchParams.delete('code_challenge');
     url.searchParams.delete('code_challenge_method');
@@ -147,7 +147,7 @@ test('a lapsed subscription is refused at once; a Free athlete cannot connect', 
     assert.match(((await lapsed.json()) as { error: { message: string } }).error.message, /Pro subscription/);
 
     await registerPro(s.app, 'bob@example.com', 'free');
-    const client = await beginAuthorization(s.base, `${s.base}/v1/agent-access`, 'training');
+    const client = await beginAuthorization(`${s.base}/v1/agent-access`, 'training');
     try {
       await consent(s.base, client, ['training'], 'bob@example.com');
       assert.unreachable('a Free athlete was offered consent');

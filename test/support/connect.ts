@@ -29,7 +29,7 @@ export async function follow(browser: FormClient, location: string): Promise<{ s
 }
 
 /** Starts authorization with the MCP SDK; returns the client and the authorization URL. */
-export async function beginAuthorization(base: string, resource: string, scope: string): Promise<MemoryOAuthClient> {
+export async function beginAuthorization(resource: string, scope: string): Promise<MemoryOAuthClient> {
   const client = new MemoryOAuthClient(REDIRECT);
   const result = await auth(client, { serverUrl: resource, scope });
   if (result !== 'REDIRECT') throw new Error(`expected a redirect, got ${result}`);
@@ -56,7 +56,7 @@ export async function consent(base: string, client: MemoryOAuthClient, areas: st
 
 /** The whole flow: a token for `resource` carrying the ticked `areas`. */
 export async function connect(base: string, resource: string, areas: string[], requested = 'training recovery nutrition body_measurements', email = 'ada@example.com') {
-  const client = await beginAuthorization(base, resource, requested);
+  const client = await beginAuthorization(resource, requested);
   const code = await consent(base, client, areas, email);
   const result = await auth(client, { serverUrl: resource, authorizationCode: code });
   if (result !== 'AUTHORIZED') throw new Error(`expected tokens, got ${result}`);
