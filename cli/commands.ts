@@ -5,6 +5,9 @@ import BotTokensList from './commands/bot-tokens/list.ts';
 import BotTokensRevoke from './commands/bot-tokens/revoke.ts';
 import ImportHevy from './commands/import/hevy.ts';
 import ImportStrong from './commands/import/strong.ts';
+import MaintenancePause from './commands/maintenance/pause.ts';
+import MaintenanceResume from './commands/maintenance/resume.ts';
+import MaintenanceStatus from './commands/maintenance/status.ts';
 import ProjectionsReplay from './commands/projections/replay.ts';
 import ProjectionsRun from './commands/projections/run.ts';
 import ProjectionsStatus from './commands/projections/status.ts';
@@ -21,6 +24,9 @@ export const COMMANDS = {
   'bot-tokens:revoke': BotTokensRevoke,
   'import:hevy': ImportHevy,
   'import:strong': ImportStrong,
+  'maintenance:pause': MaintenancePause,
+  'maintenance:resume': MaintenanceResume,
+  'maintenance:status': MaintenanceStatus,
   'projections:replay': ProjectionsReplay,
   'projections:status': ProjectionsStatus,
   'projections:run': ProjectionsRun,

@@ -54,6 +54,10 @@ export const subscriptionTier = z.enum(['free', 'pro']);
 export const readScope = z.enum(['training', 'recovery', 'nutrition', 'body_measurements']);
 export type ReadScope = z.infer<typeof readScope>;
 
+/** What an operation does to the record; maintenance pauses each separately. */
+export const accessKind = z.enum(['read', 'write']);
+export type AccessKind = z.infer<typeof accessKind>;
+
 export const trackingType = z.enum(['weight_reps', 'bodyweight', 'duration', 'distance', 'weight_distance']);
 export const setType = z.enum(['normal', 'warmup', 'failure', 'drop_set']);
 export const difficulty = z.enum(['easier_than_expected', 'as_expected', 'harder_than_expected']);

@@ -7,6 +7,7 @@ import { BotTokenService } from './bot-tokens.ts';
 import type { Config } from './config.ts';
 import { ConnectionService } from './connections.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
+import { Maintenance } from './maintenance.ts';
 import { RecordService } from './record-service.ts';
 import type { EventStore } from './store/event-store.ts';
 import type { ReadStore } from './store/read-store.ts';
@@ -29,6 +30,7 @@ export interface App {
   athletes: AthleteService;
   connections: ConnectionService;
   botTokens: BotTokenService;
+  maintenance: Maintenance;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
 
   const runner = new ProjectionRunner(projections, reads, events);
   await runner.ensureCollections();
+  await reads.ensureCollections(Maintenance.collections);
   const inline = events instanceof SqliteEventStore && reads instanceof SqliteReadStore;
   if (inline) {
     const readStore = reads;
@@ -64,6 +67,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     athletes: new AthleteService(events, reads, clock),
     connections: new ConnectionService(events, reads, clock),
     botTokens: new BotTokenService(events, reads, clock),
+    maintenance: new Maintenance(reads, clock),
     async close() {
       await events.close();
       await reads.close(); // the SQLite read store closes the shared database

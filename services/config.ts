@@ -2,6 +2,7 @@
 // served on http://localhost:3000.
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import type { QuotaPolicy } from './domain/quota.ts';
 
 const env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -10,6 +11,8 @@ const env = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   KURRENTDB_URL: z.string().min(1).optional(),
   MONGODB_URL: z.string().min(1).optional(),
+  /** Quota units each Agent Access connection may spend per QUOTA_WINDOW_SECONDS; weights are in the operations table. */
+  AGENT_ACCESS_QUOTA_UNITS: z.coerce.number().int().min(10).default(600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -21,7 +24,10 @@ export interface Config {
   kurrentdbUrl: string | null;
   mongodbUrl: string | null;
   logLevel: z.infer<typeof env>['LOG_LEVEL'];
+  quota: QuotaPolicy;
 }
+
+export const QUOTA_WINDOW_SECONDS = 60;
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const parsed = env.safeParse(source);
@@ -37,5 +43,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     kurrentdbUrl: e.KURRENTDB_URL ?? null,
     mongodbUrl: e.MONGODB_URL ?? null,
     logLevel: e.LOG_LEVEL,
+    quota: { units: e.AGENT_ACCESS_QUOTA_UNITS, windowMs: QUOTA_WINDOW_SECONDS * 1000 },
   };
 }

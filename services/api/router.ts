@@ -6,6 +6,8 @@ import { SCHEMA_VERSION, type AgentAccessData, type AgentAccessOperation } from 
 import { LIMITS } from '../../contracts/common.ts';
 import { operations, type Operation } from '../../contracts/operations.ts';
 import type { App } from '../app.ts';
+import { ApiError } from './errors.ts';
+import type { Quota } from './quota.ts';
 import { unitsOf, type AgentAccessAuth, type Caller, type Surface } from '../http/agent-access.ts';
 import { listBodyMeasurements, listDailyNutrition, listMeals } from '../reads/body-nutrition.ts';
 import { getExerciseHistory } from '../reads/exercise-history.ts';
@@ -23,18 +25,27 @@ export interface ApiContext {
   /** The request's Authorization header, checked by every procedure. */
   authorization: string | undefined;
   requestId: string;
+  quota: Quota;
 }
+
+/** What every request shares; the rest of the context comes from the request. */
+export type ApiServices = Pick<ApiContext, 'app' | 'auth' | 'cursorKey' | 'quota'>;
 
 const t = initTRPC.context<ApiContext>().create();
 
 /**
- * A procedure for a table entry: the permission check for its scope first (an anonymous caller
- * learns nothing, not even which parameters exist), then its input schema.
+ * A procedure for a table entry. Before any work: maintenance, then the permission check for its
+ * scope (an anonymous caller learns nothing, not even which parameters exist), then the
+ * connection's quota, and only then its input schema.
  */
 function procedure<I extends z.ZodObject>(op: Operation<AgentAccessOperation, I>) {
   return t.procedure
     .use(async ({ ctx, next }) => {
+      const paused = await ctx.app.maintenance.retryAfter(op.access);
+      if (paused) throw new ApiError('unavailable', `${op.access === 'read' ? 'reading' : 'changing'} the record is paused for maintenance; try again in ${paused} seconds`, { retryAfter: paused });
       const caller = await ctx.auth.check(ctx.authorization, ctx.surface, op.scope);
+      const wait = ctx.quota.charge(caller.grantId, op.weight);
+      if (wait) throw new ApiError('rate_limited', `this connection has used its quota of ${ctx.quota.policy.units} units per ${ctx.quota.policy.windowMs / 1000} seconds; try again in ${wait} seconds`, { retryAfter: wait });
       return next({ ctx: { ...ctx, caller } });
     })
     .input(op.input);

@@ -4,9 +4,11 @@ import { TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { operationList } from '../../contracts/operations.ts';
 import { ApiError } from '../api/errors.ts';
-import { createAgentAccessCaller } from '../api/router.ts';
-import type { App } from '../app.ts';
-import { sendApiError, type AgentAccessAuth } from './agent-access.ts';
+import { createAgentAccessCaller, type ApiServices } from '../api/router.ts';
+import { sendApiError } from './agent-access.ts';
+
+/** Reads take no body; a larger one than a stray form is refused (413) before anything else. */
+const READ_BODY_LIMIT = 16 * 1024;
 
 /** Any failure as the shared error: input problems say what was wrong; nothing else leaks. */
 export function toApiError(error: unknown): ApiError {
@@ -20,13 +22,19 @@ export function toApiError(error: unknown): ApiError {
   throw error;
 }
 
-export function registerRest(server: FastifyInstance, app: App, auth: AgentAccessAuth, cursorKey: Buffer): void {
+export function registerRest(server: FastifyInstance, services: ApiServices): void {
   for (const op of operationList) {
     server.route({
       method: op.method,
+      // Fastify does not read GET bodies, so their size is checked from the header.
+      onRequest: async (request, reply) => {
+        if (Number(request.headers['content-length'] ?? 0) > READ_BODY_LIMIT) {
+          return sendApiError(request, reply, new ApiError('payload_too_large', `this operation takes no request body; ${READ_BODY_LIMIT} bytes at most`));
+        }
+      },
       url: op.path.replace(/\{(\w+)\}/g, ':$1'),
       handler: async (request: FastifyRequest, reply) => {
-        const caller = createAgentAccessCaller({ app, auth, cursorKey, surface: 'rest', authorization: request.headers.authorization, requestId: request.id });
+        const caller = createAgentAccessCaller({ ...services, surface: 'rest', authorization: request.headers.authorization, requestId: request.id });
         const input = { ...(request.query as object), ...(request.params as object) };
         try {
           const procedure = caller[op.operationId as keyof typeof caller] as (input: unknown) => Promise<unknown>;

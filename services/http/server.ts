@@ -1,6 +1,8 @@
 // The HTTP server. Every response carries the request id; API responses are never cached.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { Quota } from '../api/quota.ts';
+import type { ApiServices } from '../api/router.ts';
 import type { App } from '../app.ts';
 import { derivedKey } from '../oauth/keys.ts';
 import { createProvider, mountProvider, serverKeys } from '../oauth/provider.ts';
@@ -35,8 +37,9 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   await mountProvider(server, provider);
   await registerWebApp(server, app, provider);
   const agentAccess = await registerAgentAccess(server, app, provider);
-  registerRest(server, app, agentAccess, derivedKey(keys, 'cursor'));
-  server.get('/openapi.json', async () => openApiDocument(app.config.baseUrl));
+  const services: ApiServices = { app, auth: agentAccess, cursorKey: derivedKey(keys, 'cursor'), quota: new Quota(app.config.quota, app.clock) };
+  registerRest(server, services);
+  server.get('/openapi.json', async () => openApiDocument(app.config.baseUrl, app.config.quota));
   options.extend?.(server, agentAccess);
   await registerReadApi(server, app);
 

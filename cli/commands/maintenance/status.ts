@@ -1,0 +1,14 @@
+import { AppCommand } from '../../base.ts';
+import { describeState } from '../../maintenance.ts';
+import type { MaintenanceState } from '../../../services/maintenance.ts';
+
+export default class MaintenanceStatus extends AppCommand {
+  static override description = 'Show whether Agent Access reads and writes are paused';
+
+  async run(): Promise<MaintenanceState> {
+    const app = await this.app();
+    const state = await app.maintenance.state();
+    for (const line of describeState(state)) this.log(line);
+    return state;
+  }
+}

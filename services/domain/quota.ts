@@ -1,0 +1,24 @@
+// Weighted quotas as a generic cell rate algorithm (GCRA): each key keeps one number, the time at
+// which its budget is whole again ("theoretical arrival time"). A budget of `units` per `windowMs`
+// refills continuously, so a client that spends it all waits only until its next call's weight
+// has refilled, not for a whole window to roll over.
+
+export interface QuotaPolicy {
+  /** Units a connection may spend in one window. */
+  units: number;
+  windowMs: number;
+}
+
+export type QuotaDecision = { admitted: true; tat: number } | { admitted: false; retryAfterMs: number };
+
+/**
+ * Whether a call of `weight` units at `now` fits the budget, given the key's theoretical arrival
+ * time `tat` (undefined for a key never seen, or forgotten once refilled). A weight above the
+ * whole budget is never admitted; configuration keeps budgets above every operation's weight.
+ */
+export function admit(policy: QuotaPolicy, tat: number | undefined, now: number, weight: number): QuotaDecision {
+  const perUnitMs = policy.windowMs / policy.units;
+  const next = Math.max(tat ?? now, now) + weight * perUnitMs;
+  const overBy = next - now - policy.windowMs;
+  return overBy <= 0 ? { admitted: true, tat: next } : { admitted: false, retryAfterMs: overBy };
+}
