@@ -16,20 +16,23 @@ import { getSavedRoutine, listSavedRoutines } from '../reads/routines.ts';
 import { getTrainingSnapshot } from '../reads/snapshot.ts';
 import { getCompletedWorkout, listCompletedWorkouts } from '../reads/workouts.ts';
 
-export interface ApiContext {
+/** What every request shares. */
+export interface ApiServices {
   app: App;
   auth: AgentAccessAuth;
-  surface: Surface;
   /** Signs and checks list cursors. */
   cursorKey: Buffer;
-  /** The request's Authorization header, checked by every procedure. */
-  authorization: string | undefined;
-  requestId: string;
   quota: Quota;
 }
 
-/** What every request shares; the rest of the context comes from the request. */
-export type ApiServices = Pick<ApiContext, 'app' | 'auth' | 'cursorKey' | 'quota'>;
+export interface ApiContext extends Omit<ApiServices, 'auth'> {
+  /** A surface that has identified the caller already passes a check that reuses it. */
+  auth: Pick<AgentAccessAuth, 'check'>;
+  surface: Surface;
+  /** The request's Authorization header, checked by every procedure. */
+  authorization: string | undefined;
+  requestId: string;
+}
 
 const t = initTRPC.context<ApiContext>().create();
 

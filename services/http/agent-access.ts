@@ -36,17 +36,20 @@ export class AgentAccessAuth {
     this.#provider = provider;
   }
 
-  /**
-   * The caller a bearer token stands for, or an ApiError (401/403 with its challenge). Every call
-   * re-checks the connection and the subscription, so a disconnect or a lapsed plan stops the very
-   * next request.
-   */
+  /** The caller a bearer token stands for, allowed `scope`; or an ApiError (401/403 with its challenge). */
   async check(authorization: string | undefined, surface: Surface, scope: ReadScope | null): Promise<Caller> {
+    return this.authorize(await this.identify(authorization, surface), surface, scope);
+  }
+
+  /**
+   * The caller a bearer token stands for, or a 401 with its challenge. Every call re-checks the
+   * connection and the subscription, so a disconnect or a lapsed plan stops the very next request.
+   */
+  async identify(authorization: string | undefined, surface: Surface): Promise<Caller> {
     const resources = resourcesOf(this.#app.config.baseUrl);
-    const metadata = protectedResourceMetadataUrl(this.#app.config.baseUrl, surface);
     const unauthorized = (description: string, presented: boolean) =>
       new ApiError('unauthorized', description, {
-        challenge: `Bearer resource_metadata="${metadata}"${presented ? `, error="invalid_token", error_description="${description}"` : ''}`,
+        challenge: `Bearer resource_metadata="${this.#metadataUrl(surface)}"${presented ? `, error="invalid_token", error_description="${description}"` : ''}`,
       });
 
     const token = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(authorization ?? '')?.[1];
@@ -67,14 +70,21 @@ export class AgentAccessAuth {
 
     const tokenScopes = String(accessToken.scope ?? '').split(' ');
     const scopes = READ_SCOPES.filter((s) => tokenScopes.includes(s) && connection.scopes.includes(s));
-    if (scope && !scopes.includes(scope)) {
-      // The scopes needed plus those already granted, so that a step-up keeps what was granted.
-      throw new ApiError('insufficient_scope', `this operation needs the ${scope} scope`, {
-        challenge: `Bearer error="insufficient_scope", scope="${[scope, ...scopes].join(' ')}", resource_metadata="${metadata}"`,
-      });
-    }
     await this.#noteUse(athlete.athlete_id, grantId);
     return { athlete, grantId, clientId: accessToken.clientId ?? connection.client_id, scopes };
+  }
+
+  /** `caller` if it may use `scope`, else a 403 whose challenge asks for it. */
+  authorize(caller: Caller, surface: Surface, scope: ReadScope | null): Caller {
+    if (!scope || caller.scopes.includes(scope)) return caller;
+    // The scopes needed plus those already granted, so that a step-up keeps what was granted.
+    throw new ApiError('insufficient_scope', `this operation needs the ${scope} scope`, {
+      challenge: `Bearer error="insufficient_scope", scope="${[scope, ...caller.scopes].join(' ')}", resource_metadata="${this.#metadataUrl(surface)}"`,
+    });
+  }
+
+  #metadataUrl(surface: Surface): string {
+    return protectedResourceMetadataUrl(this.#app.config.baseUrl, surface);
   }
 
   /** `check`, answering the refusal on `reply`; null when refused. For routes outside the table. */

@@ -8,6 +8,7 @@ import { derivedKey } from '../oauth/keys.ts';
 import { createProvider, mountProvider, serverKeys } from '../oauth/provider.ts';
 import { registerWebApp } from '../web/app.ts';
 import { registerAgentAccess, type AgentAccessAuth } from './agent-access.ts';
+import { registerMcp } from './mcp.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerReadApi } from './read-api.ts';
 import { registerRest } from './rest.ts';
@@ -39,6 +40,7 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   const agentAccess = await registerAgentAccess(server, app, provider);
   const services: ApiServices = { app, auth: agentAccess, cursorKey: derivedKey(keys, 'cursor'), quota: new Quota(app.config.quota, app.clock) };
   registerRest(server, services);
+  registerMcp(server, services);
   server.get('/openapi.json', async () => openApiDocument(app.config.baseUrl, app.config.quota));
   options.extend?.(server, agentAccess);
   await registerReadApi(server, app);

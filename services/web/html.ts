@@ -62,7 +62,7 @@ const STYLE = `
   ul.tokens li { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; justify-content: space-between; padding: .5rem 0; border-top: 1px solid var(--line); }
   ul.tokens li:first-child { border-top: 0; }
   label.area { display: flex; gap: .6rem; align-items: flex-start; font-weight: 400; margin: .8rem 0; }
-  label.area input { margin-top: .35rem; width: 1.1rem; height: 1.1rem; }
+  label.area input { flex: none; margin-top: .35rem; width: 1.1rem; height: 1.1rem; }
   label.area .hint { display: block; margin: 0; }
   .card > form + form { margin-top: .75rem; }
 `;
