@@ -1,0 +1,92 @@
+// Drives one request at a server with many concurrent connections (autocannon) and reports
+// throughput and latency. Knows nothing of operations or surfaces: a request and a base URL.
+import autocannon from 'autocannon';
+import { send, type BenchRequest } from './http.ts';
+
+export interface Load {
+  connections: number;
+  seconds: number;
+  /** Discarded: lets the server's JIT and caches settle before the measured run. */
+  warmupSeconds: number;
+}
+
+export interface Measurement {
+  responses: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Bytes of one response, headers included, as autocannon counted them. */
+  bytesPerResponse: number;
+}
+
+/** A run that got anything but 200s: the numbers would not be of the operation. */
+export class NotAllOk extends Error {}
+
+export async function measure(base: string, request: BenchRequest, load: Load): Promise<Measurement> {
+  if (load.warmupSeconds > 0) {
+    await drive(base, request, load.connections, load.warmupSeconds);
+    await drain(base, request);
+  }
+  const measured = await drive(base, request, load.connections, load.seconds);
+  await drain(base, request);
+  return measured;
+}
+
+/**
+ * When autocannon stops it drops its connections, but the server still works through the
+ * requests it had accepted. One more request, answered after those, keeps that backlog out of
+ * the next run's numbers.
+ */
+async function drain(base: string, request: BenchRequest): Promise<void> {
+  await send(base, request);
+}
+
+async function drive(base: string, request: BenchRequest, connections: number, seconds: number): Promise<Measurement> {
+  // Latencies are kept here rather than read from autocannon's histogram, which truncates them to
+  // whole milliseconds: too coarse for a ratio of two latencies of a few milliseconds each.
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  let bytes = 0;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: new URL(request.path, base).href,
+        method: request.method as autocannon.Request['method'],
+        headers: request.headers,
+        ...(request.body === undefined ? {} : { body: request.body }),
+        connections,
+        duration: seconds,
+      },
+      (error: unknown, r) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(r)),
+    );
+    instance.on('response', (_client, status, resBytes, ms) => {
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      if (status === 200) {
+        latencies.push(ms);
+        bytes += resBytes;
+      }
+    });
+  });
+  checkAllOk(request, statuses, result);
+  latencies.sort((a, b) => a - b);
+  return {
+    responses: latencies.length,
+    requestsPerSecond: latencies.length / result.duration,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    bytesPerResponse: latencies.length ? Math.round(bytes / latencies.length) : 0,
+  };
+}
+
+function checkAllOk(request: BenchRequest, statuses: Map<number, number>, result: autocannon.Result): void {
+  const other = [...statuses].filter(([status]) => status !== 200);
+  if (other.length === 0 && result.errors === 0 && result.timeouts === 0 && statuses.size > 0) return;
+  const seen = [...statuses].map(([s, n]) => `${n} x ${s}`).join(', ') || 'no response within the run (raise BENCH_SECONDS)';
+  throw new NotAllOk(`${request.method} ${request.path}: ${seen}; ${result.errors} connection errors, ${result.timeouts} timeouts`);
+}
+
+/** Nearest-rank percentile of sorted values. */
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}

@@ -1,0 +1,185 @@
+// `npm run bench`: the Agent Access reads under load, next to a bare node:http ceiling.
+//
+// Seeds two Pro athletes (100 and 10,000 workouts) into a fresh embedded store, starts
+// `repledger serve` on it, connects over OAuth, then drives every read operation with autocannon
+// and prints requests/s and p50/p99 latency per operation and athlete, each operation's
+// throughput as a fraction of the ceiling, and the 10,000-workout latency as a multiple of the
+// 100-workout one. Exits non-zero on errors (any response but 200), not on missed targets.
+//
+// Environment: BENCH_SECONDS (3) and BENCH_WARMUP_SECONDS (0.5) per case, BENCH_CONNECTIONS (32),
+// BENCH_OPERATIONS (comma-separated operationIds; all by default), BENCH_DATA_DIR (seed there and
+// keep it; a later run reuses it), BENCH_PROFILE_DIR (run the server with --cpu-prof into it).
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { openApp } from '../services/app.ts';
+import { loadConfig } from '../services/config.ts';
+import { tempDir } from '../test/support/app.ts';
+import { SURFACES, type BenchAthlete, type Case, type CaseContext } from './cases.ts';
+import { startCeiling, type Ceiling } from './ceiling.ts';
+import { send, withBearer, type CapturedResponse } from './http.ts';
+import { measure, type Load } from './measure.ts';
+import { formatSummary, formatTable, machineInfo, operationResult, summarise, type BenchResults, type OperationResult } from './report.ts';
+import { seedAthlete, todayLocal, trainingHistory, type AthleteSpec, type SeededAthlete } from '../test/support/sample-record.ts';
+import { startServer, type RunningServer } from './server.ts';
+import { Tokens } from './tokens.ts';
+
+/** The short history first: latency ratios are of the last athlete over the first. */
+const ATHLETES: AthleteSpec[] = [
+  { label: '100', email: 'athlete-100@bench.example', workouts: 100 },
+  { label: '10000', email: 'athlete-10000@bench.example', workouts: 10_000 },
+];
+const MANIFEST = 'bench-seed.json';
+const RESULTS_FILE = join(tmpdir(), 'repledger-bench-latest.json');
+/** Outside the data directory, which is removed at the end: the log outlives a failed run. */
+const SERVER_LOG = join(tmpdir(), 'repledger-bench-server.log');
+/** autocannon itself runs cold at first; one discarded run against the ceiling warms it. */
+const LOAD_GENERATOR_WARMUP_SECONDS = 2;
+
+interface Settings {
+  load: Load;
+  operations: string[] | null;
+  dataDir: string | null;
+  profileDir: string | null;
+}
+
+interface Manifest {
+  athletes: SeededAthlete[];
+  seedingSeconds: Record<string, number>;
+}
+
+function settingsFromEnv(env: NodeJS.ProcessEnv): Settings {
+  const positive = (name: string, fallback: number, min = 0) => {
+    const value = env[name] === undefined ? fallback : Number(env[name]);
+    if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min}`);
+    return value;
+  };
+  return {
+    load: { connections: positive('BENCH_CONNECTIONS', 32, 1), seconds: positive('BENCH_SECONDS', 3, 1), warmupSeconds: positive('BENCH_WARMUP_SECONDS', 0.5) },
+    operations: env.BENCH_OPERATIONS ? env.BENCH_OPERATIONS.split(',').map((s) => s.trim()) : null,
+    dataDir: env.BENCH_DATA_DIR ? resolve(env.BENCH_DATA_DIR) : null,
+    profileDir: env.BENCH_PROFILE_DIR ? resolve(env.BENCH_PROFILE_DIR) : null,
+  };
+}
+
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+
+/** Seeds a data directory, or reuses one a previous run seeded (BENCH_DATA_DIR). */
+async function seeded(dataDir: string): Promise<Manifest> {
+  const manifestFile = join(dataDir, MANIFEST);
+  if (existsSync(manifestFile)) {
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
+    const same = manifest.athletes.length === ATHLETES.length && manifest.athletes.every((a, i) => a.label === ATHLETES[i]!.label && a.workouts === ATHLETES[i]!.workouts);
+    if (!same) throw new Error(`${dataDir} was seeded for other athletes; remove it or choose another BENCH_DATA_DIR`);
+    progress(`reusing the athletes seeded in ${dataDir} (last workouts on ${manifest.athletes[0]!.lastWorkoutDate})`);
+    return manifest;
+  }
+  const app = await openApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+  try {
+    const history = trainingHistory(Math.max(...ATHLETES.map((a) => a.workouts)), todayLocal());
+    const manifest: Manifest = { athletes: [], seedingSeconds: {} };
+    for (const spec of ATHLETES) {
+      const started = performance.now();
+      manifest.athletes.push(await seedAthlete(app, spec, history, dataDir));
+      manifest.seedingSeconds[spec.label] = (performance.now() - started) / 1000;
+      progress(`seeded ${spec.workouts} workouts and the rest of the record in ${manifest.seedingSeconds[spec.label]!.toFixed(1)} s`);
+    }
+    writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+    return manifest;
+  } finally {
+    await app.close();
+  }
+}
+
+/** Every case's response as the server gives it: checked to be a 200, and what the ceiling replays. */
+async function capture(server: RunningServer, cases: Case[], authorize: (c: Case) => Promise<Case['request']>): Promise<Map<Case, CapturedResponse>> {
+  const captured = new Map<Case, CapturedResponse>();
+  for (const c of cases) {
+    const response = await send(server.base, await authorize(c));
+    if (response.status !== 200) throw new Error(`${c.surface} ${c.operation} for athlete ${c.athlete.label} answered ${response.status}: ${response.body.toString('utf8').slice(0, 300)}`);
+    captured.set(c, response);
+  }
+  return captured;
+}
+
+/** Cases of one operation and surface, athletes in ATHLETES order. */
+function byOperation(cases: Case[]): Case[][] {
+  const groups = new Map<string, Case[]>();
+  for (const c of cases) {
+    const key = `${c.surface} ${c.operation}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  return [...groups.values()];
+}
+
+async function measureAll(settings: Settings, server: RunningServer, ceiling: Ceiling, tokens: Tokens, cases: Case[]): Promise<OperationResult[]> {
+  const authorize = async (c: Case) => withBearer(c.request, await tokens.bearer(c.athlete.email, c.resource));
+  const captured = await capture(server, cases, authorize);
+  const first = cases[0]!;
+  await ceiling.serve(captured.get(first)!);
+  await measure(ceiling.base, await authorize(first), { ...settings.load, seconds: LOAD_GENERATOR_WARMUP_SECONDS, warmupSeconds: 0 });
+  const results: OperationResult[] = [];
+  for (const group of byOperation(cases)) {
+    // One ceiling per operation, answering with the long-history athlete's bytes: the athletes'
+    // answers differ by a few bytes at most (the same recent workouts, ids of the same length),
+    // and a ceiling per case would add a third to the run for no information.
+    const reference = group[group.length - 1]!;
+    const { operation, surface } = reference;
+    progress(`${surface} ${operation}: ceiling`);
+    await ceiling.serve(captured.get(reference)!);
+    const ceilingMeasurement = await measure(ceiling.base, await authorize(reference), settings.load);
+    const measured = [];
+    for (const c of group) {
+      progress(`${surface} ${operation}: athlete ${c.athlete.label}`);
+      server.checkAlive();
+      measured.push({ athlete: c.athlete.label, measurement: await measure(server.base, await authorize(c), settings.load) });
+    }
+    results.push(operationResult(operation, surface, ceilingMeasurement, measured));
+  }
+  return results;
+}
+
+async function buildCases(ctx: CaseContext, only: string[] | null): Promise<Case[]> {
+  const cases: Case[] = [];
+  for (const build of Object.values(SURFACES)) if (build) cases.push(...(await build(ctx)));
+  const unknown = (only ?? []).filter((op) => !cases.some((c) => c.operation === op));
+  if (unknown.length) throw new Error(`BENCH_OPERATIONS names no operation ${unknown.join(', ')}`);
+  return only ? cases.filter((c) => only.includes(c.operation)) : cases;
+}
+
+async function main(): Promise<void> {
+  const settings = settingsFromEnv(process.env);
+  const started = performance.now();
+  const dataDir = settings.dataDir ?? tempDir('repledger-bench-');
+  mkdirSync(dataDir, { recursive: true });
+  let server: RunningServer | null = null;
+  let ceiling: Ceiling | null = null;
+  try {
+    const manifest = await seeded(dataDir);
+    const nodeFlags = settings.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`] : [];
+    server = await startServer({ dataDir, logFile: SERVER_LOG, nodeFlags });
+    ceiling = await startCeiling();
+    progress(`server ${server.base} (log ${SERVER_LOG}), ceiling ${ceiling.base}`);
+
+    const tokens = new Tokens(server.base);
+    const athletes: BenchAthlete[] = manifest.athletes.map((a) => ({ label: a.label, email: a.email }));
+    const cases = await buildCases({ base: server.base, athletes, bearer: (a, resource) => tokens.bearer(a.email, resource) }, settings.operations);
+    const operations = await measureAll(settings, server, ceiling, tokens, cases);
+
+    const results: BenchResults = { at: new Date().toISOString(), machine: machineInfo(), load: settings.load, seedingSeconds: manifest.seedingSeconds, operations, summary: summarise(operations) };
+    writeFileSync(RESULTS_FILE, JSON.stringify(results, null, 2));
+    console.log(`\n${formatTable(operations)}\n\n${formatSummary(results, athletes.map((a) => a.label), RESULTS_FILE)}`);
+    console.log(`whole run: ${((performance.now() - started) / 1000).toFixed(0)} s${settings.profileDir ? `; server CPU profile in ${settings.profileDir}` : ''}`);
+  } finally {
+    ceiling?.stop();
+    await server?.stop();
+    if (!settings.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\nserver log: ${SERVER_LOG}`);
+  process.exitCode = 1;
+}
