@@ -3,13 +3,15 @@
 // of the history. Each workout's contribution is remembered so that an edit, a delete or a
 // timezone change moves it.
 import type { RecordItem } from '../contracts/record.ts';
-import { localDateOf, weekStart } from '../services/domain/time.ts';
+import { addDays, localDateOf, weekStart } from '../services/domain/time.ts';
 import type { Doc, Documents } from '../services/store/read-store.ts';
 import { timezoneOf } from './athletes.ts';
 import { athleteOf, BY_ID, forEachDoc, occurredAt, type Projection } from './projection.ts';
 
 export const ACTIVITY_DAYS = 'activity_days';
 export const ACTIVITY_WEEKS = 'activity_weeks';
+export const ACTIVITY_RUNS = 'activity_runs';
+const BY_TO = { name: 'by_to', fields: ['to', 'id'] };
 const ACTIVITY_WORKOUTS = 'activity_workouts';
 
 type ExerciseCounts = Record<string, { sessions: number; sets: number }>;
@@ -23,6 +25,14 @@ export interface ActivityDayDoc extends Doc {
 /** One week: its id is the Monday. */
 export interface ActivityWeekDoc extends Doc {
   workouts: number;
+}
+
+/**
+ * A run of consecutive active weeks: its id is the first Monday, `to` the last. Kept as weeks turn
+ * active or inactive, so a streak is one document however long the history.
+ */
+export interface ActivityRunDoc extends Doc {
+  to: string;
 }
 
 interface Contribution extends Doc {
@@ -57,13 +67,35 @@ async function add(docs: Documents, athleteId: string, c: Contribution, sign: 1 
   const week = (await docs.get<ActivityWeekDoc>(ACTIVITY_WEEKS, athleteId, monday))?.workouts ?? 0;
   if (week + sign === 0) await docs.delete(ACTIVITY_WEEKS, athleteId, monday);
   else await docs.upsert(ACTIVITY_WEEKS, athleteId, { id: monday, workouts: week + sign } satisfies ActivityWeekDoc);
+  if (week === 0) await joinRuns(docs, athleteId, monday);
+  if (week + sign === 0) await splitRun(docs, athleteId, monday);
+}
+
+/** A week turned active: it joins the run ending the week before and the run starting the week after. */
+async function joinRuns(docs: Documents, athleteId: string, monday: string): Promise<void> {
+  const [before] = await docs.page<ActivityRunDoc>(ACTIVITY_RUNS, { partition: athleteId, index: BY_TO.name, prefix: [addDays(monday, -7)], direction: 'asc', limit: 1 });
+  const after = await docs.get<ActivityRunDoc>(ACTIVITY_RUNS, athleteId, addDays(monday, 7));
+  if (after) await docs.delete(ACTIVITY_RUNS, athleteId, after.id);
+  await docs.upsert(ACTIVITY_RUNS, athleteId, { id: before?.id ?? monday, to: after?.to ?? monday } satisfies ActivityRunDoc);
+}
+
+/** A week turned inactive: the run holding it loses it, becoming up to two runs. */
+async function splitRun(docs: Documents, athleteId: string, monday: string): Promise<void> {
+  const [run] = await docs.page<ActivityRunDoc>(ACTIVITY_RUNS, { partition: athleteId, index: BY_ID.name, range: { lte: monday }, direction: 'desc', limit: 1 });
+  if (!run || run.to < monday) throw new Error(`activity runs of ${athleteId} do not hold the active week ${monday}`);
+  if (run.id === monday) await docs.delete(ACTIVITY_RUNS, athleteId, run.id);
+  else await docs.upsert(ACTIVITY_RUNS, athleteId, { id: run.id, to: addDays(monday, -7) } satisfies ActivityRunDoc);
+  if (run.to !== monday) await docs.upsert(ACTIVITY_RUNS, athleteId, { id: addDays(monday, 7), to: run.to } satisfies ActivityRunDoc);
 }
 
 export const activityProjection: Projection = {
   name: 'activity',
+  // 2: runs of active weeks.
+  version: 2,
   collections: [
     { name: ACTIVITY_DAYS, indexes: [BY_ID] },
     { name: ACTIVITY_WEEKS, indexes: [BY_ID] },
+    { name: ACTIVITY_RUNS, indexes: [BY_ID, BY_TO] },
     { name: ACTIVITY_WORKOUTS, indexes: [BY_ID] },
   ],
   handles: (type) => type.startsWith('workout.') || type === 'athlete.profile_updated',

@@ -7,6 +7,8 @@ import type { CollectionSpec, Doc, Documents, KeyValue } from '../services/store
 
 export interface Projection {
   name: string;
+  /** Raised when what the projection writes changes: stores built by an older version are replayed at start. */
+  version?: number;
   collections: CollectionSpec[];
   /** Event types this projection reads; other events only move its checkpoint. */
   handles(type: string): boolean;

@@ -11,7 +11,11 @@ const BATCH = 1000;
 
 interface CheckpointDoc extends Doc {
   position: number;
+  /** The projection's version that built its documents; absent means 1. */
+  version?: number;
 }
+
+const versionOf = (p: Projection): number => p.version ?? 1;
 
 export interface ProjectionStatus {
   name: string;
@@ -61,7 +65,7 @@ export class ProjectionRunner {
     this.onProgress?.(events.length, events.length);
     const last = events[events.length - 1]!.position;
     for (const p of only) {
-      if (last > checkpoints.get(p.name)!) await docs.upsert(CHECKPOINTS, PARTITION, { id: p.name, position: last });
+      if (last > checkpoints.get(p.name)!) await docs.upsert(CHECKPOINTS, PARTITION, { id: p.name, position: last, version: versionOf(p) });
     }
   }
 
@@ -77,8 +81,22 @@ export class ProjectionRunner {
     }
   }
 
+  /** Projections whose documents an older version built: they need a replay before serving. */
+  async outdated(): Promise<string[]> {
+    const docs = await this.#readStore.getMany<CheckpointDoc>(CHECKPOINTS, PARTITION, this.projections.map((p) => p.name));
+    return this.projections.filter((p) => docs.some((d) => d.id === p.name && (d.version ?? 1) !== versionOf(p))).map((p) => p.name);
+  }
+
+  /** Replays the outdated projections; returns their names. */
+  async upgrade(progress?: Progress): Promise<string[]> {
+    const names = await this.outdated();
+    if (names.length > 0) await this.replay(names, progress);
+    return names;
+  }
+
   /** Follows the log (distributed mode): each delivered event is applied in its own transaction. */
   async follow(onError: (error: unknown) => void): Promise<Subscription> {
+    await this.upgrade();
     await this.catchUp();
     const from = await this.#lowestCheckpoint();
     return this.#eventStore.subscribeAll(from, (event) => this.#readStore.transaction((docs) => this.apply([event], docs)), onError);
@@ -117,7 +135,7 @@ export class ProjectionRunner {
           position = batch[batch.length - 1]!.position;
           events += batch.length;
         }
-        for (const p of ordered) await live.upsert(CHECKPOINTS, PARTITION, { id: p.name, position });
+        for (const p of ordered) await live.upsert(CHECKPOINTS, PARTITION, { id: p.name, position, version: versionOf(p) });
       });
     } catch (error) {
       await rebuild.discard().catch(() => undefined);

@@ -52,7 +52,8 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
   if (inline) {
     const readStore = reads;
     events.setOnAppended((appended) => runner.apply(appended, readStore.inTransaction));
-    // Projections added since the last run, or an interrupted replay, catch up before serving.
+    // Projections changed or added since the last run, or an interrupted replay, catch up before serving.
+    await runner.upgrade();
     await runner.catchUp();
   }
 

@@ -1,7 +1,7 @@
 // Training stats (spec 4.4): only completed workouts count; a workout's local date is its start,
 // else its creation, in the record timezone; weeks run Monday to Sunday and are active with at
 // least one workout; a streak is current when its latest active week is this week or the last.
-import { addDays, weekStart } from './time.ts';
+import { addDays, dayNumber, weekStart } from './time.ts';
 
 export interface Streak {
   /** Consecutive active weeks ending at the latest active week (not after this week). */
@@ -11,17 +11,26 @@ export interface Streak {
   from: string | null;
 }
 
+/** A run of consecutive active weeks, by their Mondays, both ends included. */
+export interface WeekRun {
+  from: string;
+  to: string;
+}
+
 /**
- * From active weeks (their Mondays), newest first, counting only workouts dated up to today: a
- * workout dated later this week does not make the week active. Weeks after this one are ignored.
+ * The streak from the latest run of active weeks that began by last week (it may reach past it)
+ * and whether this week is active so far: a workout dated later this week does not count yet.
  */
-export function weeklyStreak(activeWeeksNewestFirst: string[], today: string): Streak {
+export function weeklyStreak(latestRun: WeekRun | null, thisWeekActive: boolean, today: string): Streak {
   const thisWeek = weekStart(today);
-  const weeks = activeWeeksNewestFirst.filter((w) => w <= thisWeek);
-  if (weeks.length === 0) return { weeks: 0, current: false, from: null };
-  let run = 1;
-  while (run < weeks.length && weeks[run] === addDays(weeks[run - 1]!, -7)) run++;
-  return { weeks: run, current: weeks[0] === thisWeek || weeks[0] === addDays(thisWeek, -7), from: weeks[run - 1]! };
+  const lastWeek = addDays(thisWeek, -7);
+  const end = latestRun && (latestRun.to < lastWeek ? latestRun.to : lastWeek);
+  const weeksFrom = (from: string, to: string) => (dayNumber(to) - dayNumber(from)) / 7 + 1;
+  if (thisWeekActive) {
+    return latestRun && end === lastWeek ? { weeks: weeksFrom(latestRun.from, thisWeek), current: true, from: latestRun.from } : { weeks: 1, current: true, from: thisWeek };
+  }
+  if (!latestRun || !end) return { weeks: 0, current: false, from: null };
+  return { weeks: weeksFrom(latestRun.from, end), current: end === lastWeek, from: latestRun.from };
 }
 
 export interface Counts {

@@ -89,7 +89,7 @@ export function addDays(date: string, days: number): string {
 /** The Monday that starts the (Monday-to-Sunday) week of a local date. */
 export function weekStart(date: string): string {
   const n = dayNumber(date);
-  const weekday = (n + 3) % 7; // 1970-01-01 was a Thursday; 0 = Monday
+  const weekday = (((n + 3) % 7) + 7) % 7; // 1970-01-01 was a Thursday; 0 = Monday; n < 0 before 1970
   return dateOfDayNumber(n - weekday);
 }
 

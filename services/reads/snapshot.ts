@@ -2,12 +2,12 @@
 // from the activity, goals and feedback read models (a few documents, not the history).
 import type { DerivedMetricMetadata, Goal, TrainingSnapshot } from '../../contracts/agent-access.ts';
 import type { RecordItem } from '../../contracts/record.ts';
-import { ACTIVITY_DAYS, ACTIVITY_WEEKS, type ActivityDayDoc, type ActivityWeekDoc } from '../../projections/activity.ts';
+import { ACTIVITY_DAYS, ACTIVITY_RUNS, type ActivityDayDoc, type ActivityRunDoc } from '../../projections/activity.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { recentCounts, weeklyStreak } from '../domain/stats.ts';
 import { addDays, localDateOf, weekStart } from '../domain/time.ts';
 import type { Caller } from '../http/agent-access.ts';
-import type { KeyValue, ReadStore } from '../store/read-store.ts';
+import type { ReadStore } from '../store/read-store.ts';
 import { recordText } from './text.ts';
 
 export const STATS_VERSION = 'training-stats.v1';
@@ -18,37 +18,22 @@ const FEEDBACK = 5;
 
 type GoalDoc = ItemDoc & RecordItem<'goal'> & { canonical_target_value: number; canonical_target_unit: Goal['canonical_target_unit'] };
 
-/** Active weeks (Mondays), newest first, up to `lastWeek`, read until the first gap. */
-async function activeWeeksBefore(reads: ReadStore, athleteId: string, lastWeek: string): Promise<string[]> {
-  const weeks: string[] = [];
-  let after: KeyValue[] | undefined;
-  for (;;) {
-    const page = await reads.page<ActivityWeekDoc>(ACTIVITY_WEEKS, { partition: athleteId, index: 'by_id', direction: 'desc', range: { lte: lastWeek }, limit: 52, ...(after ? { after } : {}) });
-    for (const w of page) {
-      // A gap ends the run; the first two weeks decide whether the streak is current.
-      if (weeks.length > 0 && w.id !== addDays(weeks[weeks.length - 1]!, -7)) return weeks;
-      weeks.push(w.id);
-    }
-    if (page.length < 52) return weeks;
-    after = [page[page.length - 1]!.id];
-  }
-}
-
 export async function getTrainingSnapshot(reads: ReadStore, caller: Caller, now: Date): Promise<TrainingSnapshot> {
   const athleteId = caller.athlete.athlete_id;
   const computedAt = now.toISOString();
   const today = localDateOf(now.getTime(), caller.athlete.profile.timezone);
   const monday = weekStart(today);
   const from30 = addDays(today, -29);
-  const [days, weeks, goals, feedback] = await Promise.all([
+  const [days, runs, goals, feedback] = await Promise.all([
     reads.page<ActivityDayDoc>(ACTIVITY_DAYS, { partition: athleteId, index: 'by_id', direction: 'asc', range: { gte: from30, lte: today }, limit: 30 }),
-    activeWeeksBefore(reads, athleteId, addDays(monday, -7)),
+    // The latest run of active weeks that began by last week.
+    reads.page<ActivityRunDoc>(ACTIVITY_RUNS, { partition: athleteId, index: 'by_id', direction: 'desc', range: { lte: addDays(monday, -7) }, limit: 1 }),
     reads.page<GoalDoc>('goals', { partition: athleteId, index: 'by_status', prefix: ['active'], direction: 'desc', limit: GOALS }),
     reads.page<ItemDoc & RecordItem<'feedback'>>('feedback', { partition: athleteId, index: 'by_recorded', direction: 'desc', limit: FEEDBACK }),
   ]);
   const counts = recentCounts(new Map(days.map((d) => [d.id, d.workouts])), today);
   // This week is active only through workouts dated up to today, which the day documents tell.
-  const streak = weeklyStreak(counts.thisWeek > 0 ? [monday, ...weeks] : weeks, today);
+  const streak = weeklyStreak(runs[0] ? { from: runs[0].id, to: runs[0].to } : null, counts.thisWeek > 0, today);
   const meta = (version: string, from: string, to: string, sampleCount: number): DerivedMetricMetadata => ({
     provenance: 'derived',
     calculation_version: version,

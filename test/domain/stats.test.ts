@@ -2,33 +2,28 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { recentCounts, weeklyStreak } from '../../services/domain/stats.ts';
+import { recentCounts, weeklyStreak, type WeekRun } from '../../services/domain/stats.ts';
 import { addDays, dayNumber, localDateOf, weekStart } from '../../services/domain/time.ts';
+import { referenceStats as reference, weekIndex } from '../support/stats-reference.ts';
 
-/** Brute force: Monday-based week index of a date, by counting days from a known Monday. */
-const weekIndex = (date: string) => Math.floor((dayNumber(date) - dayNumber('1970-01-05')) / 7);
-
-function reference(dates: string[], today: string) {
-  const todayWeek = weekIndex(today);
-  const past = dates.filter((d) => d <= today);
-  const active = new Set(past.map(weekIndex));
-  const latest = Math.max(-Infinity, ...active);
-  let weeks = 0;
-  if (active.size) for (let w = latest; active.has(w); w--) weeks++;
-  return {
-    thisWeek: past.filter((d) => weekIndex(d) === todayWeek).length,
-    last30Days: past.filter((d) => dayNumber(today) - dayNumber(d) < 30).length,
-    weeks,
-    current: active.size > 0 && (latest === todayWeek || latest === todayWeek - 1),
-  };
+/** Runs of consecutive weeks, as the activity projection keeps them, oldest first. */
+function runsOf(mondays: string[]): WeekRun[] {
+  const runs: WeekRun[] = [];
+  for (const monday of [...new Set(mondays)].sort()) {
+    const last = runs.at(-1);
+    if (last && addDays(last.to, 7) === monday) last.to = monday;
+    else runs.push({ from: monday, to: monday });
+  }
+  return runs;
 }
 
 function ours(dates: string[], today: string) {
   const byDate = new Map<string, number>();
   for (const d of dates) byDate.set(d, (byDate.get(d) ?? 0) + 1);
-  const weeks = [...new Set(dates.filter((d) => d <= today).map(weekStart))].sort().reverse();
   const counts = recentCounts(byDate, today);
-  const streak = weeklyStreak(weeks, today);
+  const lastWeek = addDays(weekStart(today), -7);
+  const latestRun = runsOf(dates.map(weekStart)).filter((r) => r.from <= lastWeek).at(-1) ?? null;
+  const streak = weeklyStreak(latestRun, counts.thisWeek > 0, today);
   return { thisWeek: counts.thisWeek, last30Days: counts.last30Days, weeks: streak.weeks, current: streak.current };
 }
 
@@ -39,6 +34,12 @@ test('a week that spans the new year is one week; Sunday closes it', () => {
   assert.equal(ours(['2025-12-29'], '2026-01-12'), { thisWeek: 0, last30Days: 1, weeks: 1, current: false });
   assert.equal(ours(['2025-12-15', '2025-12-22', '2026-01-02'], '2026-01-02').weeks, 3);
   assert.equal(ours([], '2026-01-02'), { thisWeek: 0, last30Days: 0, weeks: 0, current: false });
+});
+
+test('weeks before 1970 start on Monday too', () => {
+  assert.is(weekStart('1955-06-01'), '1955-05-30');
+  assert.is(weekStart('1969-12-31'), '1969-12-29');
+  assert.is(weekStart('1969-12-29'), '1969-12-29');
 });
 
 test('property: counts and streaks match the rules for any set of workout dates', () => {

@@ -4,10 +4,12 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RecordItem, RecordKind } from '../../contracts/record.ts';
+import { ACTIVITY_RUNS } from '../../projections/activity.ts';
 import type { ItemDoc } from '../../projections/items.ts';
+import { CHECKPOINTS } from '../../projections/runner.ts';
 import type { App } from '../../services/app.ts';
 import { DomainError } from '../../services/domain/errors.ts';
-import { dumpReadModels, openTestApp, registerAthlete } from '../support/app.ts';
+import { dumpReadModels, openTestApp, registerAthlete, tempDir } from '../support/app.ts';
 
 const ZONES = ['Europe/London', 'America/New_York', 'Asia/Tokyo', 'Pacific/Auckland'];
 
@@ -245,6 +247,28 @@ test('exercise history puts each workout on the same local date as the workouts 
     assert.equal(summaries.get(started.id), '2026-03-03');
     assert.is(history.length, 2);
     for (const h of history) assert.is(h.local_date, summaries.get(h.workout_id), h.workout_id);
+  } finally {
+    await t.close();
+  }
+});
+
+test('a projection whose version changed is replayed when the store is next opened', async () => {
+  const dataDir = tempDir();
+  let t = await openTestApp({ dataDir });
+  const athleteId = await registerAthlete(t.app);
+  const workout = (id: string, day: number): RecordItem<'workout'> => ({ id, title: 'S', started_at: `2026-05-${String(day).padStart(2, '0')}T08:00:00.000Z`, ended_at: `2026-05-${String(day).padStart(2, '0')}T09:00:00.000Z`, notes: null, source: null, exercises: [] });
+  await t.app.records.change(athleteId, [4, 12, 26].map((d) => ({ op: 'create' as const, kind: 'workout' as const, item: workout(randomUUID(), d) })), { type: 'athlete', id: athleteId });
+  const built = await dumpReadModels(t.app);
+  // As an older build left it: version 1 of the activity projection, which kept no runs.
+  await t.app.reads.upsert(CHECKPOINTS, 'projections', { ...(await t.app.reads.get(CHECKPOINTS, 'projections', 'activity'))!, version: 1 });
+  await t.app.reads.deleteWhere(ACTIVITY_RUNS, athleteId, 'by_id', []);
+  assert.equal(await t.app.runner.outdated(), ['activity']);
+  await t.close();
+
+  t = await openTestApp({ dataDir });
+  try {
+    assert.equal(await t.app.runner.outdated(), []);
+    assert.equal(await dumpReadModels(t.app), built);
   } finally {
     await t.close();
   }

@@ -7,10 +7,10 @@ import * as assert from 'uvu/assert';
 import { agentAccessResponses } from '../../contracts/agent-access.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import { fixedClock } from '../../services/domain/clock.ts';
-import { recentCounts, weeklyStreak } from '../../services/domain/stats.ts';
-import { localDateOf, weekStart } from '../../services/domain/time.ts';
+import { localDateOf } from '../../services/domain/time.ts';
 import { getTrainingSnapshot } from '../../services/reads/snapshot.ts';
 import { openTestApp, registerAthlete } from '../support/app.ts';
+import { referenceStats } from '../support/stats-reference.ts';
 import { connect, registerPro } from '../support/connect.ts';
 import { startServer } from '../support/server.ts';
 
@@ -128,14 +128,11 @@ test('property: counts and streak match a brute force after edits, deletes and t
         const now = new Date(nowMs);
         const today = localDateOf(now.getTime(), athlete.profile.timezone);
         const dates = [...live.values()].map((w) => localDateOf(w.started ?? w.created, athlete.profile.timezone));
-        const byDate = new Map<string, number>();
-        for (const d of dates) byDate.set(d, (byDate.get(d) ?? 0) + 1);
-        const counts = recentCounts(byDate, today);
-        const streak = weeklyStreak([...new Set(dates.filter((d) => d <= today).map(weekStart))].sort().reverse(), today);
+        const expected = referenceStats(dates, today);
         const snapshot = await getTrainingSnapshot(t.app.reads, { athlete, grantId: randomUUID(), clientId: 'test', scopes: ['training'] }, now);
         assert.equal(
           [snapshot.summary.workouts_this_week.value, snapshot.summary.workouts_last_30_days.value, snapshot.summary.consecutive_active_weeks.value, snapshot.summary.streak_is_current.value],
-          [counts.thisWeek, counts.last30Days, streak.weeks, streak.current],
+          [expected.thisWeek, expected.last30Days, expected.weeks, expected.current],
         );
       } finally {
         await t.close();
