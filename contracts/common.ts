@@ -34,13 +34,18 @@ export const timezone = z
   .max(LIMITS.timezone.max)
   .refine(isValidTimeZone, { message: 'must be an IANA time zone such as Europe/Berlin' });
 
+/** Zones found valid: building a formatter to ask costs ~150 µs, and every stored profile is re-checked when read. */
+const validTimeZones = new Set<string>();
+
 export function isValidTimeZone(tz: string): boolean {
+  if (validTimeZones.has(tz)) return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
   } catch {
     return false;
   }
+  validTimeZones.add(tz);
+  return true;
 }
 
 export const recordText = z.string().min(LIMITS.text.min).max(LIMITS.text.max);

@@ -117,11 +117,12 @@ export class AthleteService {
 
   async #history(athleteId: string): Promise<AthleteEvent[]> {
     const stored = await this.#events.readStream(streams.athlete(athleteId));
-    return stored.map((e) => athleteEvent.parse({ type: e.type, data: e.data }));
+    // Events were validated when appended; every Agent Access request reads this, so folding trusts them.
+    return stored.map((e) => ({ type: e.type, data: e.data }) as AthleteEvent);
   }
 
   async #append(stream: string, events: AthleteEvent[], expected: number | 'no_stream', actor: Actor): Promise<void> {
-    await appendEvents(this.#events, this.#clock, stream, events, expected, actor);
+    await appendEvents(this.#events, this.#clock, stream, events.map((e) => athleteEvent.parse(e)), expected, actor);
   }
 }
 

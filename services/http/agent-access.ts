@@ -22,6 +22,8 @@ export interface Caller {
 
 const USAGE = 'connection_usage';
 const USAGE_EVERY_MS = 60_000;
+/** Connections remembered as noted; past this the memory starts over (costing one read each). */
+const NOTED_MAX = 10_000;
 
 export function protectedResourceMetadataUrl(baseUrl: string, surface: Surface): string {
   return `${baseUrl}/.well-known/oauth-protected-resource${surface === 'mcp' ? '/mcp' : '/v1/agent-access'}`;
@@ -30,6 +32,7 @@ export function protectedResourceMetadataUrl(baseUrl: string, surface: Surface):
 export class AgentAccessAuth {
   readonly #app: App;
   readonly #provider: Provider;
+  readonly #noted = new Map<string, number>();
 
   constructor(app: App, provider: Provider) {
     this.#app = app;
@@ -101,6 +104,11 @@ export class AgentAccessAuth {
   /** When the connection last read, for the settings page; written at most once a minute. */
   async #noteUse(athleteId: string, grantId: string): Promise<void> {
     const now = this.#app.clock.now();
+    // What this instance wrote lately spares the store a read on nearly every request.
+    const noted = this.#noted.get(grantId);
+    if (noted !== undefined && now.getTime() - noted < USAGE_EVERY_MS) return;
+    if (this.#noted.size >= NOTED_MAX) this.#noted.clear();
+    this.#noted.set(grantId, now.getTime());
     const usage = await this.#app.reads.get<{ id: string; last_read_at: string }>(USAGE, athleteId, grantId);
     if (usage && now.getTime() - Date.parse(usage.last_read_at) < USAGE_EVERY_MS) return;
     await this.#app.reads.upsert(USAGE, athleteId, { id: grantId, last_read_at: now.toISOString() });
