@@ -145,8 +145,11 @@ function keysetCondition(exprs: string[], values: SQLInputValue[], op: '<' | '>'
 
 function createTable(conn: DatabaseSync, table: string, spec: CollectionSpec, indexTable = table): void {
   forgetStatements(conn);
+  // A rowid table: WITHOUT ROWID keeps only ~1 KB of a row in its b-tree page, and documents of
+  // several KB (workout details, record indicators) then each took an overflow page of their own.
+  // 2,000 imported workouts: 152 MB and 8.5 s that way, 91 MB and 6.8 s this way.
   conn.exec(
-    `CREATE TABLE IF NOT EXISTS ${table} (partition TEXT NOT NULL, id TEXT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (partition, id)) WITHOUT ROWID`,
+    `CREATE TABLE IF NOT EXISTS ${table} (partition TEXT NOT NULL, id TEXT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (partition, id))`,
   );
   for (const index of spec.indexes) {
     conn.exec(
