@@ -1,8 +1,9 @@
 // What the bench measures: one case per operation, athlete and surface. A surface is a case
-// builder; the measuring code only sees cases, so another surface (MCP: POST /mcp with a JSON-RPC
-// tools/call body and a token for the /mcp resource) is one more builder in SURFACES.
+// builder; the measuring code only sees cases (and whether the surface gets a ceiling of its own),
+// so both surfaces share everything but how one operation call becomes one HTTP request.
+import { z } from 'zod';
 import { agentAccessResponses } from '../contracts/agent-access.ts';
-import { operationList, operations } from '../contracts/operations.ts';
+import { operationList, operations, type Operation } from '../contracts/operations.ts';
 import { getJson, withBearer, type BenchRequest } from './http.ts';
 
 export type Surface = 'rest' | 'mcp';
@@ -24,50 +25,120 @@ export interface Case {
 
 export interface CaseContext {
   base: string;
+  /** In the order the report compares them: the shortest history first. */
   athletes: BenchAthlete[];
   bearer(athlete: BenchAthlete, resource: string): Promise<string>;
 }
 
 export type CaseBuilder = (ctx: CaseContext) => Promise<Case[]>;
 
+export interface SurfaceBench {
+  build: CaseBuilder;
+  /**
+   * Whether each operation is also measured against a bare node:http server replaying its answer.
+   * Surfaces without one are compared with REST for the same operation and athlete instead.
+   */
+  ceiling: boolean;
+}
+
+/** An operation's arguments: its path parameters. No query parameters, so lists take their defaults. */
+type Arguments = Record<string, string>;
+
 /** Every operation of the table over REST, with the default query (the 30-day window, 5 items). */
-export const restCases: CaseBuilder = async (ctx) => {
-  const resource = `${ctx.base}/v1/agent-access`;
-  const cases: Case[] = [];
-  for (const athlete of ctx.athletes) {
-    const token = await ctx.bearer(athlete, resource);
-    const ids = await pathIds((path) => getJson(ctx.base, withBearer({ method: 'GET', path, headers: {} }, token)));
-    for (const op of operationList) {
-      const request = { method: op.method, path: fillPath(op.path, ids, op.operationId), headers: { accept: 'application/json' } };
-      cases.push({ operation: op.operationId, surface: 'rest', athlete, resource, request });
-    }
-  }
+export const restCases: CaseBuilder = async (ctx) =>
+  casesFor(ctx, ctx.athletes, 'rest', restResource(ctx.base), (op, args) => ({ method: op.method, path: fillPath(op.path, args), headers: { accept: 'application/json' } }));
+
+/**
+ * Every operation as an MCP tool call with the REST case's arguments. Only for the longest history,
+ * to keep the run short: what MCP adds is per call (the JSON-RPC envelope, the SDK's server and
+ * transport), not per workout, and the short history would add eleven measurements (~40 s).
+ */
+export const mcpCases: CaseBuilder = async (ctx) => {
+  const cases = await casesFor(ctx, ctx.athletes.slice(-1), 'mcp', `${ctx.base}/mcp`, (op, args) => toolCall(op.operationId, args));
+  for (const c of cases) await checkToolCall(ctx, c);
   return cases;
 };
 
-export const SURFACES: Record<Surface, CaseBuilder | null> = {
-  rest: restCases,
-  mcp: null,
+export const SURFACES: Record<Surface, SurfaceBench | null> = {
+  rest: { build: restCases, ceiling: true },
+  // Judged as a fraction of REST (the issue's target is at least half), so no ceiling of its own.
+  mcp: { build: mcpCases, ceiling: false },
 };
 
+function restResource(base: string): string {
+  return `${base}/v1/agent-access`;
+}
+
+/** One case per athlete and operation, with real ids for the path parameters; `request` is the surface's. */
+async function casesFor(ctx: CaseContext, athletes: BenchAthlete[], surface: Surface, resource: string, request: (op: Operation, args: Arguments) => BenchRequest): Promise<Case[]> {
+  const cases: Case[] = [];
+  for (const athlete of athletes) {
+    const ids = await pathIds(ctx, athlete);
+    for (const op of operationList) cases.push({ operation: op.operationId, surface, athlete, resource, request: request(op, argumentsOf(op, ids)) });
+  }
+  return cases;
+}
+
 /**
- * Real ids for the path parameters, found as a client would find them: the newest workout in the
- * default window, its first exercise, the most recently changed routine.
+ * A stateless Streamable HTTP tool call: one POST, no initialize first, answered with JSON (the
+ * server's choice; the Accept header must still offer both, as the transport requires).
  */
-async function pathIds(get: (path: string) => Promise<unknown>): Promise<Record<string, string>> {
+function toolCall(name: string, args: Arguments): BenchRequest {
+  return {
+    method: 'POST',
+    path: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  };
+}
+
+/** What a tool call answering the envelope looks like; a JSON-RPC error or a tool error does not. */
+const envelopeAnswer = z.object({
+  result: z.object({ isError: z.literal(false).optional(), structuredContent: z.object({ operation: z.string() }) }),
+});
+
+/**
+ * autocannon only counts HTTP statuses, and a failed tool call is still a 200: each call is made
+ * once here and must answer the operation's envelope. Being a first request without initialize,
+ * it also shows the server is stateless.
+ */
+async function checkToolCall(ctx: CaseContext, c: Case): Promise<void> {
+  const answer = await getJson(ctx.base, withBearer(c.request, await ctx.bearer(c.athlete, c.resource)));
+  const parsed = envelopeAnswer.safeParse(answer);
+  if (!parsed.success || parsed.data.result.structuredContent.operation !== c.operation) {
+    throw new Error(`mcp ${c.operation} for athlete ${c.athlete.label} did not answer the ${c.operation} envelope: ${JSON.stringify(answer).slice(0, 300)}`);
+  }
+}
+
+/**
+ * Real ids for the path parameters, found over REST as a client would find them: the newest
+ * workout in the default window, its first exercise, the most recently changed routine.
+ */
+async function pathIds(ctx: CaseContext, athlete: BenchAthlete): Promise<Record<string, string>> {
+  const token = await ctx.bearer(athlete, restResource(ctx.base));
+  const get = (path: string) => getJson(ctx.base, withBearer({ method: 'GET', path, headers: {} }, token));
   const workouts = agentAccessResponses.list_completed_workouts.parse(await get(operations.list_completed_workouts.path)).data.items;
   const routines = agentAccessResponses.list_saved_routines.parse(await get(operations.list_saved_routines.path)).data.items;
   if (!workouts[0] || !routines[0]) throw new Error('the seeded record has no workout in the default window or no routine');
-  const workoutPath = fillPath(operations.get_completed_workout.path, { workout_id: workouts[0].id }, 'get_completed_workout');
+  const workoutPath = fillPath(operations.get_completed_workout.path, { workout_id: workouts[0].id });
   const exercises = agentAccessResponses.get_completed_workout.parse(await get(workoutPath)).data.workout.exercises;
   if (!exercises[0]) throw new Error(`workout ${workouts[0].id} has no exercises`);
   return { workout_id: workouts[0].id, exercise_id: exercises[0].exercise_id, routine_id: routines[0].id };
 }
 
-function fillPath(template: string, ids: Record<string, string>, operation: string): string {
-  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const id = ids[name];
-    if (!id) throw new Error(`${operation}: no id for {${name}}; teach pathIds in bench/cases.ts to find one`);
-    return encodeURIComponent(id);
-  });
+const PLACEHOLDER = /\{(\w+)\}/g;
+
+function argumentsOf(op: Operation, ids: Record<string, string>): Arguments {
+  const names = [...op.path.matchAll(PLACEHOLDER)].map((m) => m[1]!);
+  return Object.fromEntries(
+    names.map((name) => {
+      const id = ids[name];
+      if (!id) throw new Error(`${op.operationId}: no id for {${name}}; teach pathIds in bench/cases.ts to find one`);
+      return [name, id];
+    }),
+  );
+}
+
+function fillPath(template: string, args: Arguments): string {
+  return template.replace(PLACEHOLDER, (_, name: string) => encodeURIComponent(args[name]!));
 }

@@ -7,30 +7,39 @@ import type { Load, Measurement } from './measure.ts';
 export const THROUGHPUT_TARGET = 1 / 3;
 /** The long-history athlete's latency may be at most this multiple of the short one's. */
 export const LATENCY_RATIO_TARGET = 1.3;
+/** MCP tool calls must reach this fraction of REST's throughput for the same operation and athlete. */
+export const OF_REST_TARGET = 0.5;
 
 export interface CaseResult {
   operation: string;
   surface: Surface;
   athlete: string;
   measurement: Measurement;
-  /** Requests/s as a fraction of the ceiling's for the same operation and surface. */
-  ofCeiling: number;
+  /** Requests/s as a fraction of the ceiling's for the same operation and surface; null without a ceiling. */
+  ofCeiling: number | null;
+  /** Requests/s as a fraction of REST's for the same operation and athlete; null on REST itself. */
+  ofRest: number | null;
 }
 
 export interface OperationResult {
   operation: string;
   surface: Surface;
-  ceiling: Measurement;
+  /** Null for a surface measured against REST instead (MCP). */
+  ceiling: Measurement | null;
   cases: CaseResult[];
-  /** Latency of the last athlete (the longest history) over the first's. */
-  p50Ratio: number;
-  p99Ratio: number;
+  /** Latency of the last athlete (the longest history) over the first's; null for a single athlete. */
+  p50Ratio: number | null;
+  p99Ratio: number | null;
 }
 
+/** The worst case or operation for one target; null when no case has the value (e.g. no MCP cases). */
+export type Extreme = { value: number; operation: string; athlete?: string; met: boolean } | null;
+
 export interface Summary {
-  minOfCeiling: { value: number; operation: string; athlete: string; met: boolean };
-  maxP50Ratio: { value: number; operation: string; met: boolean };
-  maxP99Ratio: { value: number; operation: string; met: boolean };
+  minOfCeiling: Extreme;
+  maxP50Ratio: Extreme;
+  maxP99Ratio: Extreme;
+  minOfRest: Extreme;
 }
 
 export interface BenchResults {
@@ -42,24 +51,61 @@ export interface BenchResults {
   summary: Summary;
 }
 
-export function operationResult(operation: string, surface: Surface, ceiling: Measurement, measured: Array<{ athlete: string; measurement: Measurement }>): OperationResult {
-  const cases = measured.map(({ athlete, measurement }) => ({ operation, surface, athlete, measurement, ofCeiling: measurement.requestsPerSecond / ceiling.requestsPerSecond }));
+export function operationResult(operation: string, surface: Surface, ceiling: Measurement | null, measured: Array<{ athlete: string; measurement: Measurement }>): OperationResult {
+  const cases = measured.map(({ athlete, measurement }) => ({
+    operation,
+    surface,
+    athlete,
+    measurement,
+    ofCeiling: ceiling ? measurement.requestsPerSecond / ceiling.requestsPerSecond : null,
+    ofRest: null,
+  }));
   const first = cases[0]!.measurement;
   const last = cases[cases.length - 1]!.measurement;
-  return { operation, surface, ceiling, cases, p50Ratio: last.p50Ms / first.p50Ms, p99Ratio: last.p99Ms / first.p99Ms };
+  const single = cases.length === 1;
+  return { operation, surface, ceiling, cases, p50Ratio: single ? null : last.p50Ms / first.p50Ms, p99Ratio: single ? null : last.p99Ms / first.p99Ms };
+}
+
+/** Fills in each non-REST case's throughput as a fraction of REST's for the same operation and athlete. */
+export function relateToRest(operations: OperationResult[]): OperationResult[] {
+  const rest = new Map(operations.filter((o) => o.surface === 'rest').flatMap((o) => o.cases.map((c) => [`${c.operation} ${c.athlete}`, c.measurement] as const)));
+  return operations.map((o) => {
+    if (o.surface === 'rest') return o;
+    const cases = o.cases.map((c) => {
+      const baseline = rest.get(`${c.operation} ${c.athlete}`);
+      return { ...c, ofRest: baseline ? c.measurement.requestsPerSecond / baseline.requestsPerSecond : null };
+    });
+    return { ...o, cases };
+  });
 }
 
 export function summarise(operations: OperationResult[]): Summary {
   const cases = operations.flatMap((o) => o.cases);
-  const slowest = cases.reduce((a, b) => (b.ofCeiling < a.ofCeiling ? b : a));
-  const worst = (ratio: (o: OperationResult) => number) => operations.reduce((a, b) => (ratio(b) > ratio(a) ? b : a));
-  const p50 = worst((o) => o.p50Ratio);
-  const p99 = worst((o) => o.p99Ratio);
-  return {
-    minOfCeiling: { value: slowest.ofCeiling, operation: `${slowest.surface} ${slowest.operation}`, athlete: slowest.athlete, met: slowest.ofCeiling >= THROUGHPUT_TARGET },
-    maxP50Ratio: { value: p50.p50Ratio, operation: `${p50.surface} ${p50.operation}`, met: p50.p50Ratio <= LATENCY_RATIO_TARGET },
-    maxP99Ratio: { value: p99.p99Ratio, operation: `${p99.surface} ${p99.operation}`, met: p99.p99Ratio <= LATENCY_RATIO_TARGET },
+  const name = (o: { surface: Surface; operation: string }) => `${o.surface} ${o.operation}`;
+  const lowestCase = (value: (c: CaseResult) => number | null, target: number): Extreme => {
+    const found = extreme(cases, value, (a, b) => a < b);
+    return found && { value: found.value, operation: name(found.item), athlete: found.item.athlete, met: found.value >= target };
   };
+  const highestRatio = (value: (o: OperationResult) => number | null): Extreme => {
+    const found = extreme(operations, value, (a, b) => a > b);
+    return found && { value: found.value, operation: name(found.item), met: found.value <= LATENCY_RATIO_TARGET };
+  };
+  return {
+    minOfCeiling: lowestCase((c) => c.ofCeiling, THROUGHPUT_TARGET),
+    maxP50Ratio: highestRatio((o) => o.p50Ratio),
+    maxP99Ratio: highestRatio((o) => o.p99Ratio),
+    minOfRest: lowestCase((c) => c.ofRest, OF_REST_TARGET),
+  };
+}
+
+/** The item whose value beats every other's, ignoring items without one. */
+function extreme<T>(items: T[], value: (item: T) => number | null, beats: (a: number, b: number) => boolean): { item: T; value: number } | null {
+  let best: { item: T; value: number } | null = null;
+  for (const item of items) {
+    const v = value(item);
+    if (v !== null && (best === null || beats(v, best.value))) best = { item, value: v };
+  }
+  return best;
 }
 
 export function machineInfo() {
@@ -69,22 +115,24 @@ export function machineInfo() {
 
 // ---- Printing
 
-const HEADINGS = ['operation', 'athlete', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'of ceiling', 'p50 x', 'p99 x'];
+const HEADINGS = ['operation', 'athlete', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'of ceiling', 'p50 x', 'p99 x', 'of REST'];
 const MISSED = ' !';
 
+/** One block per operation and surface; a surface without a ceiling has no ceiling row. */
 export function formatTable(operations: OperationResult[]): string {
   const rows: string[][] = [];
   for (const o of operations) {
-    rows.push([`${o.surface} ${o.operation}`, 'ceiling', ...numbers(o.ceiling), '', '', '']);
+    if (o.ceiling) rows.push([`${o.surface} ${o.operation}`, 'ceiling', ...numbers(o.ceiling), '', '', '', '']);
     o.cases.forEach((c, i) => {
       const last = i === o.cases.length - 1;
       rows.push([
-        '',
+        i === 0 && !o.ceiling ? `${o.surface} ${o.operation}` : '',
         c.athlete,
         ...numbers(c.measurement),
-        fixed(c.ofCeiling, 2) + (c.ofCeiling < THROUGHPUT_TARGET ? MISSED : ''),
-        last ? ratio(o.p50Ratio) : '',
-        last ? ratio(o.p99Ratio) : '',
+        atLeast(c.ofCeiling, THROUGHPUT_TARGET),
+        last ? atMost(o.p50Ratio, LATENCY_RATIO_TARGET) : '',
+        last ? atMost(o.p99Ratio, LATENCY_RATIO_TARGET) : '',
+        atLeast(c.ofRest, OF_REST_TARGET),
       ]);
     });
   }
@@ -98,8 +146,14 @@ function numbers(m: Measurement): string[] {
   return [String(m.bytesPerResponse), fixed(m.requestsPerSecond, 0), fixed(m.p50Ms, 2), fixed(m.p99Ms, 2)];
 }
 
-function ratio(value: number): string {
-  return fixed(value, 2) + (value > LATENCY_RATIO_TARGET ? MISSED : '');
+/** A fraction that must reach `target`, flagged when it does not; blank when there is none. */
+function atLeast(value: number | null, target: number): string {
+  return value === null ? '' : fixed(value, 2) + (value < target ? MISSED : '');
+}
+
+/** A ratio that may not exceed `target`, flagged when it does; blank when there is none. */
+function atMost(value: number | null, target: number): string {
+  return value === null ? '' : fixed(value, 2) + (value > target ? MISSED : '');
 }
 
 function fixed(n: number, digits: number): string {
@@ -108,15 +162,22 @@ function fixed(n: number, digits: number): string {
 
 export function formatSummary(results: BenchResults, athletes: string[], resultsFile: string): string {
   const { summary: s, machine: m, load } = results;
-  const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
   const [first, last] = [athletes[0], athletes[athletes.length - 1]];
   return [
-    `throughput / ceiling, lowest: ${fixed(s.minOfCeiling.value, 3)} (${s.minOfCeiling.operation}, athlete ${s.minOfCeiling.athlete})  target >= ${fixed(THROUGHPUT_TARGET, 3)}: ${verdict(s.minOfCeiling.met)}`,
-    `p50 ${last}/${first}, highest:      ${fixed(s.maxP50Ratio.value, 2)} (${s.maxP50Ratio.operation})  target <= ${LATENCY_RATIO_TARGET}: ${verdict(s.maxP50Ratio.met)}`,
-    `p99 ${last}/${first}, highest:      ${fixed(s.maxP99Ratio.value, 2)} (${s.maxP99Ratio.operation})  target <= ${LATENCY_RATIO_TARGET}: ${verdict(s.maxP99Ratio.met)}`,
+    target(`throughput / ceiling, lowest:`, s.minOfCeiling, 3, `>= ${fixed(THROUGHPUT_TARGET, 3)}`),
+    target(`mcp / rest throughput, lowest:`, s.minOfRest, 3, `>= ${fixed(OF_REST_TARGET, 3)}`),
+    target(`p50 ${last}/${first}, highest:`, s.maxP50Ratio, 2, `<= ${LATENCY_RATIO_TARGET}`),
+    target(`p99 ${last}/${first}, highest:`, s.maxP99Ratio, 2, `<= ${LATENCY_RATIO_TARGET}`),
     `machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}, ${m.platform}`,
     `load: ${load.connections} connections, ${load.seconds} s per case after a ${load.warmupSeconds} s warm-up; server, ceiling and load generator in separate processes`,
     `seeding: ${Object.entries(results.seedingSeconds).map(([label, s]) => `${label} workouts ${fixed(s, 1)} s`).join(', ')}`,
     `results: ${resultsFile}`,
   ].join('\n');
+}
+
+/** One summary line: the worst value, where it was, and whether it meets the target. */
+function target(label: string, worst: Extreme, digits: number, goal: string): string {
+  if (worst === null) return `${label.padEnd(31)} - (nothing measured)  target ${goal}`;
+  const where = worst.athlete === undefined ? worst.operation : `${worst.operation}, athlete ${worst.athlete}`;
+  return `${label.padEnd(31)} ${fixed(worst.value, digits)} (${where})  target ${goal}: ${worst.met ? 'met' : 'MISSED'}`;
 }

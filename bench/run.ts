@@ -2,9 +2,12 @@
 //
 // Seeds two Pro athletes (100 and 10,000 workouts) into a fresh embedded store, starts
 // `repledger serve` on it, connects over OAuth, then drives every read operation with autocannon
-// and prints requests/s and p50/p99 latency per operation and athlete, each operation's
-// throughput as a fraction of the ceiling, and the 10,000-workout latency as a multiple of the
-// 100-workout one. Exits non-zero on errors (any response but 200), not on missed targets.
+// over REST and as an MCP tool call, and prints requests/s and p50/p99 latency per operation,
+// surface and athlete; each REST operation's throughput as a fraction of the ceiling and the
+// 10,000-workout latency as a multiple of the 100-workout one; each MCP call's throughput as a
+// fraction of REST's for the same athlete (MCP runs for the 10,000-workout athlete only). Exits
+// non-zero on errors (any response but 200, a tool call not answering its envelope), not on
+// missed targets.
 //
 // Environment: BENCH_SECONDS (3) and BENCH_WARMUP_SECONDS (0.5) per case, BENCH_CONNECTIONS (32),
 // BENCH_OPERATIONS (comma-separated operationIds; all by default), BENCH_DATA_DIR (seed there and
@@ -15,11 +18,11 @@ import { join, resolve } from 'node:path';
 import { openApp } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
 import { tempDir } from '../test/support/app.ts';
-import { SURFACES, type BenchAthlete, type Case, type CaseContext } from './cases.ts';
+import { SURFACES, type BenchAthlete, type Case, type CaseContext, type Surface } from './cases.ts';
 import { startCeiling, type Ceiling } from './ceiling.ts';
 import { send, withBearer, type CapturedResponse } from './http.ts';
-import { measure, type Load } from './measure.ts';
-import { formatSummary, formatTable, machineInfo, operationResult, summarise, type BenchResults, type OperationResult } from './report.ts';
+import { measure, type Load, type Measurement } from './measure.ts';
+import { formatSummary, formatTable, machineInfo, operationResult, relateToRest, summarise, type BenchResults, type OperationResult } from './report.ts';
 import { seedAthlete, todayLocal, trainingHistory, type AthleteSpec, type SeededAthlete } from '../test/support/sample-record.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { Tokens } from './tokens.ts';
@@ -102,14 +105,19 @@ async function capture(server: RunningServer, cases: Case[], authorize: (c: Case
   return captured;
 }
 
-/** Cases of one operation and surface, athletes in ATHLETES order. */
+/**
+ * Cases of one operation and surface, athletes in ATHLETES order; an operation's surfaces next to
+ * each other in SURFACES order (REST first), so that MCP is measured (and printed) right after the
+ * REST it is compared with, under the same conditions.
+ */
 function byOperation(cases: Case[]): Case[][] {
-  const groups = new Map<string, Case[]>();
+  const groups = new Map<string, Map<Surface, Case[]>>();
   for (const c of cases) {
-    const key = `${c.surface} ${c.operation}`;
-    groups.set(key, [...(groups.get(key) ?? []), c]);
+    const surfaces = groups.get(c.operation) ?? new Map<Surface, Case[]>();
+    surfaces.set(c.surface, [...(surfaces.get(c.surface) ?? []), c]);
+    groups.set(c.operation, surfaces);
   }
-  return [...groups.values()];
+  return [...groups.values()].flatMap((surfaces) => [...surfaces.values()]);
 }
 
 async function measureAll(settings: Settings, server: RunningServer, ceiling: Ceiling, tokens: Tokens, cases: Case[]): Promise<OperationResult[]> {
@@ -120,14 +128,17 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
   await measure(ceiling.base, await authorize(first), { ...settings.load, seconds: LOAD_GENERATOR_WARMUP_SECONDS, warmupSeconds: 0 });
   const results: OperationResult[] = [];
   for (const group of byOperation(cases)) {
-    // One ceiling per operation, answering with the long-history athlete's bytes: the athletes'
-    // answers differ by a few bytes at most (the same recent workouts, ids of the same length),
-    // and a ceiling per case would add a third to the run for no information.
     const reference = group[group.length - 1]!;
     const { operation, surface } = reference;
-    progress(`${surface} ${operation}: ceiling`);
-    await ceiling.serve(captured.get(reference)!);
-    const ceilingMeasurement = await measure(ceiling.base, await authorize(reference), settings.load);
+    let ceilingMeasurement: Measurement | null = null;
+    if (SURFACES[surface]?.ceiling) {
+      // One ceiling per operation, answering with the long-history athlete's bytes: the athletes'
+      // answers differ by a few bytes at most (the same recent workouts, ids of the same length),
+      // and a ceiling per case would add a third to the run for no information.
+      progress(`${surface} ${operation}: ceiling`);
+      await ceiling.serve(captured.get(reference)!);
+      ceilingMeasurement = await measure(ceiling.base, await authorize(reference), settings.load);
+    }
     const measured = [];
     for (const c of group) {
       progress(`${surface} ${operation}: athlete ${c.athlete.label}`);
@@ -136,12 +147,12 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
     }
     results.push(operationResult(operation, surface, ceilingMeasurement, measured));
   }
-  return results;
+  return relateToRest(results);
 }
 
 async function buildCases(ctx: CaseContext, only: string[] | null): Promise<Case[]> {
   const cases: Case[] = [];
-  for (const build of Object.values(SURFACES)) if (build) cases.push(...(await build(ctx)));
+  for (const surface of Object.values(SURFACES)) if (surface) cases.push(...(await surface.build(ctx)));
   const unknown = (only ?? []).filter((op) => !cases.some((c) => c.operation === op));
   if (unknown.length) throw new Error(`BENCH_OPERATIONS names no operation ${unknown.join(', ')}`);
   return only ? cases.filter((c) => only.includes(c.operation)) : cases;
