@@ -34,17 +34,21 @@ export const timezone = z
   .max(LIMITS.timezone.max)
   .refine(isValidTimeZone, { message: 'must be an IANA time zone such as Europe/Berlin' });
 
-/** Zones found valid: building a formatter to ask costs ~150 µs, and every stored profile is re-checked when read. */
+/**
+ * Canonical zone names found valid: building a formatter to ask costs ~150 µs. Only canonical names
+ * are kept, so the set stays within the IANA list whatever spellings (`eUrOpE/bErLiN`) are tried.
+ */
 const validTimeZones = new Set<string>();
 
 export function isValidTimeZone(tz: string): boolean {
   if (validTimeZones.has(tz)) return true;
+  let resolved: string;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
   } catch {
     return false;
   }
-  validTimeZones.add(tz);
+  if (resolved === tz) validTimeZones.add(tz);
   return true;
 }
 

@@ -1,19 +1,22 @@
 // The maintenance switch: an operator pauses Agent Access reads or writes, and callers get 503 with
 // the Retry-After the operator expects. Kept in the read store so every instance sees it; each
 // instance looks again at most every CHECK_EVERY_MS, so a change reaches all of them within that.
+import { z } from 'zod';
 import type { AccessKind } from '../contracts/common.ts';
 import type { Clock } from './domain/clock.ts';
 import type { ReadStore } from './store/read-store.ts';
 
-
-export interface Pause {
-  since: string;
-  retry_after_seconds: number;
+const pause = z.object({
+  since: z.string(),
+  retry_after_seconds: z.number().int().min(1),
   /** Who paused it: `operator:<id>`. */
-  by: string;
-}
+  by: z.string(),
+});
+export type Pause = z.infer<typeof pause>;
 
 export type MaintenanceState = Record<AccessKind, Pause | null>;
+
+const stored = z.object({ read: pause.nullable().optional(), write: pause.nullable().optional() });
 
 const SETTINGS = 'service_settings';
 const PARTITION = 'service';
@@ -33,8 +36,10 @@ export class Maintenance {
   static readonly collections = [{ name: SETTINGS, indexes: [] }];
 
   async state(): Promise<MaintenanceState> {
-    const doc = await this.#reads.get<{ id: string } & MaintenanceState>(SETTINGS, PARTITION, ID);
-    return { read: doc?.read ?? null, write: doc?.write ?? null };
+    const doc = await this.#reads.get(SETTINGS, PARTITION, ID);
+    // Only this class writes the document; one edited by hand into another shape pauses nothing.
+    const parsed = stored.safeParse(doc ?? {});
+    return parsed.success ? { read: parsed.data.read ?? null, write: parsed.data.write ?? null } : { read: null, write: null };
   }
 
   /** Pauses (`retryAfterSeconds` given) or resumes (null) reads or writes. */
@@ -49,7 +54,14 @@ export class Maintenance {
   /** The seconds a caller of `access` should wait, or null when it is open. Cached briefly: it is on every request. */
   async retryAfter(access: AccessKind): Promise<number | null> {
     const now = performance.now();
-    if (!this.#cached || now - this.#cached.at >= CHECK_EVERY_MS) this.#cached = { state: await this.state(), at: now };
+    if (!this.#cached || now - this.#cached.at >= CHECK_EVERY_MS) {
+      try {
+        this.#cached = { state: await this.state(), at: now };
+      } catch (error) {
+        // A store hiccup keeps the last known state rather than failing every request.
+        if (!this.#cached) throw error;
+      }
+    }
     return this.#cached.state[access]?.retry_after_seconds ?? null;
   }
 }

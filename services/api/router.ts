@@ -36,6 +36,11 @@ export interface ApiContext extends Omit<ApiServices, 'auth'> {
 
 const t = initTRPC.context<ApiContext>().create();
 
+/** The 429 for a connection that must wait `seconds` for its quota. */
+export function rateLimited(quota: Quota, seconds: number): ApiError {
+  return new ApiError('rate_limited', `this connection has used its quota of ${quota.policy.units} units per ${quota.policy.windowMs / 1000} seconds; try again in ${seconds} seconds`, { retryAfter: seconds });
+}
+
 /**
  * A procedure for a table entry. Before any work: maintenance, then the permission check for its
  * scope (an anonymous caller learns nothing, not even which parameters exist), then the
@@ -48,7 +53,7 @@ function procedure<I extends z.ZodObject>(op: Operation<AgentAccessOperation, I>
       if (paused) throw new ApiError('unavailable', `${op.access === 'read' ? 'reading' : 'changing'} the record is paused for maintenance; try again in ${paused} seconds`, { retryAfter: paused });
       const caller = await ctx.auth.check(ctx.authorization, ctx.surface, op.scope);
       const wait = ctx.quota.charge(caller.grantId, op.weight);
-      if (wait) throw new ApiError('rate_limited', `this connection has used its quota of ${ctx.quota.policy.units} units per ${ctx.quota.policy.windowMs / 1000} seconds; try again in ${wait} seconds`, { retryAfter: wait });
+      if (wait) throw rateLimited(ctx.quota, wait);
       return next({ ctx: { ...ctx, caller } });
     })
     .input(op.input);

@@ -9,6 +9,8 @@ export interface QuotaPolicy {
   windowMs: number;
 }
 
+const ROUNDING_MS = 1e-6;
+
 export type QuotaDecision = { admitted: true; tat: number } | { admitted: false; retryAfterMs: number };
 
 /**
@@ -20,5 +22,7 @@ export function admit(policy: QuotaPolicy, tat: number | undefined, now: number,
   const perUnitMs = policy.windowMs / policy.units;
   const next = Math.max(tat ?? now, now) + weight * perUnitMs;
   const overBy = next - now - policy.windowMs;
-  return overBy <= 0 ? { admitted: true, tat: next } : { admitted: false, retryAfterMs: overBy };
+  // windowMs / units is rarely exact in binary: without the tolerance a full burst of 14 units
+  // a minute ends 1e-9 ms over and refuses its last unit.
+  return overBy <= ROUNDING_MS ? { admitted: true, tat: next } : { admitted: false, retryAfterMs: overBy };
 }

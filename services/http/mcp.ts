@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { operationList, operations, type ImplementedOperation, type Operation } from '../../contracts/operations.ts';
 import { ApiError } from '../api/errors.ts';
-import { createAgentAccessCaller, type ApiServices } from '../api/router.ts';
+import { createAgentAccessCaller, rateLimited, type ApiServices } from '../api/router.ts';
 import type { Caller } from './agent-access.ts';
 import { sendApiError } from './agent-access.ts';
 import { toApiError } from './rest.ts';
@@ -24,6 +24,8 @@ const VALIDATOR = new AjvJsonSchemaValidator();
 
 /** JSON-RPC messages are small; a batch of tool calls fits many times over. */
 const MCP_BODY_LIMIT = 256 * 1024;
+
+const LIST_TOOLS_WEIGHT = 1;
 
 /** Refusals the client must see as HTTP statuses: MCP clients re-authorise on 401/403 and wait on 429/503. */
 const HTTP_LEVEL_STATUSES = new Set([401, 403, 429, 503]);
@@ -97,7 +99,12 @@ function mcpServer(services: ApiServices, tools: ReadonlyMap<Operation, Tool>, r
     requestId: request.id,
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsFor(tools, caller) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    // The list carries every tool's schemas (tens of KB): it costs a unit like the cheapest read.
+    const wait = services.quota.charge(caller.grantId, LIST_TOOLS_WEIGHT);
+    if (wait) refuse(rateLimited(services.quota, wait));
+    return { tools: toolsFor(tools, caller) };
+  });
   server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
     if (!isOperation(params.name)) throw new McpError(ErrorCode.InvalidParams, `no tool named ${params.name}`);
     const procedure = api[params.name] as (input: unknown) => Promise<Record<string, unknown>>;
@@ -124,8 +131,8 @@ function originAllowed(request: FastifyRequest, baseUrl: string): boolean {
   return origin === undefined || origin === new URL(baseUrl).origin;
 }
 
-function jsonRpcError(reply: FastifyReply, status: number, message: string, headers: Record<string, string> = {}): FastifyReply {
-  return reply.code(status).headers(headers).send({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message }, id: null });
+function jsonRpcError(reply: FastifyReply, status: number, message: string, headers: Record<string, string> = {}, code: ErrorCode = ErrorCode.ConnectionClosed): FastifyReply {
+  return reply.code(status).headers(headers).send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 /** The Node request's headers as Fetch headers, for the SDK's web-standard transport. */
@@ -144,6 +151,9 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
 
   server.post('/mcp', { bodyLimit: MCP_BODY_LIMIT }, async (request, reply) => {
     if (!originAllowed(request, baseUrl)) return jsonRpcError(reply, 403, `requests from ${request.headers.origin} are not allowed`);
+    // MCP 2025-06-18 dropped JSON-RPC batches; one POST holding many calls would dodge the
+    // per-call quota and lose the calls it was charged for when any one was refused.
+    if (Array.isArray(request.body)) return jsonRpcError(reply, 400, 'send one JSON-RPC message per request: batches are not supported', {}, ErrorCode.InvalidRequest);
     let caller: Caller;
     try {
       caller = await services.auth.identify(request.headers.authorization, 'mcp');
@@ -162,7 +172,7 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
       if (refused.error) return sendApiError(request, reply, refused.error);
       reply.code(response.status);
       response.headers.forEach((value, name) => void reply.header(name, value));
-      return reply.send(response.body ? await response.text() : null);
+      return response.body ? reply.send(await response.text()) : reply.send();
     } finally {
       await mcp.close();
     }

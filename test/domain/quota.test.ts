@@ -22,6 +22,22 @@ test('a fresh connection may spend its whole budget at once, and no more', () =>
   assert.is(spent, 60);
 });
 
+test('property: any budget admits a whole burst of single units, whatever windowMs / units rounds to', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 10, max: 5000 }), (units) => {
+      const p = { units, windowMs: 60_000 };
+      let tat: number | undefined;
+      for (let i = 0; i < units; i++) {
+        const d = admit(p, tat, 0, 1);
+        assert.ok(d.admitted, `unit ${i + 1} of ${units}`);
+        if (d.admitted) tat = d.tat;
+      }
+      assert.not.ok(admit(p, tat, 0, 1).admitted);
+    }),
+    { numRuns: 300 },
+  );
+});
+
 test('a cheaper call still fits when a costlier one does not', () => {
   const afterBurst = admit(policy, undefined, 0, 58);
   assert.ok(afterBurst.admitted);

@@ -90,6 +90,9 @@ test('paused reads are a 503 with the operator\'s Retry-After, for every caller,
     assert.match(body.error.message, 'paused for maintenance');
     // Before authentication: a caller without a token hears the same.
     await refusal(await fetch(`${s.base}/v1/agent-access/context`), 503, 'unavailable');
+    // A switch document edited by hand into another shape pauses nothing, rather than sending a bad Retry-After.
+    await s.app.reads.upsert('service_settings', 'service', { id: 'maintenance', read: { since: 'now', retry_after_seconds: 'soon', by: 'someone' }, write: null });
+    assert.equal(await s.app.maintenance.state(), { read: null, write: null });
     // Pausing writes leaves reads alone.
     await s.app.maintenance.set('read', null, 'operator:test');
     await s.app.maintenance.set('write', 300, 'operator:test');

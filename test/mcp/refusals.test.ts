@@ -136,8 +136,10 @@ test('quota and maintenance answer tool calls as HTTP 429 and 503 with Retry-Aft
     assert.is(limited.status, 429);
     assert.is(limited.headers.get('retry-after'), '20');
     assert.is(((await limited.json()) as { error: { code: string } }).error.code, 'rate_limited');
-    // Listing tools costs no quota.
-    assert.is((await rpc(s, token, 'tools/list')).status, 200);
+    // Listing tools costs a unit too: 5 s until one has refilled.
+    const list = await rpc(s, token, 'tools/list');
+    assert.is(list.status, 429);
+    assert.is(list.headers.get('retry-after'), '5');
 
     clock.advance(60_000);
     await s.app.maintenance.set('read', 45, 'operator:test');
@@ -150,7 +152,7 @@ test('quota and maintenance answer tool calls as HTTP 429 and 503 with Retry-Aft
   }
 });
 
-test('browsers on other origins are refused; GET and DELETE say the server is stateless', async () => {
+test('browsers on other origins are refused; GET and DELETE say the server is stateless; one message per request', async () => {
   const { s, token } = await setup(['training']);
   try {
     const foreign = await rpc(s, token, 'tools/list', {}, { origin: 'https://evil.example' });
@@ -163,6 +165,23 @@ test('browsers on other origins are refused; GET and DELETE say the server is st
       assert.is(res.status, 405, method);
       assert.is(res.headers.get('allow'), 'POST');
     }
+    // One message per request (MCP 2025-06-18): a batch would dodge the per-call quota.
+    const batch = await fetch(`${s.base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+      body: JSON.stringify([1, 2].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: {} }))),
+    });
+    assert.is(batch.status, 400);
+    assert.is(((await batch.json()) as { error: { code: number } }).error.code, -32600);
+    // A notification alone is accepted with no body.
+    const note = await fetch(`${s.base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    assert.is(note.status, 202);
+    assert.is(await note.text(), '');
+
     const res = await rpc(s, token, 'tools/list');
     assert.ok(res.headers.get('x-request-id'));
     assert.is(res.headers.get('cache-control'), 'private, no-store');
