@@ -3,7 +3,7 @@
 import { initTRPC } from '@trpc/server';
 import type { z } from 'zod';
 import { SCHEMA_VERSION, type AgentAccessData, type AgentAccessOperation } from '../../contracts/agent-access.ts';
-import { LIMITS } from '../../contracts/common.ts';
+import { LIMITS, type AccessKind } from '../../contracts/common.ts';
 import { operations, type Operation } from '../../contracts/operations.ts';
 import type { App } from '../app.ts';
 import { ApiError } from './errors.ts';
@@ -36,6 +36,11 @@ export interface ApiContext extends Omit<ApiServices, 'auth'> {
 
 const t = initTRPC.context<ApiContext>().create();
 
+/** The 503 while reads or writes are paused for maintenance. */
+export function unavailable(access: AccessKind, seconds: number): ApiError {
+  return new ApiError('unavailable', `${access === 'read' ? 'reading' : 'changing'} the record is paused for maintenance; try again in ${seconds} seconds`, { retryAfter: seconds });
+}
+
 /** The 429 for a connection that must wait `seconds` for its quota. */
 export function rateLimited(quota: Quota, seconds: number): ApiError {
   return new ApiError('rate_limited', `this connection has used its quota of ${quota.policy.units} units per ${quota.policy.windowMs / 1000} seconds; try again in ${seconds} seconds`, { retryAfter: seconds });
@@ -50,7 +55,7 @@ function procedure<I extends z.ZodObject>(op: Operation<AgentAccessOperation, I>
   return t.procedure
     .use(async ({ ctx, next }) => {
       const paused = await ctx.app.maintenance.retryAfter(op.access);
-      if (paused) throw new ApiError('unavailable', `${op.access === 'read' ? 'reading' : 'changing'} the record is paused for maintenance; try again in ${paused} seconds`, { retryAfter: paused });
+      if (paused) throw unavailable(op.access, paused);
       const caller = await ctx.auth.check(ctx.authorization, ctx.surface, op.scope);
       const wait = ctx.quota.charge(caller.grantId, op.weight);
       if (wait) throw rateLimited(ctx.quota, wait);

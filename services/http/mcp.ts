@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { operationList, operations, type ImplementedOperation, type Operation } from '../../contracts/operations.ts';
 import { ApiError } from '../api/errors.ts';
-import { createAgentAccessCaller, rateLimited, type ApiServices } from '../api/router.ts';
+import { createAgentAccessCaller, rateLimited, unavailable, type ApiServices } from '../api/router.ts';
 import type { Caller } from './agent-access.ts';
 import { sendApiError } from './agent-access.ts';
 import { toApiError } from './rest.ts';
@@ -125,6 +125,13 @@ function mcpServer(services: ApiServices, tools: ReadonlyMap<Operation, Tool>, r
   return server;
 }
 
+/** The operation a `tools/call` message names, if it names one. */
+function calledOperation(message: unknown): Operation | null {
+  const { method, params } = (typeof message === 'object' && message !== null ? message : {}) as { method?: unknown; params?: { name?: unknown } };
+  const name = method === 'tools/call' ? params?.name : undefined;
+  return typeof name === 'string' && isOperation(name) ? operations[name] : null;
+}
+
 /** Browsers send Origin; only pages of this service may call /mcp from one (DNS rebinding). Native clients send none. */
 function originAllowed(request: FastifyRequest, baseUrl: string): boolean {
   const origin = request.headers.origin;
@@ -154,6 +161,10 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
     // MCP 2025-06-18 dropped JSON-RPC batches; one POST holding many calls would dodge the
     // per-call quota and lose the calls it was charged for when any one was refused.
     if (Array.isArray(request.body)) return jsonRpcError(reply, 400, 'send one JSON-RPC message per request: batches are not supported', {}, ErrorCode.InvalidRequest);
+    // As on REST, a paused operation answers 503 before the caller is identified.
+    const called = calledOperation(request.body);
+    const paused = called && (await services.app.maintenance.retryAfter(called.access));
+    if (called && paused) return sendApiError(request, reply, unavailable(called.access, paused));
     let caller: Caller;
     try {
       caller = await services.auth.identify(request.headers.authorization, 'mcp');

@@ -147,6 +147,9 @@ test('quota and maintenance answer tool calls as HTTP 429 and 503 with Retry-Aft
     assert.is(paused.status, 503);
     assert.is(paused.headers.get('retry-after'), '45');
     assert.is(((await paused.json()) as { error: { code: string } }).error.code, 'unavailable');
+    // As on REST, before the caller is identified; listing tools still works.
+    assert.is((await rpc(s, 'not-a-token', 'tools/call', { name: 'get_training_snapshot', arguments: {} })).status, 503);
+    assert.is((await rpc(s, token, 'tools/list')).status, 200);
   } finally {
     await s.close();
   }
