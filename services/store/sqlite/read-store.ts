@@ -18,6 +18,19 @@ function fieldExpr(field: string): string {
 
 const tableOf = (collection: string, suffix = '') => `rm_${ident(collection)}${suffix}`;
 const indexOf = (table: string, index: string) => `${table}__ix_${ident(index)}`;
+const REBUILD = '__rebuild_';
+
+/** Whether a process of this machine is running; false for a missing id (tables from before ids were recorded). */
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 function toSql(value: KeyValue): SQLInputValue {
   return typeof value === 'boolean' ? (value ? 1 : 0) : value;
@@ -186,10 +199,20 @@ export class SqliteReadStore extends SqliteDocuments implements ReadStore {
   }
 
   async ensureCollections(specs: CollectionSpec[]): Promise<void> {
+    this.#dropAbandonedRebuilds();
     for (const spec of specs) {
       this.#indexes.set(spec.name, new Map(spec.indexes.map((i) => [i.name, i.fields])));
       createTable(this.#db.writer, tableOf(spec.name), spec);
     }
+  }
+
+  /** Tables of rebuilds whose process is gone (killed mid-replay): nothing will swap or discard them. */
+  #dropAbandonedRebuilds(): void {
+    const tables = this.#db.writer.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB '*${REBUILD}*'`).all() as Array<{ name: string }>;
+    const abandoned = tables.filter(({ name }) => !processAlive(Number(/__rebuild_(\d+)_/.exec(name)?.[1])));
+    if (abandoned.length === 0) return;
+    forgetStatements(this.#db.writer);
+    for (const { name } of abandoned) this.#db.writer.exec(`DROP TABLE IF EXISTS ${name}`);
   }
 
   transaction<T>(work: (docs: Documents) => Promise<T>): Promise<T> {
@@ -198,7 +221,8 @@ export class SqliteReadStore extends SqliteDocuments implements ReadStore {
 
   async beginRebuild(specs: CollectionSpec[]): Promise<Rebuild> {
     // Each rebuild writes to tables of its own: two replays at once must not empty each other's.
-    const suffix = `__rebuild_${randomBytes(4).toString('hex')}`;
+    // The process id lets a later start tell a rebuild killed midway from one still running.
+    const suffix = `${REBUILD}${process.pid}_${randomBytes(4).toString('hex')}`;
     const names = new Set(specs.map((s) => s.name));
     const w = this.#db.writer;
     await this.#db.write(async () => {
