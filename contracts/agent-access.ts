@@ -120,6 +120,15 @@ export function checkWindow(w: { from: string | null; to: string | null }, ctx: 
 
 /** Resolved window of a response: local dates in the record timezone, both included. */
 export const dateWindow = z.strictObject({ from: localDate, to: localDate }).superRefine(checkWindow);
+
+/** `data` of a list over a date window: the resolved window, a page of items, the next cursor. */
+function windowedList<I extends z.ZodType>(item: I) {
+  return z.strictObject({
+    window: dateWindow,
+    items: z.array(item).max(LIMITS.pageSizeMax),
+    next_cursor: nextCursor,
+  });
+}
 export type DateWindow = z.infer<typeof dateWindow>;
 
 // Query strings arrive as text while MCP tool arguments arrive as JSON, so accept both forms of
@@ -456,11 +465,7 @@ export const meal = z.strictObject({
 });
 export type Meal = z.infer<typeof meal>;
 
-export const meals = z.strictObject({
-  window: dateWindow,
-  items: z.array(meal).max(LIMITS.pageSizeMax),
-  next_cursor: nextCursor,
-});
+export const meals = windowedList(meal);
 export type Meals = z.infer<typeof meals>;
 
 /**
@@ -485,11 +490,7 @@ export const dailyNutritionSummary = z.strictObject({
 });
 export type DailyNutritionSummary = z.infer<typeof dailyNutritionSummary>;
 
-export const dailyNutritionSummaries = z.strictObject({
-  window: dateWindow,
-  items: z.array(dailyNutritionSummary).max(LIMITS.pageSizeMax),
-  next_cursor: nextCursor,
-});
+export const dailyNutritionSummaries = windowedList(dailyNutritionSummary);
 export type DailyNutritionSummaries = z.infer<typeof dailyNutritionSummaries>;
 
 export const bodyMeasurementMetric = z.enum([
@@ -542,11 +543,7 @@ export const bodyMeasurement = z
   });
 export type BodyMeasurement = z.infer<typeof bodyMeasurement>;
 
-export const bodyMeasurements = z.strictObject({
-  window: dateWindow,
-  items: z.array(bodyMeasurement).max(LIMITS.pageSizeMax),
-  next_cursor: nextCursor,
-});
+export const bodyMeasurements = windowedList(bodyMeasurement);
 export type BodyMeasurements = z.infer<typeof bodyMeasurements>;
 
 // ---------------------------------------------------------------------------------------------
@@ -600,11 +597,7 @@ export function envelope<Op extends AgentAccessOperation, D extends z.ZodType>(o
 export const agentAccessData = {
   get_access_context: accessContext,
   get_training_snapshot: trainingSnapshot,
-  list_completed_workouts: z.strictObject({
-    window: dateWindow,
-    items: z.array(workoutSummary).max(LIMITS.pageSizeMax),
-    next_cursor: nextCursor,
-  }),
+  list_completed_workouts: windowedList(workoutSummary),
   get_completed_workout: z.strictObject({ workout: workoutDetail }),
   get_exercise_history: exerciseHistory,
   list_saved_routines: z.strictObject({

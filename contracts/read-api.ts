@@ -3,6 +3,7 @@
 // design. Unlike Agent Access there is no text wrapper or provenance: this API serves the
 // athlete's own bots, and the spec gives it a plain `{data, request_id}` envelope.
 import { z } from 'zod';
+import { AGENT_ACCESS_ERROR_STATUS } from './agent-access.ts';
 import {
   LIMITS,
   errorBody,
@@ -44,14 +45,10 @@ export function page<I extends z.ZodType>(item: I) {
 export const READ_API_ERROR_CODES = ['invalid_input', 'unauthorized', 'not_found', 'rate_limited', 'unavailable'] as const;
 export type ReadApiErrorCode = (typeof READ_API_ERROR_CODES)[number];
 
-export const READ_API_ERROR_STATUS = {
-  invalid_input: 400,
-  unauthorized: 401,
-  /** Also for an id owned by another athlete: existence is not revealed. */
-  not_found: 404,
-  rate_limited: 429,
-  unavailable: 503,
-} as const satisfies Record<ReadApiErrorCode, number>;
+/** Agent Access's statuses for the shared codes (`not_found` also for an id of another athlete). */
+export const READ_API_ERROR_STATUS = Object.fromEntries(READ_API_ERROR_CODES.map((code) => [code, AGENT_ACCESS_ERROR_STATUS[code]])) as {
+  [C in ReadApiErrorCode]: (typeof AGENT_ACCESS_ERROR_STATUS)[C];
+};
 
 export const readApiErrorCode = z.enum(READ_API_ERROR_CODES);
 
