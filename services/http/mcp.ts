@@ -133,12 +133,15 @@ function calledOperation(message: unknown): Operation | null {
 }
 
 /** Browsers send Origin; only pages of this service may call /mcp from one (DNS rebinding). Native clients send none. */
-function originAllowed(request: FastifyRequest, baseUrl: string): boolean {
+function originAllowed(request: FastifyRequest, ownOrigin: string): boolean {
   const origin = request.headers.origin;
-  return origin === undefined || origin === new URL(baseUrl).origin;
+  return origin === undefined || origin === ownOrigin;
 }
 
-function jsonRpcError(reply: FastifyReply, status: number, message: string, headers: Record<string, string> = {}, code: ErrorCode = ErrorCode.ConnectionClosed): FastifyReply {
+/** JSON-RPC's implementation-defined server error, as the SDK's own transport answers refusals. */
+const SERVER_ERROR = -32000;
+
+function jsonRpcError(reply: FastifyReply, status: number, message: string, headers: Record<string, string> = {}, code: number = SERVER_ERROR): FastifyReply {
   return reply.code(status).headers(headers).send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
@@ -154,10 +157,11 @@ function fetchHeaders(request: FastifyRequest): Headers {
 
 export function registerMcp(server: FastifyInstance, services: ApiServices): void {
   const baseUrl = services.app.config.baseUrl;
+  const ownOrigin = new URL(baseUrl).origin;
   const tools = new Map(operationList.map((op) => [op, toolOf(op)]));
 
   server.post('/mcp', { bodyLimit: MCP_BODY_LIMIT }, async (request, reply) => {
-    if (!originAllowed(request, baseUrl)) return jsonRpcError(reply, 403, `requests from ${request.headers.origin} are not allowed`);
+    if (!originAllowed(request, ownOrigin)) return jsonRpcError(reply, 403, `requests from ${request.headers.origin} are not allowed`);
     // MCP 2025-06-18 dropped JSON-RPC batches; one POST holding many calls would dodge the
     // per-call quota and lose the calls it was charged for when any one was refused.
     if (Array.isArray(request.body)) return jsonRpcError(reply, 400, 'send one JSON-RPC message per request: batches are not supported', {}, ErrorCode.InvalidRequest);
