@@ -25,6 +25,11 @@ export interface App {
    * append (a read right after a write sees it). `worker`: a projection worker follows the log.
    */
   projectionMode: 'inline' | 'worker';
+  /**
+   * Changes whenever anything is committed to the stores, by any process; null where the stores
+   * cannot tell cheaply (KurrentDB, MongoDB), so that whatever is remembered against it is not.
+   */
+  changeVersion: (() => number) | null;
   runner: ProjectionRunner;
   records: RecordService;
   athletes: AthleteService;
@@ -63,6 +68,8 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     events,
     reads,
     projectionMode: inline ? 'inline' : 'worker',
+    // Inline mode keeps events and read models in one database, so one number covers both.
+    changeVersion: inline ? embedded().changeVersion : null,
     runner,
     records: new RecordService(events, clock),
     athletes: new AthleteService(events, reads, clock),

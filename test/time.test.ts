@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDays, dayNumber, localDateOf, weekStart, zonedTimeToUtc } from '../services/domain/time.ts';
+import { addDays, dayNumber, localDateOf, todayIn, weekStart, zonedTimeToUtc } from '../services/domain/time.ts';
 
 const at = (y: number, mo: number, d: number, h: number, mi = 0) => ({ year: y, month: mo, day: d, hour: h, minute: mi, second: 0 });
 
@@ -37,6 +37,30 @@ test('every instant round-trips through its local wall-clock time (outside DST g
       assert.is(localDateOf(back, tz), localDateOf(instant, tz));
     }),
   );
+});
+
+test("today's remembered day answers exactly as localDateOf, across DST days and midnight transitions", () => {
+  // Santiago changes offset at midnight, Lord Howe by half an hour, Kathmandu is +05:45.
+  const zones = ['Europe/London', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'UTC', 'America/Santiago', 'Pacific/Kiritimati'];
+  // Days with a transition in them, so that the spans around them are probed minute by minute.
+  const transitions = [Date.UTC(2024, 2, 31, 1), Date.UTC(2024, 9, 27, 1), Date.UTC(2024, 3, 7, 3), Date.UTC(2024, 8, 8, 4), Date.UTC(2024, 3, 6, 15), Date.UTC(2024, 9, 5, 15, 30)];
+  const start = fc.oneof(fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2040, 0, 1) }), fc.constantFrom(...transitions));
+  // A walk of "now"s as a server sees them: mostly forward, by seconds to a day and a half.
+  const steps = fc.array(fc.integer({ min: -60_000, max: 36 * 3600_000 }), { minLength: 1, maxLength: 60 });
+  fc.assert(
+    fc.property(start, steps, fc.constantFrom(...zones), (first, moves, tz) => {
+      let now = first;
+      for (const move of moves) {
+        now += move;
+        assert.is(todayIn(tz, now), localDateOf(now, tz), `${tz} ${new Date(now).toISOString()}`);
+      }
+    }),
+    { numRuns: 300 },
+  );
+  // Every minute around midnight and the transitions of two zones, in order.
+  for (const [tz, from] of [['America/Santiago', Date.UTC(2024, 8, 8, 2)], ['Australia/Lord_Howe', Date.UTC(2024, 3, 6, 13)], ['Europe/London', Date.UTC(2024, 2, 30, 22)]] as const) {
+    for (let now = from; now < from + 6 * 3600_000; now += 60_000) assert.is(todayIn(tz, now), localDateOf(now, tz), `${tz} ${new Date(now).toISOString()}`);
+  }
 });
 
 test('local dates follow the zone, not UTC', () => {

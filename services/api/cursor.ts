@@ -1,7 +1,7 @@
 // Opaque, tamper-evident cursors. A cursor names the operation, the athlete and the window it was
 // issued for, and the position after which the next page starts; an HMAC makes a forged, altered
 // or foreign cursor a 400, never another athlete's data.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { LIMITS } from '../../contracts/common.ts';
 import type { KeyValue } from '../store/read-store.ts';
 import { ApiError } from './errors.ts';
@@ -20,9 +20,9 @@ interface Payload {
   k: KeyValue[];
 }
 
-const sign = (key: Buffer, body: string) => createHmac('sha256', key).update(body).digest().subarray(0, 16);
+const sign = (key: KeyObject, body: string) => createHmac('sha256', key).update(body).digest().subarray(0, 16);
 
-export function encodeCursor(key: Buffer, binding: CursorBinding, after: KeyValue[]): string {
+export function encodeCursor(key: KeyObject, binding: CursorBinding, after: KeyValue[]): string {
   const body = Buffer.from(JSON.stringify({ o: binding.operation, a: binding.athleteId, f: binding.filters, k: after } satisfies Payload)).toString('base64url');
   const cursor = `${body}.${sign(key, body).toString('base64url')}`;
   if (cursor.length > LIMITS.cursorLength.max) throw new Error('cursor longer than the spec allows');
@@ -30,7 +30,7 @@ export function encodeCursor(key: Buffer, binding: CursorBinding, after: KeyValu
 }
 
 /** The keyset position and the filters the cursor was issued for; refuses any other cursor. */
-export function decodeCursor(key: Buffer, expected: Omit<CursorBinding, 'filters'>, cursor: string): { after: KeyValue[]; filters: Record<string, string | null> } {
+export function decodeCursor(key: KeyObject, expected: Omit<CursorBinding, 'filters'>, cursor: string): { after: KeyValue[]; filters: Record<string, string | null> } {
   const refuse = () => new ApiError('invalid_input', 'cursor: not a cursor this operation issued; pass next_cursor back unchanged');
   const [body, mac] = cursor.split('.');
   if (!body || !mac) throw refuse();

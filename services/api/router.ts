@@ -1,5 +1,6 @@
 // The service layer: one tRPC procedure per operation of the table, each behind the same
 // permission check. REST and MCP call these in-process (createCaller) with the same context.
+import type { KeyObject } from 'node:crypto';
 import { initTRPC } from '@trpc/server';
 import type { z } from 'zod';
 import { SCHEMA_VERSION, type AgentAccessData, type AgentAccessOperation } from '../../contracts/agent-access.ts';
@@ -21,7 +22,7 @@ export interface ApiServices {
   app: App;
   auth: AgentAccessAuth;
   /** Signs and checks list cursors. */
-  cursorKey: Buffer;
+  cursorKey: KeyObject;
   quota: Quota;
 }
 

@@ -24,6 +24,15 @@ const USAGE = 'connection_usage';
 const USAGE_EVERY_MS = 60_000;
 /** Connections remembered as noted; past this the memory starts over (costing one read each). */
 const NOTED_MAX = 10_000;
+/** Tokens remembered as identified; past this the memory starts over (costing one lookup each). */
+const IDENTIFIED_MAX = 10_000;
+
+/** A token identified while the stores stood at `version`, good until `expiresAt` (ms). */
+interface Identified {
+  caller: Caller;
+  version: number;
+  expiresAt: number;
+}
 
 export function protectedResourceMetadataUrl(baseUrl: string, surface: Surface): string {
   return `${baseUrl}/.well-known/oauth-protected-resource${surface === 'mcp' ? '/mcp' : '/v1/agent-access'}`;
@@ -33,6 +42,8 @@ export class AgentAccessAuth {
   readonly #app: App;
   readonly #provider: Provider;
   readonly #noted = new Map<string, number>();
+  /** By surface and Authorization header; only entries of the stores' current version are kept. */
+  readonly #identified = new Map<string, Identified>();
 
   constructor(app: App, provider: Provider) {
     this.#app = app;
@@ -47,8 +58,31 @@ export class AgentAccessAuth {
   /**
    * The caller a bearer token stands for, or a 401 with its challenge. Every call re-checks the
    * connection and the subscription, so a disconnect or a lapsed plan stops the very next request.
+   *
+   * Looking the token, the connection and the athlete up costs more than most reads, so a caller
+   * is remembered against the stores' change version and answered again while nothing at all has
+   * been committed since (by this process or any other): a disconnect, a revocation or a change
+   * of plan is a commit, so the next request looks everything up again. Stores that cannot tell
+   * their version cheaply (KurrentDB, MongoDB) are looked up every time.
    */
   async identify(authorization: string | undefined, surface: Surface): Promise<Caller> {
+    const version = this.#app.changeVersion?.() ?? null;
+    const key = `${surface} ${authorization}`;
+    const now = this.#app.clock.now().getTime();
+    if (version !== null) {
+      const known = this.#identified.get(key);
+      if (known && known.version === version && now < known.expiresAt) {
+        await this.#noteUse(known.caller.athlete.athlete_id, known.caller.grantId);
+        return known.caller;
+      }
+    }
+    const { caller, expiresAt } = await this.#lookUp(authorization, surface, now);
+    if (version !== null) this.#remember(key, { caller, version, expiresAt });
+    await this.#noteUse(caller.athlete.athlete_id, caller.grantId);
+    return caller;
+  }
+
+  async #lookUp(authorization: string | undefined, surface: Surface, now: number): Promise<{ caller: Caller; expiresAt: number }> {
     const resources = resourcesOf(this.#app.config.baseUrl);
     const unauthorized = (description: string, presented: boolean) =>
       new ApiError('unauthorized', description, {
@@ -73,8 +107,18 @@ export class AgentAccessAuth {
 
     const tokenScopes = String(accessToken.scope ?? '').split(' ');
     const scopes = READ_SCOPES.filter((s) => tokenScopes.includes(s) && connection.scopes.includes(s));
-    await this.#noteUse(athlete.athlete_id, grantId);
-    return { athlete, grantId, clientId: accessToken.clientId ?? connection.client_id, scopes };
+    return {
+      caller: { athlete, grantId, clientId: accessToken.clientId ?? connection.client_id, scopes },
+      // The authorization server counts the token's lifetime in seconds; its store expires it by our clock.
+      expiresAt: now + accessToken.remainingTTL * 1000,
+    };
+  }
+
+  #remember(key: string, identified: Identified): void {
+    // Entries of an older version can never be answered again.
+    const anyKept = this.#identified.values().next().value;
+    if ((anyKept && anyKept.version !== identified.version) || this.#identified.size >= IDENTIFIED_MAX) this.#identified.clear();
+    this.#identified.set(key, identified);
   }
 
   /** `caller` if it may use `scope`, else a 403 whose challenge asks for it. */

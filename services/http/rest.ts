@@ -26,14 +26,12 @@ export function registerRest(server: FastifyInstance, services: ApiServices): vo
   for (const op of operationList) {
     server.route({
       method: op.method,
-      // Fastify does not read GET bodies, so their size is checked from the header.
-      onRequest: async (request, reply) => {
+      url: op.path.replace(/\{(\w+)\}/g, ':$1'),
+      handler: async (request: FastifyRequest, reply) => {
+        // Fastify does not read GET bodies, so their size is checked from the header, before anything else.
         if (Number(request.headers['content-length'] ?? 0) > READ_BODY_LIMIT) {
           return sendApiError(request, reply, new ApiError('payload_too_large', `this operation takes no request body; ${READ_BODY_LIMIT} bytes at most`));
         }
-      },
-      url: op.path.replace(/\{(\w+)\}/g, ':$1'),
-      handler: async (request: FastifyRequest, reply) => {
         const caller = createAgentAccessCaller({ ...services, surface: 'rest', authorization: request.headers.authorization, requestId: request.id });
         const input = { ...(request.query as object), ...(request.params as object) };
         try {

@@ -1,7 +1,7 @@
 // The authorization server's signing key and cookie keys. Generated on first start and kept in a
 // file only this user can read (DATA_DIR/secrets/oauth-keys.json, or OAUTH_KEYS_FILE), so that
 // sessions and tokens survive restarts and every instance sharing the file agrees.
-import { generateKeyPairSync, hkdfSync, randomBytes } from 'node:crypto';
+import { createSecretKey, generateKeyPairSync, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { JWK } from 'oidc-provider';
@@ -11,9 +11,13 @@ export interface OAuthKeys {
   cookies: string[];
 }
 
-/** A key for one purpose (cursor signing, …), derived so that no purpose learns another's key. */
-export function derivedKey(keys: OAuthKeys, purpose: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', keys.cookies[0]!, '', `repledger ${purpose}`, 32));
+/**
+ * A key for one purpose (cursor signing, …), derived so that no purpose learns another's key. A
+ * KeyObject rather than bytes: an HMAC keyed with a Buffer imports the key on every call (~12 µs
+ * against ~2.5 µs), and every list page signs a cursor.
+ */
+export function derivedKey(keys: OAuthKeys, purpose: string): KeyObject {
+  return createSecretKey(Buffer.from(hkdfSync('sha256', keys.cookies[0]!, '', `repledger ${purpose}`, 32)));
 }
 
 export function loadOrCreateKeys(path: string): OAuthKeys {

@@ -1,6 +1,7 @@
 // Nutrition and body-measurement reads (our design: the spec shows neither). Meals and
 // measurements are windowed on their local date, newest first; daily nutrition totals come from
 // the nutrition_days projection, one item per local day that has a meal.
+import type { KeyObject } from 'node:crypto';
 import {
   BODY_MEASUREMENT_UNITS,
   type BodyMeasurements,
@@ -21,7 +22,7 @@ export const NUTRITION_VERSION = 'daily-nutrition.v1';
 type MealDoc = ItemDoc & RecordItem<'meal'> & { local_date: string };
 type MeasurementDoc = ItemDoc & RecordItem<'body_measurement'> & { local_date: string };
 
-export async function listMeals(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: Buffer): Promise<Meals> {
+export async function listMeals(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<Meals> {
   const { window, docs, next_cursor } = await windowedPage<MealDoc>(reads, caller, query, now, cursorKey, {
     operation: 'list_meals',
     collection: 'meals',
@@ -47,7 +48,7 @@ export async function listMeals(reads: ReadStore, caller: Caller, query: ListQue
   };
 }
 
-export async function listDailyNutrition(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: Buffer): Promise<DailyNutritionSummaries> {
+export async function listDailyNutrition(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<DailyNutritionSummaries> {
   const { window, docs, next_cursor } = await windowedPage<NutritionDayDoc>(reads, caller, query, now, cursorKey, {
     operation: 'list_daily_nutrition',
     collection: NUTRITION_DAYS,
@@ -73,7 +74,7 @@ export async function listDailyNutrition(reads: ReadStore, caller: Caller, query
   };
 }
 
-export async function listBodyMeasurements(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: Buffer): Promise<BodyMeasurements> {
+export async function listBodyMeasurements(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<BodyMeasurements> {
   const { window, docs, next_cursor } = await windowedPage<MeasurementDoc>(reads, caller, query, now, cursorKey, {
     operation: 'list_body_measurements',
     collection: 'body_measurements',

@@ -1,5 +1,6 @@
 // get_exercise_history: one exercise's completed working sets, workout by workout, for workouts
 // whose local date is in the window, newest first. Warm-ups and sets not completed are left out.
+import type { KeyObject } from 'node:crypto';
 import type { ExerciseHistory, ListQuery } from '../../contracts/agent-access.ts';
 import type { RecordItem, WorkoutSet } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
@@ -22,7 +23,7 @@ export function performanceOf(s: WorkoutSet) {
   };
 }
 
-export async function getExerciseHistory(reads: ReadStore, caller: Caller, exerciseId: string, query: ListQuery, now: Date, cursorKey: Buffer): Promise<ExerciseHistory> {
+export async function getExerciseHistory(reads: ReadStore, caller: Caller, exerciseId: string, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<ExerciseHistory> {
   const athleteId = caller.athlete.athlete_id;
   const exercise = await reads.get<ItemDoc & RecordItem<'exercise'>>('exercises', athleteId, exerciseId);
   if (!exercise) throw new ApiError('not_found', `no exercise ${exerciseId} in this record`);

@@ -1,5 +1,6 @@
 // A windowed, keyset-paged list over one index of a read model: what every Agent Access list that
 // takes from/to shares. The caller maps documents to wire items and names the keyset fields.
+import type { KeyObject } from 'node:crypto';
 import type { ListQuery } from '../../contracts/agent-access.ts';
 import { decodeCursor, encodeCursor } from '../api/cursor.ts';
 import { ApiError } from '../api/errors.ts';
@@ -24,7 +25,7 @@ export async function windowedPage<D extends Doc>(
   caller: Caller,
   query: ListQuery,
   now: Date,
-  cursorKey: Buffer,
+  cursorKey: KeyObject,
   list: WindowedList<D>,
 ): Promise<{ window: Window; docs: D[]; next_cursor: string | null }> {
   const athleteId = caller.athlete.athlete_id;

@@ -1,4 +1,5 @@
 // list_recovery_checkins: the athlete's daily check-ins in a window, newest date first.
+import type { KeyObject } from 'node:crypto';
 import type { ListQuery, RecoveryCheckins } from '../../contracts/agent-access.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import type { Caller } from '../http/agent-access.ts';
@@ -8,7 +9,7 @@ import { windowedPage } from './lists.ts';
 
 type CheckinDoc = ItemDoc & RecordItem<'checkin'>;
 
-export async function listRecoveryCheckins(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: Buffer): Promise<RecoveryCheckins> {
+export async function listRecoveryCheckins(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<RecoveryCheckins> {
   const { window, docs, next_cursor } = await windowedPage<CheckinDoc>(reads, caller, query, now, cursorKey, {
     operation: 'list_recovery_checkins',
     collection: 'checkins',

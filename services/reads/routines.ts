@@ -1,4 +1,5 @@
 // list_saved_routines (most recently changed first) and get_saved_routine.
+import type { KeyObject } from 'node:crypto';
 import type { PageQuery, RoutineDetail, RoutineListItem } from '../../contracts/agent-access.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
@@ -16,7 +17,7 @@ function listItem(r: RoutineDoc): RoutineListItem {
   return { id: r.id, revision: r.revision, title: recordText(r.title), exercise_count: r.exercise_count, updated_at: r.updated_at, provenance: 'prescribed' };
 }
 
-export async function listSavedRoutines(reads: ReadStore, caller: Caller, query: PageQuery, cursorKey: Buffer) {
+export async function listSavedRoutines(reads: ReadStore, caller: Caller, query: PageQuery, cursorKey: KeyObject) {
   const athleteId = caller.athlete.athlete_id;
   const issued = query.cursor ? decodeCursor(cursorKey, { operation: LIST, athleteId }, query.cursor) : null;
   const docs = await reads.page<RoutineDoc>('routines', {

@@ -5,7 +5,7 @@ import type { RecordItem } from '../../contracts/record.ts';
 import { ACTIVITY_DAYS, ACTIVITY_RUNS, type ActivityDayDoc, type ActivityRunDoc } from '../../projections/activity.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { recentCounts, weeklyStreak } from '../domain/stats.ts';
-import { addDays, localDateOf, weekStart } from '../domain/time.ts';
+import { addDays, todayIn, weekStart } from '../domain/time.ts';
 import type { Caller } from '../http/agent-access.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { recordText } from './text.ts';
@@ -21,7 +21,7 @@ type GoalDoc = ItemDoc & RecordItem<'goal'> & { canonical_target_value: number; 
 export async function getTrainingSnapshot(reads: ReadStore, caller: Caller, now: Date): Promise<TrainingSnapshot> {
   const athleteId = caller.athlete.athlete_id;
   const computedAt = now.toISOString();
-  const today = localDateOf(now.getTime(), caller.athlete.profile.timezone);
+  const today = todayIn(caller.athlete.profile.timezone, now.getTime());
   const monday = weekStart(today);
   const from30 = addDays(today, -29);
   const [days, runs, goals, feedback] = await Promise.all([

@@ -1,7 +1,7 @@
 // The date window of a list: local dates in the record timezone, both included.
 import type { ListQuery } from '../../contracts/agent-access.ts';
 import { ApiError } from '../api/errors.ts';
-import { addDays, localDateOf } from '../domain/time.ts';
+import { addDays, todayIn } from '../domain/time.ts';
 
 /** Without from/to, a list covers the 30 local days ending today. */
 export const DEFAULT_WINDOW_DAYS = 30;
@@ -13,7 +13,7 @@ export interface Window {
 
 export function resolveWindow(query: Pick<ListQuery, 'from' | 'to'>, timezone: string, now: Date): Window {
   if (query.from !== null && query.to !== null) return { from: query.from, to: query.to };
-  const today = localDateOf(now.getTime(), timezone);
+  const today = todayIn(timezone, now.getTime());
   return { from: addDays(today, -(DEFAULT_WINDOW_DAYS - 1)), to: today };
 }
 

@@ -1,5 +1,6 @@
 // list_completed_workouts: completed workouts whose local date (start, else creation, in the
 // record timezone) falls in the window, newest first (by local date, then end time, then id).
+import type { KeyObject } from 'node:crypto';
 import type { ListQuery, WorkoutDetail, WorkoutDuration, WorkoutSummary } from '../../contracts/agent-access.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
@@ -38,7 +39,7 @@ export function workoutSummary(doc: WorkoutSummaryDoc): WorkoutSummary {
   };
 }
 
-export async function listCompletedWorkouts(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: Buffer) {
+export async function listCompletedWorkouts(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: KeyObject) {
   const { window, docs, next_cursor } = await windowedPage<WorkoutSummaryDoc>(reads, caller, query, now, cursorKey, {
     operation: 'list_completed_workouts',
     collection: WORKOUTS,

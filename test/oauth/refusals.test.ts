@@ -5,6 +5,8 @@ import * as assert from 'uvu/assert';
 import { beginAuthorization, connect, consent, registerPro, REDIRECT } from '../support/connect.ts';
 import { fixedClock } from '../../services/domain/clock.ts';
 import { startServer, type TestServer } from '../support/server.ts';
+import { tempDir } from '../support/app.ts';
+import { cli } from '../support/cli.ts';
 
 const context = (s: TestServer, token?: string) =>
   fetch(`${s.base}/v1/agent-access/context`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
@@ -156,6 +158,24 @@ test('a lapsed subscription is refused at once; a Free athlete cannot connect', 
       assert.match(String(error), /needs Pro|Pro plan/);
     }
   }));
+
+test('a plan lapsed from the CLI, in another process, refuses the next request of a token just answered', async () => {
+  const dataDir = tempDir();
+  const s = await startServer({ dataDir });
+  try {
+    await registerPro(s.app);
+    const { tokens } = await connect(s.base, `${s.base}/v1/agent-access`, ['training']);
+    // Answered twice, so that the second answer and the refusal below come after the caller was remembered.
+    for (let i = 0; i < 2; i++) assert.is((await context(s, tokens.access_token)).status, 200);
+    const lapsed = await cli(['subscriptions', 'set', '--athlete', 'ada@example.com', '--tier', 'free'], { DATA_DIR: dataDir });
+    assert.is(lapsed.code, 0, lapsed.stderr);
+    const refused = await context(s, tokens.access_token);
+    assert.is(refused.status, 401);
+    assert.match(((await refused.json()) as { error: { message: string } }).error.message, /Pro subscription/);
+  } finally {
+    await s.close();
+  }
+});
 
 test('a scope the grant lacks: 403 insufficient_scope naming the scopes needed and granted', async () => {
   // Scoped operations arrive with the reads; this route stands in for one, behind the real check.

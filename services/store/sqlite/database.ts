@@ -61,6 +61,11 @@ export interface SqliteDatabase {
    * transaction instead of starting another.
    */
   write<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * A number that changes whenever a transaction commits to the database, in this process or any
+   * other; what it was before a read tells whether that read could still be answered the same.
+   */
+  changeVersion(): number;
   close(): void;
 }
 
@@ -81,6 +86,12 @@ export function openSqlite(path: string): SqliteDatabase {
   // An in-memory database cannot be shared between connections; tests then read on the writer.
   const reader = path === ':memory:' ? writer : open(path);
   const mutex = new Mutex();
+  // SQLite's data_version moves on the reader whenever another connection (this process's writer
+  // or another process) commits. An in-memory database reads on its writer, so commits are also
+  // counted here; the sum moves when either does.
+  const dataVersion = reader.prepare('PRAGMA data_version');
+  dataVersion.setReturnArrays(true);
+  let commits = 0;
   // Marks the async context of the open transaction: only work started inside it joins it.
   // Anyone else waits for the mutex, so a rollback can never take another caller's writes.
   const inTransaction = new AsyncLocalStorage<true>();
@@ -96,6 +107,7 @@ export function openSqlite(path: string): SqliteDatabase {
           try {
             const result = await work();
             writer.exec('COMMIT');
+            commits++;
             return result;
           } catch (error) {
             if (writer.isTransaction) writer.exec('ROLLBACK');
@@ -103,6 +115,9 @@ export function openSqlite(path: string): SqliteDatabase {
           }
         }),
       );
+    },
+    changeVersion() {
+      return (dataVersion.get() as unknown as [number])[0] + commits;
     },
     close() {
       if (reader !== writer) reader.close();
