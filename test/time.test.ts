@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addDays, dayNumber, localDateOf, todayIn, weekStart, zonedTimeToUtc } from '../services/domain/time.ts';
+import { addDays, dateOfDayNumber, dayNumber, localDateOf, todayIn, weekStart, zonedTimeToUtc } from '../services/domain/time.ts';
 
 const at = (y: number, mo: number, d: number, h: number, mi = 0) => ({ year: y, month: mo, day: d, hour: h, minute: mi, second: 0 });
 
@@ -60,6 +60,23 @@ test("today's remembered day answers exactly as localDateOf, across DST days and
   // Every minute around midnight and the transitions of two zones, in order.
   for (const [tz, from] of [['America/Santiago', Date.UTC(2024, 8, 8, 2)], ['Australia/Lord_Howe', Date.UTC(2024, 3, 6, 13)], ['Europe/London', Date.UTC(2024, 2, 30, 22)]] as const) {
     for (let now = from; now < from + 6 * 3600_000; now += 60_000) assert.is(todayIn(tz, now), localDateOf(now, tz), `${tz} ${new Date(now).toISOString()}`);
+  }
+});
+
+test('day numbers agree with the calendar of Date, both ways, for years 0001-9999', () => {
+  const first = Math.floor(Date.parse('0001-01-01T00:00:00Z') / 86_400_000);
+  const last = Math.floor(Date.parse('9999-12-31T00:00:00Z') / 86_400_000);
+  const isoDate = (n: number) => new Date(n * 86_400_000).toISOString().slice(0, 10);
+  const check = (n: number) => {
+    const date = isoDate(n);
+    assert.is(dateOfDayNumber(n), date, `day ${n}`);
+    assert.is(dayNumber(date), n, date);
+  };
+  fc.assert(fc.property(fc.integer({ min: first, max: last }), check), { numRuns: 5000 });
+  // Every day around the edges of eras, centuries, leap days and the epoch.
+  for (const around of ['0001-01-01', '1600-02-28', '1700-02-28', '1899-12-31', '1969-12-31', '2000-02-28', '2100-02-28', '9999-12-01']) {
+    const n = Math.floor(Date.parse(`${around}T00:00:00Z`) / 86_400_000);
+    for (let d = Math.max(first, n - 3); d <= Math.min(last, n + 35); d++) check(d);
   }
 });
 

@@ -60,7 +60,7 @@ function procedure<I extends z.ZodObject>(op: Operation<AgentAccessOperation, I>
       const caller = await ctx.auth.check(ctx.authorization, ctx.surface, op.scope);
       const wait = ctx.quota.charge(caller.grantId, op.weight);
       if (wait) throw rateLimited(ctx.quota, wait);
-      return next({ ctx: { ...ctx, caller } });
+      return next({ ctx: { caller } });
     })
     .input(op.input);
 }

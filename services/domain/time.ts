@@ -93,14 +93,34 @@ export function zonedTimeToUtc(local: LocalDateTime, timeZone: string): string {
   return new Date(matches[0] ?? wall - before).toISOString();
 }
 
-/** Days since 1970-01-01 of a local date: a plain day number for week and range arithmetic. */
+/**
+ * Days since 1970-01-01 of a local date: a plain day number for week and range arithmetic.
+ * Calendar arithmetic (H. Hinnant's days_from_civil) rather than Date objects: every list and
+ * snapshot does a few of these per request.
+ */
 export function dayNumber(date: string): number {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
-  return Math.floor(Date.UTC(y, m - 1, d) / 86_400_000);
+  const month = Number(date.slice(5, 7));
+  const day = Number(date.slice(8, 10));
+  const year = Number(date.slice(0, 4)) - (month <= 2 ? 1 : 0);
+  const era = Math.floor(year / 400);
+  const yearOfEra = year - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
+/** The local date (YYYY-MM-DD, years 0000-9999) of a day number: `dayNumber` inverted (civil_from_days). */
 export function dateOfDayNumber(n: number): string {
-  return new Date(n * 86_400_000).toISOString().slice(0, 10);
+  const z = n + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const shifted = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * shifted + 2) / 5) + 1;
+  const month = shifted < 10 ? shifted + 3 : shifted - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  return `${String(year).padStart(4, '0')}-${pad(month)}-${pad(day)}`;
 }
 
 export function addDays(date: string, days: number): string {

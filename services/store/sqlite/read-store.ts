@@ -44,6 +44,7 @@ class SqliteDocuments implements Documents {
   readonly #conn: () => DatabaseSync;
   readonly #table: (collection: string) => string;
   readonly #indexes: Map<string, Map<string, string[]>>;
+  readonly #pageSqls = new Map<string, string>();
 
   constructor(conn: () => DatabaseSync, table: (c: string) => string, indexes: Map<string, Map<string, string[]>>) {
     this.#conn = conn;
@@ -88,39 +89,49 @@ class SqliteDocuments implements Documents {
   }
 
   async page<T extends Doc>(collection: string, q: PageQuery): Promise<T[]> {
-    const fields = this.#fields(collection, q.index);
     const prefix = q.prefix ?? [];
-    if (prefix.length >= fields.length) throw new Error(`prefix of ${q.index} is longer than the index`);
-    const rest = fields.slice(prefix.length);
-    const where = ['partition = ?'];
-    const params: SQLInputValue[] = [q.partition];
-    prefix.forEach((v, i) => {
-      where.push(`${fieldExpr(fields[i]!)} = ?`);
-      params.push(toSql(v));
-    });
+    const params: SQLInputValue[] = [q.partition, ...prefix.map(toSql)];
+    if (q.range?.gte !== undefined) params.push(toSql(q.range.gte));
+    if (q.range?.lte !== undefined) params.push(toSql(q.range.lte));
+    if (q.after) params.push(...keysetParams(q.after.map(toSql)));
+    const rows = statement(this.#conn(), this.#pageSql(collection, q)).all(...params) as Array<{ doc: string }>;
+    return rows.map((r) => JSON.parse(r.doc) as T);
+  }
+
+  /** Indexes were (re)declared: page SQL built from the old ones is forgotten. */
+  forgetQueries(): void {
+    this.#pageSqls.clear();
+  }
+
+  /**
+   * A page's SQL depends only on the query's shape: built once per shape, not on every read. The
+   * limit is written into it: SQLite plans with a bound LIMIT's value, so binding one expires the
+   * statement and every read compiled it again (~5 µs, several times that with cold caches).
+   */
+  #pageSql(collection: string, q: PageQuery): string {
+    if (!Number.isSafeInteger(q.limit) || q.limit < 1) throw new Error(`invalid page limit: ${q.limit}`);
+    const prefixLength = q.prefix?.length ?? 0;
+    const shape = `${collection} ${q.index} ${q.direction} ${prefixLength} ${q.range?.gte !== undefined} ${q.range?.lte !== undefined} ${q.after?.length ?? -1} ${q.limit}`;
+    let sql = this.#pageSqls.get(shape);
+    if (sql) return sql;
+    const fields = this.#fields(collection, q.index);
+    if (prefixLength >= fields.length) throw new Error(`prefix of ${q.index} is longer than the index`);
+    const rest = fields.slice(prefixLength);
+    const where = ['partition = ?', ...fields.slice(0, prefixLength).map((f) => `${fieldExpr(f)} = ?`)];
     const first = fieldExpr(rest[0]!);
-    if (q.range?.gte !== undefined) {
-      where.push(`${first} >= ?`);
-      params.push(toSql(q.range.gte));
-    }
-    if (q.range?.lte !== undefined) {
-      where.push(`${first} <= ?`);
-      params.push(toSql(q.range.lte));
-    }
+    if (q.range?.gte !== undefined) where.push(`${first} >= ?`);
+    if (q.range?.lte !== undefined) where.push(`${first} <= ?`);
     if (q.after) {
       if (q.after.length !== rest.length) throw new Error(`keyset of ${q.index} needs ${rest.length} values`);
-      const keyset = keysetCondition(rest.map(fieldExpr), q.after.map(toSql), q.direction === 'asc' ? '>' : '<');
-      where.push(keyset.sql);
-      params.push(...keyset.params);
+      where.push(keysetCondition(rest.map(fieldExpr), q.direction === 'asc' ? '>' : '<'));
     }
     const dir = q.direction === 'asc' ? 'ASC' : 'DESC';
     // Only the fields after the prefix: the prefix is fixed by equality, and naming it in ORDER BY
     // makes SQLite sort every match in a temporary B-tree instead of walking the index.
     const order = rest.map((f) => `${fieldExpr(f)} ${dir}`).join(', ');
-    params.push(q.limit);
-    const rows = statement(this.#conn(), `SELECT doc FROM ${this.#indexed(collection, q.index)} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?`)
-      .all(...params) as Array<{ doc: string }>;
-    return rows.map((r) => JSON.parse(r.doc) as T);
+    sql = `SELECT doc FROM ${this.#indexed(collection, q.index)} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${q.limit}`;
+    this.#pageSqls.set(shape, sql);
+    return sql;
   }
 
   async count(collection: string, partition?: string): Promise<number> {
@@ -148,12 +159,14 @@ class SqliteDocuments implements Documents {
  * "After this key" as `a >= x AND (a > x OR (b >= y AND (b > y OR ...)))`: unlike the row value
  * `(a, b) > (x, y)`, SQLite uses the leading bound as an index range on expression indexes.
  */
-function keysetCondition(exprs: string[], values: SQLInputValue[], op: '<' | '>'): { sql: string; params: SQLInputValue[] } {
-  const [expr, ...moreExprs] = exprs;
-  const [value, ...moreValues] = values;
-  if (moreExprs.length === 0) return { sql: `${expr} ${op} ?`, params: [value!] };
-  const inner = keysetCondition(moreExprs, moreValues, op);
-  return { sql: `${expr} ${op}= ? AND (${expr} ${op} ? OR (${inner.sql}))`, params: [value!, value!, ...inner.params] };
+function keysetCondition(exprs: string[], op: '<' | '>'): string {
+  const [expr, ...more] = exprs;
+  return more.length === 0 ? `${expr} ${op} ?` : `${expr} ${op}= ? AND (${expr} ${op} ? OR (${keysetCondition(more, op)}))`;
+}
+
+/** The values `keysetCondition` binds, in its order: each but the last twice. */
+function keysetParams(values: SQLInputValue[]): SQLInputValue[] {
+  return values.flatMap((v, i) => (i < values.length - 1 ? [v, v] : [v]));
 }
 
 function createTable(conn: DatabaseSync, table: string, spec: CollectionSpec, indexTable = table): void {
@@ -176,7 +189,7 @@ export class SqliteReadStore extends SqliteDocuments implements ReadStore {
   readonly #db: SqliteDatabase;
   readonly #indexes: Map<string, Map<string, string[]>>;
   /** Documents bound to the open write transaction. */
-  readonly inTransaction: Documents;
+  readonly inTransaction: SqliteDocuments;
 
   constructor(db: SqliteDatabase) {
     const indexes = new Map<string, Map<string, string[]>>();
@@ -200,6 +213,8 @@ export class SqliteReadStore extends SqliteDocuments implements ReadStore {
 
   async ensureCollections(specs: CollectionSpec[]): Promise<void> {
     this.#dropAbandonedRebuilds();
+    this.forgetQueries();
+    this.inTransaction.forgetQueries();
     for (const spec of specs) {
       this.#indexes.set(spec.name, new Map(spec.indexes.map((i) => [i.name, i.fields])));
       createTable(this.#db.writer, tableOf(spec.name), spec);
