@@ -1,8 +1,11 @@
-// The parent's handle on the ceiling server (bench/ceiling-server.ts).
+// The parent's handles on the reference servers: the ceiling (bench/ceiling-server.ts) and the
+// floor (bench/floor-server.ts).
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { CeilingMessage, CeilingReply } from './ceiling-server.ts';
+import type { FloorMessage, FloorReply, Framework } from './floor-server.ts';
 import type { CapturedResponse } from './http.ts';
+import type { PageQuery } from '../services/store/read-store.ts';
 
 /** Set per connection and per message by node:http itself; copying them would duplicate or lie. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date']);
@@ -14,15 +17,19 @@ export interface Ceiling {
   stop(): void;
 }
 
+export interface Floor {
+  base: string;
+  /** Makes the server answer every request with `response`, after reading the page `read` selects, if any. */
+  serve(response: CapturedResponse, read: { collection: string; query: PageQuery } | null): Promise<void>;
+  stop(): void;
+}
+
 export async function startCeiling(): Promise<Ceiling> {
-  const child = fork(fileURLToPath(new URL('./ceiling-server.ts', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const listening = await nextReply(child);
-  if (listening.kind !== 'listening') throw new Error(`ceiling server: unexpected ${listening.kind}`);
+  const { child, base } = await forkServer('./ceiling-server.ts', []);
   return {
-    base: `http://127.0.0.1:${listening.port}`,
+    base,
     async serve(response) {
-      const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
-      const message: CeilingMessage = { kind: 'serve', status: response.status, headers, bodyBase64: response.body.toString('base64') };
+      const message: CeilingMessage = { kind: 'serve', ...replayed(response) };
       child.send(message);
       await nextReply(child);
     },
@@ -32,11 +39,40 @@ export async function startCeiling(): Promise<Ceiling> {
   };
 }
 
-function nextReply(child: ChildProcess): Promise<CeilingReply> {
+export async function startFloor(framework: Framework, dataDir: string): Promise<Floor> {
+  const { child, base } = await forkServer('./floor-server.ts', [framework, dataDir]);
+  return {
+    base,
+    async serve(response, read) {
+      const message: FloorMessage = { kind: 'serve', ...replayed(response), read };
+      child.send(message);
+      const serving = await nextReply(child);
+      if (serving.kind !== 'serving' || !('documents' in serving) || (read && serving.documents === 0)) throw new Error(`floor server (${framework}): the page it reads is empty`);
+    },
+    stop() {
+      child.disconnect();
+    },
+  };
+}
+
+async function forkServer(file: string, args: string[]): Promise<{ child: ChildProcess; base: string }> {
+  const child = fork(fileURLToPath(new URL(file, import.meta.url)), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const listening = await nextReply(child);
+  if (listening.kind !== 'listening') throw new Error(`${file}: unexpected ${listening.kind}`);
+  return { child, base: `http://127.0.0.1:${listening.port}` };
+}
+
+/** A captured response as a reference server replays it. */
+function replayed(response: CapturedResponse): { status: number; headers: Record<string, string>; bodyBase64: string } {
+  const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+  return { status: response.status, headers, bodyBase64: response.body.toString('base64') };
+}
+
+function nextReply(child: ChildProcess): Promise<CeilingReply | FloorReply> {
   return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`ceiling server exited (${code}) before answering`));
+    const onExit = (code: number | null) => reject(new Error(`reference server exited (${code}) before answering`));
     child.once('exit', onExit);
-    child.once('message', (message: CeilingReply) => {
+    child.once('message', (message: CeilingReply | FloorReply) => {
       child.off('exit', onExit);
       resolve(message);
     });

@@ -42,12 +42,22 @@ export interface Summary {
   minOfRest: Extreme;
 }
 
+/** Reference servers that make one operation's store read and then answer the ceiling's bytes. */
+export interface FloorResult {
+  operation: string;
+  athlete: string;
+  ceiling: Measurement;
+  service: Measurement;
+  floors: Array<{ framework: string; read: boolean; measurement: Measurement; ofCeiling: number }>;
+}
+
 export interface BenchResults {
   at: string;
   machine: ReturnType<typeof machineInfo>;
   load: Load;
   seedingSeconds: Record<string, number>;
   operations: OperationResult[];
+  floors: FloorResult | null;
   summary: Summary;
 }
 
@@ -158,6 +168,23 @@ function atMost(value: number | null, target: number): string {
 
 function fixed(n: number, digits: number): string {
   return Number.isFinite(n) ? n.toFixed(digits) : '-';
+}
+
+/** Where the ceiling's throughput goes: the framework, the store read, and the service's own work. */
+export function formatFloors(f: FloorResult): string {
+  const of = (m: Measurement, base: Measurement) => fixed(m.requestsPerSecond / base.requestsPerSecond, 2);
+  const rows: Array<[string, Measurement]> = [
+    ['node:http, replaying the bytes (the ceiling)', f.ceiling],
+    ...f.floors.map((x): [string, Measurement] => [`${x.framework}, ${x.read ? 'making the same read, then' : ''} replaying the bytes`.replace(',  ', ', '), x.measurement]),
+    ['the service', f.service],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const readOverFastify = f.floors.find((x) => x.framework === 'fastify' && x.read);
+  return [
+    `floor under rest ${f.operation}, athlete ${f.athlete}: the framework and the store read it makes (one keyset page), without the service's own work`,
+    ...rows.map(([label, m]) => `  ${label.padEnd(width)}  ${fixed(m.requestsPerSecond, 0).padStart(6)} req/s  ${of(m, f.ceiling)} of ceiling`),
+    ...(readOverFastify ? [`  the service reaches ${of(f.service, readOverFastify.measurement)} of Fastify making the same read`] : []),
+  ].join('\n');
 }
 
 export function formatSummary(results: BenchResults, athletes: string[], resultsFile: string): string {

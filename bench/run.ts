@@ -19,10 +19,14 @@ import { openApp } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
 import { tempDir } from '../test/support/app.ts';
 import { SURFACES, type BenchAthlete, type Case, type CaseContext, type Surface } from './cases.ts';
-import { startCeiling, type Ceiling } from './ceiling.ts';
+import { startCeiling, startFloor, type Ceiling } from './ceiling.ts';
+import type { Framework } from './floor-server.ts';
 import { send, withBearer, type CapturedResponse } from './http.ts';
 import { measure, type Load, type Measurement } from './measure.ts';
-import { formatSummary, formatTable, machineInfo, operationResult, relateToRest, summarise, type BenchResults, type OperationResult } from './report.ts';
+import { formatFloors, formatSummary, formatTable, machineInfo, operationResult, relateToRest, summarise, type BenchResults, type FloorResult, type OperationResult } from './report.ts';
+import { LIMITS } from '../contracts/common.ts';
+import { checkinsList } from '../services/reads/recovery.ts';
+import { windowPageQuery } from '../services/reads/lists.ts';
 import { seedAthlete, todayLocal, trainingHistory, type AthleteSpec, type SeededAthlete } from '../test/support/sample-record.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { Tokens } from './tokens.ts';
@@ -150,6 +154,43 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
   return relateToRest(results);
 }
 
+/** Each reference server of the floor: a framework, replaying the bytes after the store read or without it. */
+const FLOORS: Array<{ framework: Framework; read: boolean }> = [
+  { framework: 'fastify', read: false },
+  { framework: 'node:http', read: true },
+  { framework: 'fastify', read: true },
+];
+
+/**
+ * The floor under one list operation: reference servers that answer the ceiling's bytes, over
+ * Fastify, and after the store read the operation makes (its keyset page, built by the same
+ * function, from the same store) over node:http and Fastify. Null when that operation was not measured.
+ */
+async function measureFloors(settings: Settings, dataDir: string, manifest: Manifest, server: RunningServer, tokens: Tokens, cases: Case[], operations: OperationResult[]): Promise<FloorResult | null> {
+  const measured = operations.find((o) => o.surface === 'rest' && o.operation === checkinsList.operation);
+  const c = cases.filter((x) => x.surface === 'rest' && x.operation === checkinsList.operation).at(-1);
+  const athlete = manifest.athletes.find((a) => a.label === c?.athlete.label);
+  if (!measured?.ceiling || !c || !athlete) return null;
+  const request = withBearer(c.request, await tokens.bearer(c.athlete.email, c.resource));
+  const response = await send(server.base, request);
+  const { window } = (JSON.parse(response.body.toString('utf8')) as { data: { window: { from: string; to: string } } }).data;
+  const read = { collection: checkinsList.collection, query: windowPageQuery(checkinsList, athlete.athleteId, window, LIMITS.pageSizeDefault) };
+  const floors: FloorResult['floors'] = [];
+  for (const { framework, read: reads } of FLOORS) {
+    const floor = await startFloor(framework, dataDir);
+    try {
+      await floor.serve(response, reads ? read : null);
+      progress(`rest ${c.operation}: floor over ${framework}${reads ? ', with the read' : ''}`);
+      const measurement = await measure(floor.base, request, settings.load);
+      floors.push({ framework, read: reads, measurement, ofCeiling: measurement.requestsPerSecond / measured.ceiling.requestsPerSecond });
+    } finally {
+      floor.stop();
+    }
+  }
+  const service = measured.cases.find((x) => x.athlete === c.athlete.label)!;
+  return { operation: c.operation, athlete: c.athlete.label, ceiling: measured.ceiling, service: service.measurement, floors };
+}
+
 async function buildCases(ctx: CaseContext, only: string[] | null): Promise<Case[]> {
   const cases: Case[] = [];
   for (const surface of Object.values(SURFACES)) if (surface) cases.push(...(await surface.build(ctx)));
@@ -176,10 +217,11 @@ async function main(): Promise<void> {
     const athletes: BenchAthlete[] = manifest.athletes.map((a) => ({ label: a.label, email: a.email }));
     const cases = await buildCases({ base: server.base, athletes, bearer: (a, resource) => tokens.bearer(a.email, resource) }, settings.operations);
     const operations = await measureAll(settings, server, ceiling, tokens, cases);
+    const floors = await measureFloors(settings, dataDir, manifest, server, tokens, cases, operations);
 
-    const results: BenchResults = { at: new Date().toISOString(), machine: machineInfo(), load: settings.load, seedingSeconds: manifest.seedingSeconds, operations, summary: summarise(operations) };
+    const results: BenchResults = { at: new Date().toISOString(), machine: machineInfo(), load: settings.load, seedingSeconds: manifest.seedingSeconds, operations, floors, summary: summarise(operations) };
     writeFileSync(RESULTS_FILE, JSON.stringify(results, null, 2));
-    console.log(`\n${formatTable(operations)}\n\n${formatSummary(results, athletes.map((a) => a.label), RESULTS_FILE)}`);
+    console.log(`\n${formatTable(operations)}\n${floors ? `\n${formatFloors(floors)}\n` : ''}\n${formatSummary(results, athletes.map((a) => a.label), RESULTS_FILE)}`);
     console.log(`whole run: ${((performance.now() - started) / 1000).toFixed(0)} s${settings.profileDir ? `; server CPU profile in ${settings.profileDir}` : ''}`);
   } finally {
     ceiling?.stop();

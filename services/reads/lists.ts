@@ -5,7 +5,7 @@ import type { ListQuery } from '../../contracts/agent-access.ts';
 import { decodeCursor, encodeCursor } from '../api/cursor.ts';
 import { ApiError } from '../api/errors.ts';
 import type { Caller } from '../http/agent-access.ts';
-import type { Doc, KeyValue, ReadStore } from '../store/read-store.ts';
+import type { Doc, KeyValue, PageQuery, ReadStore } from '../store/read-store.ts';
 import { resolveWindow, windowOfCursor, type Window } from './window.ts';
 
 export interface WindowedList<D extends Doc> {
@@ -18,6 +18,22 @@ export interface WindowedList<D extends Doc> {
   keyOf: (doc: D) => KeyValue[];
   /** More filters the cursor must be bound to (a path id). */
   filters?: Record<string, string>;
+}
+
+/**
+ * The read a windowed list makes for a page of `pageSize`: newest first within the window, after a
+ * keyset position if given, and one document more than the page, which tells whether another follows.
+ */
+export function windowPageQuery(list: Pick<WindowedList<Doc>, 'index' | 'prefix'>, athleteId: string, window: Window, pageSize: number, after?: KeyValue[]): PageQuery {
+  return {
+    partition: athleteId,
+    index: list.index,
+    ...(list.prefix ? { prefix: list.prefix } : {}),
+    direction: 'desc',
+    range: { gte: window.from, lte: window.to },
+    limit: pageSize + 1,
+    ...(after ? { after } : {}),
+  };
 }
 
 export async function windowedPage<D extends Doc>(
@@ -34,15 +50,7 @@ export async function windowedPage<D extends Doc>(
     if (issued && issued.filters[k] !== v) throw new ApiError('invalid_input', `cursor: it was issued for another ${k}`);
   }
   const window = issued ? windowOfCursor(query, issued.filters) : resolveWindow(query, caller.athlete.profile.timezone, now);
-  const docs = await reads.page<D>(list.collection, {
-    partition: athleteId,
-    index: list.index,
-    ...(list.prefix ? { prefix: list.prefix } : {}),
-    direction: 'desc',
-    range: { gte: window.from, lte: window.to },
-    limit: query.limit + 1,
-    ...(issued ? { after: issued.after } : {}),
-  });
+  const docs = await reads.page<D>(list.collection, windowPageQuery(list, athleteId, window, query.limit, issued?.after));
   const page = docs.slice(0, query.limit);
   const last = page[page.length - 1];
   return {

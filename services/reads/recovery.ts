@@ -5,17 +5,19 @@ import type { ItemDoc } from '../../projections/items.ts';
 import type { Caller } from '../http/agent-access.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import type { RecordItem } from '../../contracts/record.ts';
-import { windowedPage } from './lists.ts';
+import { windowedPage, type WindowedList } from './lists.ts';
 
 type CheckinDoc = ItemDoc & RecordItem<'checkin'>;
 
+export const checkinsList: WindowedList<CheckinDoc> = {
+  operation: 'list_recovery_checkins',
+  collection: 'checkins',
+  index: 'by_date',
+  keyOf: (c) => [c.date, c.id],
+};
+
 export async function listRecoveryCheckins(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<RecoveryCheckins> {
-  const { window, docs, next_cursor } = await windowedPage<CheckinDoc>(reads, caller, query, now, cursorKey, {
-    operation: 'list_recovery_checkins',
-    collection: 'checkins',
-    index: 'by_date',
-    keyOf: (c) => [c.date, c.id],
-  });
+  const { window, docs, next_cursor } = await windowedPage(reads, caller, query, now, cursorKey, checkinsList);
   return {
     window,
     scale: { minimum: 1, maximum: 5, higher_is_better: true, soreness_five_means: 'no_soreness' },
