@@ -5,22 +5,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openSqlite } from '../../services/store/sqlite/database.ts';
+import { openSqlite, type SqliteDatabase } from '../../services/store/sqlite/database.ts';
 import { SqliteReadStore } from '../../services/store/sqlite/read-store.ts';
 
-const SPECS = [{ name: 'things', indexes: [] }];
-
-function tempDir(): { path: string; remove: () => void } {
+/** A read store with one collection on a fresh database file (or in memory), closed afterwards. */
+async function withStore(run: (db: SqliteDatabase, reads: SqliteReadStore, path: string) => Promise<void>, inMemory = false): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'repledger-version-'));
-  return { path: join(dir, 'repledger.db'), remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-test('reads leave it alone; a commit of this process moves it', async () => {
-  const dir = tempDir();
-  const db = openSqlite(dir.path);
+  const path = inMemory ? ':memory:' : join(dir, 'repledger.db');
+  const db = openSqlite(path);
   try {
     const reads = new SqliteReadStore(db);
-    await reads.ensureCollections(SPECS);
+    await reads.ensureCollections([{ name: 'things', indexes: [] }]);
+    await run(db, reads, path);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('reads leave it alone; a commit of this process moves it', () =>
+  withStore(async (db, reads) => {
     const before = db.changeVersion();
     await reads.get('things', 'p', 'a');
     await reads.count('things', 'p');
@@ -30,49 +34,29 @@ test('reads leave it alone; a commit of this process moves it', async () => {
     assert.is.not(afterWrite, before);
     await reads.delete('things', 'p', 'a');
     assert.is.not(db.changeVersion(), afterWrite);
-  } finally {
-    db.close();
-    dir.remove();
-  }
-});
+  }));
 
-test('a commit by another connection to the same file (another process, as the CLI is) moves it', async () => {
-  const dir = tempDir();
-  const mine = openSqlite(dir.path);
-  const theirs = openSqlite(dir.path);
-  try {
-    await new SqliteReadStore(mine).ensureCollections(SPECS);
-    const other = new SqliteReadStore(theirs);
-    await other.ensureCollections(SPECS);
-    const before = mine.changeVersion();
-    await other.upsert('things', 'p', { id: 'b' });
-    assert.is.not(mine.changeVersion(), before);
-  } finally {
-    theirs.close();
-    mine.close();
-    dir.remove();
-  }
-});
+test('a commit by another connection to the same file (another process, as the CLI is) moves it', () =>
+  withStore(async (db, _reads, path) => {
+    const theirs = openSqlite(path);
+    try {
+      const before = db.changeVersion();
+      await new SqliteReadStore(theirs).upsert('things', 'p', { id: 'b' });
+      assert.is.not(db.changeVersion(), before);
+    } finally {
+      theirs.close();
+    }
+  }));
 
-test('an in-memory database (reads on its writer) still counts its commits', async () => {
-  const db = openSqlite(':memory:');
-  try {
-    const reads = new SqliteReadStore(db);
-    await reads.ensureCollections(SPECS);
+test('an in-memory database (reads on its writer) still counts its commits', () =>
+  withStore(async (db, reads) => {
     const before = db.changeVersion();
     await reads.upsert('things', 'p', { id: 'c' });
     assert.is.not(db.changeVersion(), before);
-  } finally {
-    db.close();
-  }
-});
+  }, true));
 
-test('a rolled-back transaction leaves it alone', async () => {
-  const dir = tempDir();
-  const db = openSqlite(dir.path);
-  try {
-    const reads = new SqliteReadStore(db);
-    await reads.ensureCollections(SPECS);
+test('a rolled-back transaction leaves it alone', () =>
+  withStore(async (db, reads) => {
     const before = db.changeVersion();
     await reads
       .transaction(async (docs) => {
@@ -82,10 +66,6 @@ test('a rolled-back transaction leaves it alone', async () => {
       .catch(() => undefined);
     assert.is(db.changeVersion(), before);
     assert.is(await reads.get('things', 'p', 'd'), null);
-  } finally {
-    db.close();
-    dir.remove();
-  }
-});
+  }));
 
 test.run();
