@@ -52,24 +52,24 @@ export function localDateOf(instant: string | number, timeZone: string): string 
   return `${p.year}-${pad(p.month)}-${pad(p.day)}`;
 }
 
-/** Per zone, the instants [from, to) of one local day that has no offset change inside it. */
-const knownDays = new Map<string, { date: string; from: number; to: number }>();
+/** Per zone, the instants [from, to) of one local day, and whether the zone's offset changes in it. */
+const knownDays = new Map<string, { date: string; from: number; to: number; offsetChanges: boolean }>();
 
 /**
  * `localDateOf` for "now", which every list and snapshot asks for. formatToParts costs several
- * microseconds, so the zone's current day is remembered as a span of instants; a day in which the
- * zone's offset changes (DST) is computed every time instead.
+ * microseconds, so the zone's current day is remembered as a span of instants. On a day in which
+ * the zone's offset changes (DST) the span is not trusted: each call asks `localDateOf`, as before.
  */
 export function todayIn(timeZone: string, nowMs: number): string {
   const known = knownDays.get(timeZone);
-  if (known && nowMs >= known.from && nowMs < known.to) return known.date;
+  if (known && nowMs >= known.from && nowMs < known.to) return known.offsetChanges ? localDateOf(nowMs, timeZone) : known.date;
   const date = localDateOf(nowMs, timeZone);
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
   const from = Date.parse(zonedTimeToUtc({ year, month, day, hour: 0, minute: 0, second: 0 }, timeZone));
   const next = addDays(date, 1).split('-').map(Number) as [number, number, number];
   const to = Date.parse(zonedTimeToUtc({ year: next[0], month: next[1], day: next[2], hour: 0, minute: 0, second: 0 }, timeZone));
   // Zones move at most once a day: the same offset at both ends means none in between.
-  if (offsetMs(from, timeZone) === offsetMs(to - 1, timeZone) && nowMs >= from && nowMs < to) knownDays.set(timeZone, { date, from, to });
+  if (nowMs >= from && nowMs < to) knownDays.set(timeZone, { date, from, to, offsetChanges: offsetMs(from, timeZone) !== offsetMs(to - 1, timeZone) });
   return date;
 }
 
