@@ -60,12 +60,14 @@ class SqliteDocuments implements Documents {
 
   async getMany<T extends Doc>(collection: string, partition: string, ids: string[]): Promise<T[]> {
     if (ids.length === 0) return [];
-    const rows = statement(this.#conn(), 
-        `SELECT doc FROM ${this.#table(collection)} WHERE partition = ? AND id IN (SELECT value FROM json_each(?))`,
-      )
-      .all(partition, JSON.stringify(ids)) as Array<{ doc: string }>;
-    const byId = new Map(rows.map((r) => [(JSON.parse(r.doc) as Doc).id, JSON.parse(r.doc) as T]));
-    return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+    const rows = statement(this.#conn(), `SELECT id, doc FROM ${this.#table(collection)} WHERE partition = ? AND id IN (SELECT value FROM json_each(?))`)
+      .all(partition, JSON.stringify(ids)) as Array<{ id: string; doc: string }>;
+    const byId = new Map(rows.map((r) => [r.id, r.doc]));
+    // In the order asked for; each document parsed once (a repeated id gets its own copy).
+    return ids.flatMap((id) => {
+      const doc = byId.get(id);
+      return doc === undefined ? [] : [JSON.parse(doc) as T];
+    });
   }
 
   async upsert(collection: string, partition: string, doc: Doc): Promise<void> {
