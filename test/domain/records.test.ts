@@ -4,22 +4,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WorkoutSet } from '../../contracts/record.ts';
 import { INDICATORS, NO_BEST, recordsOf, valueOf, type Best } from '../../services/domain/records.ts';
+import { workoutSet } from '../support/sets.ts';
 
-const set = (position: number, weight: number | null, reps: number | null, o: Partial<WorkoutSet> = {}): WorkoutSet => ({
-  position,
-  set_number: position + 1,
-  set_type: 'normal',
-  parent_position: null,
-  weight_kg: weight,
-  reps,
-  rpe: null,
-  target_rpe: null,
-  duration_seconds: null,
-  distance_metres: null,
-  incline_percent: null,
-  completed: true,
-  ...o,
-});
+const set = (position: number, weight: number | null, reps: number | null, o: Partial<WorkoutSet> = {}): WorkoutSet =>
+  workoutSet(position, { weight_kg: weight, reps, ...o });
 
 const history = (workouts: WorkoutSet[][]) => {
   let best: Best = NO_BEST;

@@ -3,11 +3,12 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { RecordItem, WorkoutSet } from '../../contracts/record.ts';
+import type { RecordItem } from '../../contracts/record.ts';
 import { RECORD_INDICATORS, setKey, type RecordEntryDoc } from '../../projections/records.ts';
 import { nameUuid } from '../../services/domain/ids.ts';
 import { NO_BEST, recordsOf, type Best } from '../../services/domain/records.ts';
 import { openTestApp, registerAthlete } from '../support/app.ts';
+import { workoutSet } from '../support/sets.ts';
 
 const arbSet = fc.record({
   weight: fc.option(fc.integer({ min: 20, max: 140 }), { nil: null }),
@@ -41,20 +42,7 @@ function toItem(id: string, w: WorkoutShape, exerciseIds: string[]): RecordItem<
       exercise_order: order,
       superset_id: null,
       notes: null,
-      sets: e.sets.map((s, position): WorkoutSet => ({
-        position,
-        set_number: position + 1,
-        set_type: s.warmup ? 'warmup' : 'normal',
-        parent_position: null,
-        weight_kg: s.weight,
-        reps: s.reps,
-        rpe: null,
-        target_rpe: null,
-        duration_seconds: null,
-        distance_metres: null,
-        incline_percent: null,
-        completed: s.completed,
-      })),
+      sets: e.sets.map((s, position) => workoutSet(position, { set_type: s.warmup ? 'warmup' : 'normal', weight_kg: s.weight, reps: s.reps, completed: s.completed })),
     })),
   };
 }

@@ -7,22 +7,9 @@ import type { RecordItem, WorkoutSet } from '../../contracts/record.ts';
 import { fixedClock } from '../../services/domain/clock.ts';
 import { connect, registerPro } from '../support/connect.ts';
 import { startServer } from '../support/server.ts';
+import { workoutSet } from '../support/sets.ts';
 
-const set = (position: number, o: Partial<WorkoutSet> = {}): WorkoutSet => ({
-  position,
-  set_number: position + 1,
-  set_type: 'normal',
-  parent_position: null,
-  weight_kg: 100,
-  reps: 5,
-  rpe: null,
-  target_rpe: null,
-  duration_seconds: null,
-  distance_metres: null,
-  incline_percent: null,
-  completed: true,
-  ...o,
-});
+const set = (position: number, o: Partial<WorkoutSet> = {}): WorkoutSet => workoutSet(position, { weight_kg: 100, reps: 5, ...o });
 
 test('one exercise, workout by workout, working sets only, in the window, newest first', async () => {
   const s = await startServer({ clock: fixedClock('2026-06-15T10:00:00.000Z') });

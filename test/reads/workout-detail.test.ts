@@ -10,22 +10,10 @@ import { parseHevy } from '../../services/import/hevy.ts';
 import { generateHevyExport } from '../fixtures/hevy-export.ts';
 import { connect, registerPro } from '../support/connect.ts';
 import { startServer } from '../support/server.ts';
+import { workoutSet } from '../support/sets.ts';
 
-const set = (position: number, weight: number, reps: number, o: Partial<WorkoutSet> = {}): WorkoutSet => ({
-  position,
-  set_number: position + 1,
-  set_type: 'normal',
-  parent_position: null,
-  weight_kg: weight,
-  reps,
-  rpe: 8,
-  target_rpe: 8.5,
-  duration_seconds: null,
-  distance_metres: null,
-  incline_percent: null,
-  completed: true,
-  ...o,
-});
+const set = (position: number, weight: number, reps: number, o: Partial<WorkoutSet> = {}): WorkoutSet =>
+  workoutSet(position, { weight_kg: weight, reps, rpe: 8, target_rpe: 8.5, ...o });
 
 test('a workout in full: exercises in order, sets with their record labels, feedback', async () => {
   const s = await startServer({ clock: fixedClock('2026-06-15T10:00:00.000Z') });
