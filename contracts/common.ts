@@ -48,8 +48,50 @@ export function isValidTimeZone(tz: string): boolean {
   } catch {
     return false;
   }
-  if (resolved === tz) validTimeZones.add(tz);
+  if (resolved === tz || IANA_NAME_OF[resolved] === tz) validTimeZones.add(tz);
   return true;
+}
+
+/**
+ * ICU (and so `Intl`) keeps CLDR's names for zones that IANA has since renamed; the IANA name is
+ * the one people know (Kyiv, Kolkata). These are all such names ICU 78 lists.
+ */
+const IANA_NAME_OF: Readonly<Record<string, string>> = {
+  'Africa/Asmera': 'Africa/Asmara',
+  'America/Buenos_Aires': 'America/Argentina/Buenos_Aires',
+  'America/Catamarca': 'America/Argentina/Catamarca',
+  'America/Coral_Harbour': 'America/Atikokan',
+  'America/Cordoba': 'America/Argentina/Cordoba',
+  'America/Godthab': 'America/Nuuk',
+  'America/Indianapolis': 'America/Indiana/Indianapolis',
+  'America/Jujuy': 'America/Argentina/Jujuy',
+  'America/Louisville': 'America/Kentucky/Louisville',
+  'America/Mendoza': 'America/Argentina/Mendoza',
+  'Asia/Calcutta': 'Asia/Kolkata',
+  'Asia/Katmandu': 'Asia/Kathmandu',
+  'Asia/Rangoon': 'Asia/Yangon',
+  'Asia/Saigon': 'Asia/Ho_Chi_Minh',
+  'Atlantic/Faeroe': 'Atlantic/Faroe',
+  'Europe/Kiev': 'Europe/Kyiv',
+  'Pacific/Enderbury': 'Pacific/Kanton',
+  'Pacific/Ponape': 'Pacific/Pohnpei',
+  'Pacific/Truk': 'Pacific/Chuuk',
+};
+
+/** A zone's IANA name: the one to store and show, whichever spelling or older name was given. */
+export function ianaTimeZone(tz: string): string {
+  const resolved = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+  return IANA_NAME_OF[resolved] ?? resolved;
+}
+
+/** Every zone by its IANA name, sorted, with UTC; and the older names a browser may report for each. */
+export function timeZoneChoices(): Array<{ name: string; aliases: string[] }> {
+  const names = new Map<string, string[]>([['UTC', ['Etc/UTC', 'Etc/GMT']]]);
+  for (const listed of Intl.supportedValuesOf('timeZone')) {
+    const name = IANA_NAME_OF[listed] ?? listed;
+    names.set(name, name === listed ? [] : [listed]);
+  }
+  return [...names].sort(([a], [b]) => a.localeCompare(b)).map(([name, aliases]) => ({ name, aliases }));
 }
 
 export const recordText = z.string().min(LIMITS.text.min).max(LIMITS.text.max);

@@ -42,6 +42,8 @@ export class AthleteService {
       throw new DomainError('invalid_input', issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues);
     }
     const email = normaliseEmail(parsed.data.email);
+    // Hashed before the address is looked at, so "already exists" takes as long as a new account.
+    const password_hash = await hashPassword(parsed.data.password);
     const claimStream = streams.emailClaim(sha256Hex(email));
     let athleteId: string = randomUUID();
     try {
@@ -52,7 +54,6 @@ export class AthleteService {
       athleteId = (await this.#claimedId(email))!;
       if (await this.#state(athleteId)) throw new DomainError('already_exists', `an athlete with e-mail ${email} exists`);
     }
-    const password_hash = await hashPassword(parsed.data.password);
     try {
       await this.#append(
         streams.athlete(athleteId),

@@ -6,19 +6,23 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
+import { timeZoneChoices } from '../../contracts/common.ts';
 import { hashPassword, verifyPassword } from '../password.ts';
-import { html, page, STYLE_HASH, type Html } from './html.ts';
+import { readForm, requiredText, safeReturnTo, text } from './forms.ts';
+import { html, page, SCRIPT_HASH, STYLE_HASH, TIME_ZONE_SCRIPT, type Html } from './html.ts';
 import { AttemptLimiter } from './limiter.ts';
 import { registerBotTokens } from './bot-tokens.ts';
 import { registerConnections } from './connections.ts';
 import { registerConsent } from './consent.ts';
 import { csrfMatches, Sessions, type Session } from './sessions.ts';
+import { z } from 'zod';
 
 /** Forms may post to this site, and (on the consent page) be redirected on to the client. */
 export function contentSecurityPolicy(formTargets: string[] = []): string {
   return [
     "default-src 'none'",
     `style-src ${STYLE_HASH}`,
+    `script-src ${SCRIPT_HASH}`,
     "img-src 'self' data:",
     `form-action 'self'${formTargets.map((t) => ` ${t}`).join('')}`,
     "frame-ancestors 'none'",
@@ -29,6 +33,25 @@ export function contentSecurityPolicy(formTargets: string[] = []): string {
 export type Show = (reply: FastifyReply, title: string, session: Session | null, body: Html, status?: number) => FastifyReply;
 
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
+/** Sign-ups from one address: enough for a household, too few to enumerate e-mail addresses. */
+const SIGN_UPS_PER_ADDRESS = 10;
+const SIGN_UP_WINDOW_MS = 60 * 60_000;
+/** Expired web sessions are deleted this often. */
+const SESSION_SWEEP_EVERY_MS = 10 * 60_000;
+
+const signInFields = z.object({
+  email: text('E-mail', 254),
+  password: text('Password', 200),
+  return_to: z.unknown().optional(),
+});
+
+const signUpFields = z.object({
+  display_name: requiredText('Name', 100),
+  email: requiredText('E-mail', 254),
+  password: text('Password', 200),
+  timezone: requiredText('Timezone', 100),
+  unit_preference: z.enum(['kg', 'lbs'], { error: 'Weights in: choose kilograms or pounds' }),
+});
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,6 +65,10 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
   await sessions.ensureCollection();
   const perEmail = new AttemptLimiter(5, SIGN_IN_WINDOW_MS, app.clock);
   const perAddress = new AttemptLimiter(20, SIGN_IN_WINDOW_MS, app.clock);
+  const signUpsPerAddress = new AttemptLimiter(SIGN_UPS_PER_ADDRESS, SIGN_UP_WINDOW_MS, app.clock);
+  const sweeper = setInterval(() => void sessions.sweep().catch((err: unknown) => server.log.error({ err }, 'sweeping web sessions failed')), SESSION_SWEEP_EVERY_MS);
+  sweeper.unref();
+  server.addHook('onClose', async () => clearInterval(sweeper));
   // Compared against on sign-in for unknown e-mails, so that both answers take as long.
   const decoyHash = await hashPassword('not a real password, only a timing decoy');
   const origin = new URL(app.config.baseUrl).origin;
@@ -67,8 +94,9 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
       if (request.method !== 'POST') return;
       const sentOrigin = request.headers.origin;
       const crossSite = request.headers['sec-fetch-site'] === 'cross-site' || (sentOrigin !== undefined && sentOrigin !== origin);
-      const token = (request.body as Record<string, unknown> | undefined)?._csrf;
-      if (crossSite || !csrfMatches(request.session, token)) {
+      const body = request.body;
+      const token = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)._csrf : undefined;
+      if (crossSite || !csrfMatches(request, token)) {
         return reply
           .code(403)
           .type('text/html; charset=utf-8')
@@ -81,64 +109,79 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
 
     web.get('/', async (request, reply) => reply.redirect(request.session?.athlete_id ? '/account' : '/sign-in'));
 
-    web.get('/sign-up', async (request, reply) => {
-      const session = await sessions.currentOrNew(request, reply);
-      return show(reply, 'Create your account', session, signUpForm(session.csrf, {}, null));
-    });
+    web.get('/sign-up', async (request, reply) => show(reply, 'Create your account', null, signUpForm(sessions.csrfFor(request, reply), {}, null)));
 
     web.post('/sign-up', async (request, reply) => {
-      const form = request.body as Record<string, string>;
-      const session = request.session!;
+      const csrf = sessions.csrfFor(request, reply);
+      const again = (values: Record<string, unknown>, message: string, status = 400) =>
+        show(reply, 'Create your account', null, signUpForm(csrf, values, message), status);
+      const values = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
+      const wait = signUpsPerAddress.retryAfter(request.ip);
+      if (wait > 0) {
+        reply.header('Retry-After', String(wait));
+        return again(values, `Too many accounts were created from your network. Try again in ${minutes(wait)}.`, 429);
+      }
+      signUpsPerAddress.record(request.ip);
+      const form = readForm(signUpFields, values);
+      if (!form.ok) return again(values, form.message);
+      const { display_name, email, password, timezone, unit_preference } = form.data;
       try {
         const { athlete_id } = await app.athletes.register(
           {
-            email: form.email ?? '',
-            password: form.password ?? '',
+            email: email.trim(),
+            password,
             tier: 'free',
             profile: {
-              display_name: (form.display_name ?? '').trim(),
-              timezone: form.timezone ?? '',
-              unit_preference: form.unit_preference,
-              height_unit_preference: form.unit_preference === 'lbs' ? 'ft_in' : 'cm',
-              bodyweight_unit_preference: form.unit_preference,
+              display_name: display_name.trim(),
+              timezone,
+              unit_preference,
+              height_unit_preference: unit_preference === 'lbs' ? 'ft_in' : 'cm',
+              bodyweight_unit_preference: unit_preference,
             },
           },
           { type: 'athlete', id: 'sign-up' },
         );
-        await sessions.start(reply, athlete_id, session);
+        await sessions.start(reply, athlete_id, request.session);
         return reply.redirect('/account', 303);
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
+        // Saying so is the price of a sign-up page people can use; the per-address limit and an
+        // answer as slow as a new account's keep it from being a fast way to test addresses.
         const message = error.code === 'already_exists' ? 'An account with this e-mail already exists. Sign in instead.' : readable(error);
-        return show(reply, 'Create your account', session, signUpForm(session.csrf, form, message), 400);
+        return again(values, message);
       }
     });
 
     web.get('/sign-in', async (request, reply) => {
-      const session = await sessions.currentOrNew(request, reply);
-      const returnTo = safeReturnTo((request.query as Record<string, string>).return_to);
-      return show(reply, 'Sign in', session, signInForm(session.csrf, '', returnTo, null));
+      const returnTo = safeReturnTo((request.query as Record<string, unknown>).return_to, origin);
+      return show(reply, 'Sign in', request.session, signInForm(sessions.csrfFor(request, reply), '', returnTo, null));
     });
 
     web.post('/sign-in', async (request, reply) => {
-      const form = request.body as Record<string, string>;
-      const email = (form.email ?? '').trim().toLowerCase();
-      const returnTo = safeReturnTo(form.return_to);
-      const session = request.session!;
+      const csrf = sessions.csrfFor(request, reply);
+      const form = readForm(signInFields, request.body);
+      const values = form.ok ? form.data : { email: '', password: '', return_to: undefined };
+      const email = values.email.trim().toLowerCase();
+      const returnTo = safeReturnTo(values.return_to, origin);
+      const again = (message: string, status: number) => show(reply, 'Sign in', request.session, signInForm(csrf, email, returnTo, message), status);
+      if (!form.ok) return again(form.message, 400);
       const wait = Math.max(perEmail.retryAfter(email), perAddress.retryAfter(request.ip));
       if (wait > 0) {
         reply.header('Retry-After', String(wait));
-        return show(reply, 'Sign in', session, signInForm(session.csrf, email, returnTo, `Too many attempts. Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? 's' : ''}.`), 429);
+        return again(
+          `Too many attempts. Try again in ${minutes(wait)}. If you have forgotten your password, ask whoever runs this RepLedger to set a new one for you (repledger athletes set-password).`,
+          429,
+        );
       }
       const athlete = await app.athletes.byEmail(email);
-      const ok = await verifyPassword(form.password ?? '', athlete?.password_hash ?? decoyHash);
+      const ok = await verifyPassword(values.password, athlete?.password_hash ?? decoyHash);
       if (!athlete || !ok) {
         perEmail.record(email);
         perAddress.record(request.ip);
-        return show(reply, 'Sign in', session, signInForm(session.csrf, email, returnTo, 'That e-mail and password do not match an account.'), 401);
+        return again('That e-mail and password do not match an account.', 401);
       }
       perEmail.reset(email);
-      await sessions.start(reply, athlete.athlete_id, session);
+      await sessions.start(reply, athlete.athlete_id, request.session);
       return reply.redirect(returnTo ?? '/account', 303);
     });
 
@@ -174,9 +217,9 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
   await server.register(pages);
 }
 
-/** Only paths on this site: never another origin, never a protocol-relative URL. */
-function safeReturnTo(value: unknown): string | null {
-  return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : null;
+function minutes(seconds: number): string {
+  const m = Math.ceil(seconds / 60);
+  return `${m} minute${m === 1 ? '' : 's'}`;
 }
 
 function readable(error: DomainError): string {
@@ -191,32 +234,38 @@ function readable(error: DomainError): string {
   return error.issues.map((i) => `${names[i.path] ?? i.path}: ${i.message}`).join('. ');
 }
 
-const TIME_ZONES = Intl.supportedValuesOf('timeZone');
+const TIME_ZONES = timeZoneChoices();
 
-function signUpForm(csrf: string, values: Record<string, string>, error: string | null): Html {
-  const zone = values.timezone ?? 'UTC';
+function signUpForm(csrf: string, values: Record<string, unknown>, error: string | null): Html {
+  const value = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : '');
+  // The zone the athlete chose, if the form is shown again; otherwise the browser's, picked by script.
+  const chosen = value('timezone');
+  const zone = chosen || 'UTC';
   return html`<div class="card"><h1>Create your account</h1>
 ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <form method="post" action="/sign-up">
 <input type="hidden" name="_csrf" value="${csrf}">
 <label for="display_name">Name</label>
-<input type="text" id="display_name" name="display_name" value="${values.display_name ?? ''}" required maxlength="100" autocomplete="name">
+<input type="text" id="display_name" name="display_name" value="${value('display_name')}" required maxlength="100" autocomplete="name">
 <label for="email">E-mail</label>
-<input type="email" id="email" name="email" value="${values.email ?? ''}" required autocomplete="email">
+<input type="email" id="email" name="email" value="${value('email')}" required maxlength="254" autocomplete="email">
 <label for="password">Password</label>
-<input type="password" id="password" name="password" required minlength="12" autocomplete="new-password">
+<input type="password" id="password" name="password" required minlength="12" maxlength="200" autocomplete="new-password">
 <p class="hint">At least 12 characters.</p>
 <label for="timezone">Your timezone</label>
-<select id="timezone" name="timezone">${[...TIME_ZONES, 'UTC'].filter((z, i, all) => all.indexOf(z) === i).map((z) => html`<option value="${z}"${z === zone ? html` selected` : ''}>${z}</option>`)}</select>
+<select id="timezone" name="timezone"${chosen ? html` data-chosen="1"` : ''}>${TIME_ZONES.map(
+    (z) => html`<option value="${z.name}"${z.aliases.length ? html` data-aliases="${z.aliases.join(' ')}"` : ''}${z.name === zone ? html` selected` : ''}>${z.name.replaceAll('_', ' ')}</option>`,
+  )}</select>
 <p class="hint">Days and weeks in your record follow this timezone.</p>
 <label for="unit_preference">Weights in</label>
 <select id="unit_preference" name="unit_preference">
-<option value="kg"${values.unit_preference !== 'lbs' ? html` selected` : ''}>kilograms</option>
-<option value="lbs"${values.unit_preference === 'lbs' ? html` selected` : ''}>pounds</option>
+<option value="kg"${value('unit_preference') !== 'lbs' ? html` selected` : ''}>kilograms</option>
+<option value="lbs"${value('unit_preference') === 'lbs' ? html` selected` : ''}>pounds</option>
 </select>
 <button type="submit">Create account</button>
 </form></div>
-<p>Already have an account? <a href="/sign-in">Sign in</a></p>`;
+<p>Already have an account? <a href="/sign-in">Sign in</a></p>
+<script>${TIME_ZONE_SCRIPT}</script>`;
 }
 
 function signInForm(csrf: string, email: string, returnTo: string | null, error: string | null): Html {
@@ -234,3 +283,19 @@ ${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : 
 <p>New to RepLedger? <a href="/sign-up">Create an account</a></p>`;
 }
 
+
+const STATUS_TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Page not found', 413: 'Too large', 415: 'Bad request', 500: 'Something went wrong' };
+
+/** A refusal or failure as a page, for browsers: what happened, and a way on. */
+export function errorPage(reply: FastifyReply, status: number, message: string, requestId: string): FastifyReply {
+  const title = STATUS_TITLES[status] ?? 'Request refused';
+  return reply
+    .type('text/html; charset=utf-8')
+    .headers({ 'Content-Security-Policy': contentSecurityPolicy(), 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'same-origin' })
+    .send(
+      page(
+        { title },
+        html`<div class="card"><h1>${title}</h1><p>${message}</p>${status >= 500 ? html`<p class="hint">If it keeps happening, quote this reference: ${requestId}</p>` : ''}<a class="button" href="/">Go to RepLedger</a></div>`,
+      ),
+    );
+}

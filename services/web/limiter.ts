@@ -1,5 +1,7 @@
-// Counts attempts per key in a sliding window: sign-in attempts per e-mail and per address.
-// In memory, per process: enough to slow guessing; several instances each keep their own count.
+// Counts attempts per key in a sliding window: sign-in attempts per e-mail and per address,
+// sign-ups per address. In memory, per process: enough to slow guessing; several instances each
+// keep their own count. Keys whose attempts have all left the window are swept at most once a
+// window, so memory follows the attempts of the last window, not every key ever seen.
 import type { Clock } from '../domain/clock.ts';
 
 export class AttemptLimiter {
@@ -7,11 +9,13 @@ export class AttemptLimiter {
   readonly #windowMs: number;
   readonly #clock: Clock;
   readonly #attempts = new Map<string, number[]>();
+  #sweptAt: number;
 
   constructor(max: number, windowMs: number, clock: Clock) {
     this.#max = max;
     this.#windowMs = windowMs;
     this.#clock = clock;
+    this.#sweptAt = clock.now().getTime();
   }
 
   /** Seconds until the key may try again; 0 when it may now. */
@@ -22,11 +26,19 @@ export class AttemptLimiter {
   }
 
   record(key: string): void {
-    this.#attempts.set(key, [...this.#recent(key), this.#clock.now().getTime()]);
+    const now = this.#clock.now().getTime();
+    if (now - this.#sweptAt >= this.#windowMs) this.#sweep(now);
+    // Only the newest `max` attempts decide when the key may try again.
+    this.#attempts.set(key, [...this.#recent(key), now].slice(-this.#max));
   }
 
   reset(key: string): void {
     this.#attempts.delete(key);
+  }
+
+  /** How many keys are remembered. */
+  get size(): number {
+    return this.#attempts.size;
   }
 
   #recent(key: string): number[] {
@@ -34,5 +46,11 @@ export class AttemptLimiter {
     const recent = (this.#attempts.get(key) ?? []).filter((t) => t > since);
     if (recent.length === 0) this.#attempts.delete(key);
     return recent;
+  }
+
+  #sweep(now: number): void {
+    const since = now - this.#windowMs;
+    for (const [key, times] of this.#attempts) if (times[times.length - 1]! <= since) this.#attempts.delete(key);
+    this.#sweptAt = now;
   }
 }

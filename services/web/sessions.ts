@@ -1,6 +1,8 @@
 // Web sessions for the athlete's browser. The cookie holds a random token; the store keeps only
-// its SHA-256, so a leaked read model does not sign anyone in. Every session, signed in or not,
-// has its own CSRF token, which every form posts back.
+// its SHA-256, so a leaked read model does not sign anyone in. A session row exists only for a
+// signed-in athlete: a visitor who has not signed in gets a CSRF token in a cookie of its own
+// (double-submit, on top of the same-origin check), so reading the sign-in page stores nothing.
+// Expired rows are swept on a schedule.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../domain/clock.ts';
@@ -10,12 +12,18 @@ import type { Doc, ReadStore } from '../store/read-store.ts';
 export const SESSIONS = 'web_sessions';
 const PARTITION = 'sessions';
 export const SESSION_COOKIE = 'repledger_session';
+/** The CSRF token of a visitor who has not signed in. */
+export const VISITOR_CSRF_COOKIE = 'repledger_csrf';
 const TTL_MS = 12 * 3600_000;
+/** How many expired rows one sweep deletes per read, so a sweep never holds the store for long. */
+const SWEEP_BATCH = 200;
 
 export interface Session extends Doc {
-  athlete_id: string | null;
+  athlete_id: string;
   csrf: string;
   expires_at: string;
+  /** Shown once on the next page and then dropped (post/redirect/get of a one-time secret). */
+  flash?: { kind: 'bot_token'; name: string; token: string } | null;
 }
 
 export class Sessions {
@@ -30,25 +38,31 @@ export class Sessions {
   }
 
   async ensureCollection(): Promise<void> {
-    await this.#reads.ensureCollections([{ name: SESSIONS, indexes: [] }]);
+    await this.#reads.ensureCollections([{ name: SESSIONS, indexes: [{ name: 'by_expiry', fields: ['expires_at', 'id'] }] }]);
   }
 
-  /** The request's live session, if its cookie names one. */
+  /** The request's live signed-in session, if its cookie names one. */
   async current(request: FastifyRequest): Promise<Session | null> {
     const token = request.cookies[SESSION_COOKIE];
     if (!token) return null;
     const session = await this.#reads.get<Session>(SESSIONS, PARTITION, sha256Hex(token));
-    if (!session || Date.parse(session.expires_at) <= this.#clock.now().getTime()) return null;
+    if (!session?.athlete_id || Date.parse(session.expires_at) <= this.#clock.now().getTime()) return null;
     return session;
   }
 
-  /** The live session, or a new anonymous one (so sign-in forms have a CSRF token too). */
-  async currentOrNew(request: FastifyRequest, reply: FastifyReply): Promise<Session> {
-    return (await this.current(request)) ?? this.start(reply, null);
+  /** The CSRF token the page's forms carry: the session's, or the visitor's cookie (set when missing). */
+  csrfFor(request: FastifyRequest, reply: FastifyReply): string {
+    if (request.session) return request.session.csrf;
+    const known = request.cookies[VISITOR_CSRF_COOKIE];
+    if (known && known.length === 43) return known;
+    const token = randomBytes(32).toString('base64url');
+    request.cookies[VISITOR_CSRF_COOKIE] = token;
+    void reply.setCookie(VISITOR_CSRF_COOKIE, token, { path: '/', httpOnly: true, sameSite: 'lax', secure: this.#secure, maxAge: TTL_MS / 1000 });
+    return token;
   }
 
-  /** Starts a fresh session (a new token: signing in never keeps a token chosen before it). */
-  async start(reply: FastifyReply, athleteId: string | null, replacing?: Session | null): Promise<Session> {
+  /** Signs an athlete in with a fresh session (a new token: signing in never keeps one chosen before it). */
+  async start(reply: FastifyReply, athleteId: string, replacing?: Session | null): Promise<Session> {
     if (replacing) await this.#reads.delete(SESSIONS, PARTITION, replacing.id);
     const token = randomBytes(32).toString('base64url');
     const session: Session = {
@@ -58,13 +72,8 @@ export class Sessions {
       expires_at: new Date(this.#clock.now().getTime() + TTL_MS).toISOString(),
     };
     await this.#reads.upsert(SESSIONS, PARTITION, session);
-    void reply.setCookie(SESSION_COOKIE, token, {
-      path: '/',
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: this.#secure,
-      maxAge: TTL_MS / 1000,
-    });
+    void reply.setCookie(SESSION_COOKIE, token, { path: '/', httpOnly: true, sameSite: 'lax', secure: this.#secure, maxAge: TTL_MS / 1000 });
+    void reply.clearCookie(VISITOR_CSRF_COOKIE, { path: '/' });
     return session;
   }
 
@@ -72,11 +81,37 @@ export class Sessions {
     if (session) await this.#reads.delete(SESSIONS, PARTITION, session.id);
     void reply.clearCookie(SESSION_COOKIE, { path: '/' });
   }
+
+  /** Keeps a one-time value for the session's next page. */
+  async setFlash(session: Session, flash: NonNullable<Session['flash']>): Promise<void> {
+    await this.#reads.upsert(SESSIONS, PARTITION, { ...session, flash });
+  }
+
+  /** The session's one-time value, removed as it is read. */
+  async takeFlash(session: Session): Promise<Session['flash']> {
+    if (!session.flash) return null;
+    await this.#reads.upsert(SESSIONS, PARTITION, { ...session, flash: null });
+    return session.flash;
+  }
+
+  /** Deletes every expired session; returns how many. */
+  async sweep(): Promise<number> {
+    const now = this.#clock.now().toISOString();
+    let deleted = 0;
+    for (;;) {
+      const expired = await this.#reads.page<Session>(SESSIONS, { partition: PARTITION, index: 'by_expiry', direction: 'asc', limit: SWEEP_BATCH, range: { lte: now } });
+      for (const session of expired) await this.#reads.delete(SESSIONS, PARTITION, session.id);
+      deleted += expired.length;
+      if (expired.length < SWEEP_BATCH) return deleted;
+    }
+  }
 }
 
-export function csrfMatches(session: Session | null, submitted: unknown): boolean {
-  if (!session || typeof submitted !== 'string') return false;
-  const a = Buffer.from(session.csrf);
+/** Whether a posted form carries the token of the session (or visitor) that was shown it. */
+export function csrfMatches(request: FastifyRequest, submitted: unknown): boolean {
+  const expected = request.session?.csrf ?? request.cookies[VISITOR_CSRF_COOKIE];
+  if (!expected || typeof submitted !== 'string') return false;
+  const a = Buffer.from(expected);
   const b = Buffer.from(submitted);
   return a.length === b.length && timingSafeEqual(a, b);
 }
