@@ -41,8 +41,8 @@ export function page<I extends z.ZodType>(item: I) {
   });
 }
 
-/** The same codes as Agent Access where the situation is the same; this API has no scopes and no bodies. */
-export const READ_API_ERROR_CODES = ['invalid_input', 'unauthorized', 'not_found', 'rate_limited', 'unavailable'] as const;
+/** The same codes as Agent Access where the situation is the same; this API has no scopes, and takes no bodies. */
+export const READ_API_ERROR_CODES = ['invalid_input', 'unauthorized', 'not_found', 'payload_too_large', 'rate_limited', 'unavailable'] as const;
 export type ReadApiErrorCode = (typeof READ_API_ERROR_CODES)[number];
 
 /** Agent Access's statuses for the shared codes (`not_found` also for an id of another athlete). */

@@ -5,7 +5,16 @@
 // tool errors carrying the REST code and message.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  PingRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -132,6 +141,30 @@ function calledOperation(message: unknown): Operation | null {
   return typeof name === 'string' && isOperation(name) ? operations[name] : null;
 }
 
+/** The requests this server answers, by method, with the SDK's own schema of each. */
+const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+};
+
+/**
+ * Why a request's params do not fit its method, or null. The SDK parses params inside its
+ * dispatch and answers a mismatch as an internal error (-32603) carrying a zod dump; checked here
+ * first, it is what JSON-RPC calls it: invalid params (-32602), said plainly.
+ */
+function invalidParams(message: unknown): { id: unknown; reason: string } | null {
+  if (typeof message !== 'object' || message === null || !('method' in message) || !('id' in message)) return null;
+  // A message without a valid id is not a request; the SDK's transport answers it.
+  if (typeof message.id !== 'string' && typeof message.id !== 'number') return null;
+  const schema = typeof message.method === 'string' && Object.hasOwn(REQUEST_SCHEMAS, message.method) ? REQUEST_SCHEMAS[message.method]! : null;
+  const parsed = schema?.safeParse(message);
+  if (!parsed || parsed.success) return null;
+  const reason = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || 'request'}: ${i.message}`).join('; ');
+  return { id: message.id, reason: `invalid params for ${String(message.method)}: ${reason}` };
+}
+
 /** Browsers send Origin; only pages of this service may call /mcp from one (DNS rebinding). Native clients send none. */
 function originAllowed(request: FastifyRequest, ownOrigin: string): boolean {
   const origin = request.headers.origin;
@@ -176,6 +209,8 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
       if (error instanceof ApiError) return sendApiError(request, reply, error);
       throw error;
     }
+    const invalid = invalidParams(request.body);
+    if (invalid) return reply.code(200).send({ jsonrpc: '2.0', id: invalid.id, error: { code: ErrorCode.InvalidParams, message: invalid.reason } });
 
     const refused: { error: ApiError | null } = { error: null };
     const mcp = mcpServer(services, tools, request, caller, (error) => (refused.error ??= error));

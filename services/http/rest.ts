@@ -10,6 +10,16 @@ import { sendApiError } from './agent-access.ts';
 /** Reads take no body; a larger one than a stray form is refused (413) before anything else. */
 const READ_BODY_LIMIT = 16 * 1024;
 
+/**
+ * Reads take no body: one over the limit, or of unknown length (chunked, which Fastify does not
+ * read for a GET), is refused before anything else.
+ */
+export function readBodyRefusal(request: FastifyRequest): ApiError | null {
+  const chunked = request.headers['transfer-encoding'] !== undefined;
+  if (!chunked && Number(request.headers['content-length'] ?? 0) <= READ_BODY_LIMIT) return null;
+  return new ApiError('payload_too_large', `this operation takes no request body; ${READ_BODY_LIMIT} bytes at most, with a Content-Length`);
+}
+
 /** Any failure as the shared error: input problems say what was wrong; nothing else leaks. */
 export function toApiError(error: unknown): ApiError {
   const cause = error instanceof TRPCError ? error.cause : error;
@@ -28,10 +38,8 @@ export function registerRest(server: FastifyInstance, services: ApiServices): vo
       method: op.method,
       url: op.path.replace(/\{(\w+)\}/g, ':$1'),
       handler: async (request: FastifyRequest, reply) => {
-        // Fastify does not read GET bodies, so their size is checked from the header, before anything else.
-        if (Number(request.headers['content-length'] ?? 0) > READ_BODY_LIMIT) {
-          return sendApiError(request, reply, new ApiError('payload_too_large', `this operation takes no request body; ${READ_BODY_LIMIT} bytes at most`));
-        }
+        const tooLarge = readBodyRefusal(request);
+        if (tooLarge) return sendApiError(request, reply.header('Connection', 'close'), tooLarge);
         const caller = createAgentAccessCaller({ ...services, surface: 'rest', authorization: request.headers.authorization, requestId: request.id });
         const input = { ...(request.query as object), ...(request.params as object) };
         try {

@@ -1,12 +1,12 @@
 // The HTTP server. Every response carries the request id; API responses are never cached.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Quota } from '../api/quota.ts';
 import type { ApiServices } from '../api/router.ts';
 import type { App } from '../app.ts';
 import { derivedKey } from '../oauth/keys.ts';
 import { createProvider, mountProvider, serverKeys } from '../oauth/provider.ts';
-import { registerWebApp } from '../web/app.ts';
+import { errorPage, registerWebApp } from '../web/app.ts';
 import { registerAgentAccess, type AgentAccessAuth } from './agent-access.ts';
 import { registerMcp } from './mcp.ts';
 import { openApiDocument } from './openapi.ts';
@@ -25,12 +25,19 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
+    // Path ids are checked by the operation (after the token), not cut off by the router with a 414.
+    routerOptions: { maxParamLength: PATH_PARAM_LIMIT },
+    // A path Fastify cannot decode (`%zz`) or route never reaches a handler: answer it as any other refusal.
+    frameworkErrors: (error, request, reply) => {
+      reply.headers(COMMON_HEADERS(request.id));
+      void refuse(request, reply, 400, 'invalid_input', error.code === 'FST_ERR_BAD_URL' ? 'the address is not valid: it holds a malformed percent-encoding' : error.message);
+    },
   });
 
   // Set as the request comes in, so that every answer carries them (a callback hook: an async one
   // costs a promise on every request).
   server.addHook('onRequest', (request, reply, done) => {
-    reply.headers({ 'X-Request-Id': request.id, 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff' });
+    reply.headers(COMMON_HEADERS(request.id));
     done();
   });
 
@@ -46,26 +53,42 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   options.extend?.(server, agentAccess);
   await registerReadApi(server, app);
 
+  // Status and engine names only: where the data lives is for operators (`repledger projections status`).
   server.get('/health', async () => {
-    const [events, reads] = await Promise.all([app.events.describe(), app.reads.describe()]);
-    return { status: 'ok', stores: { events, reads }, projections: app.projectionMode };
+    // Asking both stores proves they answer; what they say (paths, connection strings) stays here.
+    await Promise.all([app.events.describe(), app.reads.describe()]);
+    return { status: 'ok', stores: { events: { engine: app.events.engine }, reads: { engine: app.reads.engine } }, projections: app.projectionMode };
   });
 
   server.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: { code: 'not_found', message: `no route for ${request.method} ${request.url.split('?')[0]}`, request_id: request.id } });
+    void refuse(request, reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`, 'There is no page at this address.');
   });
 
-  server.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
+  server.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'request failed');
-    void reply.code(status).send({
-      error: {
-        code: status === 500 ? 'internal_error' : status === 413 ? 'payload_too_large' : 'invalid_input',
-        message: status === 500 ? 'something went wrong on our side; the request id identifies it' : error.message,
-        request_id: request.id,
-      },
-    });
+    const code = status === 500 ? 'internal_error' : status === 413 ? 'payload_too_large' : 'invalid_input';
+    const message = status === 500 ? 'something went wrong on our side; the request id identifies it' : error.message;
+    void refuse(request, reply, status, code, message, status === 500 ? 'Something went wrong on our side. Try again in a moment.' : 'The request could not be read.');
   });
 
   return server;
+}
+
+const COMMON_HEADERS = (requestId: string) => ({ 'X-Request-Id': requestId, 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff' });
+
+/** Longer than any id the service issues, short enough that no route holds a large one. */
+const PATH_PARAM_LIMIT = 1024;
+
+/** Addresses whose callers are programs: their refusals are the API's error shape, never a page. */
+const API_PATHS = /^\/(v1\/|api\/|mcp(\/|$|\?)|oauth\/(token|register|revoke|jwks)|\.well-known\/|openapi\.json|health)/;
+
+/** A browser asking for a page (not an API client) gets the refusal as a page, in the web app's style. */
+function wantsPage(request: FastifyRequest): boolean {
+  return !API_PATHS.test(request.url) && /\btext\/html\b/.test(request.headers.accept ?? '');
+}
+
+function refuse(request: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string, forPeople = message): FastifyReply {
+  if (wantsPage(request)) return errorPage(reply.code(status), status, forPeople, request.id);
+  return reply.code(status).send({ error: { code, message, request_id: request.id } });
 }

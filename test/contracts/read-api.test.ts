@@ -231,7 +231,7 @@ test('error body: documented codes, message and request_id, nothing else', () =>
     ok(readApiError, { error: { code, message: 'Nope.', request_id: 'req_1' } });
   }
   assert.equal(Object.keys(READ_API_ERROR_STATUS), [...READ_API_ERROR_CODES]);
-  assert.equal(READ_API_ERROR_STATUS, { invalid_input: 400, unauthorized: 401, not_found: 404, rate_limited: 429, unavailable: 503 });
+  assert.equal(READ_API_ERROR_STATUS, { invalid_input: 400, unauthorized: 401, not_found: 404, payload_too_large: 413, rate_limited: 429, unavailable: 503 });
   const body = { error: { code: 'not_found', message: 'No such workout.', request_id: 'req_1' } };
   refused(readApiError, variant(body, (c) => (c.error.code = 'insufficient_scope')), ['error', 'code']);
   refused(readApiError, variant(body, (c) => delete c.error.request_id), ['error', 'request_id']);

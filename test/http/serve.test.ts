@@ -27,12 +27,9 @@ test('serve answers /health with the stores it uses, then shuts down cleanly on 
     assert.is(health.status, 200);
     assert.is(health.headers.get('cache-control'), 'private, no-store');
     assert.match(health.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
-    const body = (await health.json()) as { status: string; stores: { events: { engine: string; path: string }; reads: { engine: string } }; projections: string };
-    assert.is(body.status, 'ok');
-    assert.is(body.stores.events.engine, 'sqlite');
-    assert.is(body.stores.reads.engine, 'sqlite');
-    assert.ok(body.stores.events.path.startsWith(dataDir));
-    assert.is(body.projections, 'inline');
+    const body = (await health.json()) as { status: string; stores: { events: { engine: string }; reads: { engine: string } }; projections: string };
+    // Status and engine names, and nothing of where the data lives (issue 10.11).
+    assert.equal(body, { status: 'ok', stores: { events: { engine: 'sqlite' }, reads: { engine: 'sqlite' } }, projections: 'inline' });
 
     const missing = await fetch(`${base}/v1/nothing-here?x=1`);
     assert.is(missing.status, 404);
