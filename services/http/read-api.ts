@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MeResponse, ReadApiErrorCode } from '../../contracts/read-api.ts';
 import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
-import { readBodyRefusal } from './rest.ts';
+import { refuseReadBody } from './rest.ts';
 
 export async function registerReadApi(server: FastifyInstance, app: App): Promise<void> {
   const refuse = (request: FastifyRequest, reply: FastifyReply, status: number, code: ReadApiErrorCode, message: string) =>
@@ -12,11 +12,6 @@ export async function registerReadApi(server: FastifyInstance, app: App): Promis
 
   /** The athlete whose live bot token the request carries, or null after answering 401. */
   const authenticate = async (request: FastifyRequest, reply: FastifyReply): Promise<AthleteState | null> => {
-    const tooLarge = readBodyRefusal(request);
-    if (tooLarge) {
-      await refuse(request, reply.header('Connection', 'close'), 413, 'payload_too_large', tooLarge.message);
-      return null;
-    }
     const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
     const athleteId = token ? await app.botTokens.athleteFor(token) : null;
     const athlete = athleteId ? await app.athletes.get(athleteId) : null;
@@ -28,7 +23,7 @@ export async function registerReadApi(server: FastifyInstance, app: App): Promis
     return athlete;
   };
 
-  server.get('/api/v1/me', async (request, reply) => {
+  server.get('/api/v1/me', { onRequest: refuseReadBody }, async (request, reply) => {
     const athlete = await authenticate(request, reply);
     if (!athlete) return reply;
     const body: MeResponse = {

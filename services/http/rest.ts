@@ -1,7 +1,7 @@
 // REST for Agent Access: a route per table entry, calling the tRPC procedure in-process. No logic
 // of its own beyond turning the request into the procedure's input and errors into HTTP.
 import { TRPCError } from '@trpc/server';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { operationList } from '../../contracts/operations.ts';
 import { ApiError } from '../api/errors.ts';
 import { createAgentAccessCaller, type ApiServices } from '../api/router.ts';
@@ -11,13 +11,16 @@ import { sendApiError } from './agent-access.ts';
 const READ_BODY_LIMIT = 16 * 1024;
 
 /**
- * Reads take no body: one over the limit, or of unknown length (chunked, which Fastify does not
- * read for a GET), is refused before anything else.
+ * Reads take no body: one over the limit, or of unknown length (chunked), is refused before
+ * anything else, before Fastify would read and parse it. A callback hook: an async one costs a
+ * promise on every request.
  */
-export function readBodyRefusal(request: FastifyRequest): ApiError | null {
+export function refuseReadBody(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const chunked = request.headers['transfer-encoding'] !== undefined;
-  if (!chunked && Number(request.headers['content-length'] ?? 0) <= READ_BODY_LIMIT) return null;
-  return new ApiError('payload_too_large', `this operation takes no request body; ${READ_BODY_LIMIT} bytes at most, with a Content-Length`);
+  if (!chunked && Number(request.headers['content-length'] ?? 0) <= READ_BODY_LIMIT) return done();
+  const refusal = new ApiError('payload_too_large', `this operation takes no request body; ${READ_BODY_LIMIT} bytes at most, with a Content-Length`);
+  // The body is not read: the connection closes after the answer instead of draining it.
+  sendApiError(request, reply.header('Connection', 'close'), refusal);
 }
 
 /** Any failure as the shared error: input problems say what was wrong; nothing else leaks. */
@@ -37,9 +40,8 @@ export function registerRest(server: FastifyInstance, services: ApiServices): vo
     server.route({
       method: op.method,
       url: op.path.replace(/\{(\w+)\}/g, ':$1'),
+      onRequest: refuseReadBody,
       handler: async (request: FastifyRequest, reply) => {
-        const tooLarge = readBodyRefusal(request);
-        if (tooLarge) return sendApiError(request, reply.header('Connection', 'close'), tooLarge);
         const caller = createAgentAccessCaller({ ...services, surface: 'rest', authorization: request.headers.authorization, requestId: request.id });
         const input = { ...(request.query as object), ...(request.params as object) };
         try {
