@@ -114,7 +114,14 @@ export type ConnectionEvent = z.infer<typeof connectionEvent>;
 export const botTokenEvent = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('bot_token.created'),
-    data: z.strictObject({ token_id: uuid, athlete_id: uuid, name: z.string().min(1).max(100), token_sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
+    data: z.strictObject({
+      token_id: uuid,
+      athlete_id: uuid,
+      name: z.string().min(1).max(100),
+      token_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      /** The token's first characters, so the athlete can tell tokens apart (absent on tokens made before it was kept). */
+      token_prefix: z.string().regex(/^rlb_[A-Za-z0-9_-]{4}$/).optional(),
+    }),
   }),
   z.strictObject({ type: z.literal('bot_token.revoked'), data: z.strictObject({ token_id: uuid, athlete_id: uuid }) }),
 ]);

@@ -11,6 +11,7 @@ export interface BotTokenDoc extends Doc {
   athlete_id: string;
   name: string;
   token_sha256: string;
+  token_prefix: string | null;
   created_at: string;
   revoked_at: string | null;
 }
@@ -31,8 +32,8 @@ export const botTokensProjection: Projection = {
     const event = stored as unknown as BotTokenEvent;
     const at = occurredAt(stored);
     if (event.type === 'bot_token.created') {
-      const { token_id, athlete_id, name, token_sha256 } = event.data;
-      await docs.upsert(BOT_TOKENS, BOT_TOKENS_PARTITION, { id: token_id, athlete_id, name, token_sha256, created_at: at, revoked_at: null } satisfies BotTokenDoc);
+      const { token_id, athlete_id, name, token_sha256, token_prefix } = event.data;
+      await docs.upsert(BOT_TOKENS, BOT_TOKENS_PARTITION, { id: token_id, athlete_id, name, token_sha256, token_prefix: token_prefix ?? null, created_at: at, revoked_at: null } satisfies BotTokenDoc);
       return;
     }
     const current = await docs.get<BotTokenDoc>(BOT_TOKENS, BOT_TOKENS_PARTITION, event.data.token_id);

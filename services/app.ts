@@ -53,6 +53,8 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
   const runner = new ProjectionRunner(projections, reads, events);
   await runner.ensureCollections();
   await reads.ensureCollections(Maintenance.collections);
+  const botTokens = new BotTokenService(events, reads, clock);
+  await botTokens.ensureCollections();
   const inline = events instanceof SqliteEventStore && reads instanceof SqliteReadStore;
   if (inline) {
     const readStore = reads;
@@ -74,7 +76,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     records: new RecordService(events, clock),
     athletes: new AthleteService(events, reads, clock),
     connections: new ConnectionService(events, reads, clock),
-    botTokens: new BotTokenService(events, reads, clock),
+    botTokens,
     maintenance: new Maintenance(reads, clock),
     async close() {
       await events.close();

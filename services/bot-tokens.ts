@@ -9,18 +9,30 @@ import { DomainError } from './domain/errors.ts';
 import { sha256Hex } from './domain/ids.ts';
 import type { EventStore } from './store/event-store.ts';
 import type { ReadStore } from './store/read-store.ts';
+import { UsageLog } from './usage.ts';
 
 const PREFIX = 'rlb_';
+/** How much of a token the athlete sees to tell tokens apart: 24 of its 256 random bits. */
+const SHOWN_LENGTH = PREFIX.length + 4;
+const USAGE = 'bot_token_usage';
+
+export type BotTokenListing = BotTokenDoc & { last_used_at: string | null };
 
 export class BotTokenService {
   readonly #events: EventStore;
   readonly #reads: ReadStore;
   readonly #clock: Clock;
+  readonly #usage: UsageLog;
 
   constructor(events: EventStore, reads: ReadStore, clock: Clock) {
     this.#events = events;
     this.#reads = reads;
     this.#clock = clock;
+    this.#usage = new UsageLog(reads, clock, USAGE);
+  }
+
+  async ensureCollections(): Promise<void> {
+    await this.#usage.ensureCollection();
   }
 
   /** Creates a token; the returned secret is never shown again. */
@@ -29,7 +41,11 @@ export class BotTokenService {
     if (trimmed.length < 1 || trimmed.length > 100) throw new DomainError('invalid_input', 'a bot token needs a name of 1 to 100 characters', [{ path: 'name', message: '1 to 100 characters' }]);
     const token = PREFIX + randomBytes(32).toString('base64url');
     const tokenId = randomUUID();
-    await this.#append(athleteId, { type: 'bot_token.created', data: { token_id: tokenId, athlete_id: athleteId, name: trimmed, token_sha256: sha256Hex(token) } }, actor);
+    await this.#append(
+      athleteId,
+      { type: 'bot_token.created', data: { token_id: tokenId, athlete_id: athleteId, name: trimmed, token_sha256: sha256Hex(token), token_prefix: token.slice(0, SHOWN_LENGTH) } },
+      actor,
+    );
     return { token_id: tokenId, token };
   }
 
@@ -39,15 +55,19 @@ export class BotTokenService {
     await this.#append(athleteId, { type: 'bot_token.revoked', data: { token_id: tokenId, athlete_id: athleteId } }, actor);
   }
 
-  async list(athleteId: string): Promise<BotTokenDoc[]> {
-    return this.#reads.page<BotTokenDoc>(BOT_TOKENS, { partition: BOT_TOKENS_PARTITION, index: 'by_athlete', prefix: [athleteId], direction: 'desc', limit: 200 });
+  /** The athlete's tokens, newest first, with when each was last used. */
+  async list(athleteId: string): Promise<BotTokenListing[]> {
+    const tokens = await this.#reads.page<BotTokenDoc>(BOT_TOKENS, { partition: BOT_TOKENS_PARTITION, index: 'by_athlete', prefix: [athleteId], direction: 'desc', limit: 200 });
+    return Promise.all(tokens.map(async (t) => ({ ...t, token_prefix: t.token_prefix ?? null, last_used_at: await this.#usage.lastUsedAt(athleteId, t.id) })));
   }
 
-  /** The athlete a presented bot token belongs to, if it is a live one. */
+  /** The athlete a presented bot token belongs to, if it is a live one; the use is noted. */
   async athleteFor(token: string): Promise<string | null> {
     if (!token.startsWith(PREFIX)) return null;
     const [doc] = await this.#reads.page<BotTokenDoc>(BOT_TOKENS, { partition: BOT_TOKENS_PARTITION, index: 'by_hash', prefix: [sha256Hex(token)], direction: 'asc', limit: 1 });
-    return doc && !doc.revoked_at ? doc.athlete_id : null;
+    if (!doc || doc.revoked_at) return null;
+    await this.#usage.note(doc.athlete_id, doc.id);
+    return doc.athlete_id;
   }
 
   async #append(athleteId: string, event: BotTokenEvent, actor: Actor): Promise<void> {

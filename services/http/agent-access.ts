@@ -9,6 +9,7 @@ import type { App } from '../app.ts';
 import { grantIdOf } from '../connections.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { READ_SCOPES, resourcesOf } from '../oauth/provider.ts';
+import { UsageLog } from '../usage.ts';
 
 export type Surface = 'mcp' | 'rest';
 
@@ -21,9 +22,6 @@ export interface Caller {
 }
 
 const USAGE = 'connection_usage';
-const USAGE_EVERY_MS = 60_000;
-/** Connections remembered as noted; past this the memory starts over (costing one read each). */
-const NOTED_MAX = 10_000;
 /** Tokens remembered as identified; past this the memory starts over (costing one lookup each). */
 const IDENTIFIED_MAX = 10_000;
 
@@ -41,13 +39,14 @@ export function protectedResourceMetadataUrl(baseUrl: string, surface: Surface):
 export class AgentAccessAuth {
   readonly #app: App;
   readonly #provider: Provider;
-  readonly #noted = new Map<string, number>();
+  readonly #usage: UsageLog;
   /** By surface and Authorization header; only entries of the stores' current version are kept. */
   readonly #identified = new Map<string, Identified>();
 
   constructor(app: App, provider: Provider) {
     this.#app = app;
     this.#provider = provider;
+    this.#usage = connectionUsage(app);
   }
 
   /** The caller a bearer token stands for, allowed `scope`; or an ApiError (401/403 with its challenge). */
@@ -72,13 +71,13 @@ export class AgentAccessAuth {
     if (version !== null) {
       const known = this.#identified.get(key);
       if (known && known.version === version && now < known.expiresAt) {
-        await this.#noteUse(known.caller.athlete.athlete_id, known.caller.grantId);
+        await this.#usage.note(known.caller.athlete.athlete_id, known.caller.grantId);
         return known.caller;
       }
     }
     const { caller, expiresAt } = await this.#lookUp(authorization, surface, now);
     if (version !== null) this.#remember(key, { caller, version, expiresAt });
-    await this.#noteUse(caller.athlete.athlete_id, caller.grantId);
+    await this.#usage.note(caller.athlete.athlete_id, caller.grantId);
     return caller;
   }
 
@@ -145,18 +144,6 @@ export class AgentAccessAuth {
     }
   }
 
-  /** When the connection last read, for the settings page; written at most once a minute. */
-  async #noteUse(athleteId: string, grantId: string): Promise<void> {
-    const now = this.#app.clock.now();
-    // What this instance wrote lately spares the store a read on nearly every request.
-    const noted = this.#noted.get(grantId);
-    if (noted !== undefined && now.getTime() - noted < USAGE_EVERY_MS) return;
-    if (this.#noted.size >= NOTED_MAX) this.#noted.clear();
-    this.#noted.set(grantId, now.getTime());
-    const usage = await this.#app.reads.get<{ id: string; last_read_at: string }>(USAGE, athleteId, grantId);
-    if (usage && now.getTime() - Date.parse(usage.last_read_at) < USAGE_EVERY_MS) return;
-    await this.#app.reads.upsert(USAGE, athleteId, { id: grantId, last_read_at: now.toISOString() });
-  }
 }
 
 /** The Agent Access error shape, with its challenge or Retry-After. */
@@ -166,8 +153,13 @@ export function sendApiError(request: FastifyRequest, reply: FastifyReply, error
   return reply.code(error.status).send({ error: { code: error.code, message: error.message, request_id: request.id } });
 }
 
+/** When each connection last read, for the settings page. */
+export function connectionUsage(app: App): UsageLog {
+  return new UsageLog(app.reads, app.clock, USAGE);
+}
+
 export async function lastReadAt(app: App, athleteId: string, grantId: string): Promise<string | null> {
-  return (await app.reads.get<{ id: string; last_read_at: string }>(USAGE, athleteId, grantId))?.last_read_at ?? null;
+  return connectionUsage(app).lastUsedAt(athleteId, grantId);
 }
 
 export function unitsOf(athlete: AthleteState): Units {
@@ -181,7 +173,7 @@ export function unitsOf(athlete: AthleteState): Units {
 }
 
 export async function registerAgentAccess(server: FastifyInstance, app: App, provider: Provider): Promise<AgentAccessAuth> {
-  await app.reads.ensureCollections([{ name: USAGE, indexes: [] }]);
+  await connectionUsage(app).ensureCollection();
   const auth = new AgentAccessAuth(app, provider);
   const base = app.config.baseUrl;
   const resources = resourcesOf(base);

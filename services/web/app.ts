@@ -192,7 +192,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
 
     registerConsent(web, { app, provider, sessions, show });
     registerConnections(web, app, show);
-    registerBotTokens(web, app, show);
+    registerBotTokens(web, app, sessions, show);
 
     web.get('/account', async (request, reply) => {
       const session = request.session;

@@ -1,44 +1,61 @@
-// Bot tokens in the web app: create a named token (shown once), see them, revoke one.
+// Bot tokens in the web app: create a named token (shown once), see them, revoke one. Creating
+// redirects to the list (post/redirect/get), which shows the new token once from the session, so
+// reloading the page never creates a second token.
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Show } from './app.ts';
+import { readForm, requiredText } from './forms.ts';
 import { html } from './html.ts';
+import type { Session, Sessions } from './sessions.ts';
 
-export function registerBotTokens(web: FastifyInstance, app: App, show: Show): void {
+const createFields = z.object({ name: requiredText('Name', 100) });
+
+export function registerBotTokens(web: FastifyInstance, app: App, sessions: Sessions, show: Show): void {
   const list = async (athleteId: string, timezone: string, csrf: string) => {
     const tokens = (await app.botTokens.list(athleteId)).filter((t) => !t.revoked_at);
-    const fmt = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeZone: timezone });
+    const fmt = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: timezone });
     return tokens.map(
-      (t) => html`<li><strong>${t.name}</strong> <span class="hint">created ${fmt.format(new Date(t.created_at))}</span>
-<form class="inline" method="post" action="/bot-tokens/${t.id}/revoke"><input type="hidden" name="_csrf" value="${csrf}"><button class="secondary" type="submit">Revoke ${t.name}</button></form></li>`,
+      (t) => html`<li><div class="what"><strong>${t.name}</strong>
+<span class="hint">${t.token_prefix ? html`<code>${t.token_prefix}…</code> · ` : ''}created ${fmt.format(new Date(t.created_at))} · ${t.last_used_at ? `last used ${fmt.format(new Date(t.last_used_at))}` : 'never used'}</span></div>
+<form method="post" action="/bot-tokens/${t.id}/revoke"><input type="hidden" name="_csrf" value="${csrf}"><button class="secondary" type="submit">Revoke ${t.name}</button></form></li>`,
     );
   };
 
+  const signedIn = async (session: Session | null) => (session ? app.athletes.get(session.athlete_id) : null);
+
   web.get('/bot-tokens', async (request, reply) => {
-    const session = request.session;
-    if (!session?.athlete_id) return reply.redirect(`/sign-in?return_to=${encodeURIComponent('/bot-tokens')}`);
-    const athlete = (await app.athletes.get(session.athlete_id))!;
-    return show(reply, 'Bot tokens', session, await tokensPage(athlete.athlete_id, athlete.profile.timezone, session.csrf, null, null));
+    const athlete = await signedIn(request.session);
+    if (!athlete) return reply.redirect(`/sign-in?return_to=${encodeURIComponent('/bot-tokens')}`);
+    const session = request.session!;
+    const flash = await sessions.takeFlash(session);
+    const created = flash?.kind === 'bot_token' ? { name: flash.name, token: flash.token } : null;
+    return show(reply, 'Bot tokens', session, await tokensPage(athlete.athlete_id, athlete.profile.timezone, session.csrf, created, null));
   });
 
   web.post('/bot-tokens', async (request, reply) => {
-    const session = request.session;
-    if (!session?.athlete_id) return reply.redirect('/sign-in', 303);
-    const athlete = (await app.athletes.get(session.athlete_id))!;
-    const name = String((request.body as Record<string, unknown>).name ?? '');
+    const athlete = await signedIn(request.session);
+    if (!athlete) return reply.redirect('/sign-in', 303);
+    const session = request.session!;
+    const form = readForm(createFields, request.body);
+    const again = async (message: string) => show(reply, 'Bot tokens', session, await tokensPage(athlete.athlete_id, athlete.profile.timezone, session.csrf, null, message), 400);
+    if (!form.ok) return again(form.message);
     try {
+      const name = form.data.name.trim();
       const { token } = await app.botTokens.create(athlete.athlete_id, name, { type: 'athlete', id: athlete.athlete_id });
-      return show(reply, 'Bot tokens', session, await tokensPage(athlete.athlete_id, athlete.profile.timezone, session.csrf, { name: name.trim(), token }, null), 201);
+      // Kept in the session only until the next page shows it.
+      await sessions.setFlash(session, { kind: 'bot_token', name, token });
+      return reply.redirect('/bot-tokens', 303);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      return show(reply, 'Bot tokens', session, await tokensPage(athlete.athlete_id, athlete.profile.timezone, session.csrf, null, error.message), 400);
+      return again(error.message);
     }
   });
 
   web.post('/bot-tokens/:tokenId/revoke', async (request, reply) => {
     const session = request.session;
-    if (!session?.athlete_id) return reply.redirect('/sign-in', 303);
+    if (!session) return reply.redirect('/sign-in', 303);
     try {
       await app.botTokens.revoke(session.athlete_id, (request.params as { tokenId: string }).tokenId, { type: 'athlete', id: session.athlete_id });
     } catch (error) {

@@ -59,8 +59,11 @@ const STYLE = `
   form.inline { display: inline; }
   code.token { display: block; overflow-wrap: anywhere; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .5rem; font-size: .9rem; }
   ul.tokens { list-style: none; padding: 0; margin: 0; }
-  ul.tokens li { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; justify-content: space-between; padding: .5rem 0; border-top: 1px solid var(--line); }
+  ul.tokens li { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; padding: .75rem 0; border-top: 1px solid var(--line); }
   ul.tokens li:first-child { border-top: 0; }
+  ul.tokens .what { flex: 1 1 14rem; min-width: 0; overflow-wrap: anywhere; }
+  ul.tokens .what .hint { display: block; }
+  ul.tokens form { flex: none; margin-left: auto; }
   label.area { display: flex; gap: .6rem; align-items: flex-start; font-weight: 400; margin: .8rem 0; }
   label.area input { flex: none; margin-top: .35rem; width: 1.1rem; height: 1.1rem; }
   label.area .hint { display: block; margin: 0; }

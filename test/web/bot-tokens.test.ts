@@ -64,11 +64,30 @@ if (noBrowser) {
       await page.click('text=Create token');
       const token = ((await page.textContent('code.token')) ?? '').trim();
       assert.match(token, /^rlb_/);
+      assert.is(new URL(page.url()).pathname, '/bot-tokens', 'post/redirect/get: the token is shown by a GET');
       await screenshot(page, 'bot-token-created');
       assert.is((await fetch(`${s.base}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
 
-      await page.goto(`${s.base}/bot-tokens`);
+      // Reloading neither shows the token again nor makes a second one.
+      await page.reload();
       assert.not.match((await page.textContent('main')) ?? '', token, 'shown only once');
+      const athleteId = (await s.app.athletes.byEmail('ada@example.com'))!.athlete_id;
+      assert.is((await s.app.botTokens.list(athleteId)).length, 1, 'a reload made no second token');
+      // Two tokens of one name are told apart by their first characters and their last use.
+      await page.fill('#name', 'Discord stats bot');
+      await page.click('text=Create token');
+      const second = ((await page.textContent('code.token')) ?? '').trim();
+      const rows = await page.locator('ul.tokens li').allTextContents();
+      assert.is(rows.length, 2);
+      assert.ok(rows.some((r) => r.includes(`${token.slice(0, 8)}…`) && /last used/.test(r)), rows.join(' | '));
+      assert.ok(rows.some((r) => r.includes(`${second.slice(0, 8)}…`) && /never used/.test(r)), rows.join(' | '));
+      await page.setViewportSize({ width: 1280, height: 800 });
+      const buttons = await page.locator('ul.tokens li button').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().right)));
+      assert.is(new Set(buttons).size, 1, `revoke buttons line up at desktop width: ${buttons}`);
+      await screenshot(page, 'bot-tokens-desktop');
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.locator('ul.tokens li', { hasText: second.slice(0, 8) }).locator('button').click();
+      await page.waitForFunction(() => document.querySelectorAll('ul.tokens li').length === 1);
       await page.click('text=Revoke Discord stats bot');
       await page.waitForSelector('text=No bot tokens yet.');
       await screenshot(page, 'bot-tokens-after-revoke');
