@@ -87,7 +87,7 @@ if (noBrowser) {
       await screenshot(page, 'bot-tokens-desktop');
       await page.setViewportSize({ width: 390, height: 844 });
       await page.locator('ul.tokens li', { hasText: second.slice(0, 8) }).locator('button').click();
-      await page.waitForFunction(() => document.querySelectorAll('ul.tokens li').length === 1);
+      await page.waitForFunction("document.querySelectorAll('ul.tokens li').length === 1");
       await page.click('text=Revoke Discord stats bot');
       await page.waitForSelector('text=No bot tokens yet.');
       await screenshot(page, 'bot-tokens-after-revoke');

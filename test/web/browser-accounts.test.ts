@@ -1,7 +1,9 @@
 // Sign-up and sign-in in headless Chromium, as an athlete would, with screenshots.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { seriousViolations } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
+import { PASSWORD, registerPro } from '../support/connect.ts';
 import { startServer } from '../support/server.ts';
 
 const noBrowser = whyNoBrowser();
@@ -37,6 +39,47 @@ if (noBrowser) {
       await page.click('button[type=submit]');
       await page.waitForURL(`${s.base}/account`);
       assert.match(await page.textContent('main') ?? '', 'ada@example.com');
+    } finally {
+      await browser.close();
+      await s.close();
+    }
+  });
+
+  test('sign-up preselects the browser zone; sign-in never leaves the site; pages pass axe', async () => {
+    const s = await startServer();
+    const browser = await launch();
+    try {
+      await registerPro(s.app);
+      // India: Chromium may report the zone by its older name, Asia/Calcutta.
+      const india = await browser.newContext({ timezoneId: 'Asia/Kolkata', viewport: { width: 390, height: 844 }, bypassCSP: true });
+      const page = await india.newPage();
+      await page.goto(`${s.base}/sign-up`);
+      assert.is(await page.inputValue('#timezone'), 'Asia/Kolkata');
+      assert.equal(await seriousViolations(page), [], 'sign-up');
+
+      // The tab is dropped by the browser: "/\t/evil.example/x" would have meant //evil.example/x.
+      await page.goto(`${s.base}/sign-in?return_to=%2F%09%2Fevil.example%2Fx`);
+      assert.equal(await seriousViolations(page), [], 'sign-in');
+      await page.fill('#email', 'ada@example.com');
+      await page.fill('#password', PASSWORD);
+      await page.click('button[type=submit]');
+      await page.waitForURL(`${s.base}/account`);
+      assert.is(new URL(page.url()).origin, s.base);
+
+      await page.goto(`${s.base}/no-such-page`);
+      assert.match((await page.textContent('h1')) ?? '', 'Page not found');
+      assert.equal(await seriousViolations(page), [], 'not found');
+      await screenshot(page, 'not-found');
+      await page.goto(`${s.base}/bot-tokens`);
+      assert.equal(await seriousViolations(page), [], 'bot tokens');
+      await india.close();
+
+      // Without script the form still works, with UTC chosen.
+      const noScript = await browser.newContext({ javaScriptEnabled: false, timezoneId: 'Asia/Kolkata' });
+      const plain = await noScript.newPage();
+      await plain.goto(`${s.base}/sign-up`);
+      assert.is(await plain.inputValue('#timezone'), 'UTC');
+      await noScript.close();
     } finally {
       await browser.close();
       await s.close();
