@@ -6,6 +6,11 @@ import { join, relative } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 const filter = process.argv[2] ? new RegExp(process.argv[2]) : null;
+/**
+ * A file that runs longer than this is stopped and counted as failed, by name: a hung loop must
+ * not run a CI job to its limit. The slowest file takes under a minute on a loaded 2-core machine.
+ */
+const FILE_LIMIT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 300_000);
 
 function findTests(dir: string): string[] {
   return readdirSync(dir)
@@ -27,19 +32,48 @@ interface FileResult {
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 
+/** Process groups of the files running now, stopped with the runner if it is stopped. */
+const running = new Set<number>();
+const stopGroup = (pid: number) => {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    for (const pid of running) stopGroup(pid);
+    process.exit(1);
+  });
+}
+
 function runFile(file: string): Promise<FileResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [file], { cwd: root, env: { ...process.env, FORCE_COLOR: '0' } });
+    // Its own process group, so that stopping it also stops what it started (servers, browsers).
+    const child = spawn(process.execPath, [file], { cwd: root, env: { ...process.env, FORCE_COLOR: '0' }, detached: true });
+    running.add(child.pid!);
     let output = '';
+    let timedOut = false;
+    const limit = setTimeout(() => {
+      timedOut = true;
+      stopGroup(child.pid!);
+    }, FILE_LIMIT_MS);
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     child.on('close', (code) => {
+      clearTimeout(limit);
+      running.delete(child.pid!);
+      const rel = relative(root, file);
+      if (timedOut) {
+        resolve({ file: rel, passed: 0, failed: 1, skipped: 0, output: `${output}\nstopped: ${rel} ran longer than ${FILE_LIMIT_MS / 1000} s (TEST_FILE_TIMEOUT_MS)\n` });
+        return;
+      }
       const plain = output.replace(ANSI, '');
       const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? NaN);
       const total = num('Total');
       const passed = num('Passed');
       const skipped = num('Skipped');
-      const rel = relative(root, file);
       if (Number.isNaN(total)) {
         // The file crashed before uvu could report: count it as one failure, never as silence.
         resolve({ file: rel, passed: 0, failed: 1, skipped: 0, output });

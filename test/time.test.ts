@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { Temporal } from 'temporal-polyfill';
 import { addDays, dateOfDayNumber, dayNumber, localDateOf, todayIn, weekStart, zonedTimeToUtc } from '../services/domain/time.ts';
 
 const at = (y: number, mo: number, d: number, h: number, mi = 0) => ({ year: y, month: mo, day: d, hour: h, minute: mi, second: 0 });
@@ -22,6 +23,64 @@ test('a time skipped by a DST jump moves forward by the gap', () => {
 test('a repeated hour resolves to its first occurrence', () => {
   assert.is(zonedTimeToUtc(at(2024, 10, 27, 1, 30), 'Europe/London'), '2024-10-27T00:30:00.000Z');
   assert.is(zonedTimeToUtc(at(2024, 11, 3, 1, 30), 'America/New_York'), '2024-11-03T05:30:00.000Z');
+});
+
+/**
+ * An independent oracle: Temporal (the polyfill, a test-only dependency) with `compatible`
+ * disambiguation, which states the same rule: a skipped time moves forward by the gap, a repeated
+ * one takes its first occurrence.
+ */
+function oracle(local: ReturnType<typeof at>, timeZone: string): string {
+  return new Date(Temporal.PlainDateTime.from(local).toZonedDateTime(timeZone, { disambiguation: 'compatible' }).epochMilliseconds).toISOString();
+}
+
+/** The zones at the edges of the offset range: +12:45/+13:45, +13, +14, -11, -12, and a few familiar ones. */
+const EDGE_ZONES = ['Pacific/Chatham', 'Pacific/Auckland', 'Pacific/Tongatapu', 'Pacific/Apia', 'Pacific/Fakaofo', 'Pacific/Kiritimati', 'Etc/GMT-14', 'Etc/GMT+12', 'Pacific/Pago_Pago', 'Pacific/Niue', 'Europe/London', 'America/Santiago', 'Australia/Lord_Howe'];
+
+test('zones east of UTC+12 and west of UTC-10 agree with Temporal around every transition, 1995-2035', () => {
+  let checked = 0;
+  for (const zone of EDGE_ZONES) {
+    let cursor: Temporal.ZonedDateTime | null = Temporal.ZonedDateTime.from({ year: 1995, month: 1, day: 1, timeZone: zone });
+    const end = Temporal.ZonedDateTime.from({ year: 2035, month: 12, day: 31, timeZone: zone });
+    let transitions = 0;
+    while ((cursor = cursor.getTimeZoneTransition('next')) && Temporal.ZonedDateTime.compare(cursor, end) < 0) {
+      transitions++;
+      // Wall times every 15 minutes from 3 hours before the transition's local time to 3 hours after.
+      const wall = cursor.toPlainDateTime();
+      for (let minutes = -180; minutes <= 180; minutes += 15) {
+        const t = wall.add({ minutes });
+        const local = at(t.year, t.month, t.day, t.hour, t.minute);
+        assert.is(zonedTimeToUtc(local, zone), oracle(local, zone), `${zone} ${t.toString()}`);
+        checked++;
+      }
+    }
+    if (!zone.startsWith('Etc/') && zone !== 'Pacific/Kiritimati' && zone !== 'Pacific/Niue' && zone !== 'Pacific/Pago_Pago') assert.ok(transitions > 0, `${zone} has transitions`);
+  }
+  assert.ok(checked > 5000, `${checked} wall times checked`);
+});
+
+test('property: any wall time in any edge zone agrees with Temporal', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...EDGE_ZONES),
+      fc.record({ year: fc.integer({ min: 1990, max: 2040 }), month: fc.integer({ min: 1, max: 12 }), day: fc.integer({ min: 1, max: 28 }), hour: fc.integer({ min: 0, max: 23 }), minute: fc.integer({ min: 0, max: 59 }) }),
+      (zone, w) => {
+        const local = at(w.year, w.month, w.day, w.hour, w.minute);
+        assert.is(zonedTimeToUtc(local, zone), oracle(local, zone), `${zone} ${JSON.stringify(w)}`);
+      },
+    ),
+    { numRuns: 3000 },
+  );
+});
+
+test('the cases the audit named: Auckland in summer, Chatham, Apia', () => {
+  // Auckland, UTC+13 in summer: the repeated hour's first pass, and a skipped time moved forward.
+  assert.is(zonedTimeToUtc(at(2024, 4, 7, 2, 30), 'Pacific/Auckland'), '2024-04-06T13:30:00.000Z');
+  assert.is(zonedTimeToUtc(at(2024, 9, 29, 2, 30), 'Pacific/Auckland'), '2024-09-28T14:30:00.000Z');
+  // Chatham, +13:45 in summer.
+  assert.is(zonedTimeToUtc(at(2024, 1, 15, 12, 0), 'Pacific/Chatham'), '2024-01-14T22:15:00.000Z');
+  // Apia skipped 30 December 2011 altogether, moving from -10 to +14.
+  assert.is(zonedTimeToUtc(at(2011, 12, 31, 12, 0), 'Pacific/Apia'), '2011-12-30T22:00:00.000Z');
 });
 
 test('every instant round-trips through its local wall-clock time (outside DST gaps)', () => {

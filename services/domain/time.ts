@@ -79,15 +79,19 @@ function offsetMs(epochMs: number, timeZone: string): number {
   return asUtc - Math.floor(epochMs / 1000) * 1000;
 }
 
+const PROBE_MS = 15 * 3600_000;
+
 /**
  * The UTC instant of a wall-clock time in a time zone. A time skipped by a DST jump is moved
  * forward by the gap; an ambiguous time (the repeated hour) resolves to its first occurrence.
  */
 export function zonedTimeToUtc(local: LocalDateTime, timeZone: string): string {
   const wall = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second);
-  // Offsets either side of any transition near this wall time (zones move at most once a day).
-  const before = offsetMs(wall - 12 * 3600_000, timeZone);
-  const after = offsetMs(wall + 12 * 3600_000, timeZone);
+  // The instant is `wall` less the zone's offset, which runs from -12 h to +14 h: probing 15 hours
+  // either side brackets it with room to spare, so the two probes read the offsets before and
+  // after any transition near it (zones move at most once a day).
+  const before = offsetMs(wall - PROBE_MS, timeZone);
+  const after = offsetMs(wall + PROBE_MS, timeZone);
   const matches = [wall - before, wall - after].filter((c) => c + offsetMs(c, timeZone) === wall).sort((a, b) => a - b);
   // No match: the time fell in a gap; reading it with the offset before the jump moves it forward.
   return new Date(matches[0] ?? wall - before).toISOString();

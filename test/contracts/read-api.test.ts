@@ -3,7 +3,6 @@ import * as assert from 'uvu/assert';
 import type { z } from 'zod';
 import {
   READ_API_ERROR_CODES,
-  READ_API_ERROR_STATUS,
   me,
   meResponse,
   page,
@@ -111,10 +110,6 @@ test('every route response accepts a full valid example', () => {
   ok(readApiRoutes.workout.response, wrap(detailFixture));
   ok(readApiRoutes.saved_workouts.response, wrap({ items: [savedSummaryFixture], next_cursor: null }));
   ok(readApiRoutes.saved_workout.response, wrap(savedDetailFixture));
-  assert.equal(
-    Object.values(readApiRoutes).map((r) => r.path),
-    ['/api/v1/me', '/api/v1/stats', '/api/v1/workouts', '/api/v1/workouts/:id', '/api/v1/saved-workouts', '/api/v1/saved-workouts/:id'],
-  );
 });
 
 test('success envelope: exactly data and request_id', () => {
@@ -230,8 +225,6 @@ test('error body: documented codes, message and request_id, nothing else', () =>
   for (const code of READ_API_ERROR_CODES) {
     ok(readApiError, { error: { code, message: 'Nope.', request_id: 'req_1' } });
   }
-  assert.equal(Object.keys(READ_API_ERROR_STATUS), [...READ_API_ERROR_CODES]);
-  assert.equal(READ_API_ERROR_STATUS, { invalid_input: 400, unauthorized: 401, not_found: 404, payload_too_large: 413, rate_limited: 429, unavailable: 503 });
   const body = { error: { code: 'not_found', message: 'No such workout.', request_id: 'req_1' } };
   refused(readApiError, variant(body, (c) => (c.error.code = 'insufficient_scope')), ['error', 'code']);
   refused(readApiError, variant(body, (c) => delete c.error.request_id), ['error', 'request_id']);

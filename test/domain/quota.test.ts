@@ -9,7 +9,8 @@ const policy: QuotaPolicy = { units: 60, windowMs: 60_000 };
 test('a fresh connection may spend its whole budget at once, and no more', () => {
   let tat: number | undefined;
   let spent = 0;
-  for (;;) {
+  // Bounded: an `admit` that always admits must fail here, not loop for ever.
+  for (let call = 0; call < 100; call++) {
     const d = admit(policy, tat, 0, 4);
     if (!d.admitted) {
       // 60 units at 1 s each: after 15 calls of 4 the budget is gone until 4 units have refilled.
@@ -46,9 +47,69 @@ test('a cheaper call still fits when a costlier one does not', () => {
   assert.ok(admit(policy, afterBurst.tat, 0, 2).admitted);
 });
 
-const calls = fc.array(fc.record({ gapMs: fc.integer({ min: 0, max: 5_000 }), weight: fc.integer({ min: 1, max: 5 }) }), { minLength: 1, maxLength: 300 });
+/**
+ * Call sequences that reach and pass the 60-unit budget: bursts (many calls close together) and
+ * steady rates (one call every `gapMs`, some faster than the budget refills, some slower). Sizes
+ * are set here, not left to fast-check's defaults, which stay below the budget.
+ */
+const call = (maxGapMs: number) => fc.record({ gapMs: fc.integer({ min: 0, max: maxGapMs }), weight: fc.integer({ min: 1, max: 5 }) });
+const burst = fc.array(call(200), { minLength: 20, maxLength: 200 });
+const steady = fc
+  .record({ gapMs: fc.integer({ min: 50, max: 3_000 }), weight: fc.integer({ min: 1, max: 5 }), count: fc.integer({ min: 30, max: 200 }) })
+  .map(({ gapMs, weight, count }) => Array.from({ length: count }, () => ({ gapMs, weight })));
+const mixed = fc.array(fc.oneof(burst, steady, fc.array(call(30_000), { minLength: 1, maxLength: 20 })), { minLength: 1, maxLength: 4 }).map((parts) => parts.flat());
+const calls = fc.oneof(burst, steady, mixed);
+
+/**
+ * An independent statement of the budget: a bucket of `units` that refills at units/window per
+ * millisecond and is full to begin with. A call is admitted when its weight is in the bucket;
+ * otherwise it waits exactly until the missing units have refilled.
+ */
+function bucketModel(p: QuotaPolicy) {
+  const ratePerMs = p.units / p.windowMs;
+  let level = p.units;
+  let last = 0;
+  return (now: number, weight: number): { admitted: boolean; retryAfterMs: number } => {
+    level = Math.min(p.units, level + (now - last) * ratePerMs);
+    last = now;
+    if (level + 1e-9 >= weight) {
+      level -= weight;
+      return { admitted: true, retryAfterMs: 0 };
+    }
+    return { admitted: false, retryAfterMs: (weight - level) / ratePerMs };
+  };
+}
+
+let refusalsSeen = 0;
+let runs = 0;
+
+test('property: every call is admitted or refused exactly as the bucket model says, with its exact Retry-After', () => {
+  fc.assert(
+    fc.property(calls, (sequence) => {
+      runs++;
+      const model = bucketModel(policy);
+      let tat: number | undefined;
+      let now = 0;
+      for (const [i, { gapMs, weight }] of sequence.entries()) {
+        now += gapMs;
+        const d = admit(policy, tat, now, weight);
+        const expected = model(now, weight);
+        assert.is(d.admitted, expected.admitted, `call ${i} (weight ${weight} at ${now} ms)`);
+        if (d.admitted) tat = d.tat;
+        else {
+          refusalsSeen++;
+          assert.ok(Math.abs(d.retryAfterMs - expected.retryAfterMs) < 1e-6, `call ${i}: Retry-After ${d.retryAfterMs} ms, expected ${expected.retryAfterMs}`);
+        }
+      }
+    }),
+    { numRuns: 300 },
+  );
+  // The generators must reach the budget, or the refusals above were never checked.
+  assert.ok(refusalsSeen > runs, `${refusalsSeen} refusals in ${runs} runs`);
+});
 
 test('property: over any stretch of time, admitted weight is at most the budget plus what refilled', () => {
+  let refused = 0;
   fc.assert(
     fc.property(calls, (sequence) => {
       let tat: number | undefined;
@@ -60,7 +121,7 @@ test('property: over any stretch of time, admitted weight is at most the budget 
         if (d.admitted) {
           tat = d.tat;
           admitted.push({ at: now, weight });
-        }
+        } else refused++;
       }
       for (let i = 0; i < admitted.length; i++) {
         let sum = 0;
@@ -71,26 +132,35 @@ test('property: over any stretch of time, admitted weight is at most the budget 
         }
       }
     }),
+    { numRuns: 200 },
   );
+  assert.ok(refused > 200, `the sequences reached the budget (${refused} refusals)`);
 });
 
 test('property: a refused call is admitted once its Retry-After has passed, and not a millisecond before', () => {
+  // A burst of more than the budget first, so the call at the end is refused in every run.
+  const overBudget = fc.tuple(fc.array(fc.constant({ gapMs: 0, weight: 5 }), { minLength: 13, maxLength: 20 }), calls).map(([a, b]) => [...a, ...b]);
+  let checked = 0;
   fc.assert(
-    fc.property(calls, fc.integer({ min: 1, max: 5 }), (sequence, weight) => {
+    fc.property(overBudget, fc.integer({ min: 1, max: 5 }), (sequence, weight) => {
       let tat: number | undefined;
       let now = 0;
-      for (const call of sequence) {
-        now += call.gapMs;
-        const d = admit(policy, tat, now, call.weight);
+      for (const c of sequence) {
+        now += c.gapMs;
+        const d = admit(policy, tat, now, c.weight);
         if (d.admitted) tat = d.tat;
       }
+      // Right after the last call: refused whenever the bucket holds less than `weight`.
       const d = admit(policy, tat, now, weight);
       if (d.admitted) return;
+      checked++;
       assert.ok(d.retryAfterMs > 0);
       assert.ok(admit(policy, tat, now + d.retryAfterMs, weight).admitted);
       if (d.retryAfterMs >= 1) assert.not.ok(admit(policy, tat, now + d.retryAfterMs - 1, weight).admitted);
     }),
+    { numRuns: 300 },
   );
+  assert.ok(checked > 100, `the refusal branch was checked in ${checked} of 300 runs`);
 });
 
 test.run();

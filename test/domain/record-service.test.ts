@@ -10,6 +10,8 @@ import { live, type RecordChange } from '../../services/domain/record.ts';
 import { RecordService } from '../../services/record-service.ts';
 import { WrongExpectedRevisionError, type ExpectedRevision, type NewEvent } from '../../services/store/event-store.ts';
 import { openSqlite } from '../../services/store/sqlite/database.ts';
+import { tempDir } from '../support/app.ts';
+import { join } from 'node:path';
 import { SqliteEventStore } from '../../services/store/sqlite/event-store.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -110,24 +112,98 @@ test('a refused change appends nothing', async () => {
   db.close();
 });
 
-test('two concurrent changes to different items both land; the loser of the race re-decides', async () => {
-  const { db, service, stream, attempts } = setup();
-  const [a, b] = await Promise.all([
-    service.change(ATHLETE, [createMeal({ id: uid(1), name: 'Breakfast' })], athlete),
-    service.change(ATHLETE, [createMeal({ id: uid(2), name: 'Lunch' })], athlete),
-  ]);
-  assert.equal(a.map((e) => e.type), ['meal.created']);
-  assert.equal(b.map((e) => e.type), ['meal.created']);
-  // Each batch was appended once, at the revision it was decided against. (Today both decide
-  // against the empty stream and the loser's append is refused, so it decides again at 0.)
-  assert.equal(attempts.filter((a) => a.outcome === 'appended').map((a) => a.expected), ['no_stream', 0]);
-  assert.ok(attempts.every((a) => a.outcome !== 'other_error'));
-  const stored = await stream();
-  assert.equal(stored.map((e) => (e.data as { item: { name: string } }).item.name).sort(), ['Breakfast', 'Lunch']);
-  const { state } = await service.load(ATHLETE);
-  assert.equal(live(state, 'meal', uid(1)), { revision: 1, deleted: false });
-  assert.equal(live(state, 'meal', uid(2)), { revision: 1, deleted: false });
-  db.close();
+/**
+ * Two services over two connections to one database file, as two processes would be: each has its
+ * own queue, so their commands really race. Service B's appends are held until `beforeB` has run.
+ */
+function twoWriters(beforeB: (attempt: number) => Promise<void>) {
+  const path = join(tempDir(), 'race.db');
+  const dbA = openSqlite(path);
+  const dbB = openSqlite(path);
+  const storeA = new SqliteEventStore(dbA);
+  const storeB = new SqliteEventStore(dbB);
+  const attemptsB: AppendAttempt[] = [];
+  const appendB = storeB.append.bind(storeB);
+  storeB.append = async (stream: string, events: NewEvent[], expected: ExpectedRevision) => {
+    await beforeB(attemptsB.length + 1);
+    try {
+      const result = await appendB(stream, events, expected);
+      attemptsB.push({ expected, outcome: 'appended' });
+      return result;
+    } catch (error) {
+      attemptsB.push({ expected, outcome: error instanceof WrongExpectedRevisionError ? 'wrong_expected_revision' : 'other_error' });
+      throw error;
+    }
+  };
+  const clock = fixedClock(NOW);
+  return {
+    a: new RecordService(storeA, clock),
+    b: new RecordService(storeB, clock),
+    attemptsB,
+    stream: () => storeA.readStream(streams.record(ATHLETE)),
+    close() {
+      dbA.close();
+      dbB.close();
+    },
+  };
+}
+
+test("two writers race: the loser's append is refused and it decides again on the record the winner left", async () => {
+  let a!: RecordService;
+  const race = twoWriters(async (attempt) => {
+    // B has decided against the empty record; A now writes a check-in on the same date first.
+    if (attempt === 1) await a.change(ATHLETE, [{ op: 'create', kind: 'checkin', item: checkinItem({ id: uid(40) }) }], athlete);
+  });
+  a = race.a;
+  try {
+    await race.b.change(ATHLETE, [{ op: 'create', kind: 'checkin', item: checkinItem({ id: uid(41) }) }], athlete);
+    assert.unreachable('decided again, B sees the date taken');
+  } catch (error) {
+    assert.instance(error, DomainError);
+    assert.is((error as DomainError).code, 'date_taken', 'a blind retry of the first decision would have stored two check-ins on one date');
+  }
+  assert.equal(race.attemptsB, [{ expected: 'no_stream', outcome: 'wrong_expected_revision' }]);
+  assert.equal((await race.stream()).map((e) => (e.data as { item: { id: string } }).item.id), [uid(40)]);
+
+  // An independent change of the loser lands on the second try, at the winner's revision.
+  race.attemptsB.length = 0;
+  let raced = false;
+  const again = twoWriters(async () => {
+    if (!raced) {
+      raced = true;
+      await again.a.change(ATHLETE, [createMeal({ id: uid(2), name: 'Lunch' })], athlete);
+    }
+  });
+  try {
+    await again.b.change(ATHLETE, [createMeal({ id: uid(1), name: 'Breakfast' })], athlete);
+    assert.equal(again.attemptsB.map((x) => [x.expected, x.outcome]), [['no_stream', 'wrong_expected_revision'], [0, 'appended']]);
+    assert.equal(await names(again.stream), ['Breakfast', 'Lunch']);
+  } finally {
+    again.close();
+  }
+  race.close();
+});
+
+test('a writer that keeps losing the race gives up with busy after five decisions, and appends nothing', async () => {
+  let a!: RecordService;
+  const race = twoWriters(async (attempt) => {
+    await a.change(ATHLETE, [createMeal({ id: uid(100 + attempt), name: `Other ${attempt}` })], athlete);
+  });
+  a = race.a;
+  try {
+    await race.b.change(ATHLETE, [createMeal({ id: uid(1), name: 'Mine' })], athlete);
+    assert.unreachable('B never wins');
+  } catch (error) {
+    assert.instance(error, DomainError);
+    assert.is((error as DomainError).code, 'busy');
+  }
+  assert.equal(
+    race.attemptsB.map((x) => [x.expected, x.outcome]),
+    [0, 1, 2, 3, 4].map((revision) => [revision === 0 ? 'no_stream' : revision - 1, 'wrong_expected_revision']),
+    'each attempt decided against the record as it then was',
+  );
+  assert.not.ok((await names(race.stream)).includes('Mine'));
+  race.close();
 });
 
 test('five concurrent changes to different items all land', async () => {
@@ -152,21 +228,24 @@ test('every change reported as landed is in the stream (five concurrent writers)
   db.close();
 });
 
-test('a change acknowledged while another append is open is not lost when that append fails', async () => {
+test("a change acknowledged while another athlete's append is open is not lost when that append fails", async () => {
   // An inline projection (the app's onAppended hook) that takes a while and fails on check-ins.
-  const { db, store, service, stream } = setup({ spy: false });
+  // Two athletes' commands are not queued behind each other, so the meal's append starts while
+  // the check-in's transaction is open; it must wait for it, not join it and share its rollback.
+  const { db, store, service } = setup({ spy: false });
+  const OTHER = uid(0xa2);
   store.setOnAppended(async (events) => {
     await sleep(20);
     if (events.some((e) => e.type === 'checkin.created')) throw new Error('projection failed');
   });
   const failing = service.change(ATHLETE, [{ op: 'create', kind: 'checkin', item: checkinItem() }], athlete);
   await sleep(5); // the check-in's append is in its transaction, waiting for its projection
-  const independent = service.change(ATHLETE, [createMeal({ name: 'Independent' })], athlete);
+  const independent = service.change(OTHER, [createMeal({ name: 'Independent' })], { type: 'athlete', id: OTHER });
   const [a, b] = await Promise.allSettled([failing, independent]);
   assert.is(a.status, 'rejected', 'the check-in append fails in its projection');
-  assert.is(b.status, 'fulfilled', 'the independent change lands');
-  await sleep(30);
-  assert.equal(await names(stream), ['Independent'], 'the acknowledged meal is in the stream');
+  assert.is(b.status, 'fulfilled', "the other athlete's change lands");
+  assert.is((await store.readStream(streams.record(ATHLETE))).length, 0, 'the failed append left nothing');
+  assert.equal(await names(() => store.readStream(streams.record(OTHER))), ['Independent'], 'the acknowledged meal is in the stream');
   db.close();
 });
 
