@@ -12,10 +12,12 @@ import ProjectionsReplay from './commands/projections/replay.ts';
 import ProjectionsRun from './commands/projections/run.ts';
 import ProjectionsStatus from './commands/projections/status.ts';
 import Serve from './commands/serve.ts';
+import Status from './commands/status.ts';
 import SubscriptionsSet from './commands/subscriptions/set.ts';
 
 export const COMMANDS = {
   serve: Serve,
+  status: Status,
   'athletes:create': AthletesCreate,
   'athletes:list': AthletesList,
   'subscriptions:set': SubscriptionsSet,

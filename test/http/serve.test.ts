@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir } from '../support/app.ts';
-import { startCli } from '../support/cli.ts';
+import { cliJson, startCli } from '../support/cli.ts';
 import { freePort } from '../support/ports.ts';
 
 async function waitForHealth(base: string, timeoutMs = 20_000): Promise<Response> {
@@ -30,6 +30,10 @@ test('serve answers /health with the stores it uses, then shuts down cleanly on 
     const body = (await health.json()) as { status: string; stores: { events: { engine: string }; reads: { engine: string } }; projections: string };
     // Status and engine names, and nothing of where the data lives (issue 10.11).
     assert.equal(body, { status: 'ok', stores: { events: { engine: 'sqlite' }, reads: { engine: 'sqlite' } }, projections: 'inline' });
+    // Where the data lives is the operator's to see, from the CLI.
+    const status = await cliJson<{ stores: { events: { engine: string; path: string } }; projections: string }>(['status'], { DATA_DIR: dataDir });
+    assert.is(status.stores.events.engine, 'sqlite');
+    assert.ok(status.stores.events.path.startsWith(dataDir), status.stores.events.path);
 
     const missing = await fetch(`${base}/v1/nothing-here?x=1`);
     assert.is(missing.status, 404);
