@@ -1,6 +1,6 @@
 // The athlete's connected AI clients, for the connection settings page and the per-request check
 // that a grant is still connected.
-import type { ConnectionEvent } from '../contracts/events.ts';
+import type { ConnectionEvent, DisconnectReason } from '../contracts/events.ts';
 import type { ReadScope } from '../contracts/common.ts';
 import type { Doc } from '../services/store/read-store.ts';
 import { athleteOf, occurredAt, type Projection } from './projection.ts';
@@ -17,6 +17,8 @@ export interface ConnectionDoc extends Doc {
   connected_at: string;
   updated_at: string;
   disconnected_at: string | null;
+  /** Absent on connections disconnected before reasons were recorded. */
+  disconnect_reason?: DisconnectReason | null;
 }
 
 export const connectionsProjection: Projection = {
@@ -48,7 +50,7 @@ export const connectionsProjection: Projection = {
     const change =
       event.type === 'grant.scopes_changed'
         ? { scopes: event.data.scopes }
-        : { status: 'disconnected' as const, disconnected_at: at };
+        : { status: 'disconnected' as const, disconnected_at: at, disconnect_reason: event.data.reason ?? null };
     await docs.upsert(CONNECTIONS, athleteId, { ...current, ...change, updated_at: at });
   },
 };
