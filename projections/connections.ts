@@ -6,6 +6,17 @@ import type { Doc } from '../services/store/read-store.ts';
 import { athleteOf, occurredAt, type Projection } from './projection.ts';
 
 export const CONNECTIONS = 'connections';
+/**
+ * Which athlete's connection an authorization-server grant belongs to (one partition, keyed by
+ * the grant id): oidc-provider names only the grant when it revokes one by itself.
+ */
+export const CONNECTION_GRANTS = 'connection_grants';
+export const CONNECTION_GRANTS_PARTITION = 'oauth';
+
+export interface ConnectionGrantDoc extends Doc {
+  athlete_id: string;
+  grant_id: string;
+}
 
 export interface ConnectionDoc extends Doc {
   oauth_grant_id: string;
@@ -23,7 +34,12 @@ export interface ConnectionDoc extends Doc {
 
 export const connectionsProjection: Projection = {
   name: 'connections',
-  collections: [{ name: CONNECTIONS, indexes: [{ name: 'by_connected', fields: ['connected_at', 'id'] }] }],
+  // 2: connection_grants added (stores built before are replayed to fill it).
+  version: 2,
+  collections: [
+    { name: CONNECTIONS, indexes: [{ name: 'by_connected', fields: ['connected_at', 'id'] }] },
+    { name: CONNECTION_GRANTS, indexes: [] },
+  ],
   handles: (type) => type.startsWith('grant.'),
   async apply(stored, docs) {
     const event = stored as unknown as ConnectionEvent;
@@ -43,6 +59,7 @@ export const connectionsProjection: Projection = {
         updated_at: at,
         disconnected_at: null,
       } satisfies ConnectionDoc);
+      await docs.upsert(CONNECTION_GRANTS, CONNECTION_GRANTS_PARTITION, { id: oauth_grant_id, athlete_id: athleteId, grant_id } satisfies ConnectionGrantDoc);
       return;
     }
     const current = await docs.get<ConnectionDoc>(CONNECTIONS, athleteId, event.data.grant_id);

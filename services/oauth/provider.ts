@@ -170,20 +170,12 @@ ${new Html(form)}
     }
   });
   provider.on('grant.revoked', (ctx: KoaContextWithOIDC, oauthGrantId: string) => {
-    const athleteId = revokedAccountOf(ctx);
-    if (!athleteId) return;
-    app.connections.revokedByServer(athleteId, oauthGrantId, revocationReason(ctx.oidc.route, ctx.oidc.params?.grant_type)).catch((error: unknown) => {
+    app.connections.revokedByServer(oauthGrantId, revocationReason(ctx.oidc.route, ctx.oidc.params?.grant_type)).catch((error: unknown) => {
       // The grant's tokens are gone either way; only the settings page would lag behind.
       console.error('could not record a revoked grant as disconnected', error);
     });
   });
   return provider;
-}
-
-/** The athlete whose grant oidc-provider is revoking, from what the request had loaded. */
-function revokedAccountOf(ctx: KoaContextWithOIDC): string | undefined {
-  const { entities, session } = ctx.oidc;
-  return entities.Grant?.accountId ?? entities.RefreshToken?.accountId ?? entities.AuthorizationCode?.accountId ?? entities.AccessToken?.accountId ?? session?.accountId;
 }
 
 /** Why oidc-provider revoked a grant, from the route (and grant type) that did it. */
