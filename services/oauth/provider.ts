@@ -114,7 +114,7 @@ export async function createProvider(app: App, keys: OAuthKeys): Promise<Provide
           ctx.body = page(
             { title: 'Sign out' },
             html`<div class="card"><h1>Sign out of RepLedger's authorization?</h1>
-<p>Signing out here ends the sign-in that AI apps use to connect, and disconnects the apps connected through it.</p>
+<p>This ends the sign-in used when you connect AI apps. Apps already connected keep their access until you disconnect them in <a href="/connections">Connected apps</a>.</p>
 ${new Html(form)}
 <button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
 <button class="secondary" type="submit" form="op.logoutForm">Stay signed in</button></div>`,
