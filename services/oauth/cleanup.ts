@@ -24,7 +24,7 @@ export async function cleanUpOAuthState(reads: ReadStore, clock: Clock): Promise
 }
 
 /** Sweeps every OAUTH_CLEANUP_EVERY_MS until stopped; never keeps the process alive. */
-export function scheduleOAuthCleanup(reads: ReadStore, clock: Clock, onError: (error: unknown) => void): () => void {
+export function scheduleOAuthCleanup(reads: ReadStore, clock: Clock, onError: (error: unknown) => void, everyMs = OAUTH_CLEANUP_EVERY_MS): () => void {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
@@ -32,7 +32,7 @@ export function scheduleOAuthCleanup(reads: ReadStore, clock: Clock, onError: (e
     cleanUpOAuthState(reads, clock)
       .catch(onError)
       .finally(() => (running = false));
-  }, OAUTH_CLEANUP_EVERY_MS);
+  }, everyMs);
   timer.unref();
   return () => clearInterval(timer);
 }

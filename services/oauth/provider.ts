@@ -1,6 +1,7 @@
 // The bundled OAuth 2.0 authorization server (oidc-provider), mounted in our Fastify server with
 // the issuer at the base URL and its endpoints under /oauth. Configuration is data; each feature
 // is switched on deliberately.
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
@@ -191,6 +192,24 @@ export function revocationReason(route: string, grantType: unknown): DisconnectR
 export const REGISTRATIONS_PER_ADDRESS = 20;
 export const REGISTRATION_WINDOW_MS = 60 * 60_000;
 
+/** Past this many addresses remembered, those without a recent registration are forgotten. */
+const REGISTRANTS_REMEMBERED = 10_000;
+
+/**
+ * Whom registrations are counted against: an IPv4 address, or an IPv6 /64 (one subscriber's
+ * network: counting single IPv6 addresses would give each caller 2^64 budgets).
+ */
+export function registrantKey(ip: string): string {
+  if (isIP(ip) !== 6) return ip;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  const [head = '', tail = ''] = ip.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
 /** The web app's security headers, on every answer of the authorization server (its HTML pages above all). */
 function setPageHeaders(raw: FastifyReply['raw']): void {
   raw.setHeader('Content-Security-Policy', contentSecurityPolicy());
@@ -218,14 +237,16 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
     oauth.all('/oauth/register', async (request, reply) => {
       if (request.method === 'POST') {
         // Registration is anonymous and stores what it is sent: limited per address.
-        const wait = registrations.retryAfter(request.ip);
+        const key = registrantKey(request.ip);
+        const wait = registrations.retryAfter(key);
         if (wait > 0) {
           return reply
             .code(429)
             .header('Retry-After', String(wait))
             .send({ error: 'too_many_requests', error_description: `too many registrations from this address; try again in ${wait} seconds` });
         }
-        registrations.record(request.ip);
+        registrations.record(key);
+        if (registrations.size > REGISTRANTS_REMEMBERED) registrations.prune();
       }
       return handler(request, reply);
     });

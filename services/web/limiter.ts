@@ -29,6 +29,16 @@ export class AttemptLimiter {
     this.#attempts.delete(key);
   }
 
+  /** How many keys are remembered (each with at most `max` recent attempts). */
+  get size(): number {
+    return this.#attempts.size;
+  }
+
+  /** Forgets every key without a recent attempt: keys seen once are otherwise kept until asked again. */
+  prune(): void {
+    for (const key of [...this.#attempts.keys()]) this.#recent(key);
+  }
+
   #recent(key: string): number[] {
     const since = this.#clock.now().getTime() - this.#windowMs;
     const recent = (this.#attempts.get(key) ?? []).filter((t) => t > since);

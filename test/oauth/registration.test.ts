@@ -5,9 +5,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixedClock } from '../../services/domain/clock.ts';
 import { OAUTH } from '../../services/oauth/adapter.ts';
-import { cleanUpOAuthState } from '../../services/oauth/cleanup.ts';
+import { cleanUpOAuthState, scheduleOAuthCleanup } from '../../services/oauth/cleanup.ts';
+import { AttemptLimiter } from '../../services/web/limiter.ts';
 import { clientMetadataProblem, redirectUriProblem } from '../../services/oauth/client-policy.ts';
-import { REGISTRATIONS_PER_ADDRESS } from '../../services/oauth/provider.ts';
+import { registrantKey, REGISTRATIONS_PER_ADDRESS } from '../../services/oauth/provider.ts';
 import { connect, registerPro } from '../support/connect.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 
@@ -116,6 +117,27 @@ test('registration is limited per address: 429 with Retry-After, open again afte
   }, clock);
 });
 
+test('registrations count per IPv4 address and per IPv6 /64', () => {
+  assert.is(registrantKey('203.0.113.7'), '203.0.113.7');
+  assert.is(registrantKey('::ffff:203.0.113.7'), '203.0.113.7');
+  assert.is(registrantKey('2001:db8:1:2:3:4:5:6'), registrantKey('2001:db8:1:2::9'));
+  assert.is.not(registrantKey('2001:db8:1:2::9'), registrantKey('2001:db8:1:3::9'));
+});
+
+test('the limiter forgets addresses without recent attempts when pruned, and keeps counting the others', () => {
+  const clock = fixedClock('2026-06-01T12:00:00.000Z');
+  const limiter = new AttemptLimiter(2, 60_000, clock);
+  limiter.record('a');
+  clock.advance(30_000);
+  limiter.record('b');
+  limiter.record('b');
+  clock.advance(31_000);
+  assert.is(limiter.size, 2);
+  limiter.prune();
+  assert.is(limiter.size, 1, 'a had nothing recent');
+  assert.ok(limiter.retryAfter('b') > 0, 'b is still limited');
+});
+
 const authorize = (s: TestServer, clientId: string) => {
   const url = new URL(`${s.base}/oauth/authorize`);
   const params = { client_id: clientId, response_type: 'code', redirect_uri: 'https://coach.example/cb', scope: 'training', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 'xyz' };
@@ -179,6 +201,25 @@ test('the clean-up deletes expired codes, sessions, interactions and unused clie
     clock.advance(15 * 86400_000);
     await cleanUpOAuthState(s.app.reads, clock);
     assert.is(await stored(s, 'Session'), 0, 'sessions go after their 14 days');
+  }, clock);
+});
+
+test('the clean-up runs on its schedule', async () => {
+  const clock = fixedClock('2026-06-01T12:00:00.000Z');
+  await withServer(async (s) => {
+    const unused = ((await (await register(s, client())).json()) as { client_id: string }).client_id;
+    assert.is((await authorize(s, unused)).status, 303);
+    clock.advance(25 * 3600_000);
+    const errors: unknown[] = [];
+    const stop = scheduleOAuthCleanup(s.app.reads, s.app.clock, (error) => errors.push(error), 20);
+    try {
+      for (let i = 0; i < 100 && (await stored(s, 'Client')) > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    } finally {
+      stop();
+    }
+    assert.is(await stored(s, 'Client'), 0);
+    assert.is(await stored(s, 'Interaction'), 0);
+    assert.equal(errors, []);
   }, clock);
 });
 
