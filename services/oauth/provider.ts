@@ -11,7 +11,7 @@ import type { App } from '../app.ts';
 import { html, Html, page } from '../web/html.ts';
 import { contentSecurityPolicy } from '../web/app.ts';
 import { readStoreAdapter, oauthCollections } from './adapter.ts';
-import { clientMetadataProblem } from './client-policy.ts';
+import { clientMetadataProblem, URI_MAX } from './client-policy.ts';
 import { AttemptLimiter } from '../web/limiter.ts';
 import { scheduleOAuthCleanup } from './cleanup.ts';
 import { loadOrCreateKeys, type OAuthKeys } from './keys.ts';
@@ -100,7 +100,9 @@ export async function createProvider(app: App, keys: OAuthKeys): Promise<Provide
       // Bearer-only resource server, would refuse.
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },
-      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+      // Fetched only through `fetch` above (public, pinned, https, 2 s, 5 KB); a client_id longer
+      // than any URI we store is not fetched at all.
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02', allowFetch: (_ctx, clientId) => clientId.length <= URI_MAX },
       // Signing out of the authorization server is a page with a button: its form carries
       // oidc-provider's xsrf token, and nothing submits it but the athlete.
       rpInitiatedLogout: {
