@@ -8,12 +8,13 @@ import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'o
 import type { DisconnectReason } from '../../contracts/events.ts';
 import type { ReadScope } from '../../contracts/common.ts';
 import type { App } from '../app.ts';
-import { html, Html, page } from '../web/html.ts';
+// The web app's page layout and security headers, shared with the authorization server's pages.
 import { contentSecurityPolicy } from '../web/app.ts';
-import { readStoreAdapter, oauthCollections } from './adapter.ts';
-import { clientMetadataProblem, URI_MAX } from './client-policy.ts';
+import { html, Html, page } from '../web/html.ts';
 import { AttemptLimiter } from '../web/limiter.ts';
+import { readStoreAdapter, oauthCollections } from './adapter.ts';
 import { scheduleOAuthCleanup } from './cleanup.ts';
+import { clientMetadataProblem, URI_MAX } from './client-policy.ts';
 import { loadOrCreateKeys, type OAuthKeys } from './keys.ts';
 import { OUTBOUND_MAX_BYTES, pinnedFetch } from './outbound.ts';
 
@@ -156,10 +157,7 @@ ${new Html(form)}
     findAccount: async (_ctx, sub) => ((await app.athletes.get(sub)) ? { accountId: sub, claims: () => ({ sub }) } : undefined),
     renderError: async (ctx, out) => {
       ctx.type = 'text/html; charset=utf-8';
-      ctx.body = page(
-        { title: 'Sign-in could not continue' },
-        html`<div class="card"><h1>Sign-in could not continue</h1><p>${String(out.error_description ?? out.error)}.</p><p>Return to the app you came from and try again.</p></div>`,
-      );
+      ctx.body = errorPage(String(out.error_description ?? out.error));
     },
   };
 
@@ -172,13 +170,15 @@ ${new Html(form)}
       (ctx.body as Record<string, unknown>).response_modes_supported = ['query'];
     }
   });
-  provider.on('grant.revoked', (ctx: KoaContextWithOIDC, oauthGrantId: string) => {
-    app.connections.revokedByServer(oauthGrantId, revocationReason(ctx.oidc.route, ctx.oidc.params?.grant_type)).catch((error: unknown) => {
-      // The grant's tokens are gone either way; only the settings page would lag behind.
-      console.error('could not record a revoked grant as disconnected', error);
-    });
-  });
   return provider;
+}
+
+/** The authorization server's error page: what went wrong, and what to do. */
+function errorPage(problem: string): string {
+  return page(
+    { title: 'Sign-in could not continue' },
+    html`<div class="card"><h1>Sign-in could not continue</h1><p>${problem}.</p><p>Return to the app you came from and try again.</p></div>`,
+  );
 }
 
 /** Why oidc-provider revoked a grant, from the route (and grant type) that did it. */
@@ -219,13 +219,24 @@ function setPageHeaders(raw: FastifyReply['raw']): void {
   raw.setHeader('Referrer-Policy', 'same-origin');
 }
 
-/** oidc-provider's endpoints, given the raw request with its body unread. */
+/**
+ * oidc-provider's endpoints, given the raw request with its body unread, and what runs beside
+ * them: the registration limit, the clean-up schedule, revoked grants reaching the connections.
+ */
 export async function mountProvider(server: FastifyInstance, provider: Provider, app: App): Promise<void> {
   const callback = provider.callback();
   const registrations = new AttemptLimiter(REGISTRATIONS_PER_ADDRESS, REGISTRATION_WINDOW_MS, app.clock);
   const sessionCookie = provider.cookieName('session');
   const stopCleanup = scheduleOAuthCleanup(app.reads, app.clock, (error) => server.log.error({ err: error }, 'OAuth clean-up failed'));
   server.addHook('onClose', async () => stopCleanup());
+  // oidc-provider revokes grants by itself (a replayed refresh token or code, a client revoking
+  // its token): the athlete's connection must say so rather than look connected.
+  provider.on('grant.revoked', (ctx: KoaContextWithOIDC, oauthGrantId: string) => {
+    app.connections.revokedByServer(oauthGrantId, revocationReason(ctx.oidc.route, ctx.oidc.params?.grant_type)).catch((error: unknown) => {
+      // The grant's tokens are gone either way; only the settings page would lag behind.
+      server.log.error({ err: error, oauthGrantId }, 'could not record a revoked grant as disconnected');
+    });
+  });
 
   await server.register(async (oauth) => {
     oauth.removeAllContentTypeParsers();
@@ -263,8 +274,17 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
       }
       return handler(request, reply);
     });
+    oauth.all('/oauth/authorize', async (request, reply) => {
+      // Discovery offers the query response mode only; oidc-provider would still answer in a
+      // fragment or an auto-submitting form_post page (whose script our CSP blocks anyway).
+      const mode = (request.query as Record<string, unknown>).response_mode;
+      if (mode !== undefined && mode !== 'query') {
+        setPageHeaders(reply.raw);
+        return reply.code(400).type('text/html; charset=utf-8').send(errorPage(`response_mode ${String(mode).slice(0, 50)} is not supported (only query)`));
+      }
+      return handler(request, reply);
+    });
     for (const path of [
-      '/oauth/authorize',
       '/oauth/authorize/*',
       '/oauth/token',
       '/oauth/register/*',

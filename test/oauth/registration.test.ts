@@ -86,6 +86,19 @@ test('discovery advertises exactly the public-client code + PKCE flow', () =>
     }
   }));
 
+test('an authorization request for another response mode is refused', () =>
+  withServer(async (s) => {
+    const id = ((await (await register(s, client())).json()) as { client_id: string }).client_id;
+    for (const mode of ['form_post', 'fragment']) {
+      const url = new URL(`${s.base}/oauth/authorize`);
+      const params = { client_id: id, response_type: 'code', response_mode: mode, redirect_uri: 'https://coach.example/cb', scope: 'training', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
+      for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+      const res = await fetch(url, { redirect: 'manual' });
+      assert.is(res.status, 400, mode);
+      assert.match(await res.text(), /response_mode .* is not supported/);
+    }
+  }));
+
 test('registrations outside that flow are refused', () =>
   withServer(async (s) => {
     assert.is(await refusal(await register(s, client({ token_endpoint_auth_method: 'client_secret_basic' }))), 'invalid_client_metadata');
