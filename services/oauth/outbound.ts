@@ -113,13 +113,20 @@ function toHeaders(raw: NodeJS.Dict<string | string[]>): Headers {
   return headers;
 }
 
+export interface PinnedFetchOptions {
+  resolve?: Resolve;
+  /** The address policy; only tests widen it (to observe where a connection goes). */
+  isAllowed?: (address: string) => boolean;
+  /** Trusted certificates in place of the system's; only tests set it. */
+  ca?: string | Buffer;
+}
+
 /**
  * A `fetch` for oidc-provider's `fetch` option: GET over https to the checked, pinned address.
- * `isAllowed` is the address policy; only tests widen it (to observe where a connection goes).
  * Only what oidc-provider uses is honoured (method, headers, signal); redirects are answered as
  * they come (oidc-provider refuses anything but 200).
  */
-export function pinnedFetch(resolve: Resolve = systemResolve, isAllowed: (address: string) => boolean = isPublicAddress) {
+export function pinnedFetch({ resolve = systemResolve, isAllowed = isPublicAddress, ca }: PinnedFetchOptions = {}) {
   return async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(OUTBOUND_TIMEOUT_MS)]) : AbortSignal.timeout(OUTBOUND_TIMEOUT_MS);
@@ -138,10 +145,12 @@ export function pinnedFetch(resolve: Resolve = systemResolve, isAllowed: (addres
           path: `${url.pathname}${url.search}`,
           method: init.method ?? 'GET',
           headers,
-          // TLS is verified for the name the client gave, not for the IP we dialled.
+          // TLS is verified for the name the client gave, not for the IP we dialled (Node would
+          // take it from the Host header too; said here, it does not depend on that).
           ...(hostIsName ? { servername: url.hostname } : {}),
           signal,
           agent: false,
+          ...(ca ? { ca } : {}),
         },
         (res) => {
           const length = Number(res.headers['content-length'] ?? 0);

@@ -1,10 +1,13 @@
 // Client ID metadata documents: a client_id that is an https URL makes the authorization server
 // fetch it. A loopback, private or otherwise non-public address must never be connected to, and a
 // name that resolves twice (DNS rebinding) must be dialled at the address that was checked.
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
 import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isPublicAddress, OUTBOUND_TIMEOUT_MS, OutboundRefused, pinnedFetch, publicAddressOf } from '../../services/oauth/outbound.ts';
+import { isPublicAddress, OUTBOUND_MAX_BYTES, OUTBOUND_TIMEOUT_MS, OutboundRefused, pinnedFetch, publicAddressOf } from '../../services/oauth/outbound.ts';
 import { startServer } from '../support/server.ts';
 
 /** A TCP listener on loopback that counts the connections it is offered. */
@@ -87,12 +90,12 @@ test('the connection goes to the address that was checked, even if the name then
     let lookups = 0;
     const resolve = async () => [{ address: answers[lookups++] ?? '10.9.9.9', family: 4 }];
     // For this test only, loopback counts as allowed, so that the dialled address can be observed.
-    const fetchPinned = pinnedFetch(resolve, (address) => address === '127.0.0.1');
+    const fetchPinned = pinnedFetch({ resolve, isAllowed: (address) => address === '127.0.0.1' });
     await fetchPinned(`https://rebind.example:${listener.port}/client.json`).catch(() => undefined);
     assert.is(lookups, 1, 'resolved once');
     assert.is(listener.connections(), 1, 'dialled the checked address');
 
-    const refuseAll = pinnedFetch(resolve);
+    const refuseAll = pinnedFetch({ resolve });
     try {
       await refuseAll(`https://rebind.example:${listener.port}/client.json`);
       assert.unreachable('a private answer was fetched');
@@ -112,7 +115,7 @@ test('a server that accepts and never answers is given up on within the time lim
   const { port } = server.address() as { port: number };
   try {
     const started = performance.now();
-    const fetchLoopback = pinnedFetch(async () => [{ address: '127.0.0.1', family: 4 }], () => true);
+    const fetchLoopback = pinnedFetch({ resolve: async () => [{ address: '127.0.0.1', family: 4 }], isAllowed: () => true });
     await fetchLoopback(`https://slow.example:${port}/client.json`).then(
       () => assert.unreachable('answered'),
       () => undefined,
@@ -121,6 +124,37 @@ test('a server that accepts and never answers is given up on within the time lim
     assert.ok(took >= OUTBOUND_TIMEOUT_MS - 50 && took < OUTBOUND_TIMEOUT_MS + 1000, `gave up after ${Math.round(took)} ms`);
   } finally {
     for (const socket of held) socket.destroy();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+});
+
+test('over TLS: the document is read from the pinned address, verified for the name, and bounded in size', async () => {
+  // A self-signed certificate for client.example, only for this test.
+  const tls = join(import.meta.dirname, '..', 'fixtures', 'tls');
+  const cert = readFileSync(join(tls, 'client-example.crt'));
+  let seen = '';
+  const server = createHttpsServer({ key: readFileSync(join(tls, 'client-example.key')), cert }, (req, res) => {
+    seen = `${req.headers.host} ${req.url}`;
+    res.writeHead(200, { 'content-type': 'application/json' }).end(req.url === '/big' ? 'x'.repeat(OUTBOUND_MAX_BYTES + 1) : '{"client_id":"ok"}');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  try {
+    const fetchLocal = pinnedFetch({ resolve: async () => [{ address: '127.0.0.1', family: 4 }], isAllowed: () => true, ca: cert });
+    const res = await fetchLocal(`https://client.example:${port}/client.json?v=1`, { headers: { accept: 'application/json' } });
+    assert.is(res.status, 200);
+    assert.equal(await res.json(), { client_id: 'ok' });
+    assert.is(seen, `client.example:${port} /client.json?v=1`, 'Host and path are the named ones');
+    const readBig = async () => (await fetchLocal(`https://client.example:${port}/big`)).text();
+    await readBig().then(
+      () => assert.unreachable('a body over the limit was read'),
+      (error: unknown) => assert.match(String(error), /too large/),
+    );
+    await fetchLocal(`https://other.example:${port}/client.json`).then(
+      () => assert.unreachable('a certificate for another name was accepted'),
+      (error: unknown) => assert.match(String(error), /altnames|certificate/),
+    );
+  } finally {
     await new Promise<void>((r) => server.close(() => r()));
   }
 });
