@@ -82,6 +82,14 @@ export const athleteEvent = z.discriminatedUnion('type', [
 export type AthleteEvent = z.infer<typeof athleteEvent>;
 
 /**
+ * Why a connection ended: the athlete disconnected it, or the authorization server revoked its
+ * grant (a refresh token or authorization code used twice, which suggests a stolen token; the
+ * client revoking its own token; the athlete signing out of the authorization server).
+ */
+export const disconnectReason = z.enum(['athlete', 'refresh_token_reused', 'authorization_code_reused', 'client_revoked', 'signed_out', 'authorization_server']);
+export type DisconnectReason = z.infer<typeof disconnectReason>;
+
+/**
  * Events of the `connections-<athlete id>` stream: which AI clients may read which areas. The
  * grant id is the authorization server's; disconnecting stops every token of the grant.
  */
@@ -105,7 +113,8 @@ export const connectionEvent = z.discriminatedUnion('type', [
   }),
   z.strictObject({
     type: z.literal('grant.disconnected'),
-    data: z.strictObject({ grant_id: uuid, athlete_id: uuid }),
+    /** `reason` is absent on events written before it was recorded. */
+    data: z.strictObject({ grant_id: uuid, athlete_id: uuid, reason: disconnectReason.optional() }),
   }),
 ]);
 export type ConnectionEvent = z.infer<typeof connectionEvent>;

@@ -1,11 +1,22 @@
 // The athlete's connected AI clients, for the connection settings page and the per-request check
 // that a grant is still connected.
-import type { ConnectionEvent } from '../contracts/events.ts';
+import type { ConnectionEvent, DisconnectReason } from '../contracts/events.ts';
 import type { ReadScope } from '../contracts/common.ts';
 import type { Doc } from '../services/store/read-store.ts';
 import { athleteOf, occurredAt, type Projection } from './projection.ts';
 
 export const CONNECTIONS = 'connections';
+/**
+ * Which athlete's connection an authorization-server grant belongs to (one partition, keyed by
+ * the grant id): oidc-provider names only the grant when it revokes one by itself.
+ */
+export const CONNECTION_GRANTS = 'connection_grants';
+export const CONNECTION_GRANTS_PARTITION = 'oauth';
+
+export interface ConnectionGrantDoc extends Doc {
+  athlete_id: string;
+  grant_id: string;
+}
 
 export interface ConnectionDoc extends Doc {
   oauth_grant_id: string;
@@ -17,11 +28,18 @@ export interface ConnectionDoc extends Doc {
   connected_at: string;
   updated_at: string;
   disconnected_at: string | null;
+  /** Absent on connections disconnected before reasons were recorded. */
+  disconnect_reason?: DisconnectReason | null;
 }
 
 export const connectionsProjection: Projection = {
   name: 'connections',
-  collections: [{ name: CONNECTIONS, indexes: [{ name: 'by_connected', fields: ['connected_at', 'id'] }] }],
+  // 2: connection_grants added (stores built before are replayed to fill it).
+  version: 2,
+  collections: [
+    { name: CONNECTIONS, indexes: [{ name: 'by_connected', fields: ['connected_at', 'id'] }] },
+    { name: CONNECTION_GRANTS, indexes: [] },
+  ],
   handles: (type) => type.startsWith('grant.'),
   async apply(stored, docs) {
     const event = stored as unknown as ConnectionEvent;
@@ -41,6 +59,7 @@ export const connectionsProjection: Projection = {
         updated_at: at,
         disconnected_at: null,
       } satisfies ConnectionDoc);
+      await docs.upsert(CONNECTION_GRANTS, CONNECTION_GRANTS_PARTITION, { id: oauth_grant_id, athlete_id: athleteId, grant_id } satisfies ConnectionGrantDoc);
       return;
     }
     const current = await docs.get<ConnectionDoc>(CONNECTIONS, athleteId, event.data.grant_id);
@@ -48,7 +67,7 @@ export const connectionsProjection: Projection = {
     const change =
       event.type === 'grant.scopes_changed'
         ? { scopes: event.data.scopes }
-        : { status: 'disconnected' as const, disconnected_at: at };
+        : { status: 'disconnected' as const, disconnected_at: at, disconnect_reason: event.data.reason ?? null };
     await docs.upsert(CONNECTIONS, athleteId, { ...current, ...change, updated_at: at });
   },
 };

@@ -1,9 +1,9 @@
 // Connections: which AI client may read which areas of an athlete's record. Every change is an
 // event on the athlete's `connections-<id>` stream, so the audit history shows who had access when.
-import { connectionEvent, streams, type Actor, type ConnectionEvent } from '../contracts/events.ts';
+import { connectionEvent, streams, type Actor, type ConnectionEvent, type DisconnectReason } from '../contracts/events.ts';
 import { appendEvents } from './append.ts';
 import type { ReadScope } from '../contracts/common.ts';
-import { CONNECTIONS, type ConnectionDoc } from '../projections/connections.ts';
+import { CONNECTION_GRANTS, CONNECTION_GRANTS_PARTITION, CONNECTIONS, type ConnectionDoc, type ConnectionGrantDoc } from '../projections/connections.ts';
 import type { Clock } from './domain/clock.ts';
 import { DomainError } from './domain/errors.ts';
 import { nameUuid } from './domain/ids.ts';
@@ -50,9 +50,25 @@ export class ConnectionService {
   async disconnect(athleteId: string, grantId: string): Promise<void> {
     const existing = await this.get(athleteId, grantId);
     if (!existing || existing.status !== 'connected') throw new DomainError('not_found', 'no such connection');
-    await this.#append(athleteId, { type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: athleteId } }, { type: 'athlete', id: athleteId });
+    await this.#append(athleteId, { type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: athleteId, reason: 'athlete' } }, { type: 'athlete', id: athleteId });
     // The connection check refuses the next request anyway; revoking the tokens also stops refreshes.
     await revokeOAuthGrant(this.#reads, existing.oauth_grant_id);
+  }
+
+  /**
+   * The authorization server revoked a grant itself (its tokens are already gone): the connection
+   * shows as disconnected, with why, instead of looking connected while nothing works.
+   */
+  async revokedByServer(oauthGrantId: string, reason: DisconnectReason): Promise<void> {
+    const owner = await this.#reads.get<ConnectionGrantDoc>(CONNECTION_GRANTS, CONNECTION_GRANTS_PARTITION, oauthGrantId);
+    if (!owner) return; // a grant the athlete never finished consenting to has no connection
+    const existing = await this.get(owner.athlete_id, owner.grant_id);
+    if (!existing || existing.status !== 'connected') return;
+    await this.#append(
+      owner.athlete_id,
+      { type: 'grant.disconnected', data: { grant_id: owner.grant_id, athlete_id: owner.athlete_id, reason } },
+      { type: 'operator', id: 'authorization-server' },
+    );
   }
 
   async get(athleteId: string, grantId: string): Promise<ConnectionDoc | null> {

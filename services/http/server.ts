@@ -43,7 +43,7 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
 
   const keys = serverKeys(app);
   const provider = await createProvider(app, keys);
-  await mountProvider(server, provider);
+  await mountProvider(server, provider, app);
   await registerWebApp(server, app, provider);
   const agentAccess = await registerAgentAccess(server, app, provider);
   const services: ApiServices = { app, auth: agentAccess, cursorKey: derivedKey(keys, 'cursor'), quota: new Quota(app.config.quota, app.clock) };

@@ -1,13 +1,22 @@
 // The bundled OAuth 2.0 authorization server (oidc-provider), mounted in our Fastify server with
 // the issuer at the base URL and its endpoints under /oauth. Configuration is data; each feature
 // is switched on deliberately.
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import Provider, { errors, type Configuration } from 'oidc-provider';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { DisconnectReason } from '../../contracts/events.ts';
 import type { ReadScope } from '../../contracts/common.ts';
 import type { App } from '../app.ts';
+// The web app's page layout and security headers, shared with the authorization server's pages.
+import { contentSecurityPolicy } from '../web/app.ts';
+import { html, Html, page } from '../web/html.ts';
+import { AttemptLimiter } from '../web/limiter.ts';
 import { readStoreAdapter, oauthCollections } from './adapter.ts';
+import { scheduleOAuthCleanup } from './cleanup.ts';
+import { clientMetadataProblem, URI_MAX } from './client-policy.ts';
 import { loadOrCreateKeys, type OAuthKeys } from './keys.ts';
+import { OUTBOUND_MAX_BYTES, pinnedFetch } from './outbound.ts';
 
 export const READ_SCOPES: ReadScope[] = ['training', 'recovery', 'nutrition', 'body_measurements'];
 
@@ -17,6 +26,19 @@ export function resourcesOf(baseUrl: string) {
 }
 
 const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
+
+/**
+ * Why a refresh may not be issued for the `resource` requested, or null. The rules oidc-provider
+ * applies after consuming the token (resolve_resource.js): one resource at most, one the refresh
+ * token was granted for, and one of ours.
+ */
+export function refreshTargetProblem(requested: unknown, granted: ReadonlySet<unknown>, known: ReadonlySet<string>): string | null {
+  if (requested === undefined) return null;
+  if (typeof requested !== 'string') return 'only a single resource indicator may be requested';
+  if (!known.has(requested)) return `${requested} is not a RepLedger resource`;
+  if (!granted.has(requested)) return `the refresh token was not granted for ${requested}`;
+  return null;
+}
 
 export function serverKeys(app: App): OAuthKeys {
   return loadOrCreateKeys(process.env.OAUTH_KEYS_FILE ?? join(app.config.dataDir, 'secrets', 'oauth-keys.json'));
@@ -48,6 +70,25 @@ export async function createProvider(app: App, keys: OAuthKeys): Promise<Provide
       token_endpoint_auth_method: 'none',
       id_token_signed_response_alg: 'ES256',
     },
+    // Exactly the flow Agent Access supports and the README documents: public clients (no client
+    // authentication) using the authorization code with PKCE. Discovery advertises only this, and
+    // registration refuses anything else (another response type, grant type or auth method).
+    responseTypes: ['code'],
+    clientAuthMethods: ['none'],
+    // Every registered or published field is bounded and checked (client-policy.ts). oidc-provider
+    // calls this validator for each property listed, with the whole metadata; one is enough.
+    extraClientMetadata: {
+      properties: ['client_name'],
+      validator: (_ctx, key, _value, metadata) => {
+        if (key !== 'client_name') return;
+        const problem = clientMetadataProblem(metadata as Record<string, unknown>);
+        if (problem?.error === 'invalid_redirect_uri') throw new errors.InvalidRedirectUri(problem.description);
+        if (problem) throw new errors.InvalidClientMetadata(problem.description);
+      },
+    },
+    // Outbound requests (client ID metadata documents) go only to public addresses, pinned.
+    fetch: pinnedFetch(),
+    fetchResponseBodyLimits: { 'client_id metadata document': 5 * 1024, jwks_uri: OUTBOUND_MAX_BYTES, sector_identifier_uri: OUTBOUND_MAX_BYTES },
     // oidc-provider 9 implements S256 only; requiring PKCE makes it mandatory for every client.
     pkce: { required: () => true },
     features: {
@@ -55,7 +96,39 @@ export async function createProvider(app: App, keys: OAuthKeys): Promise<Provide
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
       revocation: { enabled: true },
       userinfo: { enabled: false },
-      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+      // On by default in oidc-provider, but not part of the flow: pushed authorization requests
+      // (whose endpoint is not even mounted here) and DPoP-bound tokens, which Agent Access, a
+      // Bearer-only resource server, would refuse.
+      pushedAuthorizationRequests: { enabled: false },
+      dPoP: { enabled: false },
+      // Fetched only through `fetch` above (public, pinned, https, 2 s, 5 KB); a client_id longer
+      // than any URI we store is not fetched at all.
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02', allowFetch: (_ctx, clientId) => clientId.length <= URI_MAX },
+      // Signing out of the authorization server is a page with a button: its form carries
+      // oidc-provider's xsrf token, and nothing submits it but the athlete.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          // The confirmation redirects to the client's registered post-logout URI when it named
+          // one; Chromium applies form-action to that redirect.
+          const next = ctx.oidc.params?.post_logout_redirect_uri;
+          const target = typeof next === 'string' ? URL.parse(next)?.origin : undefined;
+          if (target) ctx.set('Content-Security-Policy', contentSecurityPolicy([target]));
+          ctx.type = 'text/html; charset=utf-8';
+          ctx.body = page(
+            { title: 'Sign out' },
+            html`<div class="card"><h1>Sign out of RepLedger's authorization?</h1>
+<p>This ends the sign-in used when you connect AI apps. Apps already connected keep their access until you disconnect them in <a href="/connections">Connected apps</a>.</p>
+${new Html(form)}
+<button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
+<button class="secondary" type="submit" form="op.logoutForm">Stay signed in</button></div>`,
+          );
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.type = 'text/html; charset=utf-8';
+          ctx.body = page({ title: 'Signed out' }, html`<div class="card"><h1>Signed out</h1><p>You can close this window.</p></div>`);
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => resourcesOf(app.config.baseUrl).mcp,
@@ -68,42 +141,155 @@ export async function createProvider(app: App, keys: OAuthKeys): Promise<Provide
       },
     },
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-    rotateRefreshToken: true,
+    // oidc-provider consumes the presented refresh token here, before it resolves the requested
+    // resource; a refusal after that (invalid_target) would leave the client holding a spent token
+    // whose next use counts as a replay and revokes the whole grant. So the target is checked
+    // first, with the same rules, and a refused request consumes nothing.
+    rotateRefreshToken: (ctx) => {
+      const refreshToken = ctx.oidc.entities.RefreshToken;
+      const problem = refreshTargetProblem(ctx.oidc.params?.resource, refreshToken?.resourceIndicators ?? new Set(), resources);
+      if (problem) throw new errors.InvalidTarget(problem);
+      return true;
+    },
     expiresWithSession: () => false,
     ttl: { AccessToken: ACCESS_TOKEN_TTL_SECONDS, AuthorizationCode: 60, RefreshToken: 30 * 86400, Grant: 365 * 86400, Session: 14 * 86400, Interaction: 3600 },
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
     findAccount: async (_ctx, sub) => ((await app.athletes.get(sub)) ? { accountId: sub, claims: () => ({ sub }) } : undefined),
     renderError: async (ctx, out) => {
-      ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = `Sign-in could not continue: ${out.error_description ?? out.error}. Return to the app you came from and try again.`;
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = errorPage(String(out.error_description ?? out.error));
     },
   };
 
   const provider = new Provider(app.config.baseUrl, configuration);
   provider.proxy = true;
+  // oidc-provider writes response_modes_supported itself; only `query` is part of our flow.
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.path.startsWith('/.well-known/') && ctx.body && typeof ctx.body === 'object' && 'response_modes_supported' in ctx.body) {
+      (ctx.body as Record<string, unknown>).response_modes_supported = ['query'];
+    }
+  });
   return provider;
 }
 
-/** oidc-provider's endpoints, given the raw request with its body unread. */
-export async function mountProvider(server: FastifyInstance, provider: Provider): Promise<void> {
+/** The authorization server's error page: what went wrong, and what to do. */
+function errorPage(problem: string): string {
+  return page(
+    { title: 'Sign-in could not continue' },
+    html`<div class="card"><h1>Sign-in could not continue</h1><p>${problem}.</p><p>Return to the app you came from and try again.</p></div>`,
+  );
+}
+
+/** Why oidc-provider revoked a grant, from the route (and grant type) that did it. */
+export function revocationReason(route: string, grantType: unknown): DisconnectReason {
+  if (route === 'token' && grantType === 'refresh_token') return 'refresh_token_reused';
+  if (route === 'token' && grantType === 'authorization_code') return 'authorization_code_reused';
+  if (route === 'revocation') return 'client_revoked';
+  if (route === 'end_session_confirm') return 'signed_out';
+  return 'authorization_server';
+}
+
+/** Registrations per address and window: a real client registers once per install. */
+export const REGISTRATIONS_PER_ADDRESS = 20;
+export const REGISTRATION_WINDOW_MS = 60 * 60_000;
+
+/** Past this many addresses remembered, those without a recent registration are forgotten. */
+const REGISTRANTS_REMEMBERED = 10_000;
+
+/**
+ * Whom registrations are counted against: an IPv4 address, or an IPv6 /64 (one subscriber's
+ * network: counting single IPv6 addresses would give each caller 2^64 budgets).
+ */
+export function registrantKey(ip: string): string {
+  if (isIP(ip) !== 6) return ip;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  const [head = '', tail = ''] = ip.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+/** The web app's security headers, on every answer of the authorization server (its HTML pages above all). */
+function setPageHeaders(raw: FastifyReply['raw']): void {
+  raw.setHeader('Content-Security-Policy', contentSecurityPolicy());
+  raw.setHeader('X-Frame-Options', 'DENY');
+  raw.setHeader('Referrer-Policy', 'same-origin');
+}
+
+/**
+ * oidc-provider's endpoints, given the raw request with its body unread, and what runs beside
+ * them: the registration limit, the clean-up schedule, revoked grants reaching the connections.
+ */
+export async function mountProvider(server: FastifyInstance, provider: Provider, app: App): Promise<void> {
   const callback = provider.callback();
+  const registrations = new AttemptLimiter(REGISTRATIONS_PER_ADDRESS, REGISTRATION_WINDOW_MS, app.clock);
+  const sessionCookie = provider.cookieName('session');
+  const stopCleanup = scheduleOAuthCleanup(app.reads, app.clock, (error) => server.log.error({ err: error }, 'OAuth clean-up failed'));
+  server.addHook('onClose', async () => stopCleanup());
+  // oidc-provider revokes grants by itself (a replayed refresh token or code, a client revoking
+  // its token): the athlete's connection must say so rather than look connected.
+  provider.on('grant.revoked', (ctx: KoaContextWithOIDC, oauthGrantId: string) => {
+    app.connections.revokedByServer(oauthGrantId, revocationReason(ctx.oidc.route, ctx.oidc.params?.grant_type)).catch((error: unknown) => {
+      // The grant's tokens are gone either way; only the settings page would lag behind.
+      server.log.error({ err: error, oauthGrantId }, 'could not record a revoked grant as disconnected');
+    });
+  });
+
   await server.register(async (oauth) => {
     oauth.removeAllContentTypeParsers();
     oauth.addContentTypeParser('*', (_request, _payload, done) => done(null));
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       reply.raw.setHeader('X-Request-Id', request.id);
+      setPageHeaders(reply.raw);
       reply.hijack();
       await callback(request.raw, reply.raw);
     };
+    oauth.all('/oauth/register', async (request, reply) => {
+      if (request.method === 'POST') {
+        // Registration is anonymous and stores what it is sent: limited per address.
+        const key = registrantKey(request.ip);
+        const wait = registrations.retryAfter(key);
+        if (wait > 0) {
+          return reply
+            .code(429)
+            .header('Retry-After', String(wait))
+            .send({ error: 'too_many_requests', error_description: `too many registrations from this address; try again in ${wait} seconds` });
+        }
+        registrations.record(key);
+        if (registrations.size > REGISTRANTS_REMEMBERED) registrations.prune();
+      }
+      return handler(request, reply);
+    });
+    oauth.all('/oauth/logout', async (request, reply) => {
+      // Without an authorization-server session there is nothing to sign out of: answer here,
+      // so that an anonymous visit does not make oidc-provider store a session for it.
+      if (!cookieNames(request.headers.cookie).has(sessionCookie)) {
+        setPageHeaders(reply.raw);
+        return reply
+          .type('text/html; charset=utf-8')
+          .send(page({ title: 'Signed out' }, html`<div class="card"><h1>You are not signed in</h1><p>There is nothing to sign out of. You can close this window.</p></div>`));
+      }
+      return handler(request, reply);
+    });
+    oauth.all('/oauth/authorize', async (request, reply) => {
+      // Discovery offers the query response mode only; oidc-provider would still answer in a
+      // fragment or an auto-submitting form_post page (whose script our CSP blocks anyway).
+      const mode = (request.query as Record<string, unknown>).response_mode;
+      if (mode !== undefined && mode !== 'query') {
+        setPageHeaders(reply.raw);
+        return reply.code(400).type('text/html; charset=utf-8').send(errorPage(`response_mode ${String(mode).slice(0, 50)} is not supported (only query)`));
+      }
+      return handler(request, reply);
+    });
     for (const path of [
-      '/oauth/authorize',
       '/oauth/authorize/*',
       '/oauth/token',
-      '/oauth/register',
       '/oauth/register/*',
       '/oauth/jwks',
       '/oauth/revoke',
-      '/oauth/logout',
       '/oauth/logout/*',
       '/.well-known/openid-configuration',
       '/.well-known/oauth-authorization-server',
@@ -111,4 +297,8 @@ export async function mountProvider(server: FastifyInstance, provider: Provider)
       oauth.all(path, handler);
     }
   });
+}
+
+function cookieNames(header: string | undefined): Set<string> {
+  return new Set((header ?? '').split(';').map((pair) => pair.split('=')[0]!.trim()).filter(Boolean));
 }

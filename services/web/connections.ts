@@ -1,6 +1,7 @@
 // Connection settings: the AI clients the athlete connected, what each may read, when it last
 // read, and a button that disconnects it at once.
 import type { FastifyInstance } from 'fastify';
+import type { DisconnectReason } from '../../contracts/events.ts';
 import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
 import { lastReadAt } from '../http/agent-access.ts';
@@ -8,6 +9,22 @@ import type { Show } from './app.ts';
 import { html } from './html.ts';
 
 const AREA_NAMES: Record<string, string> = { training: 'Training', recovery: 'Recovery', nutrition: 'Nutrition', body_measurements: 'Body measurements' };
+
+/** Why a connection ended, as the athlete reads it. */
+const WHY_DISCONNECTED: Record<DisconnectReason, string> = {
+  athlete: 'You disconnected it.',
+  refresh_token_reused:
+    'RepLedger disconnected it: one of its sign-in tokens was used twice, which can mean someone copied it. Connect the app again if you still use it.',
+  authorization_code_reused:
+    'RepLedger disconnected it: its sign-in code was used twice, which can mean someone copied it. Connect the app again if you still use it.',
+  client_revoked: 'The app gave up its access itself.',
+  signed_out: 'You signed out of RepLedger in the sign-in window AI apps use.',
+  authorization_server: 'RepLedger ended its access.',
+};
+
+export function whyDisconnected(reason: DisconnectReason | null | undefined): string {
+  return reason ? WHY_DISCONNECTED[reason] : 'It no longer has access.';
+}
 
 function when(iso: string | null, timezone: string): string {
   if (!iso) return 'never';
@@ -20,7 +37,11 @@ export function registerConnections(web: FastifyInstance, app: App, show: Show):
     if (!session?.athlete_id) return reply.redirect(`/sign-in?return_to=${encodeURIComponent('/connections')}`);
     const athlete = (await app.athletes.get(session.athlete_id))!;
     const tz = athlete.profile.timezone;
-    const connected = (await app.connections.list(athlete.athlete_id)).filter((c) => c.status === 'connected');
+    const all = await app.connections.list(athlete.athlete_id);
+    const connected = all.filter((c) => c.status === 'connected');
+    // Shown with why they ended, so that an app cut off by the authorization server does not
+    // simply look connected while nothing works (or vanish without a word).
+    const ended = all.filter((c) => c.status === 'disconnected');
     const rows = await Promise.all(
       connected.map(async (c) => {
         const lastRead = await lastReadAt(app, athlete.athlete_id, c.id);
@@ -41,7 +62,13 @@ export function registerConnections(web: FastifyInstance, app: App, show: Show):
       session,
       html`<h1>Connected apps</h1>
 ${notice ? html`<p class="notice" role="status">Disconnected. It can no longer read your record; copies it already received stay with it.</p>` : ''}
-${rows.length ? rows : html`<div class="card"><p>No AI clients are connected. When you connect one, it appears here with what it may read.</p></div>`}`,
+${rows.length ? rows : html`<div class="card"><p>No AI clients are connected. When you connect one, it appears here with what it may read.</p></div>`}
+${ended.length ? html`<h2>Disconnected</h2>${ended.map(
+  (c) => html`<div class="card connection disconnected">
+<h2>${c.client_name}</h2>
+<p><strong>Disconnected</strong> ${when(c.disconnected_at, tz)}. ${whyDisconnected(c.disconnect_reason)}</p>
+</div>`,
+)}` : ''}`,
     );
   });
 

@@ -36,9 +36,14 @@ export class AttemptLimiter {
     this.#attempts.delete(key);
   }
 
-  /** How many keys are remembered. */
+  /** How many keys are remembered (each with at most `max` recent attempts). */
   get size(): number {
     return this.#attempts.size;
+  }
+
+  /** Forgets every key without a recent attempt now, rather than at the next sweep. */
+  prune(): void {
+    for (const key of [...this.#attempts.keys()]) this.#recent(key);
   }
 
   #recent(key: string): number[] {
