@@ -122,8 +122,17 @@ export function registerConsent(web: FastifyInstance, ctx: ConsentContext): void
     let body: Html;
     if (athlete.tier !== 'pro') {
       body = html`<div class="card"><h1>Connecting AI clients needs Pro</h1>
-<p><strong>${name}</strong> asked to read your training record. Agent access is part of the Pro plan; your account is on the Free plan.</p>
-${deny}</div>`;
+<p><strong>${name}</strong> asked to read your training record. Your account (${athlete.email}) is on the Free plan, and connecting AI clients is part of Pro.</p>
+<h2>What Pro gives you</h2>
+<ul>
+<li>AI clients you choose — Claude, ChatGPT, VS Code and others that support MCP — can read the areas of your record you tick: training, recovery, nutrition, body measurements.</li>
+<li>You see every connected app and what it may read, and can disconnect it at any time.</li>
+<li>Apps can only read: they cannot change your record.</li>
+</ul>
+<h2>How to get it</h2>
+<p>Plans are set by whoever runs this RepLedger. Ask them to move your account to Pro (they run <code>repledger subscriptions set --athlete ${athlete.email} --tier pro</code>). Then go back to ${name} and connect again.</p>
+<p class="hint">Until then you can keep using RepLedger as before; nothing is shared with ${name}.</p>
+<form method="post" action="/oauth/interaction/${interaction.uid}/deny">${csrf}<button type="submit">Go back to ${name}</button></form></div>`;
     } else {
       body = html`<div class="card"><h1>Allow ${name} to read your record?</h1>
 <p>Signed in as <strong>${athlete.email}</strong>. The app will send you back to <strong>${redirectHostOf(redirectUri)}</strong>.</p>

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { seriousViolations } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
-import { PASSWORD, registerPro } from '../support/connect.ts';
+import { beginAuthorization, PASSWORD, registerPro } from '../support/connect.ts';
 import { startServer } from '../support/server.ts';
 
 const noBrowser = whyNoBrowser();
@@ -80,6 +80,20 @@ if (noBrowser) {
       await plain.goto(`${s.base}/sign-up`);
       assert.is(await plain.inputValue('#timezone'), 'UTC');
       await noScript.close();
+
+      // A Free athlete connecting an AI client: what Pro gives, how to get it, a way back.
+      await registerPro(s.app, 'bea@example.com', 'free');
+      const client = await beginAuthorization(`${s.base}/mcp`, 'training');
+      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
+      const consent = await phone.newPage();
+      await consent.goto(client.authorizationUrl!.href);
+      await consent.fill('#email', 'bea@example.com');
+      await consent.fill('#password', PASSWORD);
+      await consent.click('button[type=submit]');
+      await consent.waitForSelector('text=What Pro gives you');
+      assert.equal(await seriousViolations(consent), [], 'the Pro page');
+      await screenshot(consent, 'consent-needs-pro');
+      await phone.close();
     } finally {
       await browser.close();
       await s.close();

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { fixedClock } from '../../services/domain/clock.ts';
 import { AttemptLimiter } from '../../services/web/limiter.ts';
 import { SESSIONS } from '../../services/web/sessions.ts';
-import { registerPro, PASSWORD } from '../support/connect.ts';
+import { beginAuthorization, follow, registerPro, PASSWORD, REDIRECT } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
 
 const ADA = { display_name: 'Ada', email: 'ada@example.com', password: PASSWORD, timezone: 'Europe/London', unit_preference: 'kg' };
@@ -235,6 +235,32 @@ test('sign-up offers IANA zone names, keeps the older names a browser reports, a
     const made = await visitor.post('/sign-up', { ...ADA, timezone: 'Asia/Kolkata', _csrf: FormClient.csrf(form.text) });
     assert.is(made.status, 303);
     assert.is((await s.app.athletes.byEmail(ADA.email))?.profile.timezone, 'Asia/Kolkata');
+  } finally {
+    await s.close();
+  }
+});
+
+test('a Free athlete who connects an AI client is told what Pro gives and how to get it, and can go back', async () => {
+  const s = await startServer();
+  try {
+    await registerPro(s.app, ADA.email, 'free');
+    const client = await beginAuthorization(`${s.base}/v1/agent-access`, 'training');
+    const browser = new FormClient(s.base);
+    let page = await follow(browser, client.authorizationUrl!.href);
+    const returnTo = new URL(page.location).searchParams.get('return_to')!;
+    const signedIn = await browser.post('/sign-in', { email: ADA.email, password: PASSWORD, return_to: returnTo, _csrf: FormClient.csrf(page.text) });
+    page = await follow(browser, new URL(signedIn.headers.get('location')!, s.base).href);
+    assert.match(page.text, '<h1>Connecting AI clients needs Pro</h1>');
+    assert.match(page.text, 'What Pro gives you');
+    assert.match(page.text, 'How to get it');
+    assert.match(page.text, `repledger subscriptions set --athlete ${ADA.email} --tier pro`);
+    assert.not.match(page.text, 'Allow reading', 'no consent is offered');
+    const back = /action="(\/oauth\/interaction\/[^"]+\/deny)"/.exec(page.text)?.[1];
+    assert.ok(back, 'a way back to the app');
+    const answer = await browser.post(back!, { _csrf: FormClient.csrf(page.text) });
+    const done = await follow(browser, new URL(answer.headers.get('location')!, s.base).href);
+    assert.ok(done.location.startsWith(REDIRECT));
+    assert.is(new URL(done.location).searchParams.get('error'), 'access_denied');
   } finally {
     await s.close();
   }
