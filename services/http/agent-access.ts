@@ -132,18 +132,6 @@ export class AgentAccessAuth {
   #metadataUrl(surface: Surface): string {
     return protectedResourceMetadataUrl(this.#app.config.baseUrl, surface);
   }
-
-  /** `check`, answering the refusal on `reply`; null when refused. For routes outside the table. */
-  async authenticate(request: FastifyRequest, reply: FastifyReply, surface: Surface, scope: ReadScope | null): Promise<Caller | null> {
-    try {
-      return await this.check(request.headers.authorization, surface, scope);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      sendApiError(request, reply, error);
-      return null;
-    }
-  }
-
 }
 
 /** The Agent Access error shape, with its challenge or Retry-After. */

@@ -7,7 +7,7 @@ import type { App } from '../app.ts';
 import { derivedKey } from '../oauth/keys.ts';
 import { createProvider, mountProvider, serverKeys } from '../oauth/provider.ts';
 import { errorPage, registerWebApp } from '../web/app.ts';
-import { registerAgentAccess, type AgentAccessAuth } from './agent-access.ts';
+import { registerAgentAccess } from './agent-access.ts';
 import { registerMcp } from './mcp.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerReadApi } from './read-api.ts';
@@ -15,8 +15,6 @@ import { registerRest } from './rest.ts';
 
 export interface ServerOptions {
   logger?: boolean;
-  /** Lets tests add routes behind the same authentication before the server starts. */
-  extend?: (server: FastifyInstance, agentAccess: AgentAccessAuth) => void;
 }
 
 export async function buildServer(app: App, options: ServerOptions = {}): Promise<FastifyInstance> {
@@ -50,7 +48,6 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   registerRest(server, services);
   registerMcp(server, services);
   server.get('/openapi.json', async () => openApiDocument(app.config.baseUrl, app.config.quota));
-  options.extend?.(server, agentAccess);
   await registerReadApi(server, app);
 
   // Status and engine names only: where the data lives is for operators (`repledger projections status`).

@@ -180,18 +180,11 @@ test('a plan lapsed from the CLI, in another process, refuses the next request o
 });
 
 test('a scope the grant lacks: 403 insufficient_scope naming the scopes needed and granted', async () => {
-  // Scoped operations arrive with the reads; this route stands in for one, behind the real check.
-  const s = await startServer({
-    extend: (server, agentAccess) =>
-      server.get('/v1/agent-access/test/nutrition', async (request, reply) => {
-        const caller = await agentAccess.authenticate(request, reply, 'rest', 'nutrition');
-        return caller ? { scopes: caller.scopes } : reply;
-      }),
-  });
+  const s = await startServer();
   try {
     await registerPro(s.app);
     const { tokens } = await connect(s.base, `${s.base}/v1/agent-access`, ['training', 'recovery']);
-    const res = await fetch(`${s.base}/v1/agent-access/test/nutrition`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const res = await fetch(`${s.base}/v1/agent-access/nutrition/meals`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     assert.is(res.status, 403);
     assert.is(
       res.headers.get('www-authenticate'),
@@ -199,6 +192,8 @@ test('a scope the grant lacks: 403 insufficient_scope naming the scopes needed a
     );
     assert.is(((await res.json()) as { error: { code: string } }).error.code, 'insufficient_scope');
     assert.not.match(res.headers.get('www-authenticate') ?? '', 'offline_access');
+    // The areas granted still answer.
+    assert.is((await fetch(`${s.base}/v1/agent-access/recovery/check-ins`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status, 200);
   } finally {
     await s.close();
   }

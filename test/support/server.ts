@@ -14,11 +14,11 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startServer(options: { clock?: Clock; extend?: ServerOptions['extend']; env?: Record<string, string>; dataDir?: string } = {}): Promise<TestServer> {
+export async function startServer(options: { clock?: Clock; env?: Record<string, string>; dataDir?: string } = {}): Promise<TestServer> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const app = await openApp(loadConfig({ DATA_DIR: options.dataDir ?? tempDir(), PORT: String(port), BASE_URL: base, LOG_LEVEL: 'silent', ...options.env }), options.clock ?? systemClock);
-  const server = await buildServer(app, { logger: false, ...(options.extend ? { extend: options.extend } : {}) });
+  const server = await buildServer(app, { logger: false });
   await server.listen({ port, host: '127.0.0.1' });
   return {
     app,
