@@ -23,6 +23,7 @@ export function* csvRecords(text: string, separator: Separator): Generator<CsvRe
   let line = 1;
   while (i < text.length) {
     const start = line;
+    const quoted = text[i] === '"';
     const fields: string[] = [];
     for (;;) {
       const field = text[i] === '"' ? quotedField(text, i, line, separator) : unquotedField(text, i, separator);
@@ -38,8 +39,14 @@ export function* csvRecords(text: string, separator: Separator): Generator<CsvRe
       line++;
       break;
     }
-    if (fields.length > 1 || fields[0]!.trim() !== '') yield { line: start, fields };
+    if (!isBlankLine(fields, quoted)) yield { line: start, fields };
   }
+}
+
+// Only a line with nothing on it but spaces is blank. `""` is a record of one empty field (RFC
+// 4180): skipping it would hide a damaged row, which the column count then refuses.
+function isBlankLine(fields: string[], quoted: boolean): boolean {
+  return fields.length === 1 && !quoted && fields[0]!.trim() === '';
 }
 
 interface Field {
@@ -170,7 +177,8 @@ function locateColumns<C extends string>(
 function checkFieldCount(record: CsvRecord, expected: number): void {
   const extra = record.fields.slice(expected);
   if (record.fields.length < expected || extra.some((f) => f.trim() !== '')) {
-    throw new ImportRowError(record.line, `row has ${record.fields.length} fields; the header has ${expected}`);
+    const noun = record.fields.length === 1 ? 'field' : 'fields';
+    throw new ImportRowError(record.line, `row has ${record.fields.length} ${noun}; the header has ${expected}`);
   }
 }
 

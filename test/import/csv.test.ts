@@ -61,6 +61,21 @@ test('blank lines are skipped but still counted', () => {
   ]);
 });
 
+test('a quoted empty field alone on a line is a record, not a blank line', () => {
+  assert.equal(records('a\n""\n"  "\nb\n'), [
+    { line: 1, fields: ['a'] },
+    { line: 2, fields: [''] },
+    { line: 3, fields: ['  '] },
+    { line: 4, fields: ['b'] },
+  ]);
+});
+
+test('table: a row of one quoted empty field is refused with its line, like any short row', () => {
+  const e = rowError(() => readCsvTable('a,b\n1,2\n""\n3,4\n', { required: ['a'] }));
+  assert.is(e.line, 3);
+  assert.is(e.message, 'line 3: row has 1 field; the header has 2');
+});
+
 test('semicolon separator keeps commas inside fields', () => {
   assert.equal(records('a;b\n102,5;"x;y"', ';')[1]!.fields, ['102,5', 'x;y']);
 });
