@@ -8,7 +8,7 @@ import type { ImportDecision } from '../services/domain/import.ts';
 import { DomainError } from '../services/domain/errors.ts';
 import { sha256Hex } from '../services/domain/ids.ts';
 import { ImportRowError, type ParsedWorkout } from '../services/import/types.ts';
-import { athleteByEmail } from './athlete.ts';
+import { findAthlete } from './athlete.ts';
 import type { ProgressBar } from './progress.ts';
 
 export interface ImportSummary {
@@ -25,7 +25,7 @@ export async function importFile(
   options: { app: 'hevy' | 'strong'; athlete: string; file: string; log: (line: string) => void; progress: ProgressBar },
   parse: (text: string, athlete: AthleteState) => ParsedWorkout[],
 ): Promise<ImportSummary> {
-  const athlete = await athleteByEmail(app, options.athlete);
+  const athlete = await findAthlete(app, options.athlete);
   const bytes = await readFile(options.file);
   let workouts: ParsedWorkout[];
   try {
