@@ -37,7 +37,9 @@ export async function importFile(
   }
   const command: ImportCommand = { app: options.app, file_name: fileName, file_sha256: sha256Hex(bytes), workouts };
   options.log(`saving ${workouts.length} workouts from ${fileName}`);
-  // Embedded mode projects inside the append's transaction, which is where the time goes.
+  // Embedded mode projects inside the append's transaction, which is where the time goes. The
+  // runner counts events; deciding the import once more beforehand says which are workouts.
+  // That costs a load and a decide, so only when a bar is drawn and the append projects.
   if (options.progress.enabled !== false && app.projectionMode === 'inline') {
     const preview = decideImport(command, (await app.records.load(athlete.athlete_id)).state);
     const workoutsDone = workoutCounter(preview.events);
