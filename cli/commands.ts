@@ -1,5 +1,6 @@
 import AthletesCreate from './commands/athletes/create.ts';
 import AthletesList from './commands/athletes/list.ts';
+import AthletesSetPassword from './commands/athletes/set-password.ts';
 import BotTokensCreate from './commands/bot-tokens/create.ts';
 import BotTokensList from './commands/bot-tokens/list.ts';
 import BotTokensRevoke from './commands/bot-tokens/revoke.ts';
@@ -20,6 +21,7 @@ export const COMMANDS = {
   status: Status,
   'athletes:create': AthletesCreate,
   'athletes:list': AthletesList,
+  'athletes:set-password': AthletesSetPassword,
   'subscriptions:set': SubscriptionsSet,
   'bot-tokens:create': BotTokensCreate,
   'bot-tokens:list': BotTokensList,

@@ -2,12 +2,14 @@
 import { SingleBar } from 'cli-progress';
 
 export interface ProgressBar {
+  /** False when nothing is drawn (under `--json`), so work that only feeds the bar is skipped. */
+  readonly enabled?: boolean;
   update(done: number, total: number): void;
   stop(): void;
 }
 
 export function progressBar(label: string, enabled: boolean): ProgressBar {
-  if (!enabled) return { update: () => undefined, stop: () => undefined };
+  if (!enabled) return { enabled, update: () => undefined, stop: () => undefined };
   const bar = new SingleBar({
     format: `${label} [{bar}] {percentage}% | {value}/{total}`,
     stream: process.stderr,
@@ -17,6 +19,7 @@ export function progressBar(label: string, enabled: boolean): ProgressBar {
   });
   let started = false;
   return {
+    enabled,
     update(done, total) {
       if (!started) {
         bar.start(total, done);

@@ -78,6 +78,11 @@ export const athleteEvent = z.discriminatedUnion('type', [
     type: z.literal('subscription.changed'),
     data: z.strictObject({ athlete_id: uuid, tier: subscriptionTier }),
   }),
+  /** A new password: the athlete's own change, or an operator's reset (the actor says which). */
+  z.strictObject({
+    type: z.literal('athlete.password_changed'),
+    data: z.strictObject({ athlete_id: uuid, password_hash: z.string().min(1) }),
+  }),
 ]);
 export type AthleteEvent = z.infer<typeof athleteEvent>;
 

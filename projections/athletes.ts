@@ -13,13 +13,30 @@ export interface AthleteDoc extends Profile {
   tier: 'free' | 'pro';
   registered_at: string;
   updated_at: string;
+  /** When the password last changed; the hash itself stays out of the directory. */
+  password_changed_at?: string;
   [field: string]: unknown;
+}
+
+type AthleteUpdate = Extract<AthleteEvent, { type: 'athlete.profile_updated' | 'subscription.changed' | 'athlete.password_changed' }>;
+const UPDATES: ReadonlySet<string> = new Set<AthleteUpdate['type']>(['athlete.profile_updated', 'subscription.changed', 'athlete.password_changed']);
+const isUpdate = (event: AthleteEvent): event is AthleteUpdate => UPDATES.has(event.type);
+
+function changeOf(event: AthleteUpdate, at: string): Partial<AthleteDoc> {
+  switch (event.type) {
+    case 'athlete.profile_updated':
+      return event.data.profile;
+    case 'subscription.changed':
+      return { tier: event.data.tier };
+    case 'athlete.password_changed':
+      return { password_changed_at: at };
+  }
 }
 
 export const athletesProjection: Projection = {
   name: 'athletes',
   collections: [{ name: ATHLETES, indexes: [{ name: 'by_email', fields: ['email', 'id'] }] }],
-  handles: (type) => type === 'athlete.registered' || type === 'athlete.profile_updated' || type === 'subscription.changed',
+  handles: (type) => UPDATES.has(type) || type === 'athlete.registered',
   async apply(stored, docs) {
     const event = stored as unknown as AthleteEvent & { metadata: unknown };
     const at = occurredAt(stored);
@@ -28,11 +45,10 @@ export const athletesProjection: Projection = {
       await docs.upsert(ATHLETES, ATHLETES_PARTITION, { id: athlete_id, email, ...profile, tier, registered_at: at, updated_at: at });
       return;
     }
-    if (event.type !== 'athlete.profile_updated' && event.type !== 'subscription.changed') return;
+    if (!isUpdate(event)) return;
     const current = await docs.get<AthleteDoc>(ATHLETES, ATHLETES_PARTITION, event.data.athlete_id);
     if (!current) return;
-    const change = event.type === 'subscription.changed' ? { tier: event.data.tier } : event.data.profile;
-    await docs.upsert(ATHLETES, ATHLETES_PARTITION, { ...current, ...change, updated_at: at });
+    await docs.upsert(ATHLETES, ATHLETES_PARTITION, { ...current, ...changeOf(event, at), updated_at: at });
   },
 };
 

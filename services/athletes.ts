@@ -6,17 +6,20 @@ import { athleteEvent, streams, type Actor, type AthleteEvent } from '../contrac
 import { appendEvents } from './append.ts';
 import { profile, subscriptionTier, type Profile } from '../contracts/record.ts';
 import { ATHLETES, ATHLETES_PARTITION, type AthleteDoc } from '../projections/athletes.ts';
-import { decideProfile, decideTier, evolveAthlete, type AthleteState, type Tier } from './domain/athlete.ts';
+import { decidePassword, decideProfile, decideTier, evolveAthlete, type AthleteState, type Tier } from './domain/athlete.ts';
 import type { Clock } from './domain/clock.ts';
 import { DomainError } from './domain/errors.ts';
 import { sha256Hex } from './domain/ids.ts';
-import { hashPassword } from './password.ts';
+import { hashPassword, verifyPassword } from './password.ts';
 import { WrongExpectedRevisionError, type EventStore } from './store/event-store.ts';
 import type { KeyValue, ReadStore } from './store/read-store.ts';
 
+/** The one password rule: at sign-up, on an operator's reset and on the athlete's own change. */
+export const password = z.string().min(12, 'a password needs at least 12 characters').max(200, 'a password has at most 200 characters');
+
 export const registration = z.strictObject({
   email: z.email().max(254),
-  password: z.string().min(12, 'a password needs at least 12 characters').max(200),
+  password,
   tier: subscriptionTier,
   profile,
 });
@@ -36,14 +39,10 @@ export class AthleteService {
   }
 
   async register(input: unknown, actor: Actor): Promise<{ athlete_id: string }> {
-    const parsed = registration.safeParse(input);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-      throw new DomainError('invalid_input', issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues);
-    }
-    const email = normaliseEmail(parsed.data.email);
+    const parsed = valid(registration, input, '');
+    const email = normaliseEmail(parsed.email);
     // Hashed before the address is looked at, so "already exists" takes as long as a new account.
-    const password_hash = await hashPassword(parsed.data.password);
+    const password_hash = await hashPassword(parsed.password);
     const claimStream = streams.emailClaim(sha256Hex(email));
     let athleteId: string = randomUUID();
     try {
@@ -57,7 +56,7 @@ export class AthleteService {
     try {
       await this.#append(
         streams.athlete(athleteId),
-        [{ type: 'athlete.registered', data: { athlete_id: athleteId, email, password_hash, profile: parsed.data.profile, tier: parsed.data.tier } }],
+        [{ type: 'athlete.registered', data: { athlete_id: athleteId, email, password_hash, profile: parsed.profile, tier: parsed.tier } }],
         'no_stream',
         actor,
       );
@@ -79,11 +78,44 @@ export class AthleteService {
   }
 
   async setTier(email: string, tier: Tier, actor: Actor): Promise<AthleteState> {
-    return this.#change(email, (s) => decideTier(s, tier), actor);
+    return this.#change(await this.#idOf(email), (s) => decideTier(s, tier), actor);
   }
 
   async updateProfile(email: string, next: Profile, actor: Actor): Promise<AthleteState> {
-    return this.#change(email, (s) => decideProfile(s, profile.parse(next)), actor);
+    return this.#change(await this.#idOf(email), (s) => decideProfile(s, profile.parse(next)), actor);
+  }
+
+  /**
+   * Sets a new password without asking for the current one: an operator's reset
+   * (`repledger athletes set-password`), for an athlete who forgot theirs. The rule is
+   * registration's; a refusal is `invalid_input` with the issue at `new_password`.
+   */
+  async setPassword(athleteId: string, newPassword: string, actor: Actor): Promise<void> {
+    const hash = await hashPassword(valid(password, newPassword, 'new_password'));
+    await this.#change(athleteId, (s) => decidePassword(s, hash), actor);
+  }
+
+  /**
+   * The athlete's own change: the current password must match first (`invalid_input` at
+   * `current_password` when it does not), then as setPassword. Guessing through it costs an
+   * scrypt per try, like sign-in; callers on the web should rate-limit it like sign-in too.
+   */
+  async changePassword(athleteId: string, currentPassword: string, newPassword: string, actor: Actor): Promise<void> {
+    const next = valid(password, newPassword, 'new_password');
+    const hash = await hashPassword(next);
+    await this.#change(
+      athleteId,
+      async (s) => {
+        // Checked against the state the change is appended after: a password changed meanwhile
+        // makes the append fail, and the retry checks against the new one.
+        if (s && !(await verifyPassword(currentPassword, s.password_hash))) {
+          const issue = { path: 'current_password', message: 'this is not the current password' };
+          throw new DomainError('invalid_input', `${issue.path}: ${issue.message}`, [issue]);
+        }
+        return decidePassword(s, hash);
+      },
+      actor,
+    );
   }
 
   /** The directory read model, ordered by e-mail. */
@@ -91,12 +123,20 @@ export class AthleteService {
     return this.#reads.page<AthleteDoc>(ATHLETES, { partition: ATHLETES_PARTITION, index: 'by_email', direction: 'asc', limit, ...(after ? { after } : {}) });
   }
 
-  async #change(email: string, decide: (s: AthleteState | null) => AthleteEvent[], actor: Actor): Promise<AthleteState> {
+  async #idOf(email: string): Promise<string> {
     const id = await this.#claimedId(normaliseEmail(email));
     if (!id) throw new DomainError('not_found', `no athlete with e-mail ${email}`);
+    return id;
+  }
+
+  async #change(
+    id: string,
+    decide: (s: AthleteState | null) => AthleteEvent[] | Promise<AthleteEvent[]>,
+    actor: Actor,
+  ): Promise<AthleteState> {
     for (let attempt = 1; ; attempt++) {
       const history = await this.#history(id);
-      const events = decide(fold(history));
+      const events = await decide(fold(history));
       try {
         if (events.length > 0) await this.#append(streams.athlete(id), events, history.length - 1, actor);
         return fold([...history, ...events])!;
@@ -125,6 +165,14 @@ export class AthleteService {
   async #append(stream: string, events: AthleteEvent[], expected: number | 'no_stream', actor: Actor): Promise<void> {
     await appendEvents(this.#events, this.#clock, stream, events.map((e) => athleteEvent.parse(e)), expected, actor);
   }
+}
+
+/** The parsed input, or `invalid_input` naming each issue (under `path` for a bare value). */
+function valid<T>(schema: z.ZodType<T>, input: unknown, path: string): T {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => ({ path: [path, ...i.path].filter((p) => p !== '').join('.'), message: i.message }));
+  throw new DomainError('invalid_input', issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues);
 }
 
 function fold(events: AthleteEvent[]): AthleteState | null {

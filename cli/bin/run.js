@@ -1,4 +1,23 @@
 #!/usr/bin/env node
-// Plain JS entry so the shebang works; everything it loads is TypeScript run by Node 24's type stripping.
-import { execute } from '@oclif/core';
+// Plain JS entry so the shebang works; everything it loads is TypeScript run by Node 24's type
+// stripping. An older Node fails on the first .ts file with ERR_UNKNOWN_FILE_EXTENSION, which
+// says nothing useful: check the version first, with nothing but plain JS loaded.
+const REQUIRED_MAJOR = 24;
+const major = Number(process.versions.node.split('.')[0]);
+if (major < REQUIRED_MAJOR) {
+  const message =
+    `repledger needs Node.js ${REQUIRED_MAJOR} or newer; this is Node.js ${process.versions.node} (${process.execPath}).\n` +
+    `The project brings its own Node ${REQUIRED_MAJOR} (the \`node\` devDependency): from the project directory run\n` +
+    `  npx repledger <command>      e.g. npx repledger athletes list\n` +
+    `  npm start                    to serve\n` +
+    `or ./node_modules/.bin/node cli/bin/run.js <command>.`;
+  // Under --json, the same error shape as every command's.
+  if (process.argv.includes('--json')) {
+    process.stdout.write(`${JSON.stringify({ error: { code: 'unsupported_node', message } }, null, 2)}\n`);
+  } else {
+    process.stderr.write(`${message}\n`);
+  }
+  process.exit(1);
+}
+const { execute } = await import('@oclif/core');
 await execute({ dir: import.meta.url });

@@ -1,4 +1,5 @@
-// An athlete's account: registration, profile and subscription tier, on the `athlete-<id>` stream.
+// An athlete's account: registration, profile, subscription tier and password, on the
+// `athlete-<id>` stream.
 import type { AthleteEvent } from '../../contracts/events.ts';
 import type { Profile } from '../../contracts/record.ts';
 import { DomainError } from './errors.ts';
@@ -21,6 +22,8 @@ export function evolveAthlete(state: AthleteState | null, event: AthleteEvent): 
       return state && { ...state, profile: event.data.profile };
     case 'subscription.changed':
       return state && { ...state, tier: event.data.tier };
+    case 'athlete.password_changed':
+      return state && { ...state, password_hash: event.data.password_hash };
     default:
       return state;
   }
@@ -36,4 +39,10 @@ export function decideProfile(state: AthleteState | null, profile: Profile): Ath
   return JSON.stringify(state.profile) === JSON.stringify(profile)
     ? []
     : [{ type: 'athlete.profile_updated', data: { athlete_id: state.athlete_id, profile } }];
+}
+
+/** `passwordHash` is of a password already checked against the rule (see AthleteService). */
+export function decidePassword(state: AthleteState | null, passwordHash: string): AthleteEvent[] {
+  if (!state) throw new DomainError('not_found', 'no such athlete');
+  return [{ type: 'athlete.password_changed', data: { athlete_id: state.athlete_id, password_hash: passwordHash } }];
 }

@@ -1,8 +1,8 @@
 // An RFC 4180 CSV reader for the exports of other training apps, plus the field checks both
 // importers share. Pure: text in, rows out; a malformed file throws ImportRowError.
-import { LIMITS, isValidTimeZone } from '../../contracts/common.ts';
+import { KG_PER_LB, LIMITS, isValidTimeZone } from '../../contracts/common.ts';
 import type { LocalDateTime } from '../domain/time.ts';
-import { ImportRowError, type ParsedSet, type ParsedWorkout } from './types.ts';
+import { ImportRowError, WrongExportError, type ExportApp, type ParsedSet, type ParsedWorkout } from './types.ts';
 
 export type Separator = ',' | ';';
 
@@ -23,6 +23,7 @@ export function* csvRecords(text: string, separator: Separator): Generator<CsvRe
   let line = 1;
   while (i < text.length) {
     const start = line;
+    const quoted = text[i] === '"';
     const fields: string[] = [];
     for (;;) {
       const field = text[i] === '"' ? quotedField(text, i, line, separator) : unquotedField(text, i, separator);
@@ -38,8 +39,14 @@ export function* csvRecords(text: string, separator: Separator): Generator<CsvRe
       line++;
       break;
     }
-    if (fields.length > 1 || fields[0]!.trim() !== '') yield { line: start, fields };
+    if (!isBlankLine(fields, quoted)) yield { line: start, fields };
   }
+}
+
+// Only a line with nothing on it but spaces is blank. `""` is a record of one empty field (RFC
+// 4180): skipping it would hide a damaged row, which the column count then refuses.
+function isBlankLine(fields: string[], quoted: boolean): boolean {
+  return fields.length === 1 && !quoted && fields[0]!.trim() === '';
 }
 
 interface Field {
@@ -116,19 +123,30 @@ export interface CsvRow<C extends string> {
 
 export interface CsvTable<C extends string> {
   separator: Separator;
+  /** Line of the header record. */
+  headerLine: number;
+  /** The spec's columns this file has. */
+  columns: ReadonlySet<C>;
   rows: CsvRow<C>[];
 }
 
 export interface TableSpec<R extends string, O extends string> {
   required: readonly R[];
   optional?: readonly O[];
+  /**
+   * Groups of optional columns of which the file must have exactly one: the same measure in
+   * either of its units (Hevy writes `weight_kg` or `weight_lbs`).
+   */
+  oneOf?: readonly (readonly O[])[];
+  /** The app whose export this is: a header that another app writes is refused as such. */
+  app?: ExportApp;
   /** Detected from the header line when not given. */
   separator?: Separator;
 }
 
 /**
  * Reads a CSV with a header line, matching columns by name (case-insensitive, trimmed) so that
- * column order and extra columns do not matter. An empty text is a table without rows.
+ * column order and extra columns do not matter. An empty text (not even a header) is refused.
  */
 export function readCsvTable<R extends string, O extends string = never>(
   text: string,
@@ -137,9 +155,9 @@ export function readCsvTable<R extends string, O extends string = never>(
   const separator = spec.separator ?? detectSeparator(text);
   const records = csvRecords(text, separator);
   const first = records.next();
-  if (first.done) return { separator, rows: [] };
+  if (first.done) throw new ImportRowError(1, 'the file is empty: an export has a header line and a row per set');
   const header = first.value;
-  const columns = locateColumns<R | O>(header, spec.required, spec.optional ?? []);
+  const columns = locateColumns<R | O>(header, spec);
   const rows: CsvRow<R | O>[] = [];
   for (const record of records) {
     checkFieldCount(record, header.fields.length);
@@ -147,30 +165,60 @@ export function readCsvTable<R extends string, O extends string = never>(
     for (const [name, index] of columns) values[name] = index === -1 ? '' : (record.fields[index] ?? '');
     rows.push({ line: record.line, values });
   }
-  return { separator, rows };
+  const present = new Set([...columns].filter(([, index]) => index !== -1).map(([name]) => name));
+  return { separator, headerLine: header.line, columns: present, rows };
 }
 
-function locateColumns<C extends string>(
-  header: CsvRecord,
-  required: readonly C[],
-  optional: readonly C[],
-): Map<C, number> {
+function locateColumns<C extends string>(header: CsvRecord, spec: TableSpec<C, C>): Map<C, number> {
   const normalized = header.fields.map((h) => h.trim().toLowerCase());
   const columns = new Map<C, number>();
-  for (const name of [...required, ...optional]) columns.set(name, normalized.indexOf(name.toLowerCase()));
-  const missing = required.filter((name) => columns.get(name) === -1);
-  if (missing.length > 0) {
-    const noun = missing.length === 1 ? 'column' : 'columns';
-    throw new ImportRowError(header.line, `missing ${noun} ${missing.map((m) => `'${m}'`).join(', ')} in the header`);
+  for (const name of [...spec.required, ...(spec.optional ?? [])]) columns.set(name, normalized.indexOf(name.toLowerCase()));
+  const has = (name: C) => columns.get(name) !== -1;
+  const missing = spec.required.filter((name) => !has(name)).map((m) => `'${m}'`);
+  for (const group of spec.oneOf ?? []) {
+    const found = group.filter(has);
+    if (found.length === 0) missing.push(group.map((m) => `'${m}'`).join(' or '));
+    if (found.length > 1) {
+      throw new ImportRowError(header.line, `the header has ${found.map((f) => `'${f}'`).join(' and ')}; an export has one of them`);
+    }
   }
-  return columns;
+  if (missing.length === 0) return columns;
+  // Another app's export misses most columns: naming the app helps more than listing them.
+  const detected = exportAppOf(normalized);
+  if (spec.app && detected && detected !== spec.app) throw new WrongExportError(header.line, spec.app, detected);
+  const noun = missing.length === 1 ? 'column' : 'columns';
+  throw new ImportRowError(header.line, `missing ${noun} ${missing.join(', ')} in the header`);
+}
+
+// Columns that only one app's export has, lower case: enough to tell the files apart.
+const SIGNATURES: Record<ExportApp, readonly string[]> = {
+  hevy: ['start_time', 'exercise_title', 'set_index'],
+  strong: ['workout name', 'exercise name', 'set order'],
+};
+
+/** The app that wrote a header (its names trimmed and lower case), or null when neither did. */
+export function exportAppOf(header: readonly string[]): ExportApp | null {
+  const apps = Object.keys(SIGNATURES) as ExportApp[];
+  return apps.find((app) => SIGNATURES[app].every((column) => header.includes(column))) ?? null;
+}
+
+/**
+ * Refuses an export without a single set: "imported 0 of 0" would report success for what is
+ * usually the wrong file or a failed download.
+ */
+export function checkHasWorkouts(workouts: ParsedWorkout[], table: CsvTable<string>): ParsedWorkout[] {
+  if (workouts.length === 0) {
+    throw new ImportRowError(table.headerLine + 1, 'the file has a header but no sets: there is nothing to import');
+  }
+  return workouts;
 }
 
 // A short row means a damaged file (a cut line or a stray line break), not empty values.
 function checkFieldCount(record: CsvRecord, expected: number): void {
   const extra = record.fields.slice(expected);
   if (record.fields.length < expected || extra.some((f) => f.trim() !== '')) {
-    throw new ImportRowError(record.line, `row has ${record.fields.length} fields; the header has ${expected}`);
+    const noun = record.fields.length === 1 ? 'field' : 'fields';
+    throw new ImportRowError(record.line, `row has ${record.fields.length} ${noun}; the header has ${expected}`);
   }
 }
 
@@ -267,6 +315,29 @@ function isRealTime(t: LocalDateTime): boolean {
 export function roundTo(value: number, decimals: number): number {
   const scale = 10 ** decimals;
   return Math.round(value * scale) / scale;
+}
+
+export type WeightUnit = 'kg' | 'lbs';
+export type DistanceUnit = 'km' | 'mi';
+
+const METRES_PER_MILE = 1609.344;
+
+/**
+ * Kilograms of a weight written in `unit`. The bound is checked in the file's unit, so the
+ * message quotes the number the file has; `suffix` follows the bound (Hevy's column names say
+ * the unit already, Strong's do not).
+ */
+export function weightKg(line: number, column: string, weight: number, unit: WeightUnit, suffix: string): number {
+  if (unit === 'kg') return checkRange(line, column, weight, 0, BOUNDS.weightKgMax, suffix);
+  checkRange(line, column, weight, 0, roundTo(BOUNDS.weightKgMax / KG_PER_LB, 2), suffix);
+  // Ten decimals keep every digit of lbs × 0.45359237 for weights logged to 0.01 lb.
+  return roundTo(weight * KG_PER_LB, 10);
+}
+
+/** Metres of a distance written in `unit`. */
+export function distanceMetres(line: number, column: string, distance: number, unit: DistanceUnit): number {
+  checkRange(line, column, distance, 0, Infinity);
+  return roundTo(distance * (unit === 'km' ? 1000 : METRES_PER_MILE), 6);
 }
 
 const TITLE_MAX = LIMITS.text.max;

@@ -4,19 +4,23 @@ import { zonedTimeToUtc, type LocalDateTime } from '../domain/time.ts';
 import {
   BOUNDS,
   addSet,
+  checkHasWorkouts,
   checkRange,
   checkTimeZone,
   checkTitle,
   checkWhole,
+  distanceMetres,
   noteField,
   numberField,
   localTime,
   readCsvTable,
-  roundTo,
   TIME,
+  weightKg,
   type CsvRow,
+  type DistanceUnit,
   type ExerciseHead,
   type SetValues,
+  type WeightUnit,
 } from './csv.ts';
 import { ImportRowError, type ParsedSet, type ParsedWorkout } from './types.ts';
 
@@ -30,13 +34,23 @@ const COLUMNS = [
   'exercise_notes',
   'set_index',
   'set_type',
-  'weight_kg',
   'reps',
-  'distance_km',
   'duration_seconds',
   'rpe',
 ] as const;
-type Row = CsvRow<(typeof COLUMNS)[number]>;
+// Hevy names the weight and distance columns by the units the athlete chose in the app, each
+// on its own (kilograms with miles happens): weight_kg or weight_lbs, distance_km or
+// distance_miles. Durations are always seconds.
+const WEIGHT = ['weight_kg', 'weight_lbs'] as const;
+const DISTANCE = ['distance_km', 'distance_miles'] as const;
+type Column = (typeof COLUMNS)[number] | (typeof WEIGHT)[number] | (typeof DISTANCE)[number];
+type Row = CsvRow<Column>;
+
+/** Which of its two columns the file has for each measure. */
+interface Units {
+  weight: { column: (typeof WEIGHT)[number]; unit: WeightUnit };
+  distance: { column: (typeof DISTANCE)[number]; unit: DistanceUnit };
+}
 
 export interface HevyOptions {
   /** The athlete's IANA time zone: Hevy writes local times without an offset. */
@@ -45,10 +59,11 @@ export interface HevyOptions {
 
 export function parseHevy(text: string, options: HevyOptions): ParsedWorkout[] {
   checkTimeZone(options.timezone);
-  const { rows } = readCsvTable(text, { required: COLUMNS });
+  const table = readCsvTable(text, { required: COLUMNS, optional: [...WEIGHT, ...DISTANCE], oneOf: [WEIGHT, DISTANCE], app: 'hevy' });
+  const units = unitsOf(table.columns);
   // Keyed by the raw title and start text, so each workout's dates are converted once.
   const workouts = new Map<string, { workout: ParsedWorkout; first: Row }>();
-  for (const row of rows) {
+  for (const row of table.rows) {
     const key = `${row.values.title.trim()}\u0000${row.values.start_time.trim()}`;
     let entry = workouts.get(key);
     if (!entry) {
@@ -56,9 +71,16 @@ export function parseHevy(text: string, options: HevyOptions): ParsedWorkout[] {
       workouts.set(key, entry);
     }
     checkSameEnd(row, entry.first);
-    addSet(entry.workout, row.line, exerciseOf(row), setOf(row));
+    addSet(entry.workout, row.line, exerciseOf(row), setOf(row, units));
   }
-  return [...workouts.values()].map((e) => e.workout);
+  return checkHasWorkouts([...workouts.values()].map((e) => e.workout), table);
+}
+
+function unitsOf(columns: ReadonlySet<Column>): Units {
+  return {
+    weight: columns.has('weight_lbs') ? { column: 'weight_lbs', unit: 'lbs' } : { column: 'weight_kg', unit: 'kg' },
+    distance: columns.has('distance_miles') ? { column: 'distance_miles', unit: 'mi' } : { column: 'distance_km', unit: 'km' },
+  };
 }
 
 // Rows of one workout repeat its end; a different one means two workouts were mixed up.
@@ -101,26 +123,27 @@ function exerciseOf({ line, values }: Row): ExerciseHead {
   };
 }
 
-function setOf({ line, values }: Row): SetValues {
+function setOf({ line, values }: Row, units: Units): SetValues {
   // set_index only has to be sane: position is the order the file lists the sets in.
   const index = numberField(line, 'set_index', values.set_index);
   if (index !== null) checkRange(line, 'set_index', checkWhole(line, 'set_index', index), 0, Infinity);
-  const weight = numberField(line, 'weight_kg', values.weight_kg);
+  const { weight: w, distance: d } = units;
+  const weight = numberField(line, w.column, values[w.column]);
   const reps = numberField(line, 'reps', values.reps);
-  const distanceKm = numberField(line, 'distance_km', values.distance_km);
+  const distance = numberField(line, d.column, values[d.column]);
   const seconds = numberField(line, 'duration_seconds', values.duration_seconds);
   const rpe = numberField(line, 'rpe', values.rpe);
   return {
     set_type: setTypeOf(line, values.set_type),
-    weight_kg: weight === null ? null : checkRange(line, 'weight_kg', weight, 0, BOUNDS.weightKgMax),
+    weight_kg: weight === null ? null : weightKg(line, w.column, weight, w.unit, ''),
     reps: reps === null ? null : checkRange(line, 'reps', checkWhole(line, 'reps', reps), 0, BOUNDS.repsMax),
-    distance_metres: untracked(distanceKm, (km) => roundTo(checkRange(line, 'distance_km', km, 0, Infinity) * 1000, 6)),
+    distance_metres: untracked(distance, (v) => distanceMetres(line, d.column, v, d.unit)),
     duration_seconds: untracked(seconds, (s) => Math.round(checkRange(line, 'duration_seconds', s, 0, Infinity))),
     rpe: rpe === null ? null : checkRange(line, 'rpe', rpe, 0, BOUNDS.rpeMax),
   };
 }
 
-// Hevy writes 0 in distance_km and duration_seconds for sets that track neither, so 0 means
+// Hevy writes 0 in the distance and duration columns for sets that track neither, so 0 means
 // "not recorded" there (a negative still reaches the range check and is refused).
 function untracked(value: number | null, convert: (v: number) => number): number | null {
   return value === null || value === 0 ? null : convert(value);

@@ -1,24 +1,27 @@
 // Strong's workout CSV export: one row per set, the workout's fields repeated on every row.
 // Times are the athlete's local wall clock; weights and distances are in the units the athlete
 // set in the app, which the file does not say, so the caller passes them.
-import { KG_PER_LB } from '../../contracts/common.ts';
 import { zonedTimeToUtc, type LocalDateTime } from '../domain/time.ts';
 import {
   BOUNDS,
   addSet,
+  checkHasWorkouts,
   checkRange,
   checkTimeZone,
   checkTitle,
   checkWhole,
+  distanceMetres,
   localTime,
   noteField,
   numberField,
   readCsvTable,
-  roundTo,
   TIME,
+  weightKg,
   type CsvRow,
+  type DistanceUnit,
   type ExerciseHead,
   type SetValues,
+  type WeightUnit,
 } from './csv.ts';
 import { ImportRowError, type ParsedSet, type ParsedWorkout } from './types.ts';
 
@@ -40,15 +43,14 @@ type Row = CsvRow<(typeof REQUIRED)[number] | (typeof OPTIONAL)[number]>;
 export interface StrongOptions {
   /** The athlete's IANA time zone: Strong writes local times without an offset. */
   timezone: string;
-  weightUnit: 'kg' | 'lbs';
-  distanceUnit: 'km' | 'mi';
+  weightUnit: WeightUnit;
+  distanceUnit: DistanceUnit;
 }
-
-const METRES_PER_MILE = 1609.344;
 
 export function parseStrong(text: string, options: StrongOptions): ParsedWorkout[] {
   checkTimeZone(options.timezone);
-  const { separator, rows } = readCsvTable(text, { required: REQUIRED, optional: OPTIONAL });
+  const table = readCsvTable(text, { required: REQUIRED, optional: OPTIONAL, app: 'strong' });
+  const { separator, rows } = table;
   // A semicolon file comes from a comma-decimal locale: `102,5` there is 102.5.
   const units = { ...options, decimalComma: separator === ';' };
   const workouts = new Map<string, ParsedWorkout>();
@@ -64,7 +66,7 @@ export function parseStrong(text: string, options: StrongOptions): ParsedWorkout
     workout.notes ??= noteField(row.line, 'Workout Notes', row.values['Workout Notes']);
     addSet(workout, row.line, exerciseOf(row), setOf(row, order, units));
   }
-  return [...workouts.values()];
+  return checkHasWorkouts([...workouts.values()], table);
 }
 
 function workoutOf({ line, values }: Row, timeZone: string): ParsedWorkout {
@@ -111,9 +113,9 @@ function setOf({ line, values }: Row, setType: ParsedSet['set_type'], units: Uni
   const rpe = read('RPE');
   return {
     set_type: setType,
-    weight_kg: weight === null ? null : weightKg(line, weight, units.weightUnit),
+    weight_kg: weight === null ? null : weightKg(line, 'Weight', weight, units.weightUnit, units.weightUnit),
     reps: reps === null ? null : checkRange(line, 'Reps', checkWhole(line, 'Reps', reps), 0, BOUNDS.repsMax),
-    distance_metres: distance === null ? null : metres(line, distance, units.distanceUnit),
+    distance_metres: distance === null ? null : distanceMetres(line, 'Distance', distance, units.distanceUnit),
     duration_seconds: seconds === null ? null : Math.round(checkRange(line, 'Seconds', seconds, 0, Infinity)),
     rpe: rpe === null ? null : checkRange(line, 'RPE', rpe, 0, BOUNDS.rpeMax),
   };
@@ -121,18 +123,6 @@ function setOf({ line, values }: Row, setType: ParsedSet['set_type'], units: Uni
 
 function nonZero(value: number | null): number | null {
   return value === 0 ? null : value;
-}
-
-function weightKg(line: number, weight: number, unit: Units['weightUnit']): number {
-  if (unit === 'kg') return checkRange(line, 'Weight', weight, 0, BOUNDS.weightKgMax, 'kg');
-  checkRange(line, 'Weight', weight, 0, roundTo(BOUNDS.weightKgMax / KG_PER_LB, 2), 'lbs');
-  // Ten decimals keep every digit of lbs × 0.45359237 for weights logged to 0.01 lb.
-  return roundTo(weight * KG_PER_LB, 10);
-}
-
-function metres(line: number, distance: number, unit: Units['distanceUnit']): number {
-  checkRange(line, 'Distance', distance, 0, Infinity);
-  return roundTo(distance * (unit === 'km' ? 1000 : METRES_PER_MILE), 6);
 }
 
 /**

@@ -46,3 +46,19 @@ export class ImportRowError extends Error {
     this.line = line;
   }
 }
+
+export type ExportApp = 'hevy' | 'strong';
+
+export const APP_NAMES: Record<ExportApp, string> = { hevy: 'Hevy', strong: 'Strong' };
+
+/** A file another app exported, given to this app's importer: the header says which app it is. */
+export class WrongExportError extends ImportRowError {
+  readonly expected: ExportApp;
+  readonly detected: ExportApp;
+  constructor(line: number, expected: ExportApp, detected: ExportApp) {
+    super(line, `this looks like a ${APP_NAMES[detected]} export, not a ${APP_NAMES[expected]} one`);
+    this.name = 'WrongExportError';
+    this.expected = expected;
+    this.detected = detected;
+  }
+}

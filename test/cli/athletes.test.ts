@@ -46,6 +46,25 @@ test('refusals say what was wrong and change nothing', async () => {
   assert.is(athletes.length, 1);
 });
 
+test('--athlete takes the id that athletes create printed, as well as the e-mail', async () => {
+  const env = { DATA_DIR: tempDir() };
+  const created = await cli(create('ada@example.com'), env);
+  const id = created.stdout.trim();
+  const tier = await cliJson<{ athlete_id: string; tier: string }>(['subscriptions', 'set', '--athlete', id, '--tier', 'pro'], env);
+  assert.equal(tier, { athlete_id: id, tier: 'pro' });
+  const token = await cliJson<{ token_id: string }>(['bot-tokens', 'create', '--athlete', id.toUpperCase(), '--name', 'stats bot'], env);
+  const byEmail = await cliJson<{ tokens: Array<{ id: string }> }>(['bot-tokens', 'list', '--athlete', 'ADA@example.com'], env);
+  const byId = await cliJson<{ tokens: Array<{ id: string }> }>(['bot-tokens', 'list', '--athlete', id], env);
+  assert.equal(byId, byEmail);
+  assert.equal(byId.tokens.map((t) => t.id), [token.token_id]);
+
+  const unknown = await cli(['subscriptions', 'set', '--athlete', '00000000-0000-4000-8000-000000000000', '--tier', 'free'], env);
+  assert.is(unknown.code, 2);
+  assert.match(unknown.stderr, 'no athlete with id 00000000-0000-4000-8000-000000000000');
+  const { athletes } = await cliJson<{ athletes: AthleteDoc[] }>(['athletes', 'list'], env);
+  assert.equal(athletes.map((a) => a.tier), ['pro']);
+});
+
 test('projections status lists every projection with its checkpoint and lag', async () => {
   const env = { DATA_DIR: tempDir() };
   await cliJson(create('ada@example.com'), env);

@@ -4,9 +4,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { KG_PER_LB } from '../../contracts/common.ts';
 import { streams } from '../../contracts/events.ts';
 import type { ImportSummary } from '../../cli/import.ts';
 import type { WorkoutDetailDoc } from '../../projections/workouts.ts';
+import { parseHevy } from '../../services/import/hevy.ts';
 import { generateHevyExport } from '../fixtures/hevy-export.ts';
 import { generateStrongExport } from '../fixtures/strong-export.ts';
 import { dumpReadModels, openTestApp, tempDir } from '../support/app.ts';
@@ -103,6 +105,64 @@ test('an unknown athlete or a missing file is a clear error', async () => {
   const missing = await cli(['import', 'hevy', '--athlete', 'ada@example.com', '--file', join(dataDir, 'nope.csv')], env);
   assert.is.not(missing.code, 0);
   assert.match(missing.stderr, /nope\.csv/);
+});
+
+test('the progress bar counts workouts, not the events that also carry new exercises', async () => {
+  const { dataDir, env } = await freshStore();
+  const file = join(dataDir, 'hevy.csv');
+  writeFileSync(file, generateHevyExport({ workouts: 60, seed: 4 }));
+  const r = await cli(['import', 'hevy', '--athlete', 'ada@example.com', '--file', file], env);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /imported 60 of 60 workouts \(0 already in the record\), \d+ new exercises/);
+  // Without a terminal the bar prints a line per update: `saving [===---] 40% | 24/60`.
+  const counts = [...r.stderr.matchAll(/\| (\d+)\/(\d+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  assert.ok(counts.length > 0, r.stderr);
+  assert.ok(counts.every(([, total]) => total === 60), r.stderr);
+  assert.equal(counts.at(-1), [60, 60]);
+});
+
+test('a Hevy export in pounds and miles lands in kilograms and metres', async () => {
+  const { dataDir, env } = await freshStore();
+  const file = join(dataDir, 'hevy-lbs.csv');
+  const kg = generateHevyExport({ workouts: 5, seed: 2 });
+  writeFileSync(file, kg.replace('"weight_kg"', '"weight_lbs"').replace('"distance_km"', '"distance_miles"'));
+  const summary = await cliJson<ImportSummary>(['import', 'hevy', '--athlete', 'ada@example.com', '--file', file], env);
+  assert.is(summary.workouts_added, 5);
+  const t = await openTestApp({ dataDir });
+  try {
+    const sets = (await t.app.reads.dump('workout_details')).flatMap((d) => (d.doc as WorkoutDetailDoc).exercises.flatMap((e) => e.sets));
+    const inFile = parseHevy(kg, { timezone: 'Europe/London' }).flatMap((w) => w.exercises.flatMap((e) => e.sets));
+    // The file's numbers, read as pounds and miles (the kg file's metres are km × 1000).
+    const sorted = (ns: Array<number | null>) => ns.filter((n): n is number => n !== null).sort((a, b) => a - b);
+    const close = (a: number[], b: number[]) => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]!) < 1e-6);
+    const weights = sorted(sets.map((s) => s.weight_kg));
+    const distances = sorted(sets.map((s) => s.distance_metres));
+    assert.ok(weights.length > 0 && distances.length > 0);
+    assert.ok(close(weights, sorted(inFile.map((s) => s.weight_kg)).map((lbs) => lbs * KG_PER_LB)), String(weights.slice(0, 5)));
+    assert.ok(close(distances, sorted(inFile.map((s) => s.distance_metres)).map((m) => m * 1.609344)), String(distances));
+  } finally {
+    await t.close();
+  }
+});
+
+test('an empty file, a header alone, or another app\'s export is refused with a non-zero exit', async () => {
+  const { dataDir, env, athleteId } = await freshStore();
+  const cases: Array<[string, string, string, RegExp]> = [
+    ['empty.csv', '', 'hevy', /empty\.csv line 1: the file is empty/],
+    ['header.csv', generateHevyExport({ workouts: 1 }).split('\n')[0]! + '\n', 'hevy', /header\.csv line 2: the file has a header but no sets/],
+    ['strong.csv', generateStrongExport({ workouts: 2, seed: 1 }), 'hevy', /strong\.csv line 1: this looks like a Strong export, not a Hevy one: import it with `repledger import strong`/],
+    ['hevy.csv', generateHevyExport({ workouts: 2, seed: 1 }), 'strong', /hevy\.csv line 1: this looks like a Hevy export, not a Strong one: import it with `repledger import hevy`/],
+  ];
+  for (const [name, text, app, message] of cases) {
+    const file = join(dataDir, name);
+    writeFileSync(file, text);
+    const r = await cli(['import', app, '--athlete', athleteId, '--file', file], env);
+    assert.is(r.code, 2, name);
+    const said = r.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ');
+    assert.match(said, message);
+    assert.match(said, /nothing was imported/);
+  }
+  assert.is(await workoutEvents(dataDir, athleteId), 0);
 });
 
 test('a Strong export in pounds lands in kilograms', async () => {

@@ -5,11 +5,12 @@ import {
   checkTitle,
   csvRecords,
   detectSeparator,
+  exportAppOf,
   numberField,
   readCsvTable,
   type CsvRecord,
 } from '../../services/import/csv.ts';
-import { ImportRowError } from '../../services/import/types.ts';
+import { ImportRowError, WrongExportError } from '../../services/import/types.ts';
 
 function records(text: string, separator: ',' | ';' = ','): CsvRecord[] {
   return [...csvRecords(text, separator)];
@@ -61,6 +62,21 @@ test('blank lines are skipped but still counted', () => {
   ]);
 });
 
+test('a quoted empty field alone on a line is a record, not a blank line', () => {
+  assert.equal(records('a\n""\n"  "\nb\n'), [
+    { line: 1, fields: ['a'] },
+    { line: 2, fields: [''] },
+    { line: 3, fields: ['  '] },
+    { line: 4, fields: ['b'] },
+  ]);
+});
+
+test('table: a row of one quoted empty field is refused with its line, like any short row', () => {
+  const e = rowError(() => readCsvTable('a,b\n1,2\n""\n3,4\n', { required: ['a'] }));
+  assert.is(e.line, 3);
+  assert.is(e.message, 'line 3: row has 1 field; the header has 2');
+});
+
 test('semicolon separator keeps commas inside fields', () => {
   assert.equal(records('a;b\n102,5;"x;y"', ';')[1]!.fields, ['102,5', 'x;y']);
 });
@@ -100,10 +116,38 @@ test('table: missing columns are named, at line 1', () => {
   assert.is(e.message, `line 1: missing columns 'weight_kg', 'rpe' in the header`);
 });
 
-test('table: empty text or header only has no rows', () => {
-  assert.equal(readCsvTable('', { required: ['a'] }).rows, []);
-  assert.equal(readCsvTable('\ufeff', { required: ['a'] }).rows, []);
+test('table: an empty text is refused (it has not even a header); a header alone has no rows', () => {
+  for (const empty of ['', '\ufeff', '\n\n', '  \r\n']) {
+    const e = rowError(() => readCsvTable(empty, { required: ['a'] }));
+    assert.is(e.line, 1, JSON.stringify(empty));
+    assert.match(e.message, 'the file is empty');
+  }
   assert.equal(readCsvTable('a,b\r\n', { required: ['a'] }).rows, []);
+});
+
+test('table: one of a group of columns, e.g. a measure in either unit', () => {
+  const spec = { required: ['a'], optional: ['w_kg', 'w_lbs'], oneOf: [['w_kg', 'w_lbs']] } as const;
+  const table = readCsvTable('a,W_LBS\n1,225\n', spec);
+  assert.equal([...table.columns].sort(), ['a', 'w_lbs']);
+  assert.equal(table.rows[0]!.values, { a: '1', w_kg: '', w_lbs: '225' });
+  assert.is(rowError(() => readCsvTable('a\n1\n', spec)).message, `line 1: missing column 'w_kg' or 'w_lbs' in the header`);
+  assert.is(rowError(() => readCsvTable('a,w_kg,w_lbs\n', spec)).message, `line 1: the header has 'w_kg' and 'w_lbs'; an export has one of them`);
+});
+
+test('table: a header another app writes is named, not listed as missing columns', () => {
+  const strongHeader = 'Date;Workout Name;Duration;Exercise Name;Set Order;Weight;Reps;Distance;Seconds\n';
+  const e = rowError(() => readCsvTable(strongHeader, { required: ['title', 'exercise_title'], app: 'hevy' }));
+  assert.instance(e, WrongExportError);
+  assert.is(e.message, 'line 1: this looks like a Strong export, not a Hevy one');
+  // Without an app to compare with, or from an unknown app, the missing columns are listed.
+  assert.match(rowError(() => readCsvTable(strongHeader, { required: ['title'] })).message, `missing column 'title'`);
+  assert.match(rowError(() => readCsvTable('x,y\n', { required: ['title'], app: 'hevy' })).message, `missing column 'title'`);
+});
+
+test('exportAppOf: each app by its own columns', () => {
+  assert.is(exportAppOf(['title', 'start_time', 'end_time', 'exercise_title', 'set_index', 'weight_lbs']), 'hevy');
+  assert.is(exportAppOf(['date', 'workout name', 'exercise name', 'set order', 'weight']), 'strong');
+  assert.is(exportAppOf(['title', 'weight']), null);
 });
 
 test('table: a short row is refused, trailing empty extras are not', () => {

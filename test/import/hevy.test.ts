@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseHevy, parseHevyTime } from '../../services/import/hevy.ts';
-import { ImportRowError, type ParsedWorkout } from '../../services/import/types.ts';
+import { ImportRowError, WrongExportError, type ParsedWorkout } from '../../services/import/types.ts';
 import {
   formatHevyExport,
   generateHevyExport,
@@ -281,10 +281,61 @@ test('a BOM and CRLF line ends, as Windows tools save the file', () => {
   assert.is(w!.exercises[0]!.sets.length, 2);
 });
 
-test('empty file or header only: no workouts', () => {
-  assert.equal(parseHevy('', UTC), []);
-  assert.equal(parseHevy(HEADER, UTC), []);
-  assert.equal(parseHevy(HEADER + '\n\n', UTC), []);
+test('units: weight_lbs and distance_miles convert to kg and metres, each on its own', () => {
+  const pounds = (text: string) => text.replace('"weight_kg"', '"weight_lbs"');
+  const miles = (text: string) => text.replace('"distance_km"', '"distance_miles"');
+  const rows = hevy({ weight: '225', km: '' }, { index: '1', weight: '0', km: '0' }, { exercise: 'Run', weight: '', reps: '', km: '3.1', seconds: '1500' });
+  const [lbsMiles] = parseHevy(miles(pounds(rows)), UTC);
+  const [bench, run] = lbsMiles!.exercises;
+  assert.equal(bench!.sets.map((s) => s.weight_kg), [102.05828325, 0]);
+  assert.equal(bench!.sets.map((s) => s.distance_metres), [null, null]);
+  assert.is(run!.sets[0]!.distance_metres, 4988.9664);
+  // Hevy sets weight and distance units apart: kilograms with miles, pounds with kilometres.
+  const [kgMiles] = parseHevy(miles(rows), UTC);
+  assert.equal([kgMiles!.exercises[0]!.sets[0]!.weight_kg, kgMiles!.exercises[1]!.sets[0]!.distance_metres], [225, 4988.9664]);
+  const [lbsKm] = parseHevy(pounds(rows), UTC);
+  assert.equal([lbsKm!.exercises[0]!.sets[0]!.weight_kg, lbsKm!.exercises[1]!.sets[0]!.distance_metres], [102.05828325, 3100]);
+});
+
+test('units: pounds are range-checked in pounds, naming the file’s column', () => {
+  const text = (weight: string) => hevy({ weight }).replace('"weight_kg"', '"weight_lbs"');
+  assert.is(parseHevy(text('4409.24'), UTC)[0]!.exercises[0]!.sets[0]!.weight_kg, 1999.9976214988);
+  assert.is(rowError(() => parseHevy(text('4409.26'), UTC)).message, 'line 2: weight_lbs 4409.26 must be <= 4409.25');
+  assert.is(rowError(() => parseHevy(text('-1'), UTC)).message, 'line 2: weight_lbs -1 must be >= 0');
+  const km = hevy({ km: '-2' }).replace('"distance_km"', '"distance_miles"');
+  assert.is(rowError(() => parseHevy(km, UTC)).message, 'line 2: distance_miles -2 must be >= 0');
+});
+
+test('refused: both weight columns, or neither', () => {
+  const both = hevy({}).replace('"weight_kg"', '"weight_kg","weight_lbs"').replace(',80,', ',80,176,');
+  assert.is(rowError(() => parseHevy(both, UTC)).message, `line 1: the header has 'weight_kg' and 'weight_lbs'; an export has one of them`);
+  const neither = hevy({}).replace('"weight_kg"', '"weight"');
+  assert.is(rowError(() => parseHevy(neither, UTC)).message, `line 1: missing column 'weight_kg' or 'weight_lbs' in the header`);
+});
+
+test('refused: an empty file, or a header without sets', () => {
+  for (const [text, line, message] of [
+    ['', 1, 'the file is empty'],
+    ['\ufeff\n', 1, 'the file is empty'],
+    [HEADER, 2, 'the file has a header but no sets'],
+    [HEADER + '\r\n\r\n', 2, 'the file has a header but no sets'],
+  ] as const) {
+    const e = rowError(() => parseHevy(text, UTC));
+    assert.is(e.line, line, JSON.stringify(text));
+    assert.match(e.message, message);
+  }
+});
+
+test('refused: a Strong export says so', () => {
+  const strongFile = 'Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n2024-03-01 18:30:00,"Evening",1h,"Bench",1,100,5,0,0,"","",\n';
+  const e = rowError(() => parseHevy(strongFile, UTC));
+  assert.instance(e, WrongExportError);
+  assert.is(e.message, 'line 1: this looks like a Strong export, not a Hevy one');
+});
+
+test('a row of one quoted empty field is refused with its line', () => {
+  const text = hevy({}, { index: '1' }).replace(/\n(?=.*\n$)/, '\n""\n');
+  assert.is(rowError(() => parseHevy(text, UTC)).message, 'line 3: row has 1 field; the header has 14');
 });
 
 // ---- Refusals
@@ -293,7 +344,7 @@ test('refused: missing columns, at line 1', () => {
   const text = HEADER.replace(',"weight_kg"', '').replace(',"rpe"', '') + '\n';
   const e = rowError(() => parseHevy(text, UTC));
   assert.is(e.line, 1);
-  assert.is(e.message, `line 1: missing columns 'weight_kg', 'rpe' in the header`);
+  assert.is(e.message, `line 1: missing columns 'rpe', 'weight_kg' or 'weight_lbs' in the header`);
 });
 
 test('refused: each bad value, with its line and what was wrong', () => {

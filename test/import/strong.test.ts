@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { KG_PER_LB } from '../../contracts/common.ts';
 import { parseStrong, parseStrongDuration, parseStrongTime, type StrongOptions } from '../../services/import/strong.ts';
-import { ImportRowError, type ParsedWorkout } from '../../services/import/types.ts';
+import { ImportRowError, WrongExportError, type ParsedWorkout } from '../../services/import/types.ts';
 import {
   formatStrongExport,
   generateStrongExport,
@@ -214,9 +214,19 @@ test('quoted line breaks in notes keep line numbers right; CRLF and BOM too', ()
   assert.is(w!.exercises[0]!.notes, 'seat 4,\nhandles 2');
 });
 
-test('empty file or header only: no workouts', () => {
-  assert.equal(parseStrong('', KG), []);
-  assert.equal(parseStrong(COLUMNS.join(';') + '\n', KG), []);
+test('refused: an empty file, a header without sets, or rest timers only', () => {
+  assert.match(rowError(() => parseStrong('', KG)).message, 'line 1: the file is empty');
+  assert.match(rowError(() => parseStrong(COLUMNS.join(';') + '\n', KG)).message, 'line 2: the file has a header but no sets');
+  assert.match(rowError(() => parseStrong(strong([{ order: 'Rest Timer' }]), KG)).message, 'line 2: the file has a header but no sets');
+});
+
+test('refused: a Hevy export says so', () => {
+  const hevyFile =
+    '"title","start_time","end_time","description","exercise_title","superset_id","exercise_notes","set_index","set_type","weight_lbs","reps","distance_miles","duration_seconds","rpe"\n' +
+    '"Push","22 Dec 2025, 08:00","22 Dec 2025, 09:00","","Bench Press (Barbell)",,"",0,"normal",225,5,,,\n';
+  const e = rowError(() => parseStrong(hevyFile, KG));
+  assert.instance(e, WrongExportError);
+  assert.is(e.message, 'line 1: this looks like a Hevy export, not a Strong one');
 });
 
 // ---- Refusals

@@ -6,6 +6,8 @@ export default class AthletesList extends AppCommand {
   static override description = 'List athletes, by e-mail';
 
   async run(): Promise<{ athletes: AthleteDoc[] }> {
+    // Parsing refuses flags the command does not take, and marks the end of usage errors.
+    await this.parse(AthletesList);
     const app = await this.app();
     const athletes: AthleteDoc[] = [];
     for (let page = await app.athletes.list(500); page.length > 0; ) {

@@ -1,18 +1,18 @@
 import { Flags } from '@oclif/core';
 import { AppCommand } from '../../base.ts';
-import { athleteByEmail } from '../../athlete.ts';
+import { athleteFlag, findAthlete } from '../../athlete.ts';
 
 export default class BotTokensRevoke extends AppCommand {
   static override description = 'Revoke a bot token; the next request with it is refused';
   static override flags = {
-    athlete: Flags.string({ required: true, description: "the athlete's e-mail" }),
+    athlete: athleteFlag,
     id: Flags.string({ required: true, description: 'the token id (see bot-tokens list)' }),
   };
 
   async run(): Promise<{ token_id: string; revoked: true }> {
     const { flags } = await this.parse(BotTokensRevoke);
     const app = await this.app();
-    const athlete = await athleteByEmail(app, flags.athlete);
+    const athlete = await findAthlete(app, flags.athlete);
     await app.botTokens.revoke(athlete.athlete_id, flags.id, { type: 'operator', id: 'cli' });
     this.log(`revoked ${flags.id}`);
     return { token_id: flags.id, revoked: true };

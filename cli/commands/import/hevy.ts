@@ -1,13 +1,14 @@
 import { Flags } from '@oclif/core';
 import { parseHevy } from '../../../services/import/hevy.ts';
 import { AppCommand } from '../../base.ts';
+import { athleteFlag } from '../../athlete.ts';
 import { progressBar } from '../../progress.ts';
 import { describeImport, importFile, type ImportSummary } from '../../import.ts';
 
 export default class ImportHevy extends AppCommand {
   static override description = "Import a Hevy CSV export into an athlete's record (all of the file, or nothing)";
   static override flags = {
-    athlete: Flags.string({ required: true, description: "the athlete's e-mail" }),
+    athlete: athleteFlag,
     file: Flags.file({ required: true, exists: true, description: 'the CSV file Hevy exported' }),
   };
 

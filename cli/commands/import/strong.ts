@@ -1,13 +1,14 @@
 import { Flags } from '@oclif/core';
 import { parseStrong } from '../../../services/import/strong.ts';
 import { AppCommand } from '../../base.ts';
+import { athleteFlag } from '../../athlete.ts';
 import { progressBar } from '../../progress.ts';
 import { describeImport, importFile, type ImportSummary } from '../../import.ts';
 
 export default class ImportStrong extends AppCommand {
   static override description = "Import a Strong CSV export into an athlete's record (all of the file, or nothing)";
   static override flags = {
-    athlete: Flags.string({ required: true, description: "the athlete's e-mail" }),
+    athlete: athleteFlag,
     file: Flags.file({ required: true, exists: true, description: 'the CSV file Strong exported' }),
     'weight-unit': Flags.string({ options: ['kg', 'lbs'], description: "unit of the file's weights (default: the athlete's unit preference)" }),
     'distance-unit': Flags.string({ options: ['km', 'mi'], description: "unit of the file's distances (default: km for kg, mi for lbs)" }),

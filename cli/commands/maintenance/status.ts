@@ -6,6 +6,8 @@ export default class MaintenanceStatus extends AppCommand {
   static override description = 'Show whether Agent Access reads and writes are paused';
 
   async run(): Promise<MaintenanceState> {
+    // Parsing refuses flags the command does not take, and marks the end of usage errors.
+    await this.parse(MaintenanceStatus);
     const app = await this.app();
     const state = await app.maintenance.state();
     for (const line of describeState(state)) this.log(line);

@@ -4,6 +4,8 @@ export default class ProjectionsRun extends AppCommand {
   static override description = 'Run the projection worker: follow the event log and keep read models current (KurrentDB/MongoDB mode)';
 
   async run(): Promise<{ stopped: boolean }> {
+    // Parsing refuses flags the command does not take, and marks the end of usage errors.
+    await this.parse(ProjectionsRun);
     const app = await this.app();
     if (app.projectionMode === 'inline') {
       this.log('the embedded store projects with every append; no worker is needed');

@@ -1,0 +1,43 @@
+// Failures under --json: every command answers {"error":{"code","message"}} on stdout, and
+// exits as the same failure does without --json.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tempDir } from '../support/app.ts';
+import { cli, cliJson } from '../support/cli.ts';
+
+const ADA = ['--email', 'ada@example.com', '--password', 'correct horse battery', '--display-name', 'Ada', '--timezone', 'UTC'];
+
+test('--json failures print one error object on stdout, with a code and the exit code of the plain failure', async () => {
+  const dataDir = tempDir();
+  const env = { DATA_DIR: dataDir };
+  await cliJson(['athletes', 'create', ...ADA], env);
+  const empty = join(dataDir, 'empty.csv');
+  writeFileSync(empty, '');
+  const cases: Array<{ args: string[]; code: string; message: RegExp; exit: number }> = [
+    { args: ['athletes', 'create', ...ADA], code: 'already_exists', message: /ada@example.com exists/, exit: 2 },
+    { args: ['athletes', 'create', ...ADA.slice(0, 2), '--password', 'short', ...ADA.slice(4)], code: 'invalid_input', message: /12 characters/, exit: 2 },
+    { args: ['subscriptions', 'set', '--athlete', 'nobody@example.com', '--tier', 'pro'], code: 'not_found', message: /no athlete with e-mail nobody@example.com/, exit: 2 },
+    { args: ['subscriptions', 'set', '--athlete', 'ada@example.com'], code: 'invalid_input', message: /Missing required flag tier/, exit: 2 },
+    { args: ['athletes', 'list', '--bogus'], code: 'invalid_input', message: /Nonexistent flag: --bogus/, exit: 2 },
+    { args: ['import', 'hevy', '--athlete', 'ada@example.com', '--file', join(dataDir, 'nope.csv')], code: 'invalid_input', message: /No file found at .*nope\.csv/, exit: 1 },
+    { args: ['import', 'hevy', '--athlete', 'ada@example.com', '--file', empty], code: 'invalid_input', message: /empty\.csv line 1: the file is empty/, exit: 2 },
+    { args: ['projections', 'replay', '--projection', 'nope'], code: 'not_found', message: /no projection named nope/, exit: 2 },
+  ];
+  for (const c of cases) {
+    const name = c.args.slice(0, 2).join(' ');
+    const json = await cli([...c.args, '--json'], env);
+    assert.is(json.code, c.exit, `${name} --json: ${json.stderr}`);
+    const body = JSON.parse(json.stdout) as { error: { code: string; message: string } };
+    assert.equal(Object.keys(body), ['error'], name);
+    assert.equal(Object.keys(body.error).sort(), ['code', 'message'], name);
+    assert.is(body.error.code, c.code, name);
+    assert.match(body.error.message, c.message, name);
+    const plain = await cli(c.args, env);
+    assert.is(plain.code, c.exit, `${name}: ${plain.stderr}`);
+    assert.is(plain.stdout, '', name);
+  }
+});
+
+test.run();
