@@ -10,7 +10,7 @@ import { decidePassword, decideProfile, decideTier, evolveAthlete, type AthleteS
 import type { Clock } from './domain/clock.ts';
 import { DomainError } from './domain/errors.ts';
 import { sha256Hex } from './domain/ids.ts';
-import { hashPassword, verifyPassword } from './password.ts';
+import { hashIsCurrent, hashPassword, verifyPassword } from './password.ts';
 import { WrongExpectedRevisionError, type EventStore } from './store/event-store.ts';
 import type { KeyValue, ReadStore } from './store/read-store.ts';
 
@@ -31,6 +31,8 @@ export class AthleteService {
   readonly #events: EventStore;
   readonly #reads: ReadStore;
   readonly #clock: Clock;
+  /** What unknown e-mails are checked against; made with today's parameters, once. */
+  #decoy: Promise<string> | null = null;
 
   constructor(events: EventStore, reads: ReadStore, clock: Clock) {
     this.#events = events;
@@ -116,6 +118,28 @@ export class AthleteService {
       },
       actor,
     );
+  }
+
+  /**
+   * The athlete these credentials belong to, or null. An unknown e-mail is checked against a
+   * decoy hash, so both answers take as long. A hash made with older parameters is replaced by
+   * one made with today's, now that the password is known.
+   */
+  async authenticate(email: string, givenPassword: string): Promise<AthleteState | null> {
+    const athlete = await this.byEmail(email);
+    const ok = await verifyPassword(givenPassword, athlete?.password_hash ?? (await this.#decoyHash()));
+    if (!athlete || !ok) return null;
+    if (!hashIsCurrent(athlete.password_hash)) {
+      const stored = athlete.password_hash;
+      const hash = await hashPassword(givenPassword);
+      // Only over the hash that was verified: a password changed meanwhile stays as it was changed.
+      await this.#change(athlete.athlete_id, (s) => (s?.password_hash === stored ? decidePassword(s, hash) : []), { type: 'athlete', id: athlete.athlete_id });
+    }
+    return athlete;
+  }
+
+  #decoyHash(): Promise<string> {
+    return (this.#decoy ??= hashPassword('not a real password, only a timing decoy'));
   }
 
   /** The directory read model, ordered by e-mail. */

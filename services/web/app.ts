@@ -7,13 +7,13 @@ import type Provider from 'oidc-provider';
 import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
 import { timeZoneChoices } from '../../contracts/common.ts';
-import { hashPassword, verifyPassword } from '../password.ts';
 import { readForm, requiredText, safeReturnTo, text } from './forms.ts';
 import { html, page, SCRIPT_HASH, STYLE_HASH, TIME_ZONE_SCRIPT, type Html } from './html.ts';
 import { AttemptLimiter } from './limiter.ts';
 import { registerBotTokens } from './bot-tokens.ts';
 import { registerConnections } from './connections.ts';
 import { registerConsent } from './consent.ts';
+import { registerPasswordChange } from './password.ts';
 import { csrfMatches, Sessions, type Session } from './sessions.ts';
 import { z } from 'zod';
 
@@ -69,8 +69,6 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
   const sweeper = setInterval(() => void sessions.sweep().catch((err: unknown) => server.log.error({ err }, 'sweeping web sessions failed')), SESSION_SWEEP_EVERY_MS);
   sweeper.unref();
   server.addHook('onClose', async () => clearInterval(sweeper));
-  // Compared against on sign-in for unknown e-mails, so that both answers take as long.
-  const decoyHash = await hashPassword('not a real password, only a timing decoy');
   const origin = new URL(app.config.baseUrl).origin;
 
   await server.register(cookie);
@@ -173,9 +171,8 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
           429,
         );
       }
-      const athlete = await app.athletes.byEmail(email);
-      const ok = await verifyPassword(values.password, athlete?.password_hash ?? decoyHash);
-      if (!athlete || !ok) {
+      const athlete = await app.athletes.authenticate(email, values.password);
+      if (!athlete) {
         perEmail.record(email);
         perAddress.record(request.ip);
         return again('That e-mail and password do not match an account.', 401);
@@ -193,24 +190,26 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
     registerConsent(web, { app, provider, sessions, show });
     registerConnections(web, app, show);
     registerBotTokens(web, app, sessions, show);
+    registerPasswordChange(web, app, sessions, new AttemptLimiter(5, SIGN_IN_WINDOW_MS, app.clock), show);
 
     web.get('/account', async (request, reply) => {
       const session = request.session;
-      if (!session?.athlete_id) return reply.redirect(`/sign-in?return_to=${encodeURIComponent('/account')}`);
+      if (!session) return reply.redirect(`/sign-in?return_to=${encodeURIComponent('/account')}`);
       const athlete = await app.athletes.get(session.athlete_id);
       if (!athlete) {
         await sessions.end(reply, session);
         return reply.redirect('/sign-in');
       }
+      const changed = (request.query as Record<string, unknown>).password_changed !== undefined;
       return show(
         reply,
         'Your account',
         session,
-        html`<div class="card"><h1>Hello, ${athlete.profile.display_name}</h1>
+        html`${changed ? html`<p class="notice" role="status">Your password was changed. Other devices were signed out.</p>` : ''}<div class="card"><h1>Hello, ${athlete.profile.display_name}</h1>
 <p>Signed in as <strong>${athlete.email}</strong>.</p>
 <p>Record timezone: ${athlete.profile.timezone}. Weights in ${athlete.profile.unit_preference}.</p>
 <p>Plan: ${athlete.tier === 'pro' ? 'Pro — AI clients you approve can read the areas you choose.' : 'Free — connecting AI clients needs the Pro plan.'}</p>
-<p><a href="/connections">Connected apps</a> · <a href="/bot-tokens">Bot tokens</a></p></div>`,
+<p><a href="/connections">Connected apps</a> · <a href="/bot-tokens">Bot tokens</a> · <a href="/account/password">Change password</a></p></div>`,
       );
     });
   };

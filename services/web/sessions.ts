@@ -38,7 +38,15 @@ export class Sessions {
   }
 
   async ensureCollection(): Promise<void> {
-    await this.#reads.ensureCollections([{ name: SESSIONS, indexes: [{ name: 'by_expiry', fields: ['expires_at', 'id'] }] }]);
+    await this.#reads.ensureCollections([
+      {
+        name: SESSIONS,
+        indexes: [
+          { name: 'by_expiry', fields: ['expires_at', 'id'] },
+          { name: 'by_athlete', fields: ['athlete_id', 'id'] },
+        ],
+      },
+    ]);
   }
 
   /** The request's live signed-in session, if its cookie names one. */
@@ -80,6 +88,11 @@ export class Sessions {
   async end(reply: FastifyReply, session: Session | null): Promise<void> {
     if (session) await this.#reads.delete(SESSIONS, PARTITION, session.id);
     void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+  }
+
+  /** Signs the athlete out everywhere (after a password change, say); returns how many sessions ended. */
+  async endAllOf(athleteId: string): Promise<number> {
+    return this.#reads.deleteWhere(SESSIONS, PARTITION, 'by_athlete', [athleteId]);
   }
 
   /** Keeps a one-time value for the session's next page. */
