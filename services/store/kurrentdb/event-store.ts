@@ -127,11 +127,12 @@ export class KurrentEventStore implements EventStore {
     );
     let result;
     try {
-      // One append is one atomic write, whatever its size: the client may split the request into
-      // several gRPC messages (batchAppendSize), but the server commits all events or none.
-      // KurrentDB refuses appends larger than its maximum append size (MaxAppendSize, 1 MiB by
-      // default) as a whole. An import appends a whole file's workouts in one append, so a large
-      // export can exceed that: docker-compose.yml raises KURRENTDB_MAX_APPEND_SIZE to 16 MiB.
+      // One append is one atomic write, whatever its size: the client splits the request into
+      // gRPC messages of 3 MiB (batchAppendSize), but the server commits all events or none.
+      // KurrentDB refuses as a whole an append larger than its maximum append size (MaxAppendSize:
+      // 256 MiB by default and at most from 25.1 on; 1 MiB by default and at most 16,767,216 bytes
+      // on 25.0), and an event larger than MaxAppendEventSize (16 MiB). An import appends a whole
+      // file's workouts in one append; docker-compose.yml pins 26.0, whose defaults leave room.
       result = await this.#client.appendToStream(stream, proposed, { streamState: toStreamState(expected) });
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
