@@ -29,6 +29,7 @@ import {
   type ResolvedEvent,
 } from '@kurrent/kurrentdb-client';
 import {
+  AppendTooLargeError,
   WrongExpectedRevisionError,
   type AppendResult,
   type EventStore,
@@ -114,9 +115,20 @@ export class KurrentEventStore implements EventStore {
   readonly #client: KurrentDBClient;
   readonly #connection: string;
 
-  /** `connectionString`, e.g. `kurrentdb://localhost:2113?tls=false`. The client connects lazily. */
-  constructor(connectionString: string) {
-    this.#client = KurrentDBClient.connectionString(connectionString);
+  /**
+   * `connectionString`, e.g. `kurrentdb://localhost:2113?tls=false`. The client connects lazily.
+   * `client` is for tests that need to stand in for the server; by default it is made from the string.
+   */
+  constructor(connectionString: string, client: KurrentDBClient = KurrentDBClient.connectionString(connectionString)) {
+    // With `throwOnAppendFailure=false` (in any spelling the client accepts) a version conflict
+    // comes back as `{ success: false }` instead of an error: the expected-revision check that
+    // approval and undo rely on would then hang on one `if`. Refuse the option where it is set.
+    if (!client.throwOnAppendFailure) {
+      throw new Error(
+        'KURRENTDB_URL sets throwOnAppendFailure=false; RepLedger needs conflicting appends to fail. Remove the option.',
+      );
+    }
+    this.#client = client;
     this.#connection = redact(connectionString);
   }
 
@@ -140,13 +152,15 @@ export class KurrentEventStore implements EventStore {
         throw new WrongExpectedRevisionError(stream, expected, actual);
       }
       if (error instanceof MaxAppendSizeExceededError) {
-        throw new Error(
-          `append of ${events.length} events to ${stream} exceeds KurrentDB's maximum append size ` +
-            `(${error.maxAppendSize} bytes); raise KURRENTDB_MAX_APPEND_SIZE on the server`,
-          { cause: error },
-        );
+        throw new AppendTooLargeError(stream, events.length, error.maxAppendSize, { cause: error });
       }
       throw error;
+    }
+    if (!result.success) {
+      // Only reachable if the client stops throwing on a conflict (the constructor refuses the
+      // option that does that). Its `nextExpectedRevision` cannot be trusted here: the batch-append
+      // path reports BigInt(hasCurrentStreamRevision()), i.e. 1 or -1. Read where the stream is.
+      throw new WrongExpectedRevisionError(stream, expected, await this.#revisionOf(stream));
     }
     const revision = toNumber(result.nextExpectedRevision, 'stream revision');
     // The server reports the commit position of the last event written; older servers may omit it.
@@ -268,6 +282,18 @@ export class KurrentEventStore implements EventStore {
 
   async close(): Promise<void> {
     await this.#client.dispose();
+  }
+
+  /** The revision of a stream's last event, or `no_stream`. */
+  async #revisionOf(stream: string): Promise<number | 'no_stream'> {
+    try {
+      for await (const resolved of this.#client.readStream(stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
+        if (resolved.event) return toNumber(resolved.event.revision, 'stream revision');
+      }
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+    return 'no_stream';
   }
 
   /** The $all position of one event, for servers that do not report it on append. */
