@@ -123,7 +123,9 @@ export class KurrentEventStore implements EventStore {
     // With `throwOnAppendFailure=false` (in any spelling the client accepts) a version conflict
     // comes back as `{ success: false }` instead of an error: the expected-revision check that
     // approval and undo rely on would then hang on one `if`. Refuse the option where it is set.
-    if (!client.throwOnAppendFailure) {
+    // The client's typings mark the getter protected; it is the one place this setting is decided
+    // (the connection string parser accepts several spellings), so read it rather than re-parse.
+    if (Reflect.get(client, 'throwOnAppendFailure') !== true) {
       throw new Error(
         'KURRENTDB_URL sets throwOnAppendFailure=false; RepLedger needs conflicting appends to fail. Remove the option.',
       );
