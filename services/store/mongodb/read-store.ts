@@ -169,6 +169,37 @@ class MongoDocuments implements Documents {
   }
 }
 
+/** The part of a MongoDB collection that `ensureIndex` uses (a test stands in for it). */
+export interface IndexedCollection {
+  createIndex(key: Map<string, 1>, options: { name: string }): Promise<string>;
+  dropIndex(name: string): Promise<unknown>;
+  listIndexes(): { toArray(): Promise<Document[]> };
+}
+
+const sameKey = (a: Document, b: Map<string, 1>) => JSON.stringify(Object.entries(a)) === JSON.stringify([...b]);
+
+/**
+ * Creates the compound index `{ partition, doc.<field>... }` named `name`, replacing whatever
+ * stands in its way after a release changed an index:
+ * - 86 IndexKeySpecsConflict: an index of this name has other fields;
+ * - 85 IndexOptionsConflict: an index with these fields exists under another name (a renamed
+ *   index: "Index already exists with a different name"), or under this name with other options.
+ * Both are resolved by dropping every index that has this name or this key, then creating it.
+ */
+export async function ensureIndex(coll: IndexedCollection, name: string, fields: string[]): Promise<void> {
+  const key = new Map<string, 1>([['partition', 1], ...fields.map((f): [string, 1] => [path(f), 1])]);
+  try {
+    await coll.createIndex(key, { name });
+  } catch (error) {
+    const changed = error instanceof MongoServerError && (error.code === INDEX_OPTIONS_CONFLICT || error.code === INDEX_KEY_SPECS_CONFLICT);
+    if (!changed) throw error;
+    const existing = await coll.listIndexes().toArray();
+    const inTheWay = existing.filter((ix) => ix.name !== '_id_' && (ix.name === name || sameKey(ix.key as Document, key)));
+    for (const ix of inTheWay) await coll.dropIndex(String(ix.name));
+    await coll.createIndex(key, { name });
+  }
+}
+
 /** The connection string without user:password. */
 function redact(url: string): string {
   return url.replace(/^(mongodb(?:\+srv)?:\/\/)[^@/?#]*@/i, '$1').replace(/([?&])(password|authMechanismProperties)=[^&]*/gi, '$1$2=***');
@@ -277,19 +308,7 @@ export class MongoReadStore extends MongoDocuments implements ReadStore {
       if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
     }
     const coll = this.#db.collection(physical);
-    for (const index of spec.indexes) {
-      const key = new Map<string, 1>([['partition', 1], ...index.fields.map((f): [string, 1] => [path(f), 1])]);
-      try {
-        await coll.createIndex(key, { name: index.name });
-      } catch (error) {
-        const changed =
-          error instanceof MongoServerError && (error.code === INDEX_OPTIONS_CONFLICT || error.code === INDEX_KEY_SPECS_CONFLICT);
-        if (!changed) throw error;
-        // The index spec changed since the index was built: rebuild it under the same name.
-        await coll.dropIndex(index.name);
-        await coll.createIndex(key, { name: index.name });
-      }
-    }
+    for (const index of spec.indexes) await ensureIndex(coll, index.name, index.fields);
   }
 
   #transaction<T>(route: (c: string) => string, work: (docs: Documents) => Promise<T>): Promise<T> {
