@@ -47,8 +47,19 @@ export class ProjectionRunner {
     return [{ name: CHECKPOINTS, indexes: [] }, ...this.projections.flatMap((p) => p.collections)];
   }
 
+  /**
+   * Creates the collections, then finishes any replay swap that a killed process left half-done
+   * (MongoDB renames collections outside a transaction): until that has run, the swapped-in
+   * collections and the checkpoints disagree, and following the log would apply events twice or
+   * skip them.
+   */
   async ensureCollections(): Promise<void> {
     await this.#readStore.ensureCollections(this.collectionSpecs());
+    await this.#readStore.finishInterruptedSwaps(async (live, from, label) => {
+      // The label names the projections and the versions that rebuilt them (see `replay`).
+      const rebuilt = this.projections.filter((p) => typeof label[p.name] === 'number');
+      await this.#finishSwap(live, rebuilt, from, (p) => Number(label[p.name]));
+    });
   }
 
   /** Applies events (in position order) to every projection not yet past them; `docs` is one transaction. */
@@ -106,7 +117,11 @@ export class ProjectionRunner {
    * Rebuilds projections from position zero into fresh collections, then swaps them in. Events
    * appended meanwhile are applied inside the swap, so nothing is missed.
    */
-  async replay(names: string[] = this.projections.map((p) => p.name), progress?: Progress): Promise<{ events: number; position: number }> {
+  async replay(
+    names: string[] = this.projections.map((p) => p.name),
+    progress?: Progress,
+    signal?: AbortSignal,
+  ): Promise<{ events: number; position: number }> {
     const selected = names.map((n) => {
       const p = this.projections.find((x) => x.name === n);
       if (!p) throw new Error(`no projection named ${n}; known: ${this.projections.map((x) => x.name).join(', ')}`);
@@ -114,33 +129,58 @@ export class ProjectionRunner {
     });
     // Keep the runner's order (athletes first) whatever order the names came in.
     const ordered = this.projections.filter((p) => selected.includes(p));
-    const rebuild = await this.#readStore.beginRebuild(ordered.flatMap((p) => p.collections));
+    const label = Object.fromEntries(ordered.map((p) => [p.name, versionOf(p)]));
+    const rebuild = await this.#readStore.beginRebuild(ordered.flatMap((p) => p.collections), label);
     let position = 0;
     let events = 0;
     try {
       const head = await this.#eventStore.headPosition();
       for (;;) {
+        signal?.throwIfAborted();
         const batch = await this.#eventStore.readAll(position, BATCH);
         if (batch.length === 0) break;
-        await rebuild.transaction((docs) => applyAll(batch, docs, ordered));
-        position = batch[batch.length - 1]!.position;
+        const reached = batch[batch.length - 1]!.position;
+        await rebuild.transaction((docs) => applyAll(batch, docs, ordered), reached);
+        position = reached;
         events += batch.length;
         progress?.(Math.min(position, head), head);
       }
-      await rebuild.swap(async (live) => {
-        for (;;) {
-          const batch = await this.#eventStore.readAll(position, BATCH);
-          if (batch.length === 0) break;
-          await applyAll(batch, live, ordered);
-          position = batch[batch.length - 1]!.position;
-          events += batch.length;
-        }
-        for (const p of ordered) await live.upsert(CHECKPOINTS, PARTITION, { id: p.name, position, version: versionOf(p) });
+      signal?.throwIfAborted();
+      await rebuild.swap(async (live, from) => {
+        const reached = await this.#finishSwap(live, ordered, from, versionOf);
+        events += reached.events;
+        position = reached.position;
       });
     } catch (error) {
+      // Drops the fresh collections; a swap that had begun making them live (MongoDB) is left
+      // for the next start's `finishInterruptedSwaps` instead.
       await rebuild.discard().catch(() => undefined);
       throw error;
     }
+    return { events, position };
+  }
+
+  /**
+   * Brings swapped-in projections from `from` (where their collections were rebuilt to) to the
+   * head of the log and sets their checkpoints, in the caller's transaction. Keeps no state of its
+   * own between calls, so a retried transaction runs it again from the same `from`.
+   */
+  async #finishSwap(
+    live: Documents,
+    rebuilt: Projection[],
+    from: number,
+    version: (p: Projection) => number,
+  ): Promise<{ events: number; position: number }> {
+    let position = from;
+    let events = 0;
+    for (;;) {
+      const batch = await this.#eventStore.readAll(position, BATCH);
+      if (batch.length === 0) break;
+      await applyAll(batch, live, rebuilt);
+      position = batch[batch.length - 1]!.position;
+      events += batch.length;
+    }
+    for (const p of rebuilt) await live.upsert(CHECKPOINTS, PARTITION, { id: p.name, position, version: version(p) });
     return { events, position };
   }
 
