@@ -1,6 +1,7 @@
 // Applies events to projections and keeps one checkpoint (a global position) per projection.
 // An event at or before a projection's checkpoint is skipped, so delivering it twice changes
 // nothing. Checkpoints are written in the same transaction as the documents they cover.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EventStore, StoredEvent, Subscription } from '../services/store/event-store.ts';
 import type { CollectionSpec, Doc, Documents, ReadStore } from '../services/store/read-store.ts';
 import type { Projection } from './projection.ts';
@@ -80,10 +81,14 @@ export class ProjectionRunner {
     }
   }
 
-  /** Brings every projection up to the head of the log, a batch per transaction. */
-  async catchUp(): Promise<number> {
+  /** Brings every projection up to the head of the log, a batch per transaction; `signal` stops it between batches. */
+  async catchUp(signal?: AbortSignal): Promise<number> {
     let applied = 0;
     for (;;) {
+      // A turn of the event loop between batches: the embedded store answers synchronously, so
+      // without it a signal (or a request) would wait for the whole catch-up.
+      await nextTurn();
+      signal?.throwIfAborted();
       const from = await this.#lowestCheckpoint();
       const batch = await this.#eventStore.readAll(from, BATCH);
       if (batch.length === 0) return applied;
@@ -99,16 +104,21 @@ export class ProjectionRunner {
   }
 
   /** Replays the outdated projections; returns their names. */
-  async upgrade(progress?: Progress): Promise<string[]> {
+  async upgrade(progress?: Progress, signal?: AbortSignal): Promise<string[]> {
     const names = await this.outdated();
-    if (names.length > 0) await this.replay(names, progress);
+    if (names.length > 0) await this.replay(names, progress, signal);
     return names;
   }
 
-  /** Follows the log (distributed mode): each delivered event is applied in its own transaction. */
-  async follow(onError: (error: unknown) => void): Promise<Subscription> {
-    await this.upgrade();
-    await this.catchUp();
+  /**
+   * Follows the log (worker mode): replays outdated projections, catches up, then applies each
+   * delivered event in its own transaction. `signal` abandons the start-up work between batches
+   * (a replay's fresh collections are discarded) and rejects with its reason.
+   */
+  async follow(onError: (error: unknown) => void, signal?: AbortSignal): Promise<Subscription> {
+    await this.upgrade(undefined, signal);
+    await this.catchUp(signal);
+    signal?.throwIfAborted();
     const from = await this.#lowestCheckpoint();
     return this.#eventStore.subscribeAll(from, (event) => this.#readStore.transaction((docs) => this.apply([event], docs)), onError);
   }
@@ -136,6 +146,7 @@ export class ProjectionRunner {
     try {
       const head = await this.#eventStore.headPosition();
       for (;;) {
+        await nextTurn(); // as in catchUp
         signal?.throwIfAborted();
         const batch = await this.#eventStore.readAll(position, BATCH);
         if (batch.length === 0) break;
