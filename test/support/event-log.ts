@@ -94,6 +94,38 @@ async function build(): Promise<ReferenceLog> {
   }
 }
 
+/**
+ * The log with every athlete id replaced by a fresh one, so that it can be appended again to a
+ * store that already holds it (a shared server), and `expected` to map the reference read models
+ * the same way. `ours` tells this copy's documents from others'.
+ */
+export function freshAthletes(log: StoredEvent[]): { events: StoredEvent[]; expected: (readModels: Record<string, unknown>) => Record<string, unknown>; ours: (row: unknown) => boolean } {
+  const ids = new Set(log.flatMap((e) => (/^(?:athlete|record)-(.+)$/.exec(e.stream)?.[1] ?? []) as string[]));
+  const map = new Map([...ids].map((id) => [id, randomUUID()]));
+  const rename = <T>(value: T): T => {
+    let json = JSON.stringify(value);
+    for (const [from, to] of map) json = json.replaceAll(from, to);
+    return JSON.parse(json) as T;
+  };
+  const fresh = [...map.values()];
+  return {
+    events: log.map(rename),
+    expected: rename,
+    ours: (row) => fresh.some((id) => JSON.stringify(row).includes(id)),
+  };
+}
+
+/**
+ * Only the rows `ours` accepts (all, without it), collection by collection, in one order that does
+ * not depend on the ids (fresh ids sort differently from the reference's).
+ */
+export function only(readModels: Record<string, unknown>, ours: (row: unknown) => boolean = () => true): Record<string, unknown> {
+  const key = (row: unknown) => JSON.stringify(row);
+  return Object.fromEntries(
+    Object.entries(readModels).map(([name, rows]) => [name, (rows as unknown[]).filter(ours).sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))]),
+  );
+}
+
 /** Appends events to another store as they were appended: one at a time, in global order. */
 export async function copyLog(events: StoredEvent[], to: EventStore): Promise<void> {
   for (const e of events) await to.append(e.stream, [{ type: e.type, data: e.data, metadata: e.metadata }], 'any');
