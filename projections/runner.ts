@@ -59,7 +59,9 @@ export class ProjectionRunner {
     await this.#readStore.finishInterruptedSwaps(async (live, from, label) => {
       // The label names the projections and the versions that rebuilt them (see `replay`).
       const rebuilt = this.projections.filter((p) => typeof label[p.name] === 'number');
-      await this.#finishSwap(live, rebuilt, from, (p) => Number(label[p.name]));
+      // Only the checkpoints: the log may have grown long since the crash, and catching up here
+      // would make one transaction of it; catchUp and follow do it a batch at a time.
+      for (const p of rebuilt) await live.upsert(CHECKPOINTS, PARTITION, { id: p.name, position: from, version: Number(label[p.name]) });
     });
   }
 
@@ -158,7 +160,7 @@ export class ProjectionRunner {
       }
       signal?.throwIfAborted();
       await rebuild.swap(async (live, from) => {
-        const reached = await this.#finishSwap(live, ordered, from, versionOf);
+        const reached = await this.#finishSwap(live, ordered, from);
         events += reached.events;
         position = reached.position;
       });
@@ -176,12 +178,7 @@ export class ProjectionRunner {
    * head of the log and sets their checkpoints, in the caller's transaction. Keeps no state of its
    * own between calls, so a retried transaction runs it again from the same `from`.
    */
-  async #finishSwap(
-    live: Documents,
-    rebuilt: Projection[],
-    from: number,
-    version: (p: Projection) => number,
-  ): Promise<{ events: number; position: number }> {
+  async #finishSwap(live: Documents, rebuilt: Projection[], from: number): Promise<{ events: number; position: number }> {
     let position = from;
     let events = 0;
     for (;;) {
@@ -191,7 +188,7 @@ export class ProjectionRunner {
       position = batch[batch.length - 1]!.position;
       events += batch.length;
     }
-    for (const p of rebuilt) await live.upsert(CHECKPOINTS, PARTITION, { id: p.name, position, version: version(p) });
+    for (const p of rebuilt) await live.upsert(CHECKPOINTS, PARTITION, { id: p.name, position, version: versionOf(p) });
     return { events, position };
   }
 
