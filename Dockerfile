@@ -13,7 +13,9 @@ RUN npm ci --omit=dev && npm cache clean --force
 COPY . .
 
 # The embedded store (used when KURRENTDB_URL / MONGODB_URL are unset) lives under /data.
-RUN mkdir -p /data && chown node:node /data
+# /keys is where docker-compose.yml mounts the named volume for OAUTH_KEYS_FILE: a new named volume
+# takes the ownership of the image's directory, so the service (user node) can write its keys there.
+RUN mkdir -p /data /keys && chown node:node /data /keys
 ENV HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/data

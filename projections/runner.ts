@@ -1,6 +1,7 @@
 // Applies events to projections and keeps one checkpoint (a global position) per projection.
 // An event at or before a projection's checkpoint is skipped, so delivering it twice changes
 // nothing. Checkpoints are written in the same transaction as the documents they cover.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EventStore, StoredEvent, Subscription } from '../services/store/event-store.ts';
 import type { CollectionSpec, Doc, Documents, ReadStore } from '../services/store/read-store.ts';
 import type { Projection } from './projection.ts';
@@ -47,8 +48,21 @@ export class ProjectionRunner {
     return [{ name: CHECKPOINTS, indexes: [] }, ...this.projections.flatMap((p) => p.collections)];
   }
 
+  /**
+   * Creates the collections, then finishes any replay swap that a killed process left half-done
+   * (MongoDB renames collections outside a transaction): until that has run, the swapped-in
+   * collections and the checkpoints disagree, and following the log would apply events twice or
+   * skip them.
+   */
   async ensureCollections(): Promise<void> {
     await this.#readStore.ensureCollections(this.collectionSpecs());
+    await this.#readStore.finishInterruptedSwaps(async (live, from, label) => {
+      // The label names the projections and the versions that rebuilt them (see `replay`).
+      const rebuilt = this.projections.filter((p) => typeof label[p.name] === 'number');
+      // Only the checkpoints: the log may have grown long since the crash, and catching up here
+      // would make one transaction of it; catchUp and follow do it a batch at a time.
+      for (const p of rebuilt) await live.upsert(CHECKPOINTS, PARTITION, { id: p.name, position: from, version: Number(label[p.name]) });
+    });
   }
 
   /** Applies events (in position order) to every projection not yet past them; `docs` is one transaction. */
@@ -69,10 +83,14 @@ export class ProjectionRunner {
     }
   }
 
-  /** Brings every projection up to the head of the log, a batch per transaction. */
-  async catchUp(): Promise<number> {
+  /** Brings every projection up to the head of the log, a batch per transaction; `signal` stops it between batches. */
+  async catchUp(signal?: AbortSignal): Promise<number> {
     let applied = 0;
     for (;;) {
+      // A turn of the event loop between batches: the embedded store answers synchronously, so
+      // without it a signal (or a request) would wait for the whole catch-up.
+      await nextTurn();
+      signal?.throwIfAborted();
       const from = await this.#lowestCheckpoint();
       const batch = await this.#eventStore.readAll(from, BATCH);
       if (batch.length === 0) return applied;
@@ -88,16 +106,21 @@ export class ProjectionRunner {
   }
 
   /** Replays the outdated projections; returns their names. */
-  async upgrade(progress?: Progress): Promise<string[]> {
+  async upgrade(progress?: Progress, signal?: AbortSignal): Promise<string[]> {
     const names = await this.outdated();
-    if (names.length > 0) await this.replay(names, progress);
+    if (names.length > 0) await this.replay(names, progress, signal);
     return names;
   }
 
-  /** Follows the log (distributed mode): each delivered event is applied in its own transaction. */
-  async follow(onError: (error: unknown) => void): Promise<Subscription> {
-    await this.upgrade();
-    await this.catchUp();
+  /**
+   * Follows the log (worker mode): replays outdated projections, catches up, then applies each
+   * delivered event in its own transaction. `signal` abandons the start-up work between batches
+   * (a replay's fresh collections are discarded) and rejects with its reason.
+   */
+  async follow(onError: (error: unknown) => void, signal?: AbortSignal): Promise<Subscription> {
+    await this.upgrade(undefined, signal);
+    await this.catchUp(signal);
+    signal?.throwIfAborted();
     const from = await this.#lowestCheckpoint();
     return this.#eventStore.subscribeAll(from, (event) => this.#readStore.transaction((docs) => this.apply([event], docs)), onError);
   }
@@ -106,7 +129,11 @@ export class ProjectionRunner {
    * Rebuilds projections from position zero into fresh collections, then swaps them in. Events
    * appended meanwhile are applied inside the swap, so nothing is missed.
    */
-  async replay(names: string[] = this.projections.map((p) => p.name), progress?: Progress): Promise<{ events: number; position: number }> {
+  async replay(
+    names: string[] = this.projections.map((p) => p.name),
+    progress?: Progress,
+    signal?: AbortSignal,
+  ): Promise<{ events: number; position: number }> {
     const selected = names.map((n) => {
       const p = this.projections.find((x) => x.name === n);
       if (!p) throw new Error(`no projection named ${n}; known: ${this.projections.map((x) => x.name).join(', ')}`);
@@ -114,33 +141,54 @@ export class ProjectionRunner {
     });
     // Keep the runner's order (athletes first) whatever order the names came in.
     const ordered = this.projections.filter((p) => selected.includes(p));
-    const rebuild = await this.#readStore.beginRebuild(ordered.flatMap((p) => p.collections));
+    const label = Object.fromEntries(ordered.map((p) => [p.name, versionOf(p)]));
+    const rebuild = await this.#readStore.beginRebuild(ordered.flatMap((p) => p.collections), label);
     let position = 0;
     let events = 0;
     try {
       const head = await this.#eventStore.headPosition();
       for (;;) {
+        await nextTurn(); // as in catchUp
+        signal?.throwIfAborted();
         const batch = await this.#eventStore.readAll(position, BATCH);
         if (batch.length === 0) break;
-        await rebuild.transaction((docs) => applyAll(batch, docs, ordered));
-        position = batch[batch.length - 1]!.position;
+        const reached = batch[batch.length - 1]!.position;
+        await rebuild.transaction((docs) => applyAll(batch, docs, ordered), reached);
+        position = reached;
         events += batch.length;
         progress?.(Math.min(position, head), head);
       }
-      await rebuild.swap(async (live) => {
-        for (;;) {
-          const batch = await this.#eventStore.readAll(position, BATCH);
-          if (batch.length === 0) break;
-          await applyAll(batch, live, ordered);
-          position = batch[batch.length - 1]!.position;
-          events += batch.length;
-        }
-        for (const p of ordered) await live.upsert(CHECKPOINTS, PARTITION, { id: p.name, position, version: versionOf(p) });
+      signal?.throwIfAborted();
+      await rebuild.swap(async (live, from) => {
+        const reached = await this.#finishSwap(live, ordered, from);
+        events += reached.events;
+        position = reached.position;
       });
     } catch (error) {
+      // Drops the fresh collections; a swap that had begun making them live (MongoDB) is left
+      // for the next start's `finishInterruptedSwaps` instead.
       await rebuild.discard().catch(() => undefined);
       throw error;
     }
+    return { events, position };
+  }
+
+  /**
+   * Brings swapped-in projections from `from` (where their collections were rebuilt to) to the
+   * head of the log and sets their checkpoints, in the caller's transaction. Keeps no state of its
+   * own between calls, so a retried transaction runs it again from the same `from`.
+   */
+  async #finishSwap(live: Documents, rebuilt: Projection[], from: number): Promise<{ events: number; position: number }> {
+    let position = from;
+    let events = 0;
+    for (;;) {
+      const batch = await this.#eventStore.readAll(position, BATCH);
+      if (batch.length === 0) break;
+      await applyAll(batch, live, rebuilt);
+      position = batch[batch.length - 1]!.position;
+      events += batch.length;
+    }
+    for (const p of rebuilt) await live.upsert(CHECKPOINTS, PARTITION, { id: p.name, position, version: versionOf(p) });
     return { events, position };
   }
 

@@ -55,7 +55,8 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
   await reads.ensureCollections(Maintenance.collections);
   const botTokens = new BotTokenService(events, reads, clock);
   await botTokens.ensureCollections();
-  const inline = events instanceof SqliteEventStore && reads instanceof SqliteReadStore;
+  const allEmbedded = events instanceof SqliteEventStore && reads instanceof SqliteReadStore;
+  const inline = allEmbedded && config.embeddedProjections === 'inline';
   if (inline) {
     const readStore = reads;
     events.setOnAppended((appended) => runner.apply(appended, readStore.inTransaction));
@@ -70,8 +71,8 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     events,
     reads,
     projectionMode: inline ? 'inline' : 'worker',
-    // Inline mode keeps events and read models in one database, so one number covers both.
-    changeVersion: inline ? embedded().changeVersion : null,
+    // The embedded store keeps events and read models in one database, so one number covers both.
+    changeVersion: allEmbedded ? embedded().changeVersion : null,
     runner,
     records: new RecordService(events, clock),
     athletes: new AthleteService(events, reads, clock),

@@ -11,6 +11,12 @@ const env = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   KURRENTDB_URL: z.string().min(1).optional(),
   MONGODB_URL: z.string().min(1).optional(),
+  /**
+   * `worker`: on the embedded store, project in a worker (`projections run`, or `serve`'s own) as
+   * distributed mode does, instead of in each append's transaction. For trying and testing the
+   * worker without servers.
+   */
+  EMBEDDED_PROJECTIONS: z.enum(['inline', 'worker']).default('inline'),
   /** Quota units each Agent Access connection may spend per QUOTA_WINDOW_SECONDS; weights are in the operations table. */
   AGENT_ACCESS_QUOTA_UNITS: z.coerce.number().int().min(10).default(600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -23,6 +29,7 @@ export interface Config {
   dataDir: string;
   kurrentdbUrl: string | null;
   mongodbUrl: string | null;
+  embeddedProjections: 'inline' | 'worker';
   logLevel: z.infer<typeof env>['LOG_LEVEL'];
   quota: QuotaPolicy;
 }
@@ -42,6 +49,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(e.DATA_DIR),
     kurrentdbUrl: e.KURRENTDB_URL ?? null,
     mongodbUrl: e.MONGODB_URL ?? null,
+    embeddedProjections: e.EMBEDDED_PROJECTIONS,
     logLevel: e.LOG_LEVEL,
     quota: { units: e.AGENT_ACCESS_QUOTA_UNITS, windowMs: QUOTA_WINDOW_SECONDS * 1000 },
   };

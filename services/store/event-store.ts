@@ -40,6 +40,29 @@ export class WrongExpectedRevisionError extends Error {
   }
 }
 
+/**
+ * The store refused an append as a whole because it is larger than the store's maximum append
+ * size. Nothing was written. KurrentDB counts, for each event, the bytes of its data and of its
+ * metadata (each as UTF-8 JSON) plus twice the length of its type: `appendSize` below.
+ */
+export class AppendTooLargeError extends Error {
+  readonly stream: string;
+  /** The store's limit in bytes, as the store reported it. */
+  readonly maxBytes: number;
+  constructor(stream: string, events: number, maxBytes: number, options?: ErrorOptions) {
+    super(`append of ${events} events to ${stream} exceeds the event store's maximum append size (${maxBytes} bytes)`, options);
+    this.name = 'AppendTooLargeError';
+    this.stream = stream;
+    this.maxBytes = maxBytes;
+  }
+}
+
+/** An append's size as KurrentDB measures it against its maximum append size. */
+export function appendSize(events: NewEvent[]): number {
+  const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
+  return events.reduce((sum, e) => sum + bytes(e.data) + bytes(e.metadata) + 2 * e.type.length, 0);
+}
+
 export interface Subscription {
   /** Stops delivery; resolves once no handler call is running. */
   stop(): Promise<void>;

@@ -48,21 +48,52 @@ export interface Documents {
 /**
  * Collections being rebuilt beside the live ones. Writes go to the fresh copies until `swap`,
  * which replaces the live collections with them; `discard` drops them.
+ *
+ * A rebuild follows the event log: each batch says the log position it brings the fresh
+ * collections to, and that position is kept with them (inside them, where the swap is not one
+ * transaction), so that whatever finishes the swap, now or after a crash, knows where they stand.
  */
 export interface Rebuild {
-  /** Reads and writes the fresh collections (and the live ones not being rebuilt), in batches. */
-  transaction<T>(work: (docs: Documents) => Promise<T>): Promise<T>;
-  /** Makes the fresh collections live; `inSwap` runs in the same transaction where the engine has one. */
-  swap(inSwap?: (live: Documents) => Promise<void>): Promise<void>;
+  /**
+   * Reads and writes the fresh collections (and the live ones not being rebuilt) in one
+   * transaction, which also records `position` as how far the fresh collections have got. `work`
+   * may run more than once (a transient conflict retries it): it must only touch state through `docs`.
+   */
+  transaction<T>(work: (docs: Documents) => Promise<T>, position: number): Promise<T>;
+  /**
+   * Makes the fresh collections live, then runs `finish` in a transaction against the live store
+   * with the position they were rebuilt to (0 if no batch ran). Where the engine cannot swap
+   * inside that transaction (MongoDB), `finish` may run more than once, each time from that stored
+   * position; if it cannot commit, the rebuild is left for `finishInterruptedSwaps`.
+   */
+  swap(finish?: (live: Documents, from: number) => Promise<void>): Promise<void>;
+  /** Drops the fresh collections; after a swap that began and failed, leaves it to be finished. */
   discard(): Promise<void>;
 }
+
+/** What a rebuild is for, kept with it so that a later process can finish its swap. */
+export type RebuildLabel = Record<string, string | number>;
+
+/** Finishes a swap that another process began: `from` is where the swapped-in collections stand. */
+export type FinishSwap = (live: Documents, from: number, label: RebuildLabel) => Promise<void>;
 
 export interface ReadStore extends Documents {
   readonly engine: string;
   /** Creates missing collections and indexes. Idempotent. */
   ensureCollections(specs: CollectionSpec[]): Promise<void>;
   transaction<T>(work: (docs: Documents) => Promise<T>): Promise<T>;
-  beginRebuild(specs: CollectionSpec[]): Promise<Rebuild>;
+  /**
+   * Starts a rebuild of these collections. Rebuilds whose process is gone (killed mid-replay)
+   * are cleaned up when a store next ensures its collections.
+   */
+  beginRebuild(specs: CollectionSpec[], label?: RebuildLabel): Promise<Rebuild>;
+  /**
+   * Finishes swaps that a process began and did not finish (it died, or lost the database,
+   * between making the fresh collections live and committing `finish`): completes them and runs
+   * `finish` for each, with the position its collections carry and the label it was begun with.
+   * Waits for a swap whose process is still at work. Returns how many it finished.
+   */
+  finishInterruptedSwaps(finish: FinishSwap): Promise<number>;
   /** Every document of a collection, in id order within partition order: for comparisons and tests. */
   dump(collection: string): Promise<Array<{ partition: string; doc: Doc }>>;
   describe(): Promise<Record<string, unknown>>;

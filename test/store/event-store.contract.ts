@@ -3,11 +3,22 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { WrongExpectedRevisionError, type EventStore, type NewEvent, type StoredEvent } from '../../services/store/event-store.ts';
+import { AppendTooLargeError, WrongExpectedRevisionError, appendSize, type EventStore, type NewEvent, type StoredEvent } from '../../services/store/event-store.ts';
 
 export interface EventStoreFixture {
   store: EventStore;
+  /** The store's maximum append size in bytes (as `appendSize` counts), or null for none. */
+  maxAppendBytes: number | null;
   close(): Promise<void>;
+}
+
+/** `count` events of about `bytes` each (an import's workouts, say), in `appendSize`'s measure. */
+function bulky(count: number, bytes: number, tag: string): NewEvent[] {
+  return Array.from({ length: count }, (_, i) => ({
+    type: 'bulk',
+    data: { i, tag, text: 'x'.repeat(Math.max(0, bytes - 64)) },
+    metadata: { occurred_at: '2026-01-01T00:00:00.000Z' },
+  }));
 }
 
 const ev = (type: string, data: unknown = {}): NewEvent => ({ type, data, metadata: { occurred_at: '2026-01-01T00:00:00.000Z' } });
@@ -158,6 +169,53 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
       );
     });
     assert.match(String(reported), 'boom at one');
+  });
+
+  t('an append over 3 MiB (more than one gRPC message) commits whole, or not at all on a conflict', async ({ fx }) => {
+    const s = fresh();
+    const events = bulky(40, 100_000, 'a');
+    assert.ok(appendSize(events) > 3 * 1024 * 1024);
+    if (fx.maxAppendBytes !== null) assert.ok(appendSize(events) < fx.maxAppendBytes, 'the fixture allows appends of 4 MiB');
+    const r = await fx.store.append(s, events, 'no_stream');
+    assert.is(r.revision, 39);
+    const read = await fx.store.readStream(s);
+    assert.equal(read.map((e) => (e.data as { i: number }).i), events.map((_, i) => i));
+    assert.equal(read[39]!.data, events[39]!.data);
+    // The same size against a stale revision: refused, and none of its messages written.
+    const refused = await fx.store.append(s, bulky(40, 100_000, 'b'), 5).catch((e: unknown) => e);
+    assert.instance(refused, WrongExpectedRevisionError);
+    assert.is((await fx.store.readStream(s)).length, 40);
+  });
+
+  t('the maximum append size: an append at it commits, one byte over is refused whole', async ({ fx }) => {
+    if (fx.maxAppendBytes === null) {
+      // No maximum: an append bigger than any server default of the last releases (16 MiB) commits.
+      const s = fresh();
+      const events = bulky(20, 1_000_000, 'big');
+      assert.ok(appendSize(events) > 16 * 1024 * 1024);
+      await fx.store.append(s, events, 'no_stream');
+      assert.is((await fx.store.readStream(s)).length, 20);
+      return;
+    }
+    const max = fx.maxAppendBytes;
+    const exactly = (total: number, tag: string): NewEvent[] => {
+      const events = bulky(Math.ceil(total / 1_000_000), 1_000_000, tag);
+      const last = events[events.length - 1]!;
+      const text = (last.data as { text: string }).text;
+      // Trim the last event until the whole append measures `total` bytes.
+      (last.data as { text: string }).text = text.slice(0, text.length - (appendSize(events) - total));
+      assert.is(appendSize(events), total);
+      return events;
+    };
+    const over = fresh();
+    const refused = await fx.store.append(over, exactly(max + 1, 'over'), 'no_stream').catch((e: unknown) => e);
+    assert.instance(refused, AppendTooLargeError);
+    assert.is((refused as AppendTooLargeError).maxBytes, max);
+    assert.equal(await fx.store.readStream(over), []);
+    const at = fresh();
+    const events = exactly(max, 'at');
+    await fx.store.append(at, events, 'no_stream');
+    assert.is((await fx.store.readStream(at)).length, events.length);
   });
 
   t('describe names the engine without credentials', async ({ fx }) => {

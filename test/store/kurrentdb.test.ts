@@ -7,8 +7,16 @@ import { KurrentEventStore } from '../../services/store/kurrentdb/event-store.ts
 import { skipSuites, whyNoContainerRuntime } from './container-runtime.ts';
 import { eventStoreContract, type EventStoreFixture } from './event-store.contract.ts';
 
-const IMAGE = process.env.KURRENTDB_IMAGE ?? 'docker.kurrent.io/kurrent-latest/kurrentdb:latest';
+// The version docker-compose.yml pins: the suite checks the settings it runs with.
+const IMAGE = process.env.KURRENTDB_IMAGE ?? 'docker.kurrent.io/kurrent-lts/kurrentdb:26.0.3';
 const url = process.env.KURRENTDB_URL;
+/** The container's maximum append size: small enough to test quickly, within every version's bound. */
+const CONTAINER_MAX_APPEND = 8 * 1024 * 1024;
+/**
+ * A server of the user's: its maximum append size as configured (KURRENTDB_MAX_APPEND_SIZE, the
+ * server's own variable), else the default of 25.1 and later (256 MiB; 1 MiB on 25.0).
+ */
+const maxAppendBytes = url ? Number(process.env.KURRENTDB_MAX_APPEND_SIZE ?? 256 * 1024 * 1024) : CONTAINER_MAX_APPEND;
 
 interface Server {
   url: string;
@@ -18,7 +26,7 @@ interface Server {
 async function startServer(): Promise<Server> {
   if (url) return { url, stop: async () => {} };
   const { KurrentDbContainer } = await import('@testcontainers/kurrentdb');
-  const container = await new KurrentDbContainer(IMAGE).start();
+  const container = await new KurrentDbContainer(IMAGE).withEnvironment({ KURRENTDB_MAX_APPEND_SIZE: String(CONTAINER_MAX_APPEND) }).start();
   return { url: container.getConnectionString(), stop: async () => void (await container.stop()) };
 }
 
@@ -28,7 +36,7 @@ const shared = () => (server ??= startServer());
 
 async function open(): Promise<EventStoreFixture> {
   const store = new KurrentEventStore((await shared()).url);
-  return { store, close: () => store.close() };
+  return { store, maxAppendBytes, close: () => store.close() };
 }
 
 /** What this adapter adds to the contract: its positions agree between append, reads and $all. */

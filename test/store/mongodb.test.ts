@@ -1,13 +1,17 @@
 // The read store contract against MongoDB: the server at MONGODB_URL if set (it must be a replica
-// set), else a one-node replica set in a container (testcontainers). Without either, the suite is
-// registered as skipped. Each run uses a database of its own and drops it afterwards.
+// set), else a one-node replica set in a container (testcontainers). Without either, the suites
+// are registered as skipped. Each suite uses a database of its own and drops it afterwards.
 import { randomUUID } from 'node:crypto';
-import { MongoClient } from 'mongodb';
+import { MongoClient, type Db } from 'mongodb';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { CollectionSpec } from '../../services/store/read-store.ts';
 import { MongoReadStore } from '../../services/store/mongodb/read-store.ts';
 import { skipSuites, whyNoContainerRuntime } from './container-runtime.ts';
 import { readStoreContract, type ReadStoreFixture } from './read-store.contract.ts';
 
-const IMAGE = process.env.MONGODB_IMAGE ?? 'mongo:8';
+// The version docker-compose.yml pins.
+const IMAGE = process.env.MONGODB_IMAGE ?? 'mongo:8.0.17';
 const url = process.env.MONGODB_URL;
 
 /** The container's replica set member is known by an internal host name: connect to it directly. */
@@ -16,35 +20,149 @@ function direct(connectionString: string): string {
   return `${connectionString.replace(/\/$/, '')}/?directConnection=true`;
 }
 
-async function open(): Promise<ReadStoreFixture> {
-  let stopContainer = async () => {};
-  let connectionString = url;
-  if (!connectionString) {
-    const { MongoDBContainer } = await import('@testcontainers/mongodb');
-    const container = await new MongoDBContainer(IMAGE).start();
-    connectionString = direct(container.getConnectionString());
-    stopContainer = async () => void (await container.stop());
-  }
+interface Server {
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function startServer(): Promise<Server> {
+  if (url) return { url, stop: async () => {} };
+  const { MongoDBContainer } = await import('@testcontainers/mongodb');
+  const container = await new MongoDBContainer(IMAGE).start();
+  return { url: direct(container.getConnectionString()), stop: async () => void (await container.stop()) };
+}
+
+// One server for both suites: the contract's, then this adapter's own, which stops it.
+let server: Promise<Server> | null = null;
+const shared = () => (server ??= startServer());
+
+interface MongoFixture extends ReadStoreFixture {
+  store: MongoReadStore;
+  /** The same database through a client of its own, to look behind the adapter. */
+  db: Db;
+  /** Another adapter on the same database: another process. */
+  another(): Promise<MongoReadStore>;
+}
+
+async function open(): Promise<MongoFixture> {
+  const connectionString = (await shared()).url;
   const database = `repledger_test_${randomUUID().replaceAll('-', '')}`;
   const store = await MongoReadStore.connect(connectionString, { database });
+  const client = await MongoClient.connect(connectionString);
+  const others: MongoReadStore[] = [];
   return {
     store,
+    db: client.db(database),
+    another: async () => {
+      const other = await MongoReadStore.connect(connectionString, { database });
+      others.push(other);
+      return other;
+    },
     close: async () => {
-      try {
-        await store.close();
-        const client = await MongoClient.connect(connectionString);
-        await client.db(database).dropDatabase();
-        await client.close();
-      } finally {
-        await stopContainer();
-      }
+      await store.close();
+      for (const other of others) await other.close();
+      await client.db(database).dropDatabase();
+      await client.close();
     },
   };
 }
 
+const SPECS: CollectionSpec[] = [
+  { name: 'things', indexes: [{ name: 'by_day', fields: ['day', 'id'] }] },
+  { name: 'others', indexes: [] },
+];
+
+/** What this adapter adds to the contract: rebuilds that survive the process that made them. */
+function mongoSpecifics(): void {
+  const t = suite<{ fx: MongoFixture }>('mongodb rebuilds', {} as { fx: MongoFixture });
+  t.before(async (ctx) => {
+    ctx.fx = await open();
+    await ctx.fx.store.ensureCollections(SPECS);
+  });
+  t.after(async (ctx) => {
+    await ctx.fx?.close();
+    await (await shared()).stop();
+  });
+
+  const names = async (db: Db) => (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();
+
+  t('a rebuild whose process is gone, and rebuild collections no rebuild records, are dropped at the next start', async ({ fx }) => {
+    const other = await fx.another();
+    await other.beginRebuild(SPECS, { things: 1 });
+    // Its process died (a pid of this host that is not running), and a release before the
+    // registry left a collection of its own.
+    await fx.db.collection('_rebuilds').updateMany({}, { $set: { owner: { host: (await import('node:os')).hostname(), pid: 2 ** 22 + 12345 } } });
+    await fx.db.createCollection('things__rebuild_0badc0de');
+    const live = await fx.store.beginRebuild([SPECS[1]!], { others: 1 });
+    assert.ok((await names(fx.db)).filter((n) => n.includes('__rebuild_')).length === 4);
+    await fx.store.ensureCollections(SPECS);
+    const left = (await names(fx.db)).filter((n) => n.includes('__rebuild_'));
+    assert.is(left.length, 1, left.join(', '));
+    assert.is(await fx.db.collection('_rebuilds').countDocuments(), 1, 'the live rebuild keeps its record');
+    await live.discard();
+    assert.equal((await names(fx.db)).filter((n) => n.includes('__rebuild_')), []);
+  });
+
+  t('a swap that died after one rename is completed by the next start, from the position the collections carry', async ({ fx }) => {
+    const p = randomUUID();
+    await fx.store.upsert('things', p, { id: 'old', day: '2026-01-01' });
+    const rebuild = await fx.store.beginRebuild(SPECS, { things: 3, others: 3 });
+    await rebuild.transaction(async (docs) => {
+      await docs.upsert('things', p, { id: 'new', day: '2026-01-02' });
+      await docs.upsert('others', p, { id: 'o' });
+    }, 77);
+    // The process renamed `things`, then died: `others` is still beside its live collection.
+    const [record] = await fx.db.collection('_rebuilds').find({}).toArray();
+    const suffix = `__rebuild_${String(record!._id)}`;
+    await fx.db.collection('_rebuilds').updateOne({ _id: record!._id }, { $set: { state: 'swapping', owner: null } });
+    await fx.db.collection(`things${suffix}`).rename('things', { dropTarget: true });
+    // The marker is no document: reads of the half-swapped collection do not see it.
+    assert.is(await fx.store.count('things'), 1);
+    assert.equal((await fx.store.dump('things')).map((r) => r.doc.id), ['new']);
+
+    const finished: Array<[number, unknown]> = [];
+    const restarted = await fx.another();
+    await restarted.ensureCollections(SPECS);
+    assert.is(await restarted.finishInterruptedSwaps(async (live, from, label) => {
+      finished.push([from, label]);
+      await live.upsert('others', p, { id: 'checkpoint', position: from });
+    }), 1);
+    assert.equal(finished, [[77, { things: 3, others: 3 }]]);
+    assert.ok(await fx.store.get('others', p, 'o'), 'the second rename was completed');
+    assert.ok(await fx.store.get('others', p, 'checkpoint'));
+    assert.is(await fx.db.collection('_rebuilds').countDocuments(), 0);
+    assert.is(await fx.db.collection('things').countDocuments({ _id: 0 as never }), 0, 'the markers are gone');
+    assert.equal((await names(fx.db)).filter((n) => n.includes('__rebuild_')), []);
+    assert.is(await restarted.finishInterruptedSwaps(async () => assert.unreachable('nothing left to finish')), 0);
+  });
+
+  t('a swap still being finished by a live process is waited for, not taken over', async ({ fx }) => {
+    const rebuild = await fx.store.beginRebuild([SPECS[1]!], { others: 1 });
+    await rebuild.transaction(async () => undefined, 5);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const swapping = rebuild.swap(() => held);
+    await new Promise((r) => setTimeout(r, 300));
+    const other = await fx.another();
+    let waited = false;
+    const finishing = other.finishInterruptedSwaps(async () => assert.unreachable('the owner finishes it')).then((n) => {
+      waited = true;
+      return n;
+    });
+    await new Promise((r) => setTimeout(r, 700));
+    assert.not.ok(waited, 'it waits while the owner is at work');
+    release();
+    await swapping;
+    assert.is(await finishing, 0);
+  });
+
+  t.run();
+}
+
 const reason = url ? null : await whyNoContainerRuntime();
 if (reason) {
-  skipSuites('MongoDB contract', `${reason}; set MONGODB_URL to use a server`, ['read store contract: mongodb']);
+  skipSuites('MongoDB contract', `${reason}; set MONGODB_URL to use a server`, ['read store contract: mongodb', 'mongodb rebuilds']);
 } else {
   readStoreContract('mongodb', open);
+  mongoSpecifics();
 }

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { CollectionSpec, Doc, ReadStore } from '../../services/store/read-store.ts';
+import type { CollectionSpec, Doc, Documents, ReadStore } from '../../services/store/read-store.ts';
 
 export interface ReadStoreFixture {
   store: ReadStore;
@@ -119,7 +119,7 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
       await docs.upsert('contract_items', p, { id: 'new', day: '2026-04-02', group: 'g', n: 2 });
       assert.is(await docs.get('contract_items', p, 'old'), null, 'the fresh collection starts empty');
       await docs.upsert('contract_other', p, { id: 'live-write' });
-    });
+    }, 1);
     assert.ok(await fx.store.get('contract_items', p, 'old'), 'live data is untouched before the swap');
     assert.is(await fx.store.get('contract_items', p, 'new'), null);
     await rebuild.swap(async (live) => live.upsert('contract_other', p, { id: 'in-swap' }));
@@ -131,10 +131,126 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
     assert.equal(page.map((d) => d.id), ['new'], 'indexes work after the swap');
 
     const discarded = await fx.store.beginRebuild([specs[0]!]);
-    await discarded.transaction((docs) => docs.upsert('contract_items', p, { id: 'never', day: '2026-04-03', group: 'g', n: 3 }));
+    await discarded.transaction((docs) => docs.upsert('contract_items', p, { id: 'never', day: '2026-04-03', group: 'g', n: 3 }), 1);
     await discarded.discard();
     assert.is(await fx.store.get('contract_items', p, 'never'), null);
     assert.ok(await fx.store.get('contract_items', p, 'new'));
+  });
+
+  t('prefix with after walks the rest of the index in both directions', async ({ fx }) => {
+    const p = randomUUID();
+    // Two groups interleaved, repeated values of n inside a group: ids break the ties.
+    const docs = Array.from({ length: 11 }, (_, i) => ({ id: `k${String(i).padStart(2, '0')}`, day: '2026-05-01', group: i % 2 ? 'odd' : 'even', n: i % 4 }));
+    for (const d of docs) await fx.store.upsert('contract_items', p, d);
+    const odd = docs.filter((d) => d.group === 'odd').sort((a, b) => a.n - b.n || (a.id < b.id ? -1 : 1)).map((d) => d.id);
+    for (const direction of ['asc', 'desc'] as const) {
+      const seen: string[] = [];
+      let after: [number, string] | undefined;
+      for (;;) {
+        const page = await fx.store.page<Item>('contract_items', { partition: p, index: 'by_group', prefix: ['odd'], direction, limit: 2, ...(after ? { after } : {}) });
+        if (page.length === 0) break;
+        seen.push(...page.map((d) => d.id));
+        after = [page[page.length - 1]!.n, page[page.length - 1]!.id];
+      }
+      assert.equal(seen, direction === 'asc' ? odd : [...odd].reverse(), direction);
+    }
+  });
+
+  t('null and missing index values sort before every other value and are paged through', async ({ fx }) => {
+    const p = randomUUID();
+    await fx.store.upsert('contract_items', p, { id: 'a', day: '2026-06-02', group: 'g', n: 1 });
+    await fx.store.upsert('contract_items', p, { id: 'b', day: null, group: 'g', n: 2 });
+    await fx.store.upsert('contract_items', p, { id: 'c', group: 'g', n: 3 }); // no `day` at all
+    await fx.store.upsert('contract_items', p, { id: 'd', day: '2026-06-01', group: 'g', n: 4 });
+    await fx.store.upsert('contract_items', p, { id: 'e', day: null, group: 'g', n: 5 });
+    const asc = ['b', 'c', 'e', 'd', 'a'];
+    for (const direction of ['asc', 'desc'] as const) {
+      for (const limit of [1, 2, 3, 10]) {
+        const seen: string[] = [];
+        let after: [string | null, string] | undefined;
+        for (;;) {
+          const page = await fx.store.page<Item>('contract_items', { partition: p, index: 'by_day', direction, limit, ...(after ? { after } : {}) });
+          if (page.length === 0) break;
+          seen.push(...page.map((d) => d.id));
+          const last = page[page.length - 1]! as Item & { day?: string | null };
+          after = [last.day ?? null, last.id];
+        }
+        assert.equal(seen, direction === 'asc' ? asc : [...asc].reverse(), `${direction}, ${limit} a page`);
+      }
+    }
+    // A range never holds null; a null prefix matches null and missing alike.
+    const ranged = await fx.store.page<Item>('contract_items', { partition: p, index: 'by_day', range: { lte: '2026-06-01' }, direction: 'asc', limit: 10 });
+    assert.equal(ranged.map((d) => d.id), ['d']);
+    const undated = await fx.store.page<Item>('contract_items', { partition: p, index: 'by_day', prefix: [null], direction: 'desc', limit: 10 });
+    assert.equal(undated.map((d) => d.id), ['e', 'c', 'b']);
+    assert.is(await fx.store.deleteWhere('contract_items', p, 'by_day', [null]), 3);
+    assert.equal((await fx.store.dump('contract_items')).filter((r) => r.partition === p).map((r) => r.doc.id), ['a', 'd']);
+  });
+
+  t('an index whose fields or name change between starts serves the new order', async ({ fx }) => {
+    const p = randomUUID();
+    const before: CollectionSpec = { name: 'contract_changing', indexes: [{ name: 'by_x', fields: ['x', 'id'] }, { name: 'by_y', fields: ['y', 'id'] }] };
+    // A release reorders by_x and renames by_y (same fields) to by_y2.
+    const after: CollectionSpec = { name: 'contract_changing', indexes: [{ name: 'by_x', fields: ['y', 'x', 'id'] }, { name: 'by_y2', fields: ['y', 'id'] }] };
+    await fx.store.ensureCollections([before]);
+    for (const [id, x, y] of [['p', 1, 'b'], ['q', 2, 'a'], ['r', 3, 'b']] as const) await fx.store.upsert('contract_changing', p, { id, x, y });
+    const xs = async () => (await fx.store.page<Doc & { x: number }>('contract_changing', { partition: p, index: 'by_x', direction: 'asc', limit: 10 })).map((d) => d.id);
+    assert.equal(await xs(), ['p', 'q', 'r']);
+    await fx.store.ensureCollections([after]);
+    await fx.store.ensureCollections([after]); // and again, as every later start does
+    assert.equal(await xs(), ['q', 'p', 'r']);
+    const ys = await fx.store.page('contract_changing', { partition: p, index: 'by_y2', prefix: ['b'], direction: 'desc', limit: 10 });
+    assert.equal(ys.map((d) => d.id), ['r', 'p']);
+    try {
+      await fx.store.page('contract_changing', { partition: p, index: 'by_y', direction: 'asc', limit: 10 });
+      assert.unreachable('the old index name is gone');
+    } catch (error) {
+      assert.match(String(error), 'no index by_y');
+    }
+  });
+
+  t('concurrent transactions on the same document lose no update', async ({ fx }) => {
+    const p = randomUUID();
+    await fx.store.upsert('contract_other', p, { id: 'counter', n: 0 });
+    const increment = () =>
+      fx.store.transaction(async (docs) => {
+        const doc = (await docs.get<Doc & { n: number }>('contract_other', p, 'counter'))!;
+        await new Promise((r) => setTimeout(r, 2)); // hold the read across a turn of the event loop
+        await docs.upsert('contract_other', p, { ...doc, n: doc.n + 1 });
+      });
+    await Promise.all(Array.from({ length: 12 }, increment));
+    assert.is((await fx.store.get<Doc & { n: number }>('contract_other', p, 'counter'))!.n, 12);
+  });
+
+  t('a swap finishes from the position its collections were rebuilt to, while another writer commits', async ({ fx }) => {
+    const p = randomUUID();
+    await fx.store.upsert('contract_other', p, { id: 'counter', n: 0 });
+    const rebuild = await fx.store.beginRebuild([specs[0]!]);
+    await rebuild.transaction((docs) => docs.upsert('contract_items', p, { id: 'r1', day: '2026-07-01', group: 'g', n: 1 }), 41);
+    await rebuild.transaction((docs) => docs.upsert('contract_items', p, { id: 'r2', day: '2026-07-02', group: 'g', n: 2 }), 42);
+    const increment = (docs: Documents) =>
+      docs.get<Doc & { n: number }>('contract_other', p, 'counter').then((doc) => docs.upsert('contract_other', p, { ...doc!, n: doc!.n + 1 }));
+    let writing = true;
+    let written = 0;
+    // Another process's projection transactions, on a collection that is not being rebuilt.
+    const writer = (async () => {
+      while (writing || written < 3) {
+        await fx.store.transaction(increment);
+        written++;
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 5));
+    const from: number[] = [];
+    await rebuild.swap(async (live, position) => {
+      from.push(position);
+      await increment(live);
+    });
+    writing = false;
+    await writer;
+    assert.ok(from.length >= 1 && from.every((f) => f === 42), `finish ran from ${from.join(', ')}`);
+    assert.is((await fx.store.get<Doc & { n: number }>('contract_other', p, 'counter'))!.n, written + 1, 'no increment lost');
+    assert.equal((await fx.store.page<Item>('contract_items', { partition: p, index: 'by_day', direction: 'asc', limit: 10 })).map((d) => d.id), ['r1', 'r2']);
   });
 
   t('dump lists every document of a collection', async ({ fx }) => {

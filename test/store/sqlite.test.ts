@@ -15,7 +15,7 @@ function tempDb() {
 
 eventStoreContract('sqlite', async () => {
   const { db, close } = tempDb();
-  return { store: new SqliteEventStore(db), close };
+  return { store: new SqliteEventStore(db), maxAppendBytes: null, close };
 });
 
 readStoreContract('sqlite', async () => {

@@ -4,25 +4,48 @@ export default class ProjectionsRun extends AppCommand {
   static override description = 'Run the projection worker: follow the event log and keep read models current (KurrentDB/MongoDB mode)';
 
   async run(): Promise<{ stopped: boolean }> {
+    // Signals are taken from the first line. The worker is PID 1 in its container, and the kernel
+    // ignores a signal PID 1 has no handler for: without one, `docker stop` waits its 10 s and
+    // then kills the process, in the middle of whatever start-up was doing (a replay of outdated
+    // projections, a long catch-up). With one, start-up stops between two batches.
+    const stop = new AbortController();
     // Parsing refuses flags the command does not take, and marks the end of usage errors.
     await this.parse(ProjectionsRun);
-    const app = await this.app();
-    if (app.projectionMode === 'inline') {
-      this.log('the embedded store projects with every append; no worker is needed');
-      return { stopped: true };
-    }
     let failure: unknown = null;
-    const subscription = await app.runner.follow((error) => {
-      failure = error;
-      process.kill(process.pid, 'SIGTERM');
-    });
-    this.logToStderr('projection worker following the event log; Ctrl-C stops it');
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
-    });
-    await subscription.stop();
-    if (failure) throw failure;
-    return { stopped: true };
+    const stopped = new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+    const onSignal = (signal: NodeJS.Signals) => stop.abort(new Error(`stopped by ${signal}`));
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      const app = await this.app();
+      if (app.projectionMode === 'inline') {
+        this.log('the embedded store projects with every append; no worker is needed');
+        return { stopped: true };
+      }
+      if (stop.signal.aborted) return { stopped: true };
+      this.logToStderr('projection worker starting: bringing read models up to date');
+      let subscription;
+      try {
+        subscription = await app.runner.follow((error) => {
+          failure = error;
+          stop.abort(error);
+        }, stop.signal);
+      } catch (error) {
+        if (stop.signal.aborted && error === stop.signal.reason) {
+          this.logToStderr(`projection worker ${String((error as Error).message)} during start-up; read models stay as far as they got`);
+          return { stopped: true };
+        }
+        throw error;
+      }
+      this.logToStderr('projection worker following the event log; Ctrl-C stops it');
+      await stopped;
+      await subscription.stop();
+      // A supervisor restarts a worker that failed; one that exits 0 it leaves down.
+      if (failure) throw failure;
+      return { stopped: true };
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
   }
 }

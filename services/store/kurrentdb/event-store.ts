@@ -29,6 +29,7 @@ import {
   type ResolvedEvent,
 } from '@kurrent/kurrentdb-client';
 import {
+  AppendTooLargeError,
   WrongExpectedRevisionError,
   type AppendResult,
   type EventStore,
@@ -114,9 +115,22 @@ export class KurrentEventStore implements EventStore {
   readonly #client: KurrentDBClient;
   readonly #connection: string;
 
-  /** `connectionString`, e.g. `kurrentdb://localhost:2113?tls=false`. The client connects lazily. */
-  constructor(connectionString: string) {
-    this.#client = KurrentDBClient.connectionString(connectionString);
+  /**
+   * `connectionString`, e.g. `kurrentdb://localhost:2113?tls=false`. The client connects lazily.
+   * `client` is for tests that need to stand in for the server; by default it is made from the string.
+   */
+  constructor(connectionString: string, client: KurrentDBClient = KurrentDBClient.connectionString(connectionString)) {
+    // With `throwOnAppendFailure=false` (in any spelling the client accepts) a version conflict
+    // comes back as `{ success: false }` instead of an error: the expected-revision check that
+    // approval and undo rely on would then hang on one `if`. Refuse the option where it is set.
+    // The client's typings mark the getter protected; it is the one place this setting is decided
+    // (the connection string parser accepts several spellings), so read it rather than re-parse.
+    if (Reflect.get(client, 'throwOnAppendFailure') !== true) {
+      throw new Error(
+        'KURRENTDB_URL sets throwOnAppendFailure=false; RepLedger needs conflicting appends to fail. Remove the option.',
+      );
+    }
+    this.#client = client;
     this.#connection = redact(connectionString);
   }
 
@@ -127,11 +141,12 @@ export class KurrentEventStore implements EventStore {
     );
     let result;
     try {
-      // One append is one atomic write, whatever its size: the client may split the request into
-      // several gRPC messages (batchAppendSize), but the server commits all events or none.
-      // KurrentDB refuses appends larger than its maximum append size (MaxAppendSize, 1 MiB by
-      // default) as a whole. An import appends a whole file's workouts in one append, so a large
-      // export can exceed that: docker-compose.yml raises KURRENTDB_MAX_APPEND_SIZE to 16 MiB.
+      // One append is one atomic write, whatever its size: the client splits the request into
+      // gRPC messages of 3 MiB (batchAppendSize), but the server commits all events or none.
+      // KurrentDB refuses as a whole an append larger than its maximum append size (MaxAppendSize:
+      // 256 MiB by default and at most from 25.1 on; 1 MiB by default and at most 16,767,216 bytes
+      // on 25.0), and an event larger than MaxAppendEventSize (16 MiB). An import appends a whole
+      // file's workouts in one append; docker-compose.yml pins 26.0, whose defaults leave room.
       result = await this.#client.appendToStream(stream, proposed, { streamState: toStreamState(expected) });
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
@@ -139,13 +154,15 @@ export class KurrentEventStore implements EventStore {
         throw new WrongExpectedRevisionError(stream, expected, actual);
       }
       if (error instanceof MaxAppendSizeExceededError) {
-        throw new Error(
-          `append of ${events.length} events to ${stream} exceeds KurrentDB's maximum append size ` +
-            `(${error.maxAppendSize} bytes); raise KURRENTDB_MAX_APPEND_SIZE on the server`,
-          { cause: error },
-        );
+        throw new AppendTooLargeError(stream, events.length, error.maxAppendSize, { cause: error });
       }
       throw error;
+    }
+    if (!result.success) {
+      // Only reachable if the client stops throwing on a conflict (the constructor refuses the
+      // option that does that). Its `nextExpectedRevision` cannot be trusted here: the batch-append
+      // path reports BigInt(hasCurrentStreamRevision()), i.e. 1 or -1. Read where the stream is.
+      throw new WrongExpectedRevisionError(stream, expected, await this.#revisionOf(stream));
     }
     const revision = toNumber(result.nextExpectedRevision, 'stream revision');
     // The server reports the commit position of the last event written; older servers may omit it.
@@ -267,6 +284,18 @@ export class KurrentEventStore implements EventStore {
 
   async close(): Promise<void> {
     await this.#client.dispose();
+  }
+
+  /** The revision of a stream's last event, or `no_stream`. */
+  async #revisionOf(stream: string): Promise<number | 'no_stream'> {
+    try {
+      for await (const resolved of this.#client.readStream(stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
+        if (resolved.event) return toNumber(resolved.event.revision, 'stream revision');
+      }
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+    return 'no_stream';
   }
 
   /** The $all position of one event, for servers that do not report it on append. */

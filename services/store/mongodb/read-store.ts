@@ -6,13 +6,70 @@
 // `doc`, so reads return exactly what was upserted. Because `_id` sorts as (partition, id), the
 // `_id` index gives `get`, `getMany` and `dump` their order. Each IndexSpec becomes a compound
 // index `{ partition: 1, 'doc.<field>': 1, ... }` named after the spec.
+//
+// Replays rebuild collections beside the live ones and rename them over the live ones, which
+// MongoDB cannot do inside a transaction. So that a replay interrupted anywhere leaves nothing
+// inconsistent: every rebuild is recorded in `_rebuilds` (its collections, its process and a
+// heartbeat), every rebuilt collection carries the log position it was rebuilt to in a marker
+// document (`_id: 0`, no partition, so no read sees it), and the swap's last step (catching up
+// and setting checkpoints) reads that position inside its own transaction and may be retried,
+// by this process or, after a crash, by whichever process starts next.
 import { randomBytes } from 'node:crypto';
-import { MongoClient, MongoServerError, type ClientSession, type Collection, type Db, type Document, type TransactionOptions } from 'mongodb';
-import type { CollectionSpec, Doc, Documents, KeyValue, PageQuery, ReadStore, Rebuild } from '../read-store.ts';
+import { hostname } from 'node:os';
+import { MongoClient, MongoServerError, type ClientSession, type Collection, type Db, type Document, type Filter, type TransactionOptions } from 'mongodb';
+import type { CollectionSpec, Doc, Documents, FinishSwap, KeyValue, PageQuery, ReadStore, Rebuild, RebuildLabel } from '../read-store.ts';
 
 const NAME = /^[a-z][a-z0-9_]*$/;
 const FIELD = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/i;
 const DEFAULT_DATABASE = 'repledger';
+
+/** The registry of rebuilds; not a read-model name (those start with a letter). */
+const REBUILDS = '_rebuilds';
+const REBUILD_SUFFIX = '__rebuild_';
+/** The `_id` of the marker that carries a rebuilt collection's position: documents' ids are strings. */
+const MARK_ID = 0;
+/** A rebuild's process renews its heartbeat this often, and is taken for dead when it is this old. */
+const HEARTBEAT_MS = 10_000;
+const STALE_MS = 60_000;
+/** How often a start looks again at a swap that another live process is finishing. */
+const SWAP_WAIT_MS = 500;
+
+/** A rebuild as recorded in `_rebuilds`. */
+interface RebuildRecord {
+  _id: string; // the suffix of its collections
+  collections: string[];
+  label: RebuildLabel;
+  /** The process at work on it; null once it gave up, so that any process may finish it. */
+  owner: { host: string; pid: number } | null;
+  heartbeat: Date;
+  state: 'building' | 'swapping';
+}
+
+interface Marker {
+  _id: typeof MARK_ID;
+  position: number;
+}
+
+const me = () => ({ host: hostname(), pid: process.pid });
+
+/** Whether a process of this machine is running (EPERM: it is, under another user). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A rebuild nobody is at work on: released, silent for STALE_MS (by the server's clock), or its process on this host gone. */
+const UNATTENDED: Document = {
+  $or: [{ owner: null }, { $expr: { $lt: ['$heartbeat', { $subtract: ['$$NOW', STALE_MS] }] } }],
+};
+const ownerGone = (r: RebuildRecord) => r.owner !== null && r.owner.host === hostname() && r.owner.pid !== process.pid && !processAlive(r.owner.pid);
+
+/** Documents only: the markers have no partition. */
+const DOCUMENTS: Document = { partition: { $type: 'string' } };
 
 /** MongoDB server error codes handled here. */
 const NAMESPACE_EXISTS = 48;
@@ -129,14 +186,20 @@ class MongoDocuments implements Documents {
     if (q.after) {
       if (q.after.length !== rest.length) throw new Error(`keyset of ${q.index} needs ${rest.length} values`);
       // (f1, f2, …, fn) > (v1, v2, …, vn) as a disjunction: f1 > v1, or f1 = v1 and f2 > v2, …
-      const op = q.direction === 'asc' ? '$gt' : '$lt';
+      // Null (or missing) sorts before every value, but $gt and $lt only compare values of one
+      // type: "after null" ascending is $ne null, descending nothing; descending after a value,
+      // null comes after it too. (Equality with null matches null and missing alike.)
       const after = q.after;
-      filter.$or = rest.map((field, i) => {
-        const clause: Document = {};
-        for (let j = 0; j < i; j++) clause[path(rest[j]!)] = after[j];
-        clause[path(field)] = { [op]: after[i] };
-        return clause;
+      const clauses = rest.flatMap((field, i) => {
+        const equal: Document = {};
+        for (let j = 0; j < i; j++) equal[path(rest[j]!)] = after[j];
+        const value = after[i];
+        const beyond: unknown[] =
+          q.direction === 'asc' ? [value === null ? { $ne: null } : { $gt: value }] : value === null ? [] : [{ $lt: value }, null];
+        return beyond.map((condition) => ({ ...equal, [path(field)]: condition }));
       });
+      if (clauses.length === 0) return [];
+      filter.$or = clauses;
     }
     const dir = q.direction === 'asc' ? 1 : -1;
     const sort = new Map<string, 1 | -1>([['partition', dir], ...fields.map((f): [string, 1 | -1] => [path(f), dir])]);
@@ -147,7 +210,7 @@ class MongoDocuments implements Documents {
   }
 
   async count(collection: string, partition?: string): Promise<number> {
-    return this.#run(() => this.#coll(collection).countDocuments(partition === undefined ? {} : { partition }, this.#opts()));
+    return this.#run(() => this.#coll(collection).countDocuments(partition === undefined ? DOCUMENTS : { partition }, this.#opts()));
   }
 
   #coll(collection: string): Collection<Stored> {
@@ -166,6 +229,37 @@ class MongoDocuments implements Documents {
     const fields = this.#indexes.get(collection)?.get(index);
     if (!fields) throw new Error(`collection ${collection} has no index ${index}`);
     return fields;
+  }
+}
+
+/** The part of a MongoDB collection that `ensureIndex` uses (a test stands in for it). */
+export interface IndexedCollection {
+  createIndex(key: Map<string, 1>, options: { name: string }): Promise<string>;
+  dropIndex(name: string): Promise<unknown>;
+  listIndexes(): { toArray(): Promise<Document[]> };
+}
+
+const sameKey = (a: Document, b: Map<string, 1>) => JSON.stringify(Object.entries(a)) === JSON.stringify([...b]);
+
+/**
+ * Creates the compound index `{ partition, doc.<field>... }` named `name`, replacing whatever
+ * stands in its way after a release changed an index:
+ * - 86 IndexKeySpecsConflict: an index of this name has other fields;
+ * - 85 IndexOptionsConflict: an index with these fields exists under another name (a renamed
+ *   index: "Index already exists with a different name"), or under this name with other options.
+ * Both are resolved by dropping every index that has this name or this key, then creating it.
+ */
+export async function ensureIndex(coll: IndexedCollection, name: string, fields: string[]): Promise<void> {
+  const key = new Map<string, 1>([['partition', 1], ...fields.map((f): [string, 1] => [path(f), 1])]);
+  try {
+    await coll.createIndex(key, { name });
+  } catch (error) {
+    const changed = error instanceof MongoServerError && (error.code === INDEX_OPTIONS_CONFLICT || error.code === INDEX_KEY_SPECS_CONFLICT);
+    if (!changed) throw error;
+    const existing = await coll.listIndexes().toArray();
+    const inTheWay = existing.filter((ix) => ix.name !== '_id_' && (ix.name === name || sameKey(ix.key as Document, key)));
+    for (const ix of inTheWay) await coll.dropIndex(String(ix.name));
+    await coll.createIndex(key, { name });
   }
 }
 
@@ -209,6 +303,7 @@ export class MongoReadStore extends MongoDocuments implements ReadStore {
   }
 
   async ensureCollections(specs: CollectionSpec[]): Promise<void> {
+    await this.#dropAbandonedRebuilds();
     for (const spec of specs) {
       this.#indexes.set(spec.name, new Map(spec.indexes.map((i) => [i.name, i.fields])));
       await this.#create(name(spec.name), spec);
@@ -224,40 +319,147 @@ export class MongoReadStore extends MongoDocuments implements ReadStore {
     return this.#transaction((c) => c, work);
   }
 
-  async beginRebuild(specs: CollectionSpec[]): Promise<Rebuild> {
+  async beginRebuild(specs: CollectionSpec[], label: RebuildLabel = {}): Promise<Rebuild> {
     // Each rebuild writes to collections of its own: two replays at once must not empty each other's.
-    const rebuildSuffix = `__rebuild_${randomBytes(4).toString('hex')}`;
-    const names = new Set(specs.map((s) => name(s.name)));
+    const id = randomBytes(4).toString('hex');
+    const suffix = `${REBUILD_SUFFIX}${id}`;
+    const collections = specs.map((s) => name(s.name));
+    const names = new Set(collections);
+    const registry = this.#registry();
+    // Recorded before its collections exist: a clean-up never finds them unrecorded.
+    await registry.updateOne(
+      { _id: id },
+      [{ $set: { collections: { $literal: collections }, label: { $literal: label }, owner: { $literal: me() }, state: 'building', heartbeat: '$$NOW' } }],
+      { upsert: true },
+    );
+    const heartbeat = setInterval(() => {
+      registry.updateOne({ _id: id, owner: me() }, [{ $set: { heartbeat: '$$NOW' } }]).catch(() => undefined);
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
     for (const spec of specs) {
       // A page on a rebuilt collection needs its index fields even before ensureCollections ran.
       if (!this.#indexes.has(spec.name)) this.#indexes.set(spec.name, new Map(spec.indexes.map((i) => [i.name, i.fields])));
-      const fresh = spec.name + rebuildSuffix;
-      await this.#db.collection(fresh).drop(); // leftovers of an interrupted rebuild
+      const fresh = spec.name + suffix;
       await this.#create(fresh, spec);
+      await this.#db.collection<Marker>(fresh).updateOne({ _id: MARK_ID }, { $set: { position: 0 } }, { upsert: true });
     }
     // Collections not being rebuilt stay live, so a projection may still read and write them.
-    const route = (c: string) => (names.has(c) ? c + rebuildSuffix : c);
+    const route = (c: string) => (names.has(c) ? c + suffix : c);
+    let swapping = false;
+    let done = false;
+    const stop = () => clearInterval(heartbeat);
     return {
-      transaction: (work) => this.#transaction(route, work),
-      swap: async (inSwap) => {
-        // renameCollection cannot run inside a transaction, so the swap is not atomic: each fresh
-        // collection replaces its live one (indexes included) in turn, then `inSwap` runs in a
-        // transaction of its own against the live store. See the notes in the adapter's report.
-        for (const spec of specs) {
-          await this.#db.collection(spec.name + rebuildSuffix).rename(spec.name, { dropTarget: true });
-        }
-        if (inSwap) await this.#once((c) => c, inSwap);
+      transaction: (work, position) =>
+        this.#transaction(route, async (docs, session) => {
+          const result = await work(docs);
+          for (const c of collections) await this.#db.collection<Marker>(c + suffix).updateOne({ _id: MARK_ID }, { $set: { position } }, { session });
+          return result;
+        }),
+      swap: async (finish) => {
+        swapping = true;
+        await registry.updateOne({ _id: id }, { $set: { state: 'swapping' } });
+        await this.#completeSwap({ _id: id, collections, label }, (live, from) => finish?.(live, from) ?? Promise.resolve());
+        done = true;
+        stop();
       },
       discard: async () => {
-        for (const spec of specs) await this.#db.collection(spec.name + rebuildSuffix).drop();
+        stop();
+        if (done) return;
+        if (swapping) {
+          // Some collections may be live already: finishing, not dropping, is what is left to do.
+          // Released, so that the next start finishes it without waiting for the heartbeat to age.
+          await registry.updateOne({ _id: id }, { $set: { owner: null } });
+          return;
+        }
+        for (const c of collections) await this.#db.collection(c + suffix).drop();
+        await registry.deleteOne({ _id: id });
       },
     };
+  }
+
+  async finishInterruptedSwaps(finish: FinishSwap): Promise<number> {
+    let finished = 0;
+    for (;;) {
+      const pending = await this.#registry().find({ state: 'swapping' }).toArray();
+      if (pending.length === 0) return finished;
+      let waiting = false;
+      for (const record of pending) {
+        const claim: Filter<RebuildRecord> = ownerGone(record) ? { _id: record._id, owner: record.owner } : { _id: record._id, ...UNATTENDED };
+        const claimed = await this.#registry().findOneAndUpdate(claim, [{ $set: { owner: { $literal: me() }, heartbeat: '$$NOW' } }]);
+        if (!claimed) {
+          waiting = true; // its process is still at work on it
+          continue;
+        }
+        await this.#completeSwap(claimed, (live, from) => finish(live, from, claimed.label));
+        finished++;
+      }
+      if (waiting) await new Promise((resolve) => setTimeout(resolve, SWAP_WAIT_MS));
+    }
+  }
+
+  /**
+   * Renames whichever of a rebuild's collections are not live yet (all, the first time; the rest,
+   * after a crash midway), then, in one transaction retried on transient errors, reads the
+   * position they carry, runs `finish` from it, and removes the markers and the rebuild's record.
+   */
+  async #completeSwap(
+    rebuild: Pick<RebuildRecord, '_id' | 'collections' | 'label'>,
+    finish: (live: Documents, from: number) => Promise<void>,
+  ): Promise<void> {
+    const suffix = `${REBUILD_SUFFIX}${rebuild._id}`;
+    const existing = new Set(
+      (await this.#db.listCollections({ name: { $in: rebuild.collections.map((c) => c + suffix) } }, { nameOnly: true }).toArray()).map((c) => c.name),
+    );
+    for (const c of rebuild.collections) {
+      if (existing.has(c + suffix)) await this.#db.collection(c + suffix).rename(c, { dropTarget: true });
+    }
+    await this.#transaction(
+      (c) => c,
+      async (live, session) => {
+        // One operation at a time: a session does not run operations in parallel.
+        let from = Number.POSITIVE_INFINITY;
+        for (const c of rebuild.collections) {
+          const mark = await this.#db.collection<Marker>(c).findOne({ _id: MARK_ID }, { session });
+          if (!mark) throw new Error(`rebuild ${rebuild._id}: the swapped-in collection ${c} has lost its position marker`);
+          from = Math.min(from, mark.position);
+        }
+        await finish(live, from === Number.POSITIVE_INFINITY ? 0 : from);
+        for (const c of rebuild.collections) await this.#db.collection<Marker>(c).deleteOne({ _id: MARK_ID }, { session });
+        await this.#registry().deleteOne({ _id: rebuild._id }, { session });
+      },
+    );
+  }
+
+  /**
+   * Drops the collections of rebuilds that no process is at work on and that never reached their
+   * swap (killed mid-replay), and rebuild collections no rebuild records (left by releases before
+   * the registry). Swaps that began are `finishInterruptedSwaps`'s: their collections may be live.
+   */
+  async #dropAbandonedRebuilds(): Promise<void> {
+    // Collections first, records second: a rebuild begun in between is recorded before it creates any.
+    const fresh = (await this.#db.listCollections({ name: { $regex: REBUILD_SUFFIX } }, { nameOnly: true }).toArray()).map((c) => c.name);
+    const records = await this.#registry().find({}).toArray();
+    const known = new Set(records.map((r) => r._id));
+    for (const c of fresh) {
+      const id = c.slice(c.lastIndexOf(REBUILD_SUFFIX) + REBUILD_SUFFIX.length);
+      if (!known.has(id)) await this.#db.collection(c).drop();
+    }
+    for (const record of records.filter((r) => r.state === 'building')) {
+      const claim: Filter<RebuildRecord> = ownerGone(record) ? { _id: record._id, owner: record.owner } : { _id: record._id, state: 'building', ...UNATTENDED };
+      // Deleting the record claims it: of several processes starting at once, one drops.
+      if ((await this.#registry().deleteOne(claim)).deletedCount === 0) continue;
+      for (const c of record.collections) await this.#db.collection(c + REBUILD_SUFFIX + record._id).drop();
+    }
+  }
+
+  #registry(): Collection<RebuildRecord> {
+    return this.#db.collection<RebuildRecord>(REBUILDS);
   }
 
   async dump(collection: string): Promise<Array<{ partition: string; doc: Doc }>> {
     const rows = await this.#db
       .collection<Stored>(name(collection))
-      .find({}, { projection: { partition: 1, doc: 1 }, sort: { _id: 1 } })
+      .find(DOCUMENTS, { projection: { partition: 1, doc: 1 }, sort: { _id: 1 } })
       .toArray();
     return rows.map((r) => ({ partition: r.partition, doc: r.doc }));
   }
@@ -277,44 +479,13 @@ export class MongoReadStore extends MongoDocuments implements ReadStore {
       if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
     }
     const coll = this.#db.collection(physical);
-    for (const index of spec.indexes) {
-      const key = new Map<string, 1>([['partition', 1], ...index.fields.map((f): [string, 1] => [path(f), 1])]);
-      try {
-        await coll.createIndex(key, { name: index.name });
-      } catch (error) {
-        const changed =
-          error instanceof MongoServerError && (error.code === INDEX_OPTIONS_CONFLICT || error.code === INDEX_KEY_SPECS_CONFLICT);
-        if (!changed) throw error;
-        // The index spec changed since the index was built: rebuild it under the same name.
-        await coll.dropIndex(index.name);
-        await coll.createIndex(key, { name: index.name });
-      }
-    }
+    for (const index of spec.indexes) await ensureIndex(coll, index.name, index.fields);
   }
 
-  #transaction<T>(route: (c: string) => string, work: (docs: Documents) => Promise<T>): Promise<T> {
+  /** One transaction; the driver re-runs `work` on a transient error (a write conflict, a step-down). */
+  #transaction<T>(route: (c: string) => string, work: (docs: Documents, session: ClientSession) => Promise<T>): Promise<T> {
     return this.#client.withSession((session) =>
-      session.withTransaction(() => work(new MongoDocuments(this.#db, route, this.#indexes, session)), TRANSACTION),
+      session.withTransaction(() => work(new MongoDocuments(this.#db, route, this.#indexes, session), session), TRANSACTION),
     );
-  }
-
-  /**
-   * One transaction, one attempt: the callback is not re-run on a transient error (the swap's
-   * `inSwap` keeps state of its own, such as how far it has read the log), the error is thrown.
-   */
-  async #once(route: (c: string) => string, work: (docs: Documents) => Promise<void>): Promise<void> {
-    const session = this.#client.startSession();
-    try {
-      session.startTransaction(TRANSACTION);
-      try {
-        await work(new MongoDocuments(this.#db, route, this.#indexes, session));
-      } catch (error) {
-        await session.abortTransaction().catch(() => undefined);
-        throw error;
-      }
-      await session.commitTransaction();
-    } finally {
-      await session.endSession();
-    }
   }
 }

@@ -124,9 +124,11 @@ export class SqliteEventStore implements EventStore {
           position = event.position;
         }
         if (batch.length === 0) {
+          // Not unref'd: a live subscription keeps its process running, as KurrentDB's open
+          // gRPC stream does (a worker on the embedded store otherwise exits when idle).
           await new Promise<void>((resolve) => {
             wake = resolve;
-            setTimeout(resolve, POLL_MS).unref();
+            setTimeout(resolve, POLL_MS);
           });
           wake = null;
         }

@@ -84,20 +84,38 @@ class SqliteDocuments implements Documents {
 
   async deleteWhere(collection: string, partition: string, index: string, prefix: KeyValue[]): Promise<number> {
     const fields = this.#fields(collection, index).slice(0, prefix.length);
-    const where = fields.map((f) => `${fieldExpr(f)} = ?`).join(' AND ');
+    const where = fields.map((f, i) => equals(fieldExpr(f), prefix[i]!)).join(' AND ');
     const result = statement(this.#conn(), `DELETE FROM ${this.#indexed(collection, index)} WHERE partition = ?${where ? ` AND ${where}` : ''}`)
-      .run(partition, ...prefix.map(toSql));
+      .run(partition, ...bound(prefix));
     return Number(result.changes);
   }
 
   async page<T extends Doc>(collection: string, q: PageQuery): Promise<T[]> {
     const prefix = q.prefix ?? [];
-    const params: SQLInputValue[] = [q.partition, ...prefix.map(toSql)];
+    const params: SQLInputValue[] = [q.partition, ...bound(prefix)];
     if (q.range?.gte !== undefined) params.push(toSql(q.range.gte));
     if (q.range?.lte !== undefined) params.push(toSql(q.range.lte));
-    if (q.after) params.push(...keysetParams(q.after.map(toSql)));
+    if (q.after) params.push(...keysetParams(q.after));
     const rows = statement(this.#conn(), this.#pageSql(collection, q)).all(...params) as Array<{ doc: string }>;
-    return rows.map((r) => JSON.parse(r.doc) as T);
+    const docs = rows.map((r) => JSON.parse(r.doc) as T);
+    // Descending after a value, the documents whose first keyset field is null come last. The
+    // main query leaves them out, so that its bound stays an index range; fetch them once it
+    // has run out (a range never holds null, so not then).
+    if (q.direction === 'desc' && q.after && q.after[0] !== null && !q.range && docs.length < q.limit) {
+      const tail = statement(this.#conn(), this.#nullTailSql(collection, q)).all(q.partition, ...bound(prefix)) as Array<{ doc: string }>;
+      for (const r of tail.slice(0, q.limit - docs.length)) docs.push(JSON.parse(r.doc) as T);
+    }
+    return docs;
+  }
+
+  /** The documents of a page's prefix whose first field after it is null, in the page's order. */
+  #nullTailSql(collection: string, q: PageQuery): string {
+    const fields = this.#fields(collection, q.index);
+    const prefix = q.prefix ?? [];
+    const rest = fields.slice(prefix.length);
+    const where = ['partition = ?', ...fields.slice(0, prefix.length).map((f, i) => equals(fieldExpr(f), prefix[i]!)), `${fieldExpr(rest[0]!)} IS NULL`];
+    const order = rest.slice(1).map((f) => `${fieldExpr(f)} DESC`);
+    return `SELECT doc FROM ${this.#indexed(collection, q.index)} WHERE ${where.join(' AND ')}${order.length ? ` ORDER BY ${order.join(', ')}` : ''} LIMIT ${q.limit}`;
   }
 
   /** Indexes were (re)declared: page SQL built from the old ones is forgotten. */
@@ -113,19 +131,20 @@ class SqliteDocuments implements Documents {
   #pageSql(collection: string, q: PageQuery): string {
     if (!Number.isSafeInteger(q.limit) || q.limit < 1) throw new Error(`invalid page limit: ${q.limit}`);
     const prefixLength = q.prefix?.length ?? 0;
-    const shape = `${collection} ${q.index} ${q.direction} ${prefixLength} ${q.range?.gte !== undefined} ${q.range?.lte !== undefined} ${q.after?.length ?? -1} ${q.limit}`;
+    // Which prefix and keyset values are null is part of the shape: null is compared differently.
+    const shape = `${collection} ${q.index} ${q.direction} ${nullMask(q.prefix)} ${q.range?.gte !== undefined} ${q.range?.lte !== undefined} ${q.after ? nullMask(q.after) : '-'} ${q.limit}`;
     let sql = this.#pageSqls.get(shape);
     if (sql) return sql;
     const fields = this.#fields(collection, q.index);
     if (prefixLength >= fields.length) throw new Error(`prefix of ${q.index} is longer than the index`);
     const rest = fields.slice(prefixLength);
-    const where = ['partition = ?', ...fields.slice(0, prefixLength).map((f) => `${fieldExpr(f)} = ?`)];
+    const where = ['partition = ?', ...fields.slice(0, prefixLength).map((f, i) => equals(fieldExpr(f), q.prefix![i]!))];
     const first = fieldExpr(rest[0]!);
     if (q.range?.gte !== undefined) where.push(`${first} >= ?`);
     if (q.range?.lte !== undefined) where.push(`${first} <= ?`);
     if (q.after) {
       if (q.after.length !== rest.length) throw new Error(`keyset of ${q.index} needs ${rest.length} values`);
-      where.push(keysetCondition(rest.map(fieldExpr), q.direction === 'asc' ? '>' : '<'));
+      where.push(keysetCondition(rest.map(fieldExpr), q.after, q.direction, true));
     }
     const dir = q.direction === 'asc' ? 'ASC' : 'DESC';
     // Only the fields after the prefix: the prefix is fixed by equality, and naming it in ORDER BY
@@ -158,17 +177,38 @@ class SqliteDocuments implements Documents {
 }
 
 /**
+ * Null sorts before every other value (SQLite's order, and MongoDB's): the contract of the port.
+ * SQL's `=`, `<` and `>` are never true of NULL, so null values are compared with IS / IS NOT.
+ */
+const equals = (expr: string, value: KeyValue) => (value === null ? `${expr} IS NULL` : `${expr} = ?`);
+const nullMask = (values: KeyValue[] | undefined) => (values ?? []).map((v) => (v === null ? 'n' : 'v')).join('');
+/** The parameters of equalities built by `equals`: null ones bind nothing. */
+const bound = (values: KeyValue[]) => values.filter((v) => v !== null).map(toSql);
+
+/**
  * "After this key" as `a >= x AND (a > x OR (b >= y AND (b > y OR ...)))`: unlike the row value
  * `(a, b) > (x, y)`, SQLite uses the leading bound as an index range on expression indexes.
+ * A null x: ascending, every non-null a is after it (`a IS NOT NULL OR (a IS NULL AND ...)`);
+ * descending, nothing is (`a IS NULL AND ...`). A non-null x descending: a null a is after it,
+ * except on the leading field, whose nulls `page` fetches separately to keep the range.
  */
-function keysetCondition(exprs: string[], op: '<' | '>'): string {
+function keysetCondition(exprs: string[], after: KeyValue[], direction: 'asc' | 'desc', leading: boolean): string {
   const [expr, ...more] = exprs;
-  return more.length === 0 ? `${expr} ${op} ?` : `${expr} ${op}= ? AND (${expr} ${op} ? OR (${keysetCondition(more, op)}))`;
+  const op = direction === 'asc' ? '>' : '<';
+  const value = after[after.length - exprs.length]; // `exprs` are the last fields of the keyset
+  const deeper = more.length ? keysetCondition(more, after, direction, false) : null;
+  if (value === null) {
+    if (direction === 'asc') return deeper ? `(${expr} IS NOT NULL OR (${expr} IS NULL AND (${deeper})))` : `${expr} IS NOT NULL`;
+    return deeper ? `${expr} IS NULL AND (${deeper})` : '0';
+  }
+  const nullsAfter = direction === 'desc' && !leading ? ` OR ${expr} IS NULL` : '';
+  if (!deeper) return nullsAfter ? `(${expr} ${op} ?${nullsAfter})` : `${expr} ${op} ?`;
+  return `(${expr} ${op}= ?${nullsAfter}) AND (${expr} ${op} ?${nullsAfter} OR (${deeper}))`;
 }
 
-/** The values `keysetCondition` binds, in its order: each but the last twice. */
-function keysetParams(values: SQLInputValue[]): SQLInputValue[] {
-  return values.flatMap((v, i) => (i < values.length - 1 ? [v, v] : [v]));
+/** The values `keysetCondition` binds, in its order: each non-null one twice but the last once. */
+function keysetParams(values: KeyValue[]): SQLInputValue[] {
+  return values.flatMap((v, i) => (v === null ? [] : i < values.length - 1 ? [toSql(v), toSql(v)] : [toSql(v)]));
 }
 
 function createTable(conn: DatabaseSync, table: string, spec: CollectionSpec, indexTable = table): void {
@@ -179,11 +219,24 @@ function createTable(conn: DatabaseSync, table: string, spec: CollectionSpec, in
   conn.exec(
     `CREATE TABLE IF NOT EXISTS ${table} (partition TEXT NOT NULL, id TEXT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (partition, id))`,
   );
+  // An index a release changed (other fields under the same name) is rebuilt, and one it renamed
+  // or removed is dropped: CREATE INDEX IF NOT EXISTS alone would keep the old definition, and
+  // pages forced onto it by INDEXED BY would sort every match instead of walking the index.
+  const existing = new Map(
+    (conn.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).all(table) as Array<{ name: string; sql: string }>).map(
+      (r) => [r.name, r.sql],
+    ),
+  );
+  const declared = new Set<string>();
   for (const index of spec.indexes) {
-    conn.exec(
-      `CREATE INDEX IF NOT EXISTS ${indexOf(indexTable, index.name)} ON ${table} (partition, ${index.fields.map(fieldExpr).join(', ')})`,
-    );
+    const name = indexOf(indexTable, index.name);
+    const sql = `CREATE INDEX ${name} ON ${table} (partition, ${index.fields.map(fieldExpr).join(', ')})`;
+    declared.add(name);
+    if (existing.get(name) === sql) continue;
+    if (existing.has(name)) conn.exec(`DROP INDEX ${name}`);
+    conn.exec(sql);
   }
+  for (const name of existing.keys()) if (name.startsWith(`${indexTable}__ix_`) && !declared.has(name)) conn.exec(`DROP INDEX ${name}`);
 }
 
 export class SqliteReadStore extends SqliteDocuments implements ReadStore {
@@ -236,6 +289,11 @@ export class SqliteReadStore extends SqliteDocuments implements ReadStore {
     return this.#db.write(() => work(this.inTransaction));
   }
 
+  /** A SQLite swap is one transaction: no process can leave one half-done. */
+  async finishInterruptedSwaps(): Promise<number> {
+    return 0;
+  }
+
   async beginRebuild(specs: CollectionSpec[]): Promise<Rebuild> {
     // Each rebuild writes to tables of its own: two replays at once must not empty each other's.
     // The process id lets a later start tell a rebuild killed midway from one still running.
@@ -251,9 +309,17 @@ export class SqliteReadStore extends SqliteDocuments implements ReadStore {
     // Collections not being rebuilt stay live, so a projection may still read them.
     const route = (c: string) => (names.has(c) ? tableOf(c, suffix) : tableOf(c));
     const documents = new SqliteDocuments(() => w, route, this.#indexes);
+    // The swap below is one transaction, so the position need not outlive this process: a rebuild
+    // killed before it is dropped whole, one killed after it is complete.
+    let position = 0;
     return {
-      transaction: (work) => this.#db.write(() => work(documents)),
-      swap: (inSwap) =>
+      transaction: (work, reached) =>
+        this.#db.write(async () => {
+          const result = await work(documents);
+          position = reached;
+          return result;
+        }),
+      swap: (finish) =>
         this.#db.write(async () => {
           forgetStatements(w);
           for (const spec of specs) {
@@ -262,7 +328,7 @@ export class SqliteReadStore extends SqliteDocuments implements ReadStore {
             for (const index of spec.indexes) w.exec(`DROP INDEX IF EXISTS ${indexOf(tableOf(spec.name, suffix), index.name)}`);
             createTable(w, tableOf(spec.name), spec);
           }
-          if (inSwap) await inSwap(this.inTransaction);
+          if (finish) await finish(this.inTransaction, position);
         }),
       discard: () =>
         this.#db.write(async () => {

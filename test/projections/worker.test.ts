@@ -1,0 +1,129 @@
+// The projection worker (`repledger projections run`) as its own process on the embedded store in
+// worker mode (EMBEDDED_PROJECTIONS=worker), which follows the log as it does in distributed mode:
+// killed with SIGKILL and restarted, it resumes from its checkpoints; stopped with SIGTERM during
+// start-up, it stops between two batches and exits 0.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { projections } from '../../projections/index.ts';
+import { CHECKPOINTS, ProjectionRunner } from '../../projections/runner.ts';
+import type { NewEvent } from '../../services/store/event-store.ts';
+import { openSqlite } from '../../services/store/sqlite/database.ts';
+import { SqliteEventStore } from '../../services/store/sqlite/event-store.ts';
+import { SqliteReadStore } from '../../services/store/sqlite/read-store.ts';
+import { tempDir } from '../support/app.ts';
+import { startCli, type CliResult } from '../support/cli.ts';
+import { copyLog, readModelsOf, recordLog, untilProjected } from '../support/event-log.ts';
+
+function openStore(dataDir: string) {
+  const db = openSqlite(join(dataDir, 'repledger.db'));
+  return { db, events: new SqliteEventStore(db), reads: new SqliteReadStore(db) };
+}
+
+/** `projections run` in worker mode; resolves `ready` once its stderr shows `line`. */
+function startWorker(dataDir: string, line: string) {
+  const worker = startCli(['projections', 'run'], { DATA_DIR: dataDir, EMBEDDED_PROJECTIONS: 'worker' });
+  let stderr = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (stderr.includes(line)) resolve();
+    });
+    void worker.done.then((r) => reject(new Error(`the worker exited before "${line}": ${JSON.stringify(r)}`)));
+    setTimeout(() => reject(new Error(`the worker did not say "${line}" within 30 s: ${stderr}`)), 30_000).unref();
+  });
+  return { ...worker, ready };
+}
+
+/** The worker's exit, or a failure if it has not exited within `ms` (a signal it ignored). */
+function exited(worker: { child: { kill(signal: NodeJS.Signals): boolean }; done: Promise<CliResult> }, ms = 20_000): Promise<CliResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      worker.child.kill('SIGKILL');
+      reject(new Error(`the worker was still running ${ms / 1000} s after the signal`));
+    }, ms);
+  });
+  return Promise.race([worker.done, late]).finally(() => clearTimeout(timer));
+}
+
+async function checkpoints(reads: SqliteReadStore): Promise<number[]> {
+  const docs = await reads.getMany<{ id: string; position: number }>(CHECKPOINTS, 'projections', projections.map((p) => p.name));
+  return docs.map((d) => d.position);
+}
+
+test('a worker killed with SIGKILL and started again ends with the read models of the inline build: nothing twice, nothing missed', async () => {
+  const reference = await recordLog();
+  const dataDir = tempDir();
+  const { db, events, reads } = openStore(dataDir);
+  const third = Math.floor(reference.events.length / 3);
+  try {
+    await copyLog(reference.events.slice(0, third), events);
+    let worker = startWorker(dataDir, 'following the event log');
+    await worker.ready;
+    await untilProjected(reads, await events.headPosition());
+    // The next third arrives while the worker follows; it is killed while applying it.
+    const appending = copyLog(reference.events.slice(third, 2 * third), events);
+    const head = reference.events[2 * third - 1]!.position;
+    for (let i = 0; i < 400 && Math.min(...(await checkpoints(reads))) <= reference.events[third]!.position; i++) await new Promise((r) => setTimeout(r, 5));
+    worker.child.kill('SIGKILL');
+    const killed = await exited(worker);
+    assert.is(killed.signal, 'SIGKILL');
+    await appending;
+    const atKill = await checkpoints(reads);
+    await copyLog(reference.events.slice(2 * third), events);
+
+    worker = startWorker(dataDir, 'following the event log');
+    await worker.ready;
+    await untilProjected(reads, await events.headPosition());
+    worker.child.kill('SIGTERM');
+    const stopped = await exited(worker);
+    assert.equal([stopped.code, stopped.signal], [0, null], stopped.stderr);
+    assert.ok(Math.min(...atKill) < (await events.headPosition()), `the worker had not got to the end when it was killed (${atKill.join(', ')}, head ${head})`);
+    assert.equal(await readModelsOf(reads), reference.readModels);
+  } finally {
+    db.close();
+  }
+});
+
+test('SIGTERM during start-up stops the worker between two batches with exit 0; the next start finishes the work', async () => {
+  const reference = await recordLog();
+  const dataDir = tempDir();
+  const { db, events, reads } = openStore(dataDir);
+  try {
+    await copyLog(reference.events, events);
+    // Thousands of meals to catch up on: start-up takes seconds.
+    const meal = reference.events.find((e) => e.type === 'meal.created')!;
+    const item = (meal.data as { item: Record<string, unknown> }).item;
+    for (let batch = 0; batch < 8; batch++) {
+      const copies: NewEvent[] = Array.from({ length: 500 }, () => ({ type: meal.type, data: { ...(meal.data as object), item: { ...item, id: randomUUID() } }, metadata: meal.metadata }));
+      await events.append(meal.stream, copies, 'any');
+    }
+    const head = await events.headPosition();
+
+    const worker = startWorker(dataDir, 'bringing read models up to date');
+    await worker.ready;
+    worker.child.kill('SIGTERM');
+    const stopped = await exited(worker);
+    assert.equal([stopped.code, stopped.signal], [0, null], `${stopped.stderr}`);
+    assert.match(stopped.stderr, 'stopped by SIGTERM during start-up', stopped.stderr);
+    assert.ok(Math.min(...(await checkpoints(reads))) < head, 'start-up was still at work when the signal came');
+
+    const again = startWorker(dataDir, 'following the event log');
+    await again.ready;
+    await untilProjected(reads, head);
+    again.child.kill('SIGTERM');
+    assert.equal((await exited(again)).code, 0);
+    const followed = await readModelsOf(reads);
+    // What a replay from the first event builds, in this process.
+    const runner = new ProjectionRunner(projections, reads, events);
+    await runner.ensureCollections();
+    await runner.replay();
+    assert.equal(followed, await readModelsOf(reads));
+  } finally {
+    db.close();
+  }
+});
+
+test.run();

@@ -1,0 +1,143 @@
+// Distributed mode end to end: events in KurrentDB, read models in MongoDB, projected by the
+// runner (the projection runner contract) and by the `projections run` worker killed with
+// SIGKILL and restarted. Against KURRENTDB_URL and MONGODB_URL when both are set (servers of the
+// user's: `npm run test:distributed`), else against containers; else skipped with the reason.
+import { randomUUID } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { projections } from '../../projections/index.ts';
+import { CHECKPOINTS } from '../../projections/runner.ts';
+import { KurrentEventStore } from '../../services/store/kurrentdb/event-store.ts';
+import { MongoReadStore } from '../../services/store/mongodb/read-store.ts';
+import { projectionRunnerContract } from '../projections/projection-runner.contract.ts';
+import { startCli } from '../support/cli.ts';
+import { copyLog, freshAthletes, only, readModelsOf, recordLog } from '../support/event-log.ts';
+import { skipSuites, whyNoContainerRuntime } from './container-runtime.ts';
+
+const KURRENTDB_IMAGE = process.env.KURRENTDB_IMAGE ?? 'docker.kurrent.io/kurrent-lts/kurrentdb:26.0.3';
+const MONGODB_IMAGE = process.env.MONGODB_IMAGE ?? 'mongo:8.0.17';
+
+interface Servers {
+  kurrentdb: string;
+  mongodb: string;
+  stop(): Promise<void>;
+}
+
+async function startServers(): Promise<Servers> {
+  if (process.env.KURRENTDB_URL && process.env.MONGODB_URL) {
+    return { kurrentdb: process.env.KURRENTDB_URL, mongodb: process.env.MONGODB_URL, stop: async () => {} };
+  }
+  const [{ KurrentDbContainer }, { MongoDBContainer }] = await Promise.all([import('@testcontainers/kurrentdb'), import('@testcontainers/mongodb')]);
+  const [kurrent, mongo] = await Promise.all([new KurrentDbContainer(KURRENTDB_IMAGE).start(), new MongoDBContainer(MONGODB_IMAGE).start()]);
+  return {
+    kurrentdb: kurrent.getConnectionString(),
+    mongodb: `${mongo.getConnectionString()}/?directConnection=true`,
+    stop: async () => void (await Promise.all([kurrent.stop(), mongo.stop()])),
+  };
+}
+
+let servers: Promise<Servers> | null = null;
+const shared = () => (servers ??= startServers());
+
+/** The connection string with `database` as its database. */
+function withDatabase(url: string, database: string): string {
+  const match = /^(mongodb(?:\+srv)?:\/\/[^/?]+)(?:\/[^?]*)?(\?.*)?$/i.exec(url);
+  if (!match) throw new Error(`not a MongoDB connection string: ${url}`);
+  return `${match[1]}/${database}${match[2] ?? ''}`;
+}
+
+/** A fresh database on the shared MongoDB, dropped on close. */
+async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const url = withDatabase((await shared()).mongodb, `repledger_test_${randomUUID().replaceAll('-', '')}`);
+  return {
+    url,
+    drop: async () => {
+      const client = await MongoClient.connect(url);
+      await client.db().dropDatabase();
+      await client.close();
+    },
+  };
+}
+
+function workerSuite(): void {
+  const t = suite('distributed worker');
+  t.after(async () => (await shared()).stop());
+
+  t('a worker SIGKILLed while applying and started again ends with the inline build: nothing twice, nothing missed', async () => {
+    const { kurrentdb } = await shared();
+    const database = await freshDatabase();
+    const events = new KurrentEventStore(kurrentdb);
+    const reads = await MongoReadStore.connect(database.url);
+    const env = { KURRENTDB_URL: kurrentdb, MONGODB_URL: database.url };
+    const start = () => {
+      const w = startCli(['projections', 'run'], env);
+      let err = '';
+      const following = new Promise<void>((resolve, reject) => {
+        w.child.stderr!.on('data', (d: Buffer) => {
+          err += d.toString();
+          if (err.includes('following the event log')) resolve();
+        });
+        void w.done.then((r) => reject(new Error(`worker exited: ${JSON.stringify(r)}`)));
+      });
+      return { ...w, following };
+    };
+    const projectedTo = async (position: number) => {
+      for (let i = 0; i < 600; i++) {
+        const docs = await reads.getMany<{ id: string; position: number }>(CHECKPOINTS, 'projections', projections.map((p) => p.name));
+        if (docs.length === projections.length && docs.every((d) => d.position >= position)) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`not projected to ${position}`);
+    };
+    try {
+      const reference = await recordLog();
+      const copy = freshAthletes(reference.events);
+      const third = Math.floor(copy.events.length / 3);
+      await copyLog(copy.events.slice(0, third), events);
+      let worker = start();
+      await worker.following;
+      const appending = copyLog(copy.events.slice(third, 2 * third), events);
+      await new Promise((r) => setTimeout(r, 150));
+      worker.child.kill('SIGKILL');
+      assert.is((await worker.done).signal, 'SIGKILL');
+      await appending;
+      await copyLog(copy.events.slice(2 * third), events);
+      worker = start();
+      await worker.following;
+      await projectedTo(await events.headPosition());
+      worker.child.kill('SIGTERM');
+      const stopped = await worker.done;
+      assert.equal([stopped.code, stopped.signal], [0, null], stopped.stderr);
+      assert.equal(only(await readModelsOf(reads), copy.ours), only(copy.expected(reference.readModels)));
+    } finally {
+      await events.close();
+      await reads.close();
+      await database.drop();
+    }
+  });
+
+  t.run();
+}
+
+const haveUrls = Boolean(process.env.KURRENTDB_URL && process.env.MONGODB_URL);
+const reason = haveUrls ? null : await whyNoContainerRuntime();
+if (reason) {
+  skipSuites('distributed mode', `${reason}; set KURRENTDB_URL and MONGODB_URL to use servers`, ['projection runner contract: kurrentdb + mongodb', 'distributed worker']);
+} else {
+  projectionRunnerContract('kurrentdb + mongodb', async () => {
+    const database = await freshDatabase();
+    const events = new KurrentEventStore((await shared()).kurrentdb);
+    const reads = await MongoReadStore.connect(database.url);
+    return {
+      events,
+      reads,
+      close: async () => {
+        await events.close();
+        await reads.close();
+        await database.drop();
+      },
+    };
+  });
+  workerSuite();
+}
