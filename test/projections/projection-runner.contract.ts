@@ -4,7 +4,7 @@
 // projection in projections/index.ts takes part, so new ones (and the event types the reference
 // log gains) are checked on every adapter without a line here. The log's athletes get fresh ids
 // in each case, so the suite also runs against servers that keep what earlier runs appended.
-import { suite } from 'uvu';
+import { serverSuite } from '../store/container-runtime.ts';
 import * as assert from 'uvu/assert';
 import { projections } from '../../projections/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
@@ -19,8 +19,8 @@ export interface StoresFixture {
   close(): Promise<void>;
 }
 
-export function projectionRunnerContract(label: string, open: () => Promise<StoresFixture>): void {
-  const t = suite(`projection runner contract: ${label}`);
+export function projectionRunnerContract(label: string, open: () => Promise<StoresFixture>, skipped: string | null = null): void {
+  const t = serverSuite(`projection runner contract: ${label}`, skipped);
 
   async function withStores(run: (fx: StoresFixture, runner: ProjectionRunner) => Promise<void>): Promise<void> {
     const fx = await open();

@@ -1,5 +1,5 @@
 // Whether the distributed adapters' suites can start containers, and how to skip them when not.
-import { suite } from 'uvu';
+import { suite, type Context, type Test } from 'uvu';
 
 /** How long to wait for a container runtime to answer before treating it as absent. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -26,16 +26,15 @@ export async function whyNoContainerRuntime(): Promise<string | null> {
 }
 
 /**
- * Registers each named suite with one skipped case, so the runner counts them, and prints one
- * line saying why; fails instead under REPLEDGER_REQUIRE_SERVERS=1.
+ * A suite that needs a server. With `skipped` (why no server can be had) every test registered on
+ * it is counted as skipped, one by one, and its hooks, which would reach for the server, are
+ * never run; under REPLEDGER_REQUIRE_SERVERS=1 (`npm run test:distributed`) that is a failure.
  */
-export function skipSuites(what: string, reason: string, names: string[]): void {
-  // `npm run test:distributed` is asked for these suites: not running them is a failure there.
-  if (process.env.REPLEDGER_REQUIRE_SERVERS === '1') throw new Error(`${what} cannot run: ${reason}`);
-  console.log(`skipped: ${what} — ${reason}`);
-  for (const name of names) {
-    const t = suite(name);
-    t.skip(`${name} (skipped: ${reason})`, () => {});
-    t.run();
-  }
+export function serverSuite<T extends Context = Context>(name: string, skipped: string | null, state?: T): Test<T> {
+  if (!skipped) return suite<T>(name, state);
+  if (process.env.REPLEDGER_REQUIRE_SERVERS === '1') throw new Error(`${name} cannot run: ${skipped}`);
+  const inner = suite<T>(name, state);
+  const skip = (title: string) => inner.skip(`${title} (skipped: ${skipped})`, () => {});
+  const hook = Object.assign(() => {}, { each: () => {} });
+  return Object.assign(skip, { only: skip, skip, before: hook, after: hook, run: () => inner.run() }) as unknown as Test<T>;
 }

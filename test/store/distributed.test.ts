@@ -4,7 +4,6 @@
 // user's: `npm run test:distributed`), else against containers; else skipped with the reason.
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { projections } from '../../projections/index.ts';
 import { CHECKPOINTS } from '../../projections/runner.ts';
@@ -13,7 +12,7 @@ import { MongoReadStore } from '../../services/store/mongodb/read-store.ts';
 import { projectionRunnerContract } from '../projections/projection-runner.contract.ts';
 import { startCli } from '../support/cli.ts';
 import { copyLog, freshAthletes, only, readModelsOf, recordLog } from '../support/event-log.ts';
-import { skipSuites, whyNoContainerRuntime } from './container-runtime.ts';
+import { serverSuite, whyNoContainerRuntime } from './container-runtime.ts';
 
 const KURRENTDB_IMAGE = process.env.KURRENTDB_IMAGE ?? 'docker.kurrent.io/kurrent-lts/kurrentdb:26.0.3';
 const MONGODB_IMAGE = process.env.MONGODB_IMAGE ?? 'mongo:8.0.17';
@@ -60,8 +59,8 @@ async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> 
   };
 }
 
-function workerSuite(): void {
-  const t = suite('distributed worker');
+function workerSuite(skipped: string | null): void {
+  const t = serverSuite('distributed worker', skipped);
   t.after(async () => (await shared()).stop());
 
   t('a worker SIGKILLed while applying and started again ends with the inline build: nothing twice, nothing missed', async () => {
@@ -122,10 +121,11 @@ function workerSuite(): void {
 
 const haveUrls = Boolean(process.env.KURRENTDB_URL && process.env.MONGODB_URL);
 const reason = haveUrls ? null : await whyNoContainerRuntime();
-if (reason) {
-  skipSuites('distributed mode', `${reason}; set KURRENTDB_URL and MONGODB_URL to use servers`, ['projection runner contract: kurrentdb + mongodb', 'distributed worker']);
-} else {
-  projectionRunnerContract('kurrentdb + mongodb', async () => {
+const skipped = reason && `${reason}; set KURRENTDB_URL and MONGODB_URL to use servers`;
+if (skipped) console.log(`skipped: distributed mode — ${skipped}`);
+projectionRunnerContract(
+  'kurrentdb + mongodb',
+  async () => {
     const database = await freshDatabase();
     const events = new KurrentEventStore((await shared()).kurrentdb);
     const reads = await MongoReadStore.connect(database.url);
@@ -138,6 +138,7 @@ if (reason) {
         await database.drop();
       },
     };
-  });
-  workerSuite();
-}
+  },
+  skipped,
+);
+workerSuite(skipped);

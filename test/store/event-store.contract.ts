@@ -1,7 +1,7 @@
 // The behaviour every EventStore adapter must show. Streams get fresh names per case so the
 // suite also runs against a shared server.
 import { randomUUID } from 'node:crypto';
-import { suite } from 'uvu';
+import { serverSuite } from './container-runtime.ts';
 import * as assert from 'uvu/assert';
 import { AppendTooLargeError, WrongExpectedRevisionError, appendSize, type EventStore, type NewEvent, type StoredEvent } from '../../services/store/event-store.ts';
 
@@ -24,8 +24,8 @@ function bulky(count: number, bytes: number, tag: string): NewEvent[] {
 const ev = (type: string, data: unknown = {}): NewEvent => ({ type, data, metadata: { occurred_at: '2026-01-01T00:00:00.000Z' } });
 const fresh = () => `test-${randomUUID()}`;
 
-export function eventStoreContract(label: string, open: () => Promise<EventStoreFixture>): void {
-  const t = suite<{ fx: EventStoreFixture }>(`event store contract: ${label}`, {} as { fx: EventStoreFixture });
+export function eventStoreContract(label: string, open: () => Promise<EventStoreFixture>, skipped: string | null = null): void {
+  const t = serverSuite<{ fx: EventStoreFixture }>(`event store contract: ${label}`, skipped, {} as { fx: EventStoreFixture });
   t.before(async (ctx) => {
     ctx.fx = await open();
   });

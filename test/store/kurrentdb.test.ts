@@ -1,10 +1,9 @@
 // The event store contract against KurrentDB: the server at KURRENTDB_URL if set, else a
 // container (testcontainers). Without either, the suites are registered as skipped.
 import { randomUUID } from 'node:crypto';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { KurrentEventStore } from '../../services/store/kurrentdb/event-store.ts';
-import { skipSuites, whyNoContainerRuntime } from './container-runtime.ts';
+import { serverSuite, whyNoContainerRuntime } from './container-runtime.ts';
 import { eventStoreContract, type EventStoreFixture } from './event-store.contract.ts';
 
 // The version docker-compose.yml pins: the suite checks the settings it runs with.
@@ -40,8 +39,8 @@ async function open(): Promise<EventStoreFixture> {
 }
 
 /** What this adapter adds to the contract: its positions agree between append, reads and $all. */
-function kurrentSpecifics(): void {
-  const t = suite<{ fx: EventStoreFixture }>('kurrentdb positions', {} as { fx: EventStoreFixture });
+function kurrentSpecifics(skipped: string | null): void {
+  const t = serverSuite<{ fx: EventStoreFixture }>('kurrentdb positions', skipped, {} as { fx: EventStoreFixture });
   t.before(async (ctx) => {
     ctx.fx = await open();
   });
@@ -68,12 +67,7 @@ function kurrentSpecifics(): void {
 }
 
 const reason = url ? null : await whyNoContainerRuntime();
-if (reason) {
-  skipSuites('KurrentDB contract', `${reason}; set KURRENTDB_URL to use a server`, [
-    'event store contract: kurrentdb',
-    'kurrentdb positions',
-  ]);
-} else {
-  eventStoreContract('kurrentdb', open);
-  kurrentSpecifics();
-}
+const skipped = reason && `${reason}; set KURRENTDB_URL to use a server`;
+if (skipped) console.log(`skipped: KurrentDB contract — ${skipped}`);
+eventStoreContract('kurrentdb', open, skipped);
+kurrentSpecifics(skipped);

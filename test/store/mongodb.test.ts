@@ -3,11 +3,10 @@
 // are registered as skipped. Each suite uses a database of its own and drops it afterwards.
 import { randomUUID } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { CollectionSpec } from '../../services/store/read-store.ts';
 import { MongoReadStore } from '../../services/store/mongodb/read-store.ts';
-import { skipSuites, whyNoContainerRuntime } from './container-runtime.ts';
+import { serverSuite, whyNoContainerRuntime } from './container-runtime.ts';
 import { readStoreContract, type ReadStoreFixture } from './read-store.contract.ts';
 
 // The version docker-compose.yml pins.
@@ -73,8 +72,8 @@ const SPECS: CollectionSpec[] = [
 ];
 
 /** What this adapter adds to the contract: rebuilds that survive the process that made them. */
-function mongoSpecifics(): void {
-  const t = suite<{ fx: MongoFixture }>('mongodb rebuilds', {} as { fx: MongoFixture });
+function mongoSpecifics(skipped: string | null): void {
+  const t = serverSuite<{ fx: MongoFixture }>('mongodb rebuilds', skipped, {} as { fx: MongoFixture });
   t.before(async (ctx) => {
     ctx.fx = await open();
     await ctx.fx.store.ensureCollections(SPECS);
@@ -160,9 +159,7 @@ function mongoSpecifics(): void {
 }
 
 const reason = url ? null : await whyNoContainerRuntime();
-if (reason) {
-  skipSuites('MongoDB contract', `${reason}; set MONGODB_URL to use a server`, ['read store contract: mongodb', 'mongodb rebuilds']);
-} else {
-  readStoreContract('mongodb', open);
-  mongoSpecifics();
-}
+const skipped = reason && `${reason}; set MONGODB_URL to use a server`;
+if (skipped) console.log(`skipped: MongoDB contract — ${skipped}`);
+readStoreContract('mongodb', open, skipped);
+mongoSpecifics(skipped);

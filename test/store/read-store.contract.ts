@@ -1,6 +1,6 @@
 // The behaviour every ReadStore adapter must show.
 import { randomUUID } from 'node:crypto';
-import { suite } from 'uvu';
+import { serverSuite } from './container-runtime.ts';
 import * as assert from 'uvu/assert';
 import type { CollectionSpec, Doc, Documents, ReadStore } from '../../services/store/read-store.ts';
 
@@ -20,8 +20,8 @@ interface Item extends Doc {
   n: number;
 }
 
-export function readStoreContract(label: string, open: () => Promise<ReadStoreFixture>): void {
-  const t = suite<{ fx: ReadStoreFixture }>(`read store contract: ${label}`, {} as { fx: ReadStoreFixture });
+export function readStoreContract(label: string, open: () => Promise<ReadStoreFixture>, skipped: string | null = null): void {
+  const t = serverSuite<{ fx: ReadStoreFixture }>(`read store contract: ${label}`, skipped, {} as { fx: ReadStoreFixture });
   t.before(async (ctx) => {
     ctx.fx = await open();
     await ctx.fx.store.ensureCollections(specs);
