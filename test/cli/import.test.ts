@@ -44,7 +44,8 @@ async function readModelsAndReplay(dataDir: string) {
   }
 }
 
-test('three years of Hevy training import in seconds; re-import adds nothing; replay gives identical read models', async () => {
+// How long it takes is printed for people and measured by `npm run bench`, not asserted here.
+test('three years of Hevy training import whole; re-import adds nothing; replay gives identical read models', async () => {
   const { dataDir, env } = await freshStore();
   const file = join(dataDir, 'hevy.csv');
   writeFileSync(file, generateHevyExport({ workouts: 450, seed: 7, dateStyle: 'en-GB' }));
@@ -189,28 +190,48 @@ test('kill -9 in the middle of an import leaves all of the file or none, and rea
   const { dataDir, env, athleteId } = await freshStore();
   const file = join(dataDir, 'big.csv');
   writeFileSync(file, generateHevyExport({ workouts: 1500, seed: 11 }));
-  const outcomes: number[] = [];
-  for (const delayMs of [50, 400, 900]) {
+  const TOTAL = 1500;
+  /** Runs the import and SIGKILLs it at the first progress line `when` accepts; answers what landed. */
+  const importKilledWhen = async (when: (done: number) => boolean) => {
     const { child, done } = startCli(['import', 'hevy', '--athlete', 'ada@example.com', '--file', file], env);
-    let killed = false;
+    let killedAt: number | null = null;
+    let seen = '';
     child.stderr!.on('data', (d: Buffer) => {
-      if (!killed && d.toString().includes('saving')) {
-        killed = true;
-        setTimeout(() => child.kill('SIGKILL'), delayMs);
+      seen += d.toString();
+      // Without a terminal the bar prints a line per update: `saving [===---] 40% | 600/1500`.
+      for (const m of seen.matchAll(/\| (\d+)\/(\d+)/g)) {
+        if (killedAt === null && Number(m[2]) === TOTAL && when(Number(m[1]))) {
+          killedAt = Number(m[1]);
+          child.kill('SIGKILL');
+        }
       }
     });
     const result = await done;
-    assert.ok(killed, `the import never started saving: ${result.stderr}`);
-    const imported = await workoutEvents(dataDir, athleteId);
-    if (result.signal === 'SIGKILL') assert.ok(imported === 0 || imported === 1500, `partial import: ${imported}`);
-    else assert.is(imported, 1500);
-    outcomes.push(imported);
+    return { result, killedAt, imported: await workoutEvents(dataDir, athleteId) };
+  };
+  const matchesReplay = async (imported: number) => {
     const { before, after, workouts } = await readModelsAndReplay(dataDir);
     assert.is(workouts, imported);
     assert.equal(after, before);
-    if (imported === 1500) break;
-  }
-  assert.ok(outcomes.includes(0), `no kill landed before the import committed: ${outcomes.join(', ')}`);
+  };
+
+  // Killed while its transaction is open (workouts still being projected): nothing lands.
+  const midway = await importKilledWhen((n) => n > 0 && n < TOTAL);
+  assert.ok(midway.killedAt !== null, `the import never reported progress: ${midway.result.stderr}`);
+  assert.is(midway.result.signal, 'SIGKILL');
+  assert.is(midway.imported, 0, `killed at ${midway.killedAt}/${TOTAL}, yet ${midway.imported} workouts landed`);
+  await matchesReplay(0);
+
+  // Killed as the last workout is projected, around the commit: all of it or none, never part.
+  const atCommit = await importKilledWhen((n) => n === TOTAL);
+  assert.ok(atCommit.imported === 0 || atCommit.imported === TOTAL, `partial import: ${atCommit.imported}`);
+  await matchesReplay(atCommit.imported);
+
+  // Left alone, the same file lands whole.
+  const whole = await cli(['import', 'hevy', '--athlete', 'ada@example.com', '--file', file], env);
+  assert.is(whole.code, 0, whole.stderr);
+  assert.is(await workoutEvents(dataDir, athleteId), TOTAL);
+  await matchesReplay(TOTAL);
 });
 
 test.run();

@@ -180,16 +180,15 @@ test('events appended while a replay runs are in the swapped-in read models', as
     const model: Model = { athleteId, exercises: [], live: new Map() };
     await run(t.app, model, { kind: 'exercise', seed: 2 }, () => undefined);
     for (let i = 0; i < 30; i++) await run(t.app, model, { kind: 'meal', action: 'create', pick: 0, seed: i * 31 }, () => t.clock.advance(1000));
-    let appended = false;
+    let appending: Promise<unknown> | null = null;
     const replay = t.app.runner.replay(undefined, () => {
-      // Appends between replay batches land in the old collections and in the log.
-      if (!appended) {
-        appended = true;
-        void run(t.app, model, { kind: 'meal', action: 'create', pick: 0, seed: 4242 }, () => undefined);
-      }
+      // An append started between replay batches lands in the old collections and in the log.
+      appending ??= run(t.app, model, { kind: 'meal', action: 'create', pick: 0, seed: 4242 }, () => undefined);
     });
     await replay;
-    await new Promise((r) => setTimeout(r, 50));
+    assert.ok(appending, 'the append started while the replay ran');
+    // Waited for, not slept on: whenever it commits, before or after the swap, it must be there.
+    await appending;
     const meals = await t.app.reads.count('meals', athleteId);
     assert.is(meals, 31);
     const status = await t.app.runner.status();
