@@ -5,16 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { refreshTargetProblem, revocationReason } from '../../services/oauth/provider.ts';
 import { beginAuthorization, connect, consent, PASSWORD, registerPro, REDIRECT } from '../support/connect.ts';
-import { FormClient, startServer, type TestServer } from '../support/server.ts';
+import { FormClient, type TestServer, withServer } from '../support/server.ts';
 
-async function withServer(run: (s: TestServer) => Promise<void>): Promise<void> {
-  const s = await startServer();
-  try {
-    await run(s);
-  } finally {
-    await s.close();
-  }
-}
 
 const post = (s: TestServer, path: string, body: Record<string, string>) =>
   fetch(`${s.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });

@@ -4,21 +4,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { beginAuthorization, connect, consent, registerPro, REDIRECT } from '../support/connect.ts';
 import { fixedClock } from '../../services/domain/clock.ts';
-import { startServer, type TestServer } from '../support/server.ts';
+import { startServer, type TestServer, withServer } from '../support/server.ts';
 import { tempDir } from '../support/app.ts';
 import { cli } from '../support/cli.ts';
 
 const context = (s: TestServer, token?: string) =>
   fetch(`${s.base}/v1/agent-access/context`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
 
-async function withServer(run: (s: TestServer) => Promise<void>): Promise<void> {
-  const s = await startServer();
-  try {
-    await run(s);
-  } finally {
-    await s.close();
-  }
-}
 
 test('no token: 401 with the resource metadata challenge and the error shape', () =>
   withServer(async (s) => {

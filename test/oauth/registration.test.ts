@@ -10,21 +10,14 @@ import { AttemptLimiter } from '../../services/web/limiter.ts';
 import { clientMetadataProblem, redirectUriProblem } from '../../services/oauth/client-policy.ts';
 import { registrantKey, REGISTRATIONS_PER_ADDRESS } from '../../services/oauth/provider.ts';
 import { connect, registerPro } from '../support/connect.ts';
-import { startServer, type TestServer } from '../support/server.ts';
+import { type TestServer, withServer as withFreshServer } from '../support/server.ts';
 
 const register = (s: TestServer, metadata: Record<string, unknown>) =>
   fetch(`${s.base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) });
 
 const client = (extra: Record<string, unknown> = {}) => ({ client_name: 'Coach Bot', redirect_uris: ['https://coach.example/cb'], token_endpoint_auth_method: 'none', ...extra });
 
-async function withServer(run: (s: TestServer) => Promise<void>, clock = fixedClock('2026-06-01T12:00:00.000Z')): Promise<void> {
-  const s = await startServer({ clock });
-  try {
-    await run(s);
-  } finally {
-    await s.close();
-  }
-}
+const withServer = (run: (s: TestServer) => Promise<void>, clock = fixedClock('2026-06-01T12:00:00.000Z')) => withFreshServer(run, clock);
 
 async function refusal(res: Response): Promise<string> {
   assert.is(res.status, 400, `expected a refusal, got ${res.status}`);

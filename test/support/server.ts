@@ -31,6 +31,16 @@ export async function startServer(options: { clock?: Clock; env?: Record<string,
   };
 }
 
+/** Runs `run` against a fresh server (on `clock`, if given), closed however `run` ends. */
+export async function withServer(run: (s: TestServer) => Promise<void>, clock?: Clock): Promise<void> {
+  const s = await startServer(clock ? { clock } : {});
+  try {
+    await run(s);
+  } finally {
+    await s.close();
+  }
+}
+
 /** A minimal cookie-keeping client for form flows without a browser. */
 export class FormClient {
   readonly base: string;
