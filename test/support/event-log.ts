@@ -13,6 +13,7 @@ import { CHECKPOINTS } from '../../projections/runner.ts';
 import type { EventStore, StoredEvent } from '../../services/store/event-store.ts';
 import type { ReadStore } from '../../services/store/read-store.ts';
 import { dumpReadModels, openTestApp, registerAthlete } from './app.ts';
+import { workoutSet } from './sets.ts';
 
 export interface ReferenceLog {
   events: StoredEvent[];
@@ -55,20 +56,7 @@ async function build(): Promise<ReferenceLog> {
               exercise_order: 0,
               superset_id: null,
               notes: null,
-              sets: [0, 1, 2].map((i) => ({
-                position: i,
-                set_number: i + 1,
-                set_type: 'normal' as const,
-                parent_position: null,
-                weight_kg: 60 + day * 2.5 + i * 5,
-                reps: 5 + (day % 3),
-                rpe: null,
-                target_rpe: null,
-                duration_seconds: null,
-                distance_metres: null,
-                incline_percent: null,
-                completed: true,
-              })),
+              sets: [0, 1, 2].map((i) => workoutSet(i, { weight_kg: 60 + day * 2.5 + i * 5, reps: 5 + (day % 3) })),
             },
           ],
         };
