@@ -13,34 +13,47 @@ export default class Serve extends AppCommand {
   };
 
   async run(): Promise<{ url: string }> {
-    const { flags } = await this.parse(Serve);
-    const app = await this.app();
-    const server = await buildServer(app);
-    let workerFailure: unknown = null;
-    const worker =
-      app.projectionMode === 'worker' && flags.projector
-        ? await app.runner.follow((error) => {
+    // Signals are taken before any start-up work: as PID 1 in a container a process without a
+    // handler ignores `docker stop` and is killed 10 s later, in the middle of whatever start-up
+    // was doing (replaying an outdated projection, a long catch-up). See `projections run`.
+    const stop = new AbortController();
+    const stopped = new Promise<string>((resolve) => stop.signal.addEventListener('abort', () => resolve(String((stop.signal.reason as Error).message)), { once: true }));
+    const onSignal = (signal: NodeJS.Signals) => stop.abort(new Error(signal));
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      const { flags } = await this.parse(Serve);
+      const app = await this.app();
+      const server = await buildServer(app);
+      let workerFailure: unknown = null;
+      let worker: Awaited<ReturnType<typeof app.runner.follow>> | null = null;
+      if (app.projectionMode === 'worker' && flags.projector) {
+        this.logToStderr('bringing read models up to date before serving');
+        try {
+          worker = await app.runner.follow((error) => {
             workerFailure = error;
             server.log.fatal({ err: error }, 'projection worker stopped; shutting down');
-            process.kill(process.pid, 'SIGTERM');
-          })
-        : null;
-    await server.listen({ port: app.config.port, host: app.config.host });
-    server.log.info({ base_url: app.config.baseUrl, projections: app.projectionMode }, 'RepLedger is serving');
+            stop.abort(new Error('projection worker failure'));
+          }, stop.signal);
+        } catch (error) {
+          if (!stop.signal.aborted || error !== stop.signal.reason) throw error;
+        }
+      }
+      if (!stop.signal.aborted) {
+        await server.listen({ port: app.config.port, host: app.config.host });
+        server.log.info({ base_url: app.config.baseUrl, projections: app.projectionMode }, 'RepLedger is serving');
+      }
 
-    // Stop taking requests, let those in flight finish, then close the stores: nothing half-done.
-    await new Promise<void>((resolve) => {
-      const stop = (signal: string) => {
-        server.log.info({ signal }, 'shutting down');
-        resolve();
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
-    await server.close();
-    await worker?.stop();
-    // A supervisor restarts a service that failed; one that exits 0 it leaves down.
-    if (workerFailure) throw workerFailure;
-    return { url: app.config.baseUrl };
+      // Stop taking requests, let those in flight finish, then close the stores: nothing half-done.
+      server.log.info({ signal: await stopped }, 'shutting down');
+      await server.close();
+      await worker?.stop();
+      // A supervisor restarts a service that failed; one that exits 0 it leaves down.
+      if (workerFailure) throw workerFailure;
+      return { url: app.config.baseUrl };
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
   }
 }

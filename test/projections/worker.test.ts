@@ -13,6 +13,7 @@ import { openSqlite } from '../../services/store/sqlite/database.ts';
 import { SqliteEventStore } from '../../services/store/sqlite/event-store.ts';
 import { SqliteReadStore } from '../../services/store/sqlite/read-store.ts';
 import { tempDir } from '../support/app.ts';
+import { freePort } from '../support/ports.ts';
 import { startCli, type CliResult } from '../support/cli.ts';
 import { copyLog, readModelsOf, recordLog, untilProjected } from '../support/event-log.ts';
 
@@ -21,9 +22,9 @@ function openStore(dataDir: string) {
   return { db, events: new SqliteEventStore(db), reads: new SqliteReadStore(db) };
 }
 
-/** `projections run` in worker mode; resolves `ready` once its stderr shows `line`. */
-function startWorker(dataDir: string, line: string) {
-  const worker = startCli(['projections', 'run'], { DATA_DIR: dataDir, EMBEDDED_PROJECTIONS: 'worker' });
+/** `projections run` (or `args`) in worker mode; resolves `ready` once its stderr shows `line`. */
+function startWorker(dataDir: string, line: string, args = ['projections', 'run'], env: Record<string, string> = {}) {
+  const worker = startCli(args, { DATA_DIR: dataDir, EMBEDDED_PROJECTIONS: 'worker', ...env });
   let stderr = '';
   const ready = new Promise<void>((resolve, reject) => {
     worker.child.stderr!.on('data', (d: Buffer) => {
@@ -121,6 +122,30 @@ test('SIGTERM during start-up stops the worker between two batches with exit 0; 
     await runner.ensureCollections();
     await runner.replay();
     assert.equal(followed, await readModelsOf(reads));
+  } finally {
+    db.close();
+  }
+});
+
+test('serve takes SIGTERM during its start-up catch-up too, and exits 0 without serving', async () => {
+  const reference = await recordLog();
+  const dataDir = tempDir();
+  const { db, events, reads } = openStore(dataDir);
+  try {
+    await copyLog(reference.events, events);
+    const meal = reference.events.find((e) => e.type === 'meal.created')!;
+    const item = (meal.data as { item: Record<string, unknown> }).item;
+    for (let batch = 0; batch < 8; batch++) {
+      const copies: NewEvent[] = Array.from({ length: 500 }, () => ({ type: meal.type, data: { ...(meal.data as object), item: { ...item, id: randomUUID() } }, metadata: meal.metadata }));
+      await events.append(meal.stream, copies, 'any');
+    }
+    const head = await events.headPosition();
+    const serve = startWorker(dataDir, 'bringing read models up to date before serving', ['serve'], { PORT: String(await freePort()), HOST: '127.0.0.1' });
+    await serve.ready;
+    serve.child.kill('SIGTERM');
+    const stopped = await exited(serve);
+    assert.equal([stopped.code, stopped.signal], [0, null], stopped.stderr);
+    assert.ok(Math.min(...(await checkpoints(reads))) < head, 'start-up was still at work when the signal came');
   } finally {
     db.close();
   }
