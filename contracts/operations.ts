@@ -5,9 +5,19 @@ import { z } from 'zod';
 import { agentAccessData, checkWindow, envelope, exercisePathParams, listQuery, pageQuery, routinePathParams, workoutPathParams, type AgentAccessOperation } from './agent-access.ts';
 import type { AccessKind, ReadScope } from './common.ts';
 
+/** What a call does, as MCP tool annotations say it: surfaces read these, never guess them. */
+export interface OperationAnnotations {
+  /** Changes nothing anywhere. */
+  readOnly: boolean;
+  /** May remove or overwrite what the athlete has (never true of a proposal, which the athlete approves). */
+  destructive: boolean;
+  /** Calling it again with the same input has no further effect. */
+  idempotent: boolean;
+}
+
 export interface Operation<Op extends AgentAccessOperation = AgentAccessOperation, I extends z.ZodObject = z.ZodObject> {
   operationId: Op;
-  method: 'GET';
+  method: 'GET' | 'POST';
   /** With `{name}` placeholders for path parameters. */
   path: string;
   scope: ReadScope | null;
@@ -17,14 +27,19 @@ export interface Operation<Op extends AgentAccessOperation = AgentAccessOperatio
   weight: number;
   summary: string;
   description: string;
-  /** Path and query parameters together; any other parameter is refused. */
+  /** Path and query parameters and body fields together; any other parameter is refused. */
   input: I;
+  /** The request body's own schema (part of `input`), or null for operations that take none. */
+  body: z.ZodObject | null;
+  annotations: OperationAnnotations;
   /** The whole response: the envelope of spec 2.1 around the operation's `data`. */
   response: z.ZodType;
 }
 
-function read<Op extends AgentAccessOperation, I extends z.ZodObject>(o: Omit<Operation<Op, I>, 'response' | 'method' | 'access'>): Operation<Op, I> {
-  return { ...o, method: 'GET', access: 'read', response: envelope(o.operationId, agentAccessData[o.operationId]) };
+const READ_ANNOTATIONS: OperationAnnotations = { readOnly: true, destructive: false, idempotent: true };
+
+function read<Op extends AgentAccessOperation, I extends z.ZodObject>(o: Omit<Operation<Op, I>, 'response' | 'method' | 'access' | 'body' | 'annotations'>): Operation<Op, I> {
+  return { ...o, method: 'GET', access: 'read', body: null, annotations: READ_ANNOTATIONS, response: envelope(o.operationId, agentAccessData[o.operationId]) };
 }
 
 export const operations = {

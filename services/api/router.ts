@@ -9,7 +9,7 @@ import { operations, type Operation } from '../../contracts/operations.ts';
 import type { App } from '../app.ts';
 import { ApiError } from './errors.ts';
 import type { Quota } from './quota.ts';
-import { unitsOf, type AgentAccessAuth, type Caller, type Surface } from '../http/agent-access.ts';
+import { unitsOf, type AgentAccessAuth, type Caller, type Surface } from './auth.ts';
 import { listBodyMeasurements, listDailyNutrition, listMeals } from '../reads/body-nutrition.ts';
 import { getExerciseHistory } from '../reads/exercise-history.ts';
 import { listRecoveryCheckins } from '../reads/recovery.ts';
@@ -30,8 +30,8 @@ export interface ApiContext extends Omit<ApiServices, 'auth'> {
   /** A surface that has identified the caller already passes a check that reuses it. */
   auth: Pick<AgentAccessAuth, 'check'>;
   surface: Surface;
-  /** The request's Authorization header, checked by every procedure. */
-  authorization: string | undefined;
+  /** The request's bearer token (null when it carried none), checked by every procedure. */
+  token: string | null;
   requestId: string;
 }
 
@@ -57,7 +57,7 @@ function procedure<I extends z.ZodObject>(op: Operation<AgentAccessOperation, I>
     .use(async ({ ctx, next }) => {
       const paused = await ctx.app.maintenance.retryAfter(op.access);
       if (paused) throw unavailable(op.access, paused);
-      const caller = await ctx.auth.check(ctx.authorization, ctx.surface, op.scope);
+      const caller = await ctx.auth.check(ctx.token, ctx.surface, op.scope);
       const wait = ctx.quota.charge(caller.grantId, op.weight);
       if (wait) throw rateLimited(ctx.quota, wait);
       return next({ ctx: { caller } });

@@ -1,137 +1,16 @@
-// Agent Access: who is calling (an OAuth bearer token of a connected grant of a Pro athlete) and
-// what it may read. Refusals carry the challenge MCP and OAuth clients act on (RFC 6750, RFC 9728).
+// Agent Access over HTTP: the bearer token a request carries, the shared error shape, and the
+// protected resource metadata (RFC 9728) that tells clients where to sign in.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import type { Units } from '../../contracts/agent-access.ts';
-import { ApiError } from '../api/errors.ts';
-import type { ReadScope } from '../../contracts/common.ts';
+import { AgentAccessAuth, connectionUsage } from '../api/auth.ts';
+import type { ApiError } from '../api/errors.ts';
 import type { App } from '../app.ts';
-import { grantIdOf } from '../connections.ts';
-import type { AthleteState } from '../domain/athlete.ts';
-import { READ_SCOPES, resourcesOf } from '../oauth/provider.ts';
-import { UsageLog } from '../usage.ts';
+import { READ_SCOPES } from '../../contracts/common.ts';
+import { resourcesOf } from '../oauth/provider.ts';
 
-export type Surface = 'mcp' | 'rest';
-
-export interface Caller {
-  athlete: AthleteState;
-  grantId: string;
-  clientId: string;
-  /** The areas both the token and the connection (as it is now) allow. */
-  scopes: ReadScope[];
-}
-
-const USAGE = 'connection_usage';
-/** Tokens remembered as identified; past this the memory starts over (costing one lookup each). */
-const IDENTIFIED_MAX = 10_000;
-
-/** A token identified while the stores stood at `version`, good until `expiresAt` (ms). */
-interface Identified {
-  caller: Caller;
-  version: number;
-  expiresAt: number;
-}
-
-export function protectedResourceMetadataUrl(baseUrl: string, surface: Surface): string {
-  return `${baseUrl}/.well-known/oauth-protected-resource${surface === 'mcp' ? '/mcp' : '/v1/agent-access'}`;
-}
-
-export class AgentAccessAuth {
-  readonly #app: App;
-  readonly #provider: Provider;
-  readonly #usage: UsageLog;
-  /** By surface and Authorization header; only entries of the stores' current version are kept. */
-  readonly #identified = new Map<string, Identified>();
-
-  constructor(app: App, provider: Provider) {
-    this.#app = app;
-    this.#provider = provider;
-    this.#usage = connectionUsage(app);
-  }
-
-  /** The caller a bearer token stands for, allowed `scope`; or an ApiError (401/403 with its challenge). */
-  async check(authorization: string | undefined, surface: Surface, scope: ReadScope | null): Promise<Caller> {
-    return this.authorize(await this.identify(authorization, surface), surface, scope);
-  }
-
-  /**
-   * The caller a bearer token stands for, or a 401 with its challenge. Every call re-checks the
-   * connection and the subscription, so a disconnect or a lapsed plan stops the very next request.
-   *
-   * Looking the token, the connection and the athlete up costs more than most reads, so a caller
-   * is remembered against the stores' change version and answered again while nothing at all has
-   * been committed since (by this process or any other): a disconnect, a revocation or a change
-   * of plan is a commit, so the next request looks everything up again. Stores that cannot tell
-   * their version cheaply (KurrentDB, MongoDB) are looked up every time.
-   */
-  async identify(authorization: string | undefined, surface: Surface): Promise<Caller> {
-    const version = this.#app.changeVersion?.() ?? null;
-    const key = `${surface} ${authorization}`;
-    const now = this.#app.clock.now().getTime();
-    if (version !== null) {
-      const known = this.#identified.get(key);
-      if (known && known.version === version && now < known.expiresAt) {
-        await this.#usage.note(known.caller.athlete.athlete_id, known.caller.grantId);
-        return known.caller;
-      }
-    }
-    const { caller, expiresAt } = await this.#lookUp(authorization, surface, now);
-    if (version !== null) this.#remember(key, { caller, version, expiresAt });
-    await this.#usage.note(caller.athlete.athlete_id, caller.grantId);
-    return caller;
-  }
-
-  async #lookUp(authorization: string | undefined, surface: Surface, now: number): Promise<{ caller: Caller; expiresAt: number }> {
-    const resources = resourcesOf(this.#app.config.baseUrl);
-    const unauthorized = (description: string, presented: boolean) =>
-      new ApiError('unauthorized', description, {
-        challenge: `Bearer resource_metadata="${this.#metadataUrl(surface)}"${presented ? `, error="invalid_token", error_description="${description}"` : ''}`,
-      });
-
-    const token = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(authorization ?? '')?.[1];
-    if (!token) throw unauthorized('an OAuth bearer token is needed', false);
-    const accessToken = await this.#provider.AccessToken.find(token);
-    const audience = accessToken?.aud;
-    const accepted = surface === 'mcp' ? [resources.mcp, resources.root] : [resources.rest, resources.root];
-    if (!accessToken || !accessToken.accountId || !accessToken.grantId || typeof audience !== 'string' || !accepted.includes(audience)) {
-      throw unauthorized('the token is invalid, expired, revoked or for another resource', true);
-    }
-    const grantId = grantIdOf(accessToken.grantId);
-    const [connection, athlete] = await Promise.all([
-      this.#app.connections.get(accessToken.accountId, grantId),
-      this.#app.athletes.get(accessToken.accountId),
-    ]);
-    if (!connection || connection.status !== 'connected') throw unauthorized('this connection was disconnected', true);
-    if (!athlete || athlete.tier !== 'pro') throw unauthorized('agent access needs an active Pro subscription', true);
-
-    const tokenScopes = String(accessToken.scope ?? '').split(' ');
-    const scopes = READ_SCOPES.filter((s) => tokenScopes.includes(s) && connection.scopes.includes(s));
-    return {
-      caller: { athlete, grantId, clientId: accessToken.clientId ?? connection.client_id, scopes },
-      // The authorization server counts the token's lifetime in seconds; its store expires it by our clock.
-      expiresAt: now + accessToken.remainingTTL * 1000,
-    };
-  }
-
-  #remember(key: string, identified: Identified): void {
-    // Entries of an older version can never be answered again.
-    const anyKept = this.#identified.values().next().value;
-    if ((anyKept && anyKept.version !== identified.version) || this.#identified.size >= IDENTIFIED_MAX) this.#identified.clear();
-    this.#identified.set(key, identified);
-  }
-
-  /** `caller` if it may use `scope`, else a 403 whose challenge asks for it. */
-  authorize(caller: Caller, surface: Surface, scope: ReadScope | null): Caller {
-    if (!scope || caller.scopes.includes(scope)) return caller;
-    // The scopes needed plus those already granted, so that a step-up keeps what was granted.
-    throw new ApiError('insufficient_scope', `this operation needs the ${scope} scope`, {
-      challenge: `Bearer error="insufficient_scope", scope="${[scope, ...caller.scopes].join(' ')}", resource_metadata="${this.#metadataUrl(surface)}"`,
-    });
-  }
-
-  #metadataUrl(surface: Surface): string {
-    return protectedResourceMetadataUrl(this.#app.config.baseUrl, surface);
-  }
+/** The token of an `Authorization: Bearer …` header (RFC 6750's token68), or null. */
+export function bearerToken(authorization: string | undefined): string | null {
+  return /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(authorization ?? '')?.[1] ?? null;
 }
 
 /** The Agent Access error shape, with its challenge or Retry-After. */
@@ -139,25 +18,6 @@ export function sendApiError(request: FastifyRequest, reply: FastifyReply, error
   if (error.challenge) reply.header('WWW-Authenticate', error.challenge);
   if (error.retryAfter) reply.header('Retry-After', String(error.retryAfter));
   return reply.code(error.status).send({ error: { code: error.code, message: error.message, request_id: request.id } });
-}
-
-/** When each connection last read, for the settings page. */
-export function connectionUsage(app: App): UsageLog {
-  return new UsageLog(app.reads, app.clock, USAGE);
-}
-
-export async function lastReadAt(app: App, athleteId: string, grantId: string): Promise<string | null> {
-  return connectionUsage(app).lastUsedAt(athleteId, grantId);
-}
-
-export function unitsOf(athlete: AthleteState): Units {
-  const p = athlete.profile;
-  return {
-    canonical: { mass: 'kg', length: 'metres', duration: 'seconds' },
-    unit_preference: p.unit_preference,
-    height_unit_preference: p.height_unit_preference,
-    bodyweight_unit_preference: p.bodyweight_unit_preference,
-  };
 }
 
 export async function registerAgentAccess(server: FastifyInstance, app: App, provider: Provider): Promise<AgentAccessAuth> {

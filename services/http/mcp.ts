@@ -21,8 +21,8 @@ import { z } from 'zod';
 import { operationList, operations, type ImplementedOperation, type Operation } from '../../contracts/operations.ts';
 import { ApiError } from '../api/errors.ts';
 import { createAgentAccessCaller, rateLimited, unavailable, type ApiServices } from '../api/router.ts';
-import type { Caller } from './agent-access.ts';
-import { sendApiError } from './agent-access.ts';
+import type { Caller } from '../api/auth.ts';
+import { bearerToken, sendApiError } from './agent-access.ts';
 import { toApiError } from './rest.ts';
 
 /**
@@ -70,7 +70,13 @@ function toolOf(op: Operation): Tool {
     description: `${op.description}\n\n${UNTRUSTED_TEXT}`,
     inputSchema: jsonSchema(op.input, 'input'),
     outputSchema: jsonSchema(op.response, 'output'),
-    annotations: { title: op.summary, readOnlyHint: op.access === 'read', destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      title: op.summary,
+      readOnlyHint: op.annotations.readOnly,
+      destructiveHint: op.annotations.destructive,
+      idempotentHint: op.annotations.idempotent,
+      openWorldHint: false,
+    },
   };
 }
 
@@ -102,9 +108,9 @@ function mcpServer(services: ApiServices, tools: ReadonlyMap<Operation, Tool>, r
   const api = createAgentAccessCaller({
     ...services,
     // Identified once for the HTTP request; each tool call still checks its own scope.
-    auth: { check: async (_authorization, surface, scope) => services.auth.authorize(caller, surface, scope) },
+    auth: { check: async (_token, surface, scope) => services.auth.authorize(caller, surface, scope) },
     surface: 'mcp',
-    authorization: request.headers.authorization,
+    token: bearerToken(request.headers.authorization),
     requestId: request.id,
   });
 
@@ -204,7 +210,7 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
     if (called && paused) return sendApiError(request, reply, unavailable(called.access, paused));
     let caller: Caller;
     try {
-      caller = await services.auth.identify(request.headers.authorization, 'mcp');
+      caller = await services.auth.identify(bearerToken(request.headers.authorization), 'mcp');
     } catch (error) {
       if (error instanceof ApiError) return sendApiError(request, reply, error);
       throw error;

@@ -2,21 +2,16 @@
 import { z } from 'zod';
 import { agentAccessError, AGENT_ACCESS_ERROR_STATUS } from '../../contracts/agent-access.ts';
 import { operationList, type Operation } from '../../contracts/operations.ts';
+import { READ_SCOPE_AREAS, READ_SCOPES } from '../../contracts/common.ts';
 import type { QuotaPolicy } from '../domain/quota.ts';
-import { READ_SCOPES } from '../oauth/provider.ts';
-
-const SCOPE_DESCRIPTIONS: Record<string, string> = {
-  training: 'Read completed workouts, exercise history, saved routines, goals and workout feedback',
-  recovery: 'Read recovery check-ins',
-  nutrition: 'Read meals and daily nutrition',
-  body_measurements: 'Read body measurements',
-};
 
 const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' });
 
+/** Path and query parameters: the input's fields that the body does not hold. */
 function parameters(op: Operation) {
   const pathNames = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-  return Object.entries(op.input.shape).map(([name, schema]) => ({
+  const inBody = new Set(Object.keys(op.body?.shape ?? {}));
+  return Object.entries(op.input.shape).filter(([name]) => !inBody.has(name)).map(([name, schema]) => ({
     name,
     in: pathNames.includes(name) ? 'path' : 'query',
     required: pathNames.includes(name),
@@ -33,10 +28,12 @@ export function openApiDocument(baseUrl: string, quota: QuotaPolicy) {
   });
   const challenge = { 'WWW-Authenticate': { description: 'Bearer challenge with resource_metadata (RFC 9728)', schema: { type: 'string' } } };
   const retryAfter = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } };
-  const paths: Record<string, unknown> = {};
+  const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operationList) {
+    // One path may hold several operations (a GET and a POST of one collection).
     paths[op.path] = {
-      get: {
+      ...paths[op.path],
+      [op.method.toLowerCase()]: {
         operationId: op.operationId,
         summary: op.summary,
         description: op.description,
@@ -44,6 +41,7 @@ export function openApiDocument(baseUrl: string, quota: QuotaPolicy) {
         'x-quota-weight': op.weight,
         security: [{ agentAccessOAuth: op.scope ? [op.scope] : [] }],
         parameters: parameters(op),
+        ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: z.toJSONSchema(op.body, { io: 'input', unrepresentable: 'any' }) } } } } : {}),
         responses: {
           '200': {
             description: 'The envelope of spec 2.1 with the operation\'s data',
@@ -80,7 +78,7 @@ export function openApiDocument(baseUrl: string, quota: QuotaPolicy) {
               authorizationUrl: `${baseUrl}/oauth/authorize`,
               tokenUrl: `${baseUrl}/oauth/token`,
               refreshUrl: `${baseUrl}/oauth/token`,
-              scopes: Object.fromEntries(READ_SCOPES.map((s) => [s, SCOPE_DESCRIPTIONS[s]!])),
+              scopes: Object.fromEntries(READ_SCOPES.map((s) => [s, `Read ${READ_SCOPE_AREAS[s].detail}`])),
             },
           },
         },

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import { operationList } from '../../contracts/operations.ts';
 import { ApiError } from '../api/errors.ts';
 import { createAgentAccessCaller, type ApiServices } from '../api/router.ts';
-import { sendApiError } from './agent-access.ts';
+import { bearerToken, sendApiError } from './agent-access.ts';
 
 /** Reads take no body; a larger one than a stray form is refused (413) before anything else. */
 const READ_BODY_LIMIT = 16 * 1024;
@@ -40,10 +40,13 @@ export function registerRest(server: FastifyInstance, services: ApiServices): vo
     server.route({
       method: op.method,
       url: op.path.replace(/\{(\w+)\}/g, ':$1'),
-      onRequest: refuseReadBody,
+      // Operations without a body refuse one before Fastify would read it.
+      ...(op.body ? {} : { onRequest: refuseReadBody }),
       handler: async (request: FastifyRequest, reply) => {
-        const caller = createAgentAccessCaller({ ...services, surface: 'rest', authorization: request.headers.authorization, requestId: request.id });
-        const input = { ...(request.query as object), ...(request.params as object) };
+        const caller = createAgentAccessCaller({ ...services, surface: 'rest', token: bearerToken(request.headers.authorization), requestId: request.id });
+        // A body that is not a JSON object is left for the input schema to refuse.
+        const body = op.body && typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body) ? request.body : op.body ? { body: request.body } : {};
+        const input = { ...(request.query as object), ...body, ...(request.params as object) };
         try {
           const procedure = caller[op.operationId as keyof typeof caller] as (input: unknown) => Promise<unknown>;
           return await procedure(input);

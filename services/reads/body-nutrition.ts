@@ -12,7 +12,7 @@ import {
 import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { NUTRIENTS, NUTRITION_DAYS, type NutritionDayDoc } from '../../projections/nutrition.ts';
-import type { Caller } from '../http/agent-access.ts';
+import type { Caller } from '../api/auth.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { windowedPage } from './lists.ts';
 import { recordText } from './text.ts';

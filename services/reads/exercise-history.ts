@@ -6,7 +6,7 @@ import type { RecordItem, WorkoutSet } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { EXERCISE_HISTORY, type ExerciseHistoryDoc } from '../../projections/workouts.ts';
 import { ApiError } from '../api/errors.ts';
-import type { Caller } from '../http/agent-access.ts';
+import type { Caller } from '../api/auth.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { recordText } from './text.ts';
 import { windowedPage } from './lists.ts';

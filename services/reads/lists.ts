@@ -4,7 +4,7 @@ import type { KeyObject } from 'node:crypto';
 import type { ListQuery } from '../../contracts/agent-access.ts';
 import { decodeCursor, encodeCursor } from '../api/cursor.ts';
 import { ApiError } from '../api/errors.ts';
-import type { Caller } from '../http/agent-access.ts';
+import type { Caller } from '../api/auth.ts';
 import type { Doc, KeyValue, PageQuery, ReadStore } from '../store/read-store.ts';
 import { resolveWindow, windowOfCursor, type Window } from './window.ts';
 

@@ -2,7 +2,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { ListQuery, RecoveryCheckins } from '../../contracts/agent-access.ts';
 import type { ItemDoc } from '../../projections/items.ts';
-import type { Caller } from '../http/agent-access.ts';
+import type { Caller } from '../api/auth.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import { windowedPage, type WindowedList } from './lists.ts';

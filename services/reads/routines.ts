@@ -5,7 +5,7 @@ import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { decodeCursor, encodeCursor } from '../api/cursor.ts';
 import { ApiError } from '../api/errors.ts';
-import type { Caller } from '../http/agent-access.ts';
+import type { Caller } from '../api/auth.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { recordText } from './text.ts';
 

@@ -6,7 +6,7 @@ import { ACTIVITY_DAYS, ACTIVITY_RUNS, type ActivityDayDoc, type ActivityRunDoc 
 import type { ItemDoc } from '../../projections/items.ts';
 import { recentCounts, weeklyStreak } from '../domain/stats.ts';
 import { addDays, todayIn, weekStart } from '../domain/time.ts';
-import type { Caller } from '../http/agent-access.ts';
+import type { Caller } from '../api/auth.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { recordText } from './text.ts';
 

@@ -7,7 +7,7 @@ import type { ItemDoc } from '../../projections/items.ts';
 import { RECORD_INDICATORS, setKey, type RecordEntryDoc } from '../../projections/records.ts';
 import { WORKOUT_DETAILS, WORKOUTS, type WorkoutDetailDoc, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
 import { ApiError } from '../api/errors.ts';
-import type { Caller } from '../http/agent-access.ts';
+import type { Caller } from '../api/auth.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { performanceOf } from './exercise-history.ts';
 import { recordText } from './text.ts';

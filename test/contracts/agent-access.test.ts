@@ -1,4 +1,5 @@
 import { test } from 'uvu';
+import { operationList } from '../../contracts/operations.ts';
 import { openApiDocument } from '../../services/http/openapi.ts';
 import * as assert from 'uvu/assert';
 import type { z } from 'zod';
@@ -742,8 +743,9 @@ test('error statuses: every operation in /openapi.json documents exactly the sta
   const document = openApiDocument('http://localhost:3000', { units: 600, windowMs: 60_000 });
   const errorSchema = document.components.schemas.Error as unknown as { properties: { error: { properties: { code: { enum: string[] } } } } };
   assert.equal([...errorSchema.properties.error.properties.code.enum].sort(), [...AGENT_ACCESS_ERROR_CODES].sort());
-  for (const [path, item] of Object.entries(document.paths)) {
-    const responses = (item as { get: { responses: Record<string, { content: unknown }> } }).get.responses;
+  const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item as Record<string, { responses: Record<string, { content: unknown }> }>).map(([method, o]) => [`${method} ${path}`, o.responses] as const));
+  assert.equal(documented.map(([where]) => where).sort(), operationList.map((op) => `${op.method.toLowerCase()} ${op.path}`).sort(), 'every operation of the table, under its method');
+  for (const [path, responses] of documented) {
     const errors = Object.keys(responses).filter((status) => status !== '200');
     assert.equal(errors, ['400', '401', '403', '404', '413', '429', '503'], path);
     for (const status of errors) assert.equal(responses[status]!.content, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }, `${path} ${status}`);
