@@ -15,10 +15,22 @@ export const LIMITS = {
   setsPerRoutineExercise: { min: 1, max: 20 },
   repsText: { min: 1, max: 32 },
   calculationVersion: { min: 1, max: 64 },
+} as const;
+
+/**
+ * The write-proposal life cycle's policy numbers (spec 3 and 8). Each is defined here and only
+ * here; the deciders, the retention purge, the pages and the documentation read them from here.
+ */
+export const WRITE_POLICY = {
+  /** Logical changes in one proposal, linked records included (spec 2.12, 8). */
   changesPerProposal: 50,
+  /** A prepared proposal expires this long after preparation; approving it then saves nothing (spec 3). */
   proposalExpiryMinutes: 30,
+  /** Routines are scheduled on explicit local dates at most this many days ahead, in the reviewed timezone (spec 4.3 rule 4). */
   schedulingHorizonDays: 90,
+  /** A committed batch may be undone this long after it was saved (spec 3). */
   undoWindowDays: 30,
+  /** The full recovery data (earlier bodies, full actions) is kept this long; minimal receipts stay (spec 3 rule 3). */
   recoveryRetentionDays: 30,
 } as const;
 
@@ -102,8 +114,20 @@ export const heightUnitPreference = z.enum(['cm', 'ft_in']);
 export const bodyweightUnitPreference = z.enum(['kg', 'lbs', 'stone']);
 export const subscriptionTier = z.enum(['free', 'pro']);
 
-export const readScope = z.enum(['training', 'recovery', 'nutrition', 'body_measurements']);
-export type ReadScope = z.infer<typeof readScope>;
+/**
+ * The areas of the record an AI client may be allowed to read (spec 5.1): the one list every
+ * surface takes its names from — OAuth scopes, the consent form, connection settings, OpenAPI.
+ * Write permissions are a vocabulary of their own.
+ */
+export const READ_SCOPE_AREAS = {
+  training: { title: 'Training', detail: 'completed workouts with exercises and sets, saved routines, goals and workout feedback' },
+  recovery: { title: 'Recovery', detail: 'daily check-ins: sleep, energy, soreness and stress' },
+  nutrition: { title: 'Nutrition', detail: 'meals with calories and macronutrients' },
+  body_measurements: { title: 'Body measurements', detail: 'bodyweight, body fat and circumferences' },
+} as const;
+export type ReadScope = keyof typeof READ_SCOPE_AREAS;
+export const READ_SCOPES = Object.keys(READ_SCOPE_AREAS) as ReadScope[];
+export const readScope = z.enum(READ_SCOPES as [ReadScope, ...ReadScope[]]);
 
 /** What an operation does to the record; maintenance pauses each separately. */
 export const accessKind = z.enum(['read', 'write']);

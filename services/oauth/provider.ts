@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { DisconnectReason } from '../../contracts/events.ts';
-import type { ReadScope } from '../../contracts/common.ts';
+import { READ_SCOPES, type ReadScope } from '../../contracts/common.ts';
 import type { App } from '../app.ts';
 // The web app's page layout and security headers, shared with the authorization server's pages.
-import { contentSecurityPolicy } from '../web/app.ts';
+import { contentSecurityPolicy, pageHeaders } from '../web/layout.ts';
 import { html, Html, page } from '../web/html.ts';
 import { AttemptLimiter } from '../web/limiter.ts';
 import { readStoreAdapter, oauthCollections } from './adapter.ts';
@@ -18,7 +18,6 @@ import { clientMetadataProblem, URI_MAX } from './client-policy.ts';
 import { loadOrCreateKeys, type OAuthKeys } from './keys.ts';
 import { OUTBOUND_MAX_BYTES, pinnedFetch } from './outbound.ts';
 
-export const READ_SCOPES: ReadScope[] = ['training', 'recovery', 'nutrition', 'body_measurements'];
 
 /** The protected resources: MCP, the REST base, and the service as a whole. */
 export function resourcesOf(baseUrl: string) {
@@ -214,9 +213,7 @@ export function registrantKey(ip: string): string {
 
 /** The web app's security headers, on every answer of the authorization server (its HTML pages above all). */
 function setPageHeaders(raw: FastifyReply['raw']): void {
-  raw.setHeader('Content-Security-Policy', contentSecurityPolicy());
-  raw.setHeader('X-Frame-Options', 'DENY');
-  raw.setHeader('Referrer-Policy', 'same-origin');
+  for (const [name, value] of Object.entries(pageHeaders())) raw.setHeader(name, value);
 }
 
 /**

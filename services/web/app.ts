@@ -8,7 +8,8 @@ import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
 import { timeZoneChoices } from '../../contracts/common.ts';
 import { readForm, requiredText, safeReturnTo, text } from './forms.ts';
-import { html, page, SCRIPT_HASH, STYLE_HASH, TIME_ZONE_SCRIPT, type Html } from './html.ts';
+import { html, page, TIME_ZONE_SCRIPT, type Html } from './html.ts';
+import { pageHeaders, type Show } from './layout.ts';
 import { AttemptLimiter } from './limiter.ts';
 import { registerBotTokens } from './bot-tokens.ts';
 import { registerConnections } from './connections.ts';
@@ -16,21 +17,6 @@ import { registerConsent } from './consent.ts';
 import { registerPasswordChange } from './password.ts';
 import { csrfMatches, Sessions, type Session } from './sessions.ts';
 import { z } from 'zod';
-
-/** Forms may post to this site, and (on the consent page) be redirected on to the client. */
-export function contentSecurityPolicy(formTargets: string[] = []): string {
-  return [
-    "default-src 'none'",
-    `style-src ${STYLE_HASH}`,
-    `script-src ${SCRIPT_HASH}`,
-    "img-src 'self' data:",
-    `form-action 'self'${formTargets.map((t) => ` ${t}`).join('')}`,
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join('; ');
-}
-
-export type Show = (reply: FastifyReply, title: string, session: Session | null, body: Html, status?: number) => FastifyReply;
 
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
 /** Sign-ups from one address: enough for a household, too few to enumerate e-mail addresses. */
@@ -82,9 +68,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
     });
     web.addHook('onSend', async (_request, reply) => {
       if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
-        if (!reply.hasHeader('Content-Security-Policy')) reply.header('Content-Security-Policy', contentSecurityPolicy());
-        reply.header('X-Frame-Options', 'DENY');
-        reply.header('Referrer-Policy', 'same-origin');
+        reply.headers(pageHeaders(reply.hasHeader('Content-Security-Policy') ? String(reply.getHeader('Content-Security-Policy')) : null));
       }
     });
     // Forms post only from our own pages, with the token of the session that showed them.
@@ -280,21 +264,4 @@ ${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : 
 <button type="submit">Sign in</button>
 </form></div>
 <p>New to RepLedger? <a href="/sign-up">Create an account</a></p>`;
-}
-
-
-const STATUS_TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Page not found', 413: 'Too large', 415: 'Bad request', 500: 'Something went wrong' };
-
-/** A refusal or failure as a page, for browsers: what happened, and a way on. */
-export function errorPage(reply: FastifyReply, status: number, message: string, requestId: string): FastifyReply {
-  const title = STATUS_TITLES[status] ?? 'Request refused';
-  return reply
-    .type('text/html; charset=utf-8')
-    .headers({ 'Content-Security-Policy': contentSecurityPolicy(), 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'same-origin' })
-    .send(
-      page(
-        { title },
-        html`<div class="card"><h1>${title}</h1><p>${message}</p>${status >= 500 ? html`<p class="hint">If it keeps happening, quote this reference: ${requestId}</p>` : ''}<a class="button" href="/">Go to RepLedger</a></div>`,
-      ),
-    );
 }

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { Show } from './app.ts';
+import type { Show } from './layout.ts';
 import { readForm, requiredText } from './forms.ts';
 import { html } from './html.ts';
 import type { Session, Sessions } from './sessions.ts';

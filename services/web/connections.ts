@@ -2,13 +2,14 @@
 // read, and a button that disconnects it at once.
 import type { FastifyInstance } from 'fastify';
 import type { DisconnectReason } from '../../contracts/events.ts';
+import { READ_SCOPE_AREAS } from '../../contracts/common.ts';
 import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
-import { lastReadAt } from '../http/agent-access.ts';
-import type { Show } from './app.ts';
+import { lastReadAt } from '../api/auth.ts';
+import type { Show } from './layout.ts';
 import { html } from './html.ts';
 
-const AREA_NAMES: Record<string, string> = { training: 'Training', recovery: 'Recovery', nutrition: 'Nutrition', body_measurements: 'Body measurements' };
+const AREA_NAMES: Record<string, string> = Object.fromEntries(Object.entries(READ_SCOPE_AREAS).map(([scope, area]) => [scope, area.title]));
 
 /** Why a connection ended, as the athlete reads it. */
 const WHY_DISCONNECTED: Record<DisconnectReason, string> = {

@@ -4,19 +4,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import type { ReadScope } from '../../contracts/common.ts';
+import { READ_SCOPE_AREAS, READ_SCOPES, type ReadScope } from '../../contracts/common.ts';
 import type { App } from '../app.ts';
-import { READ_SCOPES } from '../oauth/provider.ts';
-import { contentSecurityPolicy, type Show } from './app.ts';
+import { contentSecurityPolicy, type Show } from './layout.ts';
 import { html, type Html } from './html.ts';
 import type { Sessions } from './sessions.ts';
 
-const AREAS: Record<ReadScope, { title: string; detail: string }> = {
-  training: { title: 'Training', detail: 'completed workouts with exercises and sets, saved routines, goals and workout feedback' },
-  recovery: { title: 'Recovery', detail: 'daily check-ins: sleep, energy, soreness and stress' },
-  nutrition: { title: 'Nutrition', detail: 'meals with calories and macronutrients' },
-  body_measurements: { title: 'Body measurements', detail: 'bodyweight, body fat and circumferences' },
-};
 
 interface ConsentContext {
   app: App;
@@ -140,7 +133,7 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <form method="post" action="/oauth/interaction/${interaction.uid}/consent">${csrf}
 <p>Choose what it may read:</p>
 ${requested.map(
-  (area) => html`<label class="area"><input type="checkbox" name="area" value="${area}" checked><span><strong>${AREAS[area].title}</strong><span class="hint">${AREAS[area].detail}</span></span></label>`,
+  (area) => html`<label class="area"><input type="checkbox" name="area" value="${area}" checked><span><strong>${READ_SCOPE_AREAS[area].title}</strong><span class="hint">${READ_SCOPE_AREAS[area].detail}</span></span></label>`,
 )}
 <p class="hint">Read only: the app cannot change your record. You can disconnect it at any time in your connection settings; copies it has already received stay with it.</p>
 <button type="submit">Allow reading</button>

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { Show } from './app.ts';
+import type { Show } from './layout.ts';
 import { readForm, text } from './forms.ts';
 import { html, type Html } from './html.ts';
 import type { AttemptLimiter } from './limiter.ts';

@@ -4,7 +4,7 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OAUTH } from '../../services/oauth/adapter.ts';
-import { contentSecurityPolicy } from '../../services/web/app.ts';
+import { contentSecurityPolicy } from '../../services/web/layout.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { PASSWORD, registerPro } from '../support/connect.ts';
 import { loopbackRedirect, MemoryOAuthClient } from '../support/oauth-client.ts';
