@@ -18,6 +18,8 @@ export type Actor = z.infer<typeof actor>;
 export const eventMetadata = z.strictObject({
   occurred_at: dateTime,
   actor,
+  /** Whose record or account the event belongs to (absent on events written before it was kept). */
+  athlete_id: uuid.optional(),
 });
 export type EventMetadata = z.infer<typeof eventMetadata>;
 

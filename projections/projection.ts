@@ -16,9 +16,11 @@ export interface Projection {
 }
 
 /** The athlete whose record or account an event belongs to. */
+/** Whose event this is: from its metadata, or (events written before the metadata said) its stream's name. */
 export function athleteOf(event: StoredEvent): string {
-  const dash = event.stream.indexOf('-');
-  return event.stream.slice(dash + 1);
+  const named = event.metadata.athlete_id;
+  if (typeof named === 'string') return named;
+  return event.stream.slice(event.stream.indexOf('-') + 1);
 }
 
 export function occurredAt(event: StoredEvent): string {

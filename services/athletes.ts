@@ -187,7 +187,9 @@ export class AthleteService {
   }
 
   async #append(stream: string, events: AthleteEvent[], expected: number | 'no_stream', actor: Actor): Promise<void> {
-    await appendEvents(this.#events, this.#clock, stream, events.map((e) => athleteEvent.parse(e)), expected, actor);
+    const parsed = events.map((e) => athleteEvent.parse(e));
+    // Every athlete event names its athlete, the e-mail claim included.
+    await appendEvents(this.#events, this.#clock, { stream, athleteId: parsed[0]!.data.athlete_id }, parsed, expected, actor);
   }
 }
 

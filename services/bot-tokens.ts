@@ -71,6 +71,6 @@ export class BotTokenService {
   }
 
   async #append(athleteId: string, event: BotTokenEvent, actor: Actor): Promise<void> {
-    await appendEvents(this.#events, this.#clock, streams.botTokens(athleteId), [botTokenEvent.parse(event)], 'any', actor);
+    await appendEvents(this.#events, this.#clock, { stream: streams.botTokens(athleteId), athleteId }, [botTokenEvent.parse(event)], 'any', actor);
   }
 }

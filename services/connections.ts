@@ -80,6 +80,6 @@ export class ConnectionService {
   }
 
   async #append(athleteId: string, event: ConnectionEvent, actor: Actor): Promise<void> {
-    await appendEvents(this.#events, this.#clock, streams.connections(athleteId), [connectionEvent.parse(event)], 'any', actor);
+    await appendEvents(this.#events, this.#clock, { stream: streams.connections(athleteId), athleteId }, [connectionEvent.parse(event)], 'any', actor);
   }
 }

@@ -69,7 +69,7 @@ export class RecordService {
       if (events.length === 0) return events;
       for (const e of events) recordEvent.parse(e);
       try {
-        await appendEvents(this.#events, this.#clock, streams.record(athleteId), events, revision, actor);
+        await appendEvents(this.#events, this.#clock, { stream: streams.record(athleteId), athleteId }, events, revision, actor);
         return events;
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError)) throw error;

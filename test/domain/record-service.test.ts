@@ -77,7 +77,7 @@ function setup({ spy = true } = {}) {
 
 // ---------------------------------------------------------------------------------------------
 
-test('change appends the decided events with metadata {occurred_at, actor}', async () => {
+test('change appends the decided events with metadata {occurred_at, actor, athlete_id}', async () => {
   const { db, service, clock, stream } = setup();
   const written = await service.change(ATHLETE, [createMeal(), { op: 'create', kind: 'checkin', item: checkinItem() }], athlete);
   assert.equal(written, [
@@ -91,9 +91,9 @@ test('change appends the decided events with metadata {occurred_at, actor}', asy
   const stored = await stream();
   assert.equal(stored.map((e) => [e.revision, e.type]), [[0, 'meal.created'], [1, 'checkin.created'], [2, 'meal.updated']]);
   assert.equal(stored.map((e) => e.data), [...written.map((e) => e.data), { item: mealItem({ name: 'Lunch' }), revision: 2 }]);
-  assert.equal(stored[0]!.metadata, { occurred_at: NOW, actor: athlete });
-  assert.equal(stored[1]!.metadata, { occurred_at: NOW, actor: athlete });
-  assert.equal(stored[2]!.metadata, { occurred_at: '2026-03-02T10:16:00.000Z', actor: operator });
+  assert.equal(stored[0]!.metadata, { occurred_at: NOW, actor: athlete, athlete_id: ATHLETE });
+  assert.equal(stored[1]!.metadata, { occurred_at: NOW, actor: athlete, athlete_id: ATHLETE });
+  assert.equal(stored[2]!.metadata, { occurred_at: '2026-03-02T10:16:00.000Z', actor: operator, athlete_id: ATHLETE });
   db.close();
 });
 
@@ -357,7 +357,7 @@ test('import goes through the same append: the whole file lands in one append wi
   assert.is(attempts.length, 1);
   const stored = await stream();
   assert.equal(stored.map((e) => e.type), ['exercise.created', 'workout.created', 'import.completed']);
-  assert.ok(stored.every((e) => JSON.stringify(e.metadata) === JSON.stringify({ occurred_at: NOW, actor: { type: 'import', id: digest } })));
+  assert.ok(stored.every((e) => JSON.stringify(e.metadata) === JSON.stringify({ occurred_at: NOW, actor: { type: 'import', id: digest }, athlete_id: ATHLETE })));
   const { state } = await service.load(ATHLETE);
   assert.ok(state.importedFiles.has(digest));
   db.close();

@@ -19,7 +19,7 @@ test('a disconnected connection refuses a token the authorization server still h
     const grantId = ((await before.json()) as { data: { grant_id: string } }).data.grant_id;
 
     // Only the event: no revocation of the authorization server's tokens.
-    await appendEvents(s.app.events, s.app.clock, streams.connections(athleteId), [connectionEvent.parse({ type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: athleteId } })], 'any', {
+    await appendEvents(s.app.events, s.app.clock, { stream: streams.connections(athleteId), athleteId }, [connectionEvent.parse({ type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: athleteId } })], 'any', {
       type: 'athlete',
       id: athleteId,
     });

@@ -81,7 +81,7 @@ test('a hash made with older scrypt parameters verifies, and is replaced with a 
     // What the service stored before: N=2^15.
     const salt = randomBytes(16);
     const old = ['scrypt', 2 ** 15, 8, 1, salt.toString('base64url'), scryptSync(PASSWORD.normalize('NFKC'), salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString('base64url')].join('$');
-    await appendEvents(s.app.events, s.app.clock, streams.athlete(athleteId), [athleteEvent.parse({ type: 'athlete.password_changed', data: { athlete_id: athleteId, password_hash: old } })], 'any', { type: 'operator', id: 'test' });
+    await appendEvents(s.app.events, s.app.clock, { stream: streams.athlete(athleteId), athleteId }, [athleteEvent.parse({ type: 'athlete.password_changed', data: { athlete_id: athleteId, password_hash: old } })], 'any', { type: 'operator', id: 'test' });
     assert.not.ok(hashIsCurrent(old));
 
     assert.is((await signIn(s, 'wrong password here')).status, 401);
