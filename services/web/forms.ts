@@ -35,15 +35,24 @@ const AMBIGUOUS = /[\p{Cc}\p{Cf}\p{Z}\\]/u;
  * A path on this service to go back to after signing in, or null. It must parse, against this
  * service's origin, to this origin: never another site, never a protocol-relative URL. What comes
  * back is the parsed URL's own path, query and fragment, which are percent-encoded and so always
- * safe in a header.
+ * safe in a header. Parsing removes dot segments (`/.//evil.example` becomes `//evil.example`), so
+ * what comes back is checked again: it must itself be a path that stays on this origin.
  */
 export function safeReturnTo(value: unknown, origin: string): string | null {
   if (typeof value !== 'string' || !value.startsWith('/') || value.length > 2048 || AMBIGUOUS.test(value)) return null;
+  const path = pathOnOrigin(value, origin);
+  return path !== null && pathOnOrigin(path, origin) === path ? path : null;
+}
+
+/** The path, query and fragment `value` resolves to on `origin`; null if it leaves it or names a host. */
+function pathOnOrigin(value: string, origin: string): string | null {
+  if (/^[/\\]{2}/.test(value)) return null;
   let url: URL;
   try {
     url = new URL(value, origin);
   } catch {
     return null;
   }
-  return url.origin === origin ? `${url.pathname}${url.search}${url.hash}` : null;
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  return url.origin === origin && !/^[/\\]{2}/.test(path) ? path : null;
 }

@@ -39,6 +39,13 @@ test('sign-in only ever returns to a path on this site, whatever return_to holds
       'javascript:alert(1)',
       ' /account',
       '',
+      // Parsing removes dot segments: each of these resolves to //evil.example (review finding).
+      '/.//evil.example/x',
+      '/..//evil.example',
+      '/a/..//evil.example',
+      '/%2e//evil.example',
+      '/%2e%2e//evil.example',
+      '/./\\evil.example',
     ];
     for (const returnTo of hostile) {
       const location = await signInReturningTo(s, returnTo);
