@@ -20,6 +20,12 @@ const env = z.object({
   /** Quota units each Agent Access connection may spend per QUOTA_WINDOW_SECONDS; weights are in the operations table. */
   AGENT_ACCESS_QUOTA_UNITS: z.coerce.number().int().min(10).default(600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Behind a load balancer or reverse proxy: `true`, or the proxies' addresses (comma-separated,
+   * CIDR allowed), so that per-address limits count each client's address from X-Forwarded-For,
+   * not the proxy's. Unset, only the socket's address counts and X-Forwarded-* are ignored.
+   */
+  TRUST_PROXY: z.string().min(1).optional(),
 });
 
 export interface Config {
@@ -32,6 +38,8 @@ export interface Config {
   embeddedProjections: 'inline' | 'worker';
   logLevel: z.infer<typeof env>['LOG_LEVEL'];
   quota: QuotaPolicy;
+  /** Fastify's `trustProxy`: false, true, or the proxies' addresses. */
+  trustProxy: boolean | string[];
 }
 
 export const QUOTA_WINDOW_SECONDS = 60;
@@ -52,5 +60,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     embeddedProjections: e.EMBEDDED_PROJECTIONS,
     logLevel: e.LOG_LEVEL,
     quota: { units: e.AGENT_ACCESS_QUOTA_UNITS, windowMs: QUOTA_WINDOW_SECONDS * 1000 },
+    trustProxy: e.TRUST_PROXY === undefined || e.TRUST_PROXY === 'false' ? false : e.TRUST_PROXY === 'true' ? true : e.TRUST_PROXY.split(',').map((a) => a.trim()),
   };
 }

@@ -24,6 +24,8 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
+    // Per-address limits (sign-in, sign-up, registration) count the client behind a trusted proxy.
+    trustProxy: app.config.trustProxy,
     // Path ids are checked by the operation (after the token), not cut off by the router with a 414.
     routerOptions: { maxParamLength: PATH_PARAM_LIMIT },
     // A path Fastify cannot decode (`%zz`) or route never reaches a handler: answer it as any other refusal.

@@ -1,7 +1,6 @@
 // The bundled OAuth 2.0 authorization server (oidc-provider), mounted in our Fastify server with
 // the issuer at the base URL and its endpoints under /oauth. Configuration is data; each feature
 // is switched on deliberately.
-import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
@@ -11,7 +10,7 @@ import type { App } from '../app.ts';
 // The web app's page layout and security headers, shared with the authorization server's pages.
 import { contentSecurityPolicy, pageHeaders } from '../web/layout.ts';
 import { html, Html, page } from '../web/html.ts';
-import { AttemptLimiter } from '../web/limiter.ts';
+import { AttemptLimiter, addressKey } from '../web/limiter.ts';
 import { readStoreAdapter, oauthCollections } from './adapter.ts';
 import { scheduleOAuthCleanup } from './cleanup.ts';
 import { clientMetadataProblem, URI_MAX } from './client-policy.ts';
@@ -161,7 +160,8 @@ ${new Html(form)}
   };
 
   const provider = new Provider(app.config.baseUrl, configuration);
-  provider.proxy = true;
+  // X-Forwarded-* are believed exactly when Fastify believes them (TRUST_PROXY).
+  provider.proxy = app.config.trustProxy !== false;
   // oidc-provider writes response_modes_supported itself; only `query` is part of our flow.
   provider.use(async (ctx, next) => {
     await next();
@@ -195,21 +195,6 @@ export const REGISTRATION_WINDOW_MS = 60 * 60_000;
 
 /** Past this many addresses remembered, those without a recent registration are forgotten. */
 const REGISTRANTS_REMEMBERED = 10_000;
-
-/**
- * Whom registrations are counted against: an IPv4 address, or an IPv6 /64 (one subscriber's
- * network: counting single IPv6 addresses would give each caller 2^64 budgets).
- */
-export function registrantKey(ip: string): string {
-  if (isIP(ip) !== 6) return ip;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
-  const [head = '', tail = ''] = ip.toLowerCase().split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = ip.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
-}
 
 /** The web app's security headers, on every answer of the authorization server (its HTML pages above all). */
 function setPageHeaders(raw: FastifyReply['raw']): void {
@@ -247,7 +232,7 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
     oauth.all('/oauth/register', async (request, reply) => {
       if (request.method === 'POST') {
         // Registration is anonymous and stores what it is sent: limited per address.
-        const key = registrantKey(request.ip);
+        const key = addressKey(request.ip);
         const wait = registrations.retryAfter(key);
         if (wait > 0) {
           return reply

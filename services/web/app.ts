@@ -10,7 +10,7 @@ import { timeZoneChoices } from '../../contracts/common.ts';
 import { readForm, requiredText, safeReturnTo, text } from './forms.ts';
 import { html, page, TIME_ZONE_SCRIPT, type Html } from './html.ts';
 import { pageHeaders, type Show } from './layout.ts';
-import { AttemptLimiter } from './limiter.ts';
+import { addressKey, AttemptLimiter } from './limiter.ts';
 import { registerBotTokens } from './bot-tokens.ts';
 import { registerConnections } from './connections.ts';
 import { registerConsent } from './consent.ts';
@@ -98,12 +98,13 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
       const again = (values: Record<string, unknown>, message: string, status = 400) =>
         show(reply, 'Create your account', null, signUpForm(csrf, values, message), status);
       const values = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
-      const wait = signUpsPerAddress.retryAfter(request.ip);
+      const address = addressKey(request.ip);
+      const wait = signUpsPerAddress.retryAfter(address);
       if (wait > 0) {
         reply.header('Retry-After', String(wait));
         return again(values, `Too many accounts were created from your network. Try again in ${minutes(wait)}.`, 429);
       }
-      signUpsPerAddress.record(request.ip);
+      signUpsPerAddress.record(address);
       const form = readForm(signUpFields, values);
       if (!form.ok) return again(values, form.message);
       const { display_name, email, password, timezone, unit_preference } = form.data;
@@ -147,7 +148,8 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
       const returnTo = safeReturnTo(values.return_to, origin);
       const again = (message: string, status: number) => show(reply, 'Sign in', request.session, signInForm(csrf, email, returnTo, message), status);
       if (!form.ok) return again(form.message, 400);
-      const wait = Math.max(perEmail.retryAfter(email), perAddress.retryAfter(request.ip));
+      const address = addressKey(request.ip);
+      const wait = Math.max(perEmail.retryAfter(email), perAddress.retryAfter(address));
       if (wait > 0) {
         reply.header('Retry-After', String(wait));
         return again(
@@ -155,13 +157,16 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
           429,
         );
       }
+      // Counted before the password is checked, so that attempts sent together cannot all pass
+      // the limit while each waits for its hash; a success takes its attempt back.
+      perEmail.record(email);
+      perAddress.record(address);
       const athlete = await app.athletes.authenticate(email, values.password);
       if (!athlete) {
-        perEmail.record(email);
-        perAddress.record(request.ip);
         return again('That e-mail and password do not match an account.', 401);
       }
       perEmail.reset(email);
+      perAddress.forgetLast(address);
       await sessions.start(reply, athlete.athlete_id, request.session);
       return reply.redirect(returnTo ?? '/account', 303);
     });

@@ -2,6 +2,7 @@
 // sign-ups per address. In memory, per process: enough to slow guessing; several instances each
 // keep their own count. Keys whose attempts have all left the window are swept at most once a
 // window, so memory follows the attempts of the last window, not every key ever seen.
+import { isIP } from 'node:net';
 import type { Clock } from '../domain/clock.ts';
 
 export class AttemptLimiter {
@@ -36,6 +37,13 @@ export class AttemptLimiter {
     this.#attempts.delete(key);
   }
 
+  /** Takes back the newest attempt of `key`: one counted up front that turned out to succeed. */
+  forgetLast(key: string): void {
+    const times = this.#attempts.get(key);
+    times?.pop();
+    if (times?.length === 0) this.#attempts.delete(key);
+  }
+
   /** How many keys are remembered (each with at most `max` recent attempts). */
   get size(): number {
     return this.#attempts.size;
@@ -58,4 +66,19 @@ export class AttemptLimiter {
     for (const [key, times] of this.#attempts) if (times[times.length - 1]! <= since) this.#attempts.delete(key);
     this.#sweptAt = now;
   }
+}
+
+/**
+ * Whom attempts are counted against: an IPv4 address, or an IPv6 /64 (one subscriber's network:
+ * counting single IPv6 addresses would give each caller 2^64 budgets).
+ */
+export function addressKey(ip: string): string {
+  if (isIP(ip) !== 6) return ip;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  const [head = '', tail = ''] = ip.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }

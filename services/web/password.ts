@@ -37,12 +37,14 @@ export function registerPasswordChange(web: FastifyInstance, app: App, sessions:
     }
     const parsed = readForm(fields, request.body);
     if (!parsed.ok) return again(parsed.message, 400);
+    // Counted before the current password is checked, so attempts sent together cannot all pass.
+    attempts.record(session.athlete_id);
     try {
       await app.athletes.changePassword(session.athlete_id, parsed.data.current_password, parsed.data.new_password, { type: 'athlete', id: session.athlete_id });
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== 'invalid_input') throw error;
       const wrongCurrent = error.issues.some((i) => i.path === 'current_password');
-      if (wrongCurrent) attempts.record(session.athlete_id);
+      if (!wrongCurrent) attempts.forgetLast(session.athlete_id);
       return again(wrongCurrent ? 'Your current password is not right.' : `New password: ${error.issues[0]?.message ?? error.message}.`, 400);
     }
     attempts.reset(session.athlete_id);

@@ -8,7 +8,8 @@ import { OAUTH } from '../../services/oauth/adapter.ts';
 import { cleanUpOAuthState, scheduleOAuthCleanup } from '../../services/oauth/cleanup.ts';
 import { AttemptLimiter } from '../../services/web/limiter.ts';
 import { clientMetadataProblem, redirectUriProblem } from '../../services/oauth/client-policy.ts';
-import { registrantKey, REGISTRATIONS_PER_ADDRESS } from '../../services/oauth/provider.ts';
+import { REGISTRATIONS_PER_ADDRESS } from '../../services/oauth/provider.ts';
+import { addressKey as registrantKey } from '../../services/web/limiter.ts';
 import { connect, registerPro } from '../support/connect.ts';
 import { type TestServer, withServer as withFreshServer } from '../support/server.ts';
 

@@ -194,6 +194,47 @@ test('a locked-out owner is told how to get back in', async () => {
   }
 });
 
+test('wrong passwords sent all at once are limited too: attempts are counted before the hash', async () => {
+  const s = await startServer();
+  try {
+    await registerPro(s.app);
+    const c = new FormClient(s.base);
+    const csrf = FormClient.csrf((await c.get('/sign-in')).text);
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => c.post('/sign-in', { email: ADA.email, password: `wrong password ${i}!`, _csrf: csrf })));
+    const statuses = answers.map((a) => a.status);
+    assert.is(statuses.filter((x) => x === 401).length, 5, `5 per e-mail: ${statuses.join(' ')}`);
+    assert.is(statuses.filter((x) => x === 429).length, 19);
+  } finally {
+    await s.close();
+  }
+});
+
+test('behind a trusted proxy, each client is counted by its forwarded address; otherwise the header is ignored', async () => {
+  const signUps = async (s: TestServer, forwardedFor: string, count: number) => {
+    const statuses: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const visitor = new FormClient(s.base);
+      const csrf = FormClient.csrf((await visitor.get('/sign-up')).text);
+      statuses.push((await visitor.post('/sign-up', { ...ADA, email: `p${forwardedFor}-${i}@example.com`, _csrf: csrf }, { 'x-forwarded-for': forwardedFor })).status);
+    }
+    return statuses;
+  };
+  const proxied = await startServer({ env: { TRUST_PROXY: '127.0.0.1' } });
+  try {
+    assert.equal(await signUps(proxied, '203.0.113.1', 11), [...Array(10).fill(303), 429]);
+    assert.equal(await signUps(proxied, '203.0.113.2', 1), [303], 'another client behind the same proxy has its own budget');
+  } finally {
+    await proxied.close();
+  }
+  const direct = await startServer();
+  try {
+    assert.equal(await signUps(direct, '203.0.113.1', 10), Array(10).fill(303));
+    assert.equal(await signUps(direct, '203.0.113.2', 1), [429], 'a forged header does not buy a new budget');
+  } finally {
+    await direct.close();
+  }
+});
+
 test('the attempt limiter forgets keys whose attempts have left the window', () => {
   const clock = fixedClock('2026-06-01T12:00:00.000Z');
   const limiter = new AttemptLimiter(5, 60_000, clock);
