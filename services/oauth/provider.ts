@@ -11,7 +11,7 @@ import type { App } from '../app.ts';
 import { contentSecurityPolicy, pageHeaders } from '../web/layout.ts';
 import { html, Html, page } from '../web/html.ts';
 import { AttemptLimiter, addressKey } from '../web/limiter.ts';
-import { readStoreAdapter, oauthCollections } from './adapter.ts';
+import { readStoreAdapter, oauthCollections, OAUTH } from './adapter.ts';
 import { scheduleOAuthCleanup } from './cleanup.ts';
 import { clientMetadataProblem, URI_MAX } from './client-policy.ts';
 import { loadOrCreateKeys, type OAuthKeys } from './keys.ts';
@@ -229,8 +229,11 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
       reply.hijack();
       await callback(request.raw, reply.raw);
     };
-    oauth.all('/oauth/register', async (request, reply) => {
-      if (request.method === 'POST') {
+    // oidc-provider's router takes `/oauth/register/` for `/oauth/register` and so on: each guard
+    // is keyed on the endpoint with trailing slashes removed, whatever route brought it here.
+    const guarded = async (request: FastifyRequest, reply: FastifyReply) => {
+      const endpoint = (request.url.split('?')[0] ?? '').replace(/\/+$/, '');
+      if (endpoint === '/oauth/register' && request.method === 'POST') {
         // Registration is anonymous and stores what it is sent: limited per address.
         const key = addressKey(request.ip);
         const wait = registrations.retryAfter(key);
@@ -243,44 +246,62 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
         registrations.record(key);
         if (registrations.size > REGISTRANTS_REMEMBERED) registrations.prune();
       }
-      return handler(request, reply);
-    });
-    oauth.all('/oauth/logout', async (request, reply) => {
-      // Without an authorization-server session there is nothing to sign out of: answer here,
-      // so that an anonymous visit does not make oidc-provider store a session for it.
-      if (!cookieNames(request.headers.cookie).has(sessionCookie)) {
+      // Without a live authorization-server session there is nothing to sign out of: answer here,
+      // so that an anonymous visit (or one with a made-up cookie) does not make oidc-provider
+      // store a session for it.
+      if (endpoint === '/oauth/logout' && !(await liveSession(cookieValue(request.headers.cookie, sessionCookie)))) {
         setPageHeaders(reply.raw);
         return reply
           .type('text/html; charset=utf-8')
           .send(page({ title: 'Signed out' }, html`<div class="card"><h1>You are not signed in</h1><p>There is nothing to sign out of. You can close this window.</p></div>`));
       }
-      return handler(request, reply);
-    });
-    oauth.all('/oauth/authorize', async (request, reply) => {
-      // Discovery offers the query response mode only; oidc-provider would still answer in a
-      // fragment or an auto-submitting form_post page (whose script our CSP blocks anyway).
-      const mode = (request.query as Record<string, unknown>).response_mode;
-      if (mode !== undefined && mode !== 'query') {
-        setPageHeaders(reply.raw);
-        return reply.code(400).type('text/html; charset=utf-8').send(errorPage(`response_mode ${String(mode).slice(0, 50)} is not supported (only query)`));
+      if (endpoint === '/oauth/authorize') {
+        // Discovery offers the query response mode only; oidc-provider would still answer in a
+        // fragment or an auto-submitting form_post page (whose script our CSP blocks anyway).
+        const mode = (request.query as Record<string, unknown>).response_mode;
+        if (mode !== undefined && mode !== 'query') {
+          setPageHeaders(reply.raw);
+          return reply.code(400).type('text/html; charset=utf-8').send(errorPage(`response_mode ${String(mode).slice(0, 50)} is not supported (only query)`));
+        }
       }
       return handler(request, reply);
-    });
+    };
+    const liveSession = async (id: string | null) => {
+      if (!id) return false;
+      const doc = await app.reads.get<{ id: string; expires_at: number | null }>(OAUTH, 'Session', id);
+      return doc !== null && (doc.expires_at === null || doc.expires_at > app.clock.now().getTime());
+    };
     for (const path of [
+      '/oauth/authorize',
+      // Resuming an authorization after the sign-in and consent pages.
       '/oauth/authorize/*',
       '/oauth/token',
-      '/oauth/register/*',
+      '/oauth/register',
       '/oauth/jwks',
       '/oauth/revoke',
+      '/oauth/logout',
+      // The sign-out page's confirmation and its "signed out" answer.
       '/oauth/logout/*',
       '/.well-known/openid-configuration',
       '/.well-known/oauth-authorization-server',
     ]) {
-      oauth.all(path, handler);
+      oauth.all(path, guarded);
     }
   });
 }
 
-function cookieNames(header: string | undefined): Set<string> {
-  return new Set((header ?? '').split(';').map((pair) => pair.split('=')[0]!.trim()).filter(Boolean));
+/** The value of cookie `name` in a Cookie header, or null. */
+function cookieValue(header: string | undefined, name: string): string | null {
+  for (const pair of (header ?? '').split(';')) {
+    const at = pair.indexOf('=');
+    if (at > 0 && pair.slice(0, at).trim() === name) {
+      try {
+        return decodeURIComponent(pair.slice(at + 1).trim()) || null;
+      } catch {
+        return null;
+      }
+    }
+  }
+  return null;
 }
+
