@@ -11,6 +11,10 @@ import type { Doc, ReadStore } from '../store/read-store.ts';
 
 export const SESSIONS = 'web_sessions';
 const PARTITION = 'sessions';
+/** One-time values for a session's next page, apart from the session rows themselves. */
+const FLASH_PARTITION = 'flash';
+/** A one-time value not shown within this long is swept (it may be a new bot token in clear). */
+const FLASH_TTL_MS = 10 * 60_000;
 export const SESSION_COOKIE = 'repledger_session';
 /** The CSRF token of a visitor who has not signed in. */
 export const VISITOR_CSRF_COOKIE = 'repledger_csrf';
@@ -22,8 +26,19 @@ export interface Session extends Doc {
   athlete_id: string;
   csrf: string;
   expires_at: string;
-  /** Shown once on the next page and then dropped (post/redirect/get of a one-time secret). */
-  flash?: { kind: 'bot_token'; name: string; token: string } | null;
+}
+
+/** Shown once on the session's next page and then dropped (post/redirect/get of a one-time secret). */
+export interface Flash {
+  kind: 'bot_token';
+  name: string;
+  token: string;
+}
+
+interface FlashDoc extends Doc {
+  athlete_id: string;
+  expires_at: string;
+  flash: Flash;
 }
 
 export class Sessions {
@@ -92,28 +107,39 @@ export class Sessions {
 
   /** Signs the athlete out everywhere (after a password change, say); returns how many sessions ended. */
   async endAllOf(athleteId: string): Promise<number> {
+    await this.#reads.deleteWhere(SESSIONS, FLASH_PARTITION, 'by_athlete', [athleteId]);
     return this.#reads.deleteWhere(SESSIONS, PARTITION, 'by_athlete', [athleteId]);
   }
 
-  /** Keeps a one-time value for the session's next page. */
-  async setFlash(session: Session, flash: NonNullable<Session['flash']>): Promise<void> {
-    await this.#reads.upsert(SESSIONS, PARTITION, { ...session, flash });
+  /**
+   * Keeps a one-time value for the session's next page, in a row of its own: writing it never
+   * touches the session row, so it cannot bring back a session ended meanwhile.
+   */
+  async setFlash(session: Session, flash: Flash): Promise<void> {
+    const expiresAt = new Date(this.#clock.now().getTime() + FLASH_TTL_MS).toISOString();
+    await this.#reads.upsert(SESSIONS, FLASH_PARTITION, { id: session.id, athlete_id: session.athlete_id, expires_at: expiresAt, flash } satisfies FlashDoc);
   }
 
   /** The session's one-time value, removed as it is read. */
-  async takeFlash(session: Session): Promise<Session['flash']> {
-    if (!session.flash) return null;
-    await this.#reads.upsert(SESSIONS, PARTITION, { ...session, flash: null });
-    return session.flash;
+  async takeFlash(session: Session): Promise<Flash | null> {
+    const doc = await this.#reads.get<FlashDoc>(SESSIONS, FLASH_PARTITION, session.id);
+    if (!doc) return null;
+    await this.#reads.delete(SESSIONS, FLASH_PARTITION, session.id);
+    return Date.parse(doc.expires_at) > this.#clock.now().getTime() ? doc.flash : null;
   }
 
-  /** Deletes every expired session; returns how many. */
+  /** Deletes every expired session and one-time value; returns how many sessions. */
   async sweep(): Promise<number> {
+    await this.#sweep(FLASH_PARTITION);
+    return this.#sweep(PARTITION);
+  }
+
+  async #sweep(partition: string): Promise<number> {
     const now = this.#clock.now().toISOString();
     let deleted = 0;
     for (;;) {
-      const expired = await this.#reads.page<Session>(SESSIONS, { partition: PARTITION, index: 'by_expiry', direction: 'asc', limit: SWEEP_BATCH, range: { lte: now } });
-      for (const session of expired) await this.#reads.delete(SESSIONS, PARTITION, session.id);
+      const expired = await this.#reads.page<Doc>(SESSIONS, { partition, index: 'by_expiry', direction: 'asc', limit: SWEEP_BATCH, range: { lte: now } });
+      for (const doc of expired) await this.#reads.delete(SESSIONS, partition, doc.id);
       deleted += expired.length;
       if (expired.length < SWEEP_BATCH) return deleted;
     }

@@ -137,6 +137,32 @@ test('visitors who have not signed in leave no session rows; expired sessions ar
   }
 });
 
+test('a one-time value never brings back a session that ended meanwhile, and expires if never shown', async () => {
+  const clock = fixedClock('2026-06-01T12:00:00.000Z');
+  const s = await startServer({ clock });
+  try {
+    const athleteId = await registerPro(s.app);
+    const { Sessions } = await import('../../services/web/sessions.ts');
+    const sessions = new Sessions(s.app.reads, clock, false);
+    const reply = { setCookie: () => reply, clearCookie: () => reply } as unknown as Parameters<typeof sessions.start>[0];
+    const session = await sessions.start(reply, athleteId);
+    // A password change elsewhere ends every session while this request is still creating a token.
+    await sessions.endAllOf(athleteId);
+    await sessions.setFlash(session, { kind: 'bot_token', name: 'Bot', token: 'rlb_secret' });
+    assert.is(await s.app.reads.get(SESSIONS, 'sessions', session.id), null, 'the ended session stays ended');
+    assert.equal(await sessions.takeFlash(session), { kind: 'bot_token', name: 'Bot', token: 'rlb_secret' });
+    assert.is(await sessions.takeFlash(session), null, 'shown once');
+
+    await sessions.setFlash(session, { kind: 'bot_token', name: 'Bot', token: 'rlb_other' });
+    clock.advance(11 * 60_000);
+    await sessions.sweep();
+    assert.is(await sessions.takeFlash(session), null, 'a token never shown is not kept in clear');
+    assert.is(await s.app.reads.count(SESSIONS), 0);
+  } finally {
+    await s.close();
+  }
+});
+
 test('sign-up is rate-limited per address and answers an existing e-mail no faster than a new one', async () => {
   const s = await startServer();
   try {
