@@ -128,6 +128,9 @@ export class AthleteService {
   async authenticate(email: string, givenPassword: string): Promise<AthleteState | null> {
     const athlete = await this.byEmail(email);
     const ok = await verifyPassword(givenPassword, athlete?.password_hash ?? (await this.#decoyHash()));
+    // A hash made with older, cheaper parameters answers sooner than the decoy would: pay the
+    // decoy's cost as well, so that timing does not tell which addresses have older accounts.
+    if (athlete && !hashIsCurrent(athlete.password_hash)) await verifyPassword(givenPassword, await this.#decoyHash());
     if (!athlete || !ok) return null;
     if (!hashIsCurrent(athlete.password_hash)) {
       const stored = athlete.password_hash;
