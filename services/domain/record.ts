@@ -85,11 +85,16 @@ export function live(state: RecordState, kind: RecordKind, id: string): ItemStat
   return item && !item.deleted ? item : null;
 }
 
-/** One change to one item. A write proposal (a later capability) is a list of these. */
+/**
+ * One change to one item. A write proposal is a list of these. `expect` changes nothing: it
+ * asserts that an item the batch depends on (an exercise a new workout uses) is still live at
+ * `revision`, so that approving a batch prepared against an older record is refused.
+ */
 export type RecordChange =
   | { op: 'create'; kind: RecordKind; item: unknown }
   | { op: 'update'; kind: RecordKind; item: unknown; base_revision: number }
-  | { op: 'delete'; kind: RecordKind; id: string; base_revision: number };
+  | { op: 'delete'; kind: RecordKind; id: string; base_revision: number }
+  | { op: 'expect'; kind: RecordKind; id: string; revision: number };
 
 /**
  * Decides a batch of changes against the state: all are valid together, or the batch is refused.
@@ -109,6 +114,10 @@ export function decideChanges(changes: RecordChange[], state: RecordState): Reco
 }
 
 function decideChange(change: RecordChange, state: RecordState, at: string): RecordEvent[] {
+  if (change.op === 'expect') {
+    requireLive(state, change.kind, change.id, change.revision, at, 'revision');
+    return [];
+  }
   if (change.op === 'delete') {
     const current = requireLive(state, change.kind, change.id, change.base_revision, at);
     if (change.kind === 'exercise') {
@@ -138,17 +147,48 @@ function decideChange(change: RecordChange, state: RecordState, at: string): Rec
   return [{ type: `${change.kind}.${change.op === 'create' ? 'created' : 'updated'}`, data: { item, revision } } as RecordEvent];
 }
 
-function requireLive(state: RecordState, kind: RecordKind, id: string, baseRevision: number, at: string): ItemState {
+function requireLive(state: RecordState, kind: RecordKind, id: string, baseRevision: number, at: string, field = 'base_revision'): ItemState {
   const current = live(state, kind, id);
   if (!current) throw new DomainError('not_found', `${kind} ${id} does not exist`, [{ path: join(at, 'id'), message: 'not found' }]);
   if (current.revision !== baseRevision) {
     throw new DomainError(
       'revision_conflict',
       `${kind} ${id} is at revision ${current.revision}, the change was made against revision ${baseRevision}`,
-      [{ path: join(at, 'base_revision'), message: `current revision is ${current.revision}` }],
+      [{ path: join(at, field), message: `current revision is ${current.revision}` }],
     );
   }
   return current;
+}
+
+/** An item as the record holds it now: its body, revision and when it was first created. */
+export interface ItemImage {
+  kind: RecordKind;
+  id: string;
+  revision: number;
+  /** Null when the item is deleted. */
+  item: { id: string } | null;
+  created_at: string;
+}
+
+/**
+ * The current image of each named item (`kind/id`), from the record's events: what undo restores
+ * and what a review shows as "before". `RecordState` keeps only revisions, so that every decision
+ * need not hold every body; this fold keeps bodies for the asked items only.
+ */
+export function itemImages(events: ReadonlyArray<{ type: string; data: unknown; occurred_at: string }>, keys: ReadonlySet<string>): Map<string, ItemImage> {
+  const images = new Map<string, ItemImage>();
+  for (const event of events) {
+    const change = recordChangeOf(event.type);
+    if (!change) continue;
+    const data = event.data as { item?: { id: string }; id?: string; revision: number };
+    const id = data.item?.id ?? data.id!;
+    const key = itemKey(change.kind, id);
+    if (!keys.has(key)) continue;
+    const known = images.get(key);
+    // A re-created id (restored after a delete) keeps the time it was first created.
+    images.set(key, { kind: change.kind, id, revision: data.revision, item: data.item ?? null, created_at: known?.created_at ?? event.occurred_at });
+  }
+  return images;
 }
 
 function parseItem<K extends RecordKind>(kind: K, input: unknown, at: string): RecordItem<K> & { id: string } {

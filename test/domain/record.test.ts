@@ -10,6 +10,7 @@ import {
   decideChanges,
   evolve,
   initialRecordState,
+  itemImages,
   itemKey,
   live,
   type RecordChange,
@@ -606,6 +607,60 @@ test('property: every revision is 1 + the changes to the item, and revisions str
     }),
     { numRuns: 200 },
   );
+});
+
+// ---------------------------------------------------------------------------------------------
+// expect: a dependency asserted, not changed
+
+const expectAt = (kind: RecordKind, id: string, revision: number): RecordChange => ({ op: 'expect', kind, id, revision });
+
+test('expect: given an exercise at revision 1, when a batch expects it at 1 and creates a workout with it, then only the workout is written', () => {
+  const state = stateAfter([create('exercise', exerciseItem())]);
+  const events = decideChanges([expectAt('exercise', BENCH, 1), create('workout', workoutItem())], state);
+  assert.equal(events.map((e) => e.type), ['workout.created']);
+});
+
+test('expect: given the exercise was renamed since (revision 2), when a batch expects revision 1, then it is refused as a revision conflict at the expectation', () => {
+  const state = stateAfter([create('exercise', exerciseItem())], [update('exercise', exerciseItem({ name: 'Bench' }), 1)]);
+  const error = assertRefused(() => decideChanges([expectAt('exercise', BENCH, 1), create('workout', workoutItem())], state), 'revision_conflict', 'changes[0].revision');
+  assert.equal(error.issues, [{ path: 'changes[0].revision', message: 'current revision is 2' }]);
+});
+
+test('expect: given a deleted or never-created item, when a batch expects it, then it is refused as not found', () => {
+  const state = stateAfter([create('meal', mealItem())], [del('meal', MEAL, 1)]);
+  assertRefused(() => decideChanges([expectAt('meal', MEAL, 1)], state), 'not_found', 'id');
+  assertRefused(() => decideChanges([expectAt('meal', MISSING, 1)], state), 'not_found', 'id');
+});
+
+test('expect: a later change in the same batch is seen, so expecting what the batch itself changed is a conflict', () => {
+  const state = stateAfter([create('meal', mealItem())]);
+  assertRefused(() => decideChanges([update('meal', mealItem({ name: 'Lunch' }), 1), expectAt('meal', MEAL, 1)], state), 'revision_conflict', 'changes[1].revision');
+  assert.equal(decideChanges([update('meal', mealItem({ name: 'Lunch' }), 1), expectAt('meal', MEAL, 2)], state).map((e) => e.type), ['meal.updated']);
+});
+
+// ---------------------------------------------------------------------------------------------
+// itemImages: bodies as they are, for undo and for review
+
+test('itemImages: given created, updated and deleted items, then each asked item has its latest body, revision and first creation time', () => {
+  const at = (i: number) => `2026-01-0${i}T10:00:00.000Z`;
+  const batches: RecordChange[][] = [
+    [create('meal', mealItem()), create('checkin', checkinItem())],
+    [update('meal', mealItem({ name: 'Lunch' }), 1)],
+    [del('checkin', CHECKIN_A, 1)],
+    [create('meal', mealItem({ id: uid(51), name: 'Not asked for' }))],
+  ];
+  const state = initialRecordState(ATHLETE);
+  const log: Array<{ type: string; data: unknown; occurred_at: string }> = [];
+  batches.forEach((batch, i) => {
+    for (const event of decideChanges(batch, state)) {
+      evolve(state, event);
+      log.push({ ...event, occurred_at: at(i + 1) });
+    }
+  });
+  const images = itemImages(log, new Set([itemKey('meal', MEAL), itemKey('checkin', CHECKIN_A), itemKey('goal', GOAL)]));
+  assert.equal([...images.keys()].sort(), [itemKey('checkin', CHECKIN_A), itemKey('meal', MEAL)]);
+  assert.equal(images.get(itemKey('meal', MEAL)), { kind: 'meal', id: MEAL, revision: 2, item: mealItem({ name: 'Lunch' }), created_at: at(1) });
+  assert.equal(images.get(itemKey('checkin', CHECKIN_A)), { kind: 'checkin', id: CHECKIN_A, revision: 2, item: null, created_at: at(1) });
 });
 
 test.run();
