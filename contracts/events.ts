@@ -26,7 +26,9 @@ export type EventMetadata = z.infer<typeof eventMetadata>;
 function recordEventSchemas<K extends RecordKind>(kind: K) {
   const item = recordItemSchemas[kind] as unknown as z.ZodType<RecordItem<K>>;
   return [
-    z.strictObject({ type: z.literal(`${kind}.created`), data: z.strictObject({ item, revision }) }),
+    // `created_at` is on an item brought back after a delete (an undo): the time it was first
+    // created, which it keeps (a workout without a start is dated by it).
+    z.strictObject({ type: z.literal(`${kind}.created`), data: z.strictObject({ item, revision, created_at: dateTime.optional() }) }),
     z.strictObject({ type: z.literal(`${kind}.updated`), data: z.strictObject({ item, revision }) }),
     z.strictObject({ type: z.literal(`${kind}.deleted`), data: z.strictObject({ id: uuid, revision }) }),
   ] as const;

@@ -6,7 +6,7 @@ import type { RecordItem } from '../contracts/record.ts';
 import { addDays, localDateOf, weekStart } from '../services/domain/time.ts';
 import type { Doc, Documents } from '../services/store/read-store.ts';
 import { timezoneOf } from './athletes.ts';
-import { athleteOf, BY_ID, forEachDoc, occurredAt, type Projection } from './projection.ts';
+import { athleteOf, BY_ID, firstCreatedAt, forEachDoc, type Projection } from './projection.ts';
 
 export const ACTIVITY_DAYS = 'activity_days';
 export const ACTIVITY_WEEKS = 'activity_weeks';
@@ -122,7 +122,7 @@ export const activityProjection: Projection = {
       return;
     }
     // The creation time is the first event's; it stands in for a start the workout never had.
-    const createdAt = previous?.created_at ?? occurredAt(event);
+    const createdAt = previous?.created_at ?? firstCreatedAt(event);
     const basis = data.item.started_at ?? createdAt;
     const next = { id: workoutId, basis, created_at: createdAt, local_date: localDateOf(basis, tz), exercises: setsByExercise(data.item) };
     await add(docs, athleteId, next, 1);

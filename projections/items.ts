@@ -8,7 +8,7 @@ import { localDateOf } from '../services/domain/time.ts';
 import type { StoredEvent } from '../services/store/event-store.ts';
 import type { Doc, Documents, IndexSpec } from '../services/store/read-store.ts';
 import { timezoneOf } from './athletes.ts';
-import { athleteOf, BY_ID, occurredAt, rebucketLocalDates, type Projection } from './projection.ts';
+import { athleteOf, BY_ID, firstCreatedAt, occurredAt, rebucketLocalDates, type Projection } from './projection.ts';
 
 export interface ItemDoc extends Doc {
   revision: number;
@@ -67,7 +67,7 @@ export async function applyItemChange<K extends RecordKind>(
     ...(await shape(data.item)),
     id: data.item.id,
     revision: data.revision,
-    created_at: previous?.created_at ?? at,
+    created_at: previous?.created_at ?? firstCreatedAt(event),
     updated_at: at,
   });
 }

@@ -27,6 +27,15 @@ export function occurredAt(event: StoredEvent): string {
   return String(event.metadata.occurred_at);
 }
 
+/**
+ * When the item an event creates was first created: the event's own time, unless it brings back
+ * an item deleted before (an undo), which keeps the time it was first created.
+ */
+export function firstCreatedAt(event: StoredEvent): string {
+  const kept = (event.data as { created_at?: unknown }).created_at;
+  return typeof kept === 'string' ? kept : occurredAt(event);
+}
+
 /** Visits every document of a partition in index order, a page at a time. */
 export async function forEachDoc<T extends Doc>(
   docs: Documents,

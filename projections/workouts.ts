@@ -6,7 +6,7 @@ import { localDateOf } from '../services/domain/time.ts';
 import type { Doc, Documents } from '../services/store/read-store.ts';
 import { timezoneOf } from './athletes.ts';
 import { applyItemChange, type ItemDoc } from './items.ts';
-import { athleteOf, BY_ID, occurredAt, rebucketLocalDates, type Projection } from './projection.ts';
+import { athleteOf, BY_ID, firstCreatedAt, occurredAt, rebucketLocalDates, type Projection } from './projection.ts';
 
 export const WORKOUTS = 'workouts';
 export const WORKOUT_DETAILS = 'workout_details';
@@ -76,7 +76,7 @@ export const workoutsProjection: Projection = {
     const at = occurredAt(event);
     const tz = await timezoneOf(docs, athleteId);
     await applyItemChange<'workout'>(event, docs, WORKOUTS, async (w) => {
-      const createdAt = (await docs.get<ItemDoc>(WORKOUTS, athleteId, w.id))?.created_at ?? at;
+      const createdAt = (await docs.get<ItemDoc>(WORKOUTS, athleteId, w.id))?.created_at ?? firstCreatedAt(event);
       const sets = w.exercises.flatMap((e) => e.sets);
       return {
         title: w.title,
@@ -125,7 +125,7 @@ export const exerciseHistoryProjection: Projection = {
     // when it has no start, exactly as the workouts projection uses it.
     let created = await docs.get<{ id: string; created_at: string }>(HISTORY_WORKOUTS, athleteId, workoutId);
     if (!created) {
-      created = { id: workoutId, created_at: occurredAt(event) };
+      created = { id: workoutId, created_at: firstCreatedAt(event) };
       await docs.upsert(HISTORY_WORKOUTS, athleteId, created);
     }
     const localBasis = data.item.started_at ?? created.created_at;

@@ -3,6 +3,7 @@
 // check-in dates, exercise names, imported workouts). Item bodies live in events and read models.
 import type { z } from 'zod';
 import { recordChangeOf, type RecordEvent } from '../../contracts/events.ts';
+import { dateTime } from '../../contracts/common.ts';
 import { recordItemSchemas, type RecordItem, type RecordKind } from '../../contracts/record.ts';
 import { DomainError } from './errors.ts';
 
@@ -94,7 +95,12 @@ export type RecordChange =
   | { op: 'create'; kind: RecordKind; item: unknown }
   | { op: 'update'; kind: RecordKind; item: unknown; base_revision: number }
   | { op: 'delete'; kind: RecordKind; id: string; base_revision: number }
-  | { op: 'expect'; kind: RecordKind; id: string; revision: number };
+  | { op: 'expect'; kind: RecordKind; id: string; revision: number }
+  /**
+   * Brings back an item deleted at `base_revision` with `item` as its body (an undo), as a new
+   * revision; it keeps `created_at`, the time it was first created (see `itemImages`).
+   */
+  | { op: 'restore'; kind: RecordKind; item: unknown; base_revision: number; created_at: string };
 
 /**
  * Decides a batch of changes against the state: all are valid together, or the batch is refused.
@@ -135,6 +141,24 @@ function decideChange(change: RecordChange, state: RecordState, at: string): Rec
   }
 
   const item = parseItem(change.kind, change.item, at);
+  if (change.op === 'restore') {
+    const deleted = state.items.get(itemKey(change.kind, item.id));
+    if (!deleted?.deleted) {
+      throw new DomainError(deleted ? 'already_exists' : 'not_found', `${change.kind} ${item.id} is ${deleted ? 'not deleted' : 'unknown'}`, [
+        { path: join(at, 'item.id'), message: deleted ? 'only a deleted item can be restored' : 'not found' },
+      ]);
+    }
+    if (deleted.revision !== change.base_revision) {
+      throw new DomainError('revision_conflict', `${change.kind} ${item.id} is at revision ${deleted.revision}, the restore was made against revision ${change.base_revision}`, [
+        { path: join(at, 'base_revision'), message: `current revision is ${deleted.revision}` },
+      ]);
+    }
+    if (!dateTime.safeParse(change.created_at).success) {
+      throw new DomainError('invalid_input', 'created_at must be an instant such as 2026-01-05T08:00:00Z', [{ path: join(at, 'created_at'), message: 'not a date-time' }]);
+    }
+    checkItemRules(change.kind, item, state, at);
+    return [{ type: `${change.kind}.created`, data: { item, revision: deleted.revision + 1, created_at: change.created_at } } as RecordEvent];
+  }
   // Whether the item exists at that revision comes first: it is the answer that tells the
   // client to re-read, whatever else is wrong with the new body.
   if (change.op === 'create' && state.items.has(itemKey(change.kind, item.id))) {

@@ -663,4 +663,34 @@ test('itemImages: given created, updated and deleted items, then each asked item
   assert.equal(images.get(itemKey('checkin', CHECKIN_A)), { kind: 'checkin', id: CHECKIN_A, revision: 2, item: null, created_at: at(1) });
 });
 
+// ---------------------------------------------------------------------------------------------
+// restore: a deleted item brought back (undo), as a new revision that keeps its creation time
+
+const restore = (kind: RecordKind, item: unknown, base_revision: number, created_at = '2026-01-05T09:06:00.000Z'): RecordChange => ({ op: 'restore', kind, item, base_revision, created_at });
+
+test('restore: given a workout deleted with its feedback, when both are restored, then each is created again at the next revision, keeping its creation time', () => {
+  const state = stateAfter([create('exercise', exerciseItem())], [create('workout', workoutItem())], [create('feedback', feedbackItem())], [del('workout', WORKOUT, 1)]);
+  assert.equal(live(state, 'workout', WORKOUT), null);
+  const events = decideChanges([restore('workout', workoutItem(), 2), restore('feedback', feedbackItem(), 2, '2026-01-05T09:10:00.000Z')], state);
+  assert.equal(events, [
+    { type: 'workout.created', data: { item: workoutItem(), revision: 3, created_at: '2026-01-05T09:06:00.000Z' } },
+    { type: 'feedback.created', data: { item: feedbackItem(), revision: 3, created_at: '2026-01-05T09:10:00.000Z' } },
+  ]);
+  for (const e of events) evolve(state, e);
+  assert.equal(live(state, 'workout', WORKOUT), { revision: 3, deleted: false });
+});
+
+test('restore: a live item, an unknown one, a stale revision and a bad creation time are refused', () => {
+  const state = stateAfter([create('meal', mealItem())], [create('checkin', checkinItem())], [del('checkin', CHECKIN_A, 1)]);
+  assertRefused(() => decideChanges([restore('meal', mealItem(), 1)], state), 'already_exists', 'item.id');
+  assertRefused(() => decideChanges([restore('goal', goalItem(), 1)], state), 'not_found', 'item.id');
+  assertRefused(() => decideChanges([restore('checkin', checkinItem(), 1)], state), 'revision_conflict', 'base_revision');
+  assertRefused(() => decideChanges([restore('checkin', checkinItem(), 2, 'yesterday')], state), 'invalid_input', 'created_at');
+});
+
+test('restore: the item rules still hold, so a check-in whose date was taken since cannot come back', () => {
+  const state = stateAfter([create('checkin', checkinItem())], [del('checkin', CHECKIN_A, 1)], [create('checkin', checkinItem({ id: CHECKIN_B }))]);
+  assertRefused(() => decideChanges([restore('checkin', checkinItem(), 2)], state), 'date_taken', 'item.date');
+});
+
 test.run();
