@@ -201,7 +201,14 @@ ${new Html(form)}
     async (ctx: TokenEndpointGrantContext): Promise<void> => {
       const value = ctx.oidc.params.code;
       const code = typeof value === 'string' ? await ctx.oidc.provider.AuthorizationCode.find(value, { ignoreExpiration: true }) : undefined;
-      if (code?.isValid && code.clientId === ctx.oidc.client.clientId) {
+      if (!code || code.clientId !== ctx.oidc.client.clientId) {
+        await handler(ctx);
+        return;
+      }
+      // A replayed code makes the handler revoke the grant before it names the code itself: the
+      // revocation listener learns the athlete from this entity (revokingAccount).
+      ctx.oidc.entity('AuthorizationCode', code);
+      if (code.isValid) {
         const target = effectiveResource(ctx.oidc.params.resource, code.resource, mcp);
         const problem = targetProblem(target, code.resourceIndicators, resources);
         if (problem) throw new errors.InvalidTarget(problem);
@@ -250,6 +257,23 @@ export function revocationReason(route: string, grantType: unknown): DisconnectR
   return 'authorization_server';
 }
 
+/**
+ * Whose grant oidc-provider is revoking, from what the revoking request loaded: the replayed
+ * refresh token or code (the code grant's wrapper above loads it first), the token a client
+ * revokes, the grant, or the session being signed out of.
+ */
+export function revokingAccount(ctx: KoaContextWithOIDC): string | undefined {
+  const { entities } = ctx.oidc;
+  return (
+    entities.RefreshToken?.accountId ??
+    entities.AuthorizationCode?.accountId ??
+    entities.AccessToken?.accountId ??
+    entities.Grant?.accountId ??
+    ctx.oidc.session?.accountId ??
+    entities.Account?.accountId
+  );
+}
+
 /** Registrations per address and window: a real client registers once per install. */
 export const REGISTRATIONS_PER_ADDRESS = 20;
 export const REGISTRATION_WINDOW_MS = 60 * 60_000;
@@ -274,8 +298,11 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
   server.addHook('onClose', async () => stopCleanup());
   // oidc-provider revokes grants by itself (a replayed refresh token or code, a client revoking
   // its token): the athlete's connection must say so rather than look connected.
+  // The athlete is taken from the event itself (read now: the session, for one, is destroyed right
+  // after), not from a read model that a projection worker may not have written yet.
   provider.on('grant.revoked', (ctx: KoaContextWithOIDC, oauthGrantId: string) => {
-    app.connections.revokedByServer(oauthGrantId, revocationReason(ctx.oidc.route, ctx.oidc.params?.grant_type)).catch((error: unknown) => {
+    const athleteId = revokingAccount(ctx);
+    app.connections.revokedByServer(oauthGrantId, athleteId, revocationReason(ctx.oidc.route, ctx.oidc.params?.grant_type)).catch((error: unknown) => {
       // The grant's tokens are gone either way; only the settings page would lag behind.
       server.log.error({ err: error, oauthGrantId }, 'could not record a revoked grant as disconnected');
     });
