@@ -58,17 +58,21 @@ export class ConnectionService {
   /**
    * The authorization server revoked a grant itself (its tokens are already gone): the connection
    * shows as disconnected, with why, instead of looking connected while nothing works.
+   *
+   * `athleteId` comes from the revoking request (the token, code or session it loaded); the
+   * decision is made on the athlete's connections stream, not on a read model, so a revocation
+   * that arrives before a projection worker has caught up with `grant.connected` is not lost.
+   * Only for an unknown athlete is the read model asked.
    */
-  async revokedByServer(oauthGrantId: string, reason: DisconnectReason): Promise<void> {
-    const owner = await this.#reads.get<ConnectionGrantDoc>(CONNECTION_GRANTS, CONNECTION_GRANTS_PARTITION, oauthGrantId);
-    if (!owner) return; // a grant the athlete never finished consenting to has no connection
-    const existing = await this.get(owner.athlete_id, owner.grant_id);
-    if (!existing || existing.status !== 'connected') return;
-    await this.#append(
-      owner.athlete_id,
-      { type: 'grant.disconnected', data: { grant_id: owner.grant_id, athlete_id: owner.athlete_id, reason } },
-      { type: 'operator', id: 'authorization-server' },
-    );
+  async revokedByServer(oauthGrantId: string, athleteId: string | undefined, reason: DisconnectReason): Promise<void> {
+    const owner = athleteId ?? (await this.#reads.get<ConnectionGrantDoc>(CONNECTION_GRANTS, CONNECTION_GRANTS_PARTITION, oauthGrantId))?.athlete_id;
+    if (!owner) return;
+    const grantId = grantIdOf(oauthGrantId);
+    const history = (await this.#events.readStream(streams.connections(owner))).filter((e) => (e.data as { grant_id?: unknown }).grant_id === grantId);
+    // A grant the athlete never finished consenting to has no connection; one already
+    // disconnected keeps its first reason.
+    if (!history.some((e) => e.type === 'grant.connected') || history.at(-1)?.type === 'grant.disconnected') return;
+    await this.#append(owner, { type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: owner, reason } }, { type: 'operator', id: 'authorization-server' });
   }
 
   async get(athleteId: string, grantId: string): Promise<ConnectionDoc | null> {

@@ -3,7 +3,7 @@
 // is switched on deliberately.
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC, type TokenEndpointGrantContext } from 'oidc-provider';
 import type { DisconnectReason } from '../../contracts/events.ts';
 import { READ_SCOPES, type ReadScope } from '../../contracts/common.ts';
 import type { App } from '../app.ts';
@@ -26,11 +26,32 @@ export function resourcesOf(baseUrl: string) {
 const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 
 /**
- * Why a refresh may not be issued for the `resource` requested, or null. The rules oidc-provider
- * applies after consuming the token (resolve_resource.js): one resource at most, one the refresh
- * token was granted for, and one of ours.
+ * The one resource oidc-provider resolves from several (its `defaultResource(ctx, client, oneOf)`):
+ * MCP when it is among them, else the first. A grant holds several only if it predates the
+ * one-resource rule at the authorization endpoint.
  */
-export function refreshTargetProblem(requested: unknown, granted: ReadonlySet<unknown>, known: ReadonlySet<string>): string | null {
+export function pickResource(oneOf: readonly string[], mcp: string): string | undefined {
+  return oneOf.includes(mcp) ? mcp : oneOf[0];
+}
+
+/**
+ * The resource oidc-provider will issue an access token for from `model` (a refresh token or an
+ * authorization code), as helpers/resolve_resource.js does with useGrantedResource on: the
+ * requested one when there is one, else the model's own (picked from several as above).
+ */
+export function effectiveResource(requested: unknown, granted: string | string[] | undefined, mcp: string): unknown {
+  if (requested) return requested;
+  if (Array.isArray(granted)) return granted.length === 0 ? undefined : pickResource(granted, mcp);
+  return granted;
+}
+
+/**
+ * Why a token may not be issued for `resource` (the one it will actually be issued for, see
+ * effectiveResource), or null. The rules oidc-provider applies only after consuming the refresh
+ * token or code (resolve_resource.js): one resource at most, one the token or code was granted
+ * for, and one of ours.
+ */
+export function targetProblem(requested: unknown, granted: ReadonlySet<unknown>, known: ReadonlySet<string>): string | null {
   if (requested === undefined) return null;
   if (typeof requested !== 'string') return 'only a single resource indicator may be requested';
   if (!known.has(requested)) return `${requested} is not a RepLedger resource`;
@@ -45,6 +66,7 @@ export function serverKeys(app: App): OAuthKeys {
 export async function createProvider(app: App, keys: OAuthKeys): Promise<Provider> {
   await app.reads.ensureCollections(oauthCollections);
   const resources = new Set(Object.values(resourcesOf(app.config.baseUrl)));
+  const { mcp } = resourcesOf(app.config.baseUrl);
 
   const configuration: Configuration = {
     adapter: readStoreAdapter(app.reads, app.clock),
@@ -129,9 +151,15 @@ ${new Html(form)}
       },
       resourceIndicators: {
         enabled: true,
-        defaultResource: () => resourcesOf(app.config.baseUrl).mcp,
+        // Without a requested resource: MCP. Asked to choose among several (a refresh token or
+        // code holding more than one, see resolve_resource.js): one of those, never one outside.
+        defaultResource: (_ctx, _client, oneOf) => (oneOf ? pickResource(oneOf, mcp) : mcp),
         useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, indicator) => {
+        getResourceServerInfo: (ctx, indicator) => {
+          // One resource per authorization: a code or refresh token then holds exactly one, so the
+          // token endpoint never has to choose (and never refuses after consuming it).
+          const requested = ctx.oidc.params?.resource;
+          if (Array.isArray(requested) && requested.length > 1) throw new errors.InvalidTarget('only one resource may be requested');
           if (!resources.has(indicator)) throw new errors.InvalidTarget(`${indicator} is not a RepLedger resource`);
           // Opaque tokens: looked up on every request, so revocation and disconnect act at once.
           return { scope: READ_SCOPES.join(' '), audience: indicator, accessTokenFormat: 'opaque', accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS };
@@ -142,10 +170,13 @@ ${new Html(form)}
     // oidc-provider consumes the presented refresh token here, before it resolves the requested
     // resource; a refusal after that (invalid_target) would leave the client holding a spent token
     // whose next use counts as a replay and revokes the whole grant. So the target is checked
-    // first, with the same rules, and a refused request consumes nothing.
+    // first, with the same rules, and a refused request consumes nothing. The resource checked is
+    // the one oidc-provider will use: the requested one, or without one the token's own (or the
+    // one defaultResource picks from several).
     rotateRefreshToken: (ctx) => {
       const refreshToken = ctx.oidc.entities.RefreshToken;
-      const problem = refreshTargetProblem(ctx.oidc.params?.resource, refreshToken?.resourceIndicators ?? new Set(), resources);
+      const target = effectiveResource(ctx.oidc.params?.resource, refreshToken?.resource, mcp);
+      const problem = targetProblem(target, refreshToken?.resourceIndicators ?? new Set(), resources);
       if (problem) throw new errors.InvalidTarget(problem);
       return true;
     },
@@ -159,7 +190,44 @@ ${new Html(form)}
     },
   };
 
-  const provider = new Provider(app.config.baseUrl, configuration);
+  // oidc-provider consumes an authorization code before it resolves the requested resource
+  // (actions/grants/authorization_code.js): a refusal then (invalid_target) leaves the client with
+  // a spent code, whose retry counts as a replay and revokes the grant. Its own handler is
+  // registered through registerGrantType from the constructor; wrapped there, the code's target is
+  // checked first, with the rules resolve_resource.js applies, and a refused exchange consumes
+  // nothing. (Unknown, foreign, expired and already used codes go on to the handler unchanged.)
+  const codeTargetCheckedFirst =
+    (handler: (ctx: TokenEndpointGrantContext) => unknown) =>
+    async (ctx: TokenEndpointGrantContext): Promise<void> => {
+      const value = ctx.oidc.params.code;
+      const code = typeof value === 'string' ? await ctx.oidc.provider.AuthorizationCode.find(value, { ignoreExpiration: true }) : undefined;
+      if (!code || code.clientId !== ctx.oidc.client.clientId) {
+        await handler(ctx);
+        return;
+      }
+      // A replayed code makes the handler revoke the grant before it names the code itself: the
+      // revocation listener learns the athlete from this entity (revokingAccount).
+      ctx.oidc.entity('AuthorizationCode', code);
+      if (code.isValid) {
+        const target = effectiveResource(ctx.oidc.params.resource, code.resource, mcp);
+        const problem = targetProblem(target, code.resourceIndicators, resources);
+        if (problem) throw new errors.InvalidTarget(problem);
+      }
+      await handler(ctx);
+    };
+  class RepLedgerProvider extends Provider {
+    override registerGrantType<P extends object>(
+      name: string,
+      handler: (ctx: TokenEndpointGrantContext<P>) => void | Promise<void>,
+      params?: string | readonly string[] | ReadonlySet<string>,
+      duplicates?: string | readonly string[] | ReadonlySet<string>,
+    ): void {
+      const wrapped = name === 'authorization_code' ? (codeTargetCheckedFirst(handler as (ctx: TokenEndpointGrantContext) => unknown) as typeof handler) : handler;
+      super.registerGrantType(name, wrapped, params, duplicates);
+    }
+  }
+
+  const provider = new RepLedgerProvider(app.config.baseUrl, configuration);
   // X-Forwarded-* are believed exactly when Fastify believes them (TRUST_PROXY).
   provider.proxy = app.config.trustProxy !== false;
   // oidc-provider writes response_modes_supported itself; only `query` is part of our flow.
@@ -189,6 +257,23 @@ export function revocationReason(route: string, grantType: unknown): DisconnectR
   return 'authorization_server';
 }
 
+/**
+ * Whose grant oidc-provider is revoking, from what the revoking request loaded: the replayed
+ * refresh token or code (the code grant's wrapper above loads it first), the token a client
+ * revokes, the grant, or the session being signed out of.
+ */
+export function revokingAccount(ctx: KoaContextWithOIDC): string | undefined {
+  const { entities } = ctx.oidc;
+  return (
+    entities.RefreshToken?.accountId ??
+    entities.AuthorizationCode?.accountId ??
+    entities.AccessToken?.accountId ??
+    entities.Grant?.accountId ??
+    ctx.oidc.session?.accountId ??
+    entities.Account?.accountId
+  );
+}
+
 /** Registrations per address and window: a real client registers once per install. */
 export const REGISTRATIONS_PER_ADDRESS = 20;
 export const REGISTRATION_WINDOW_MS = 60 * 60_000;
@@ -213,8 +298,11 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
   server.addHook('onClose', async () => stopCleanup());
   // oidc-provider revokes grants by itself (a replayed refresh token or code, a client revoking
   // its token): the athlete's connection must say so rather than look connected.
+  // The athlete is taken from the event itself (read now: the session, for one, is destroyed right
+  // after), not from a read model that a projection worker may not have written yet.
   provider.on('grant.revoked', (ctx: KoaContextWithOIDC, oauthGrantId: string) => {
-    app.connections.revokedByServer(oauthGrantId, revocationReason(ctx.oidc.route, ctx.oidc.params?.grant_type)).catch((error: unknown) => {
+    const athleteId = revokingAccount(ctx);
+    app.connections.revokedByServer(oauthGrantId, athleteId, revocationReason(ctx.oidc.route, ctx.oidc.params?.grant_type)).catch((error: unknown) => {
       // The grant's tokens are gone either way; only the settings page would lag behind.
       server.log.error({ err: error, oauthGrantId }, 'could not record a revoked grant as disconnected');
     });

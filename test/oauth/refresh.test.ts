@@ -3,7 +3,7 @@
 // athlete's connection shows as disconnected, with why.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { refreshTargetProblem, revocationReason } from '../../services/oauth/provider.ts';
+import { targetProblem, revocationReason } from '../../services/oauth/provider.ts';
 import { beginAuthorization, connect, consent, PASSWORD, registerPro, REDIRECT } from '../support/connect.ts';
 import { FormClient, type TestServer, withServer } from '../support/server.ts';
 
@@ -31,11 +31,11 @@ async function connectionsPage(s: TestServer): Promise<string> {
 test('the refresh target rule: one resource, one of ours, one the token was granted for', () => {
   const known = new Set(['https://rl.example/mcp', 'https://rl.example/v1/agent-access']);
   const granted = new Set(['https://rl.example/v1/agent-access']);
-  assert.is(refreshTargetProblem(undefined, granted, known), null);
-  assert.is(refreshTargetProblem('https://rl.example/v1/agent-access', granted, known), null);
-  assert.ok(refreshTargetProblem('https://api.example.com/', granted, known));
-  assert.ok(refreshTargetProblem('https://rl.example/mcp', granted, known));
-  assert.ok(refreshTargetProblem(['https://rl.example/v1/agent-access', 'https://rl.example/mcp'], granted, known));
+  assert.is(targetProblem(undefined, granted, known), null);
+  assert.is(targetProblem('https://rl.example/v1/agent-access', granted, known), null);
+  assert.ok(targetProblem('https://api.example.com/', granted, known));
+  assert.ok(targetProblem('https://rl.example/mcp', granted, known));
+  assert.ok(targetProblem(['https://rl.example/v1/agent-access', 'https://rl.example/mcp'], granted, known));
   assert.is(revocationReason('token', 'refresh_token'), 'refresh_token_reused');
   assert.is(revocationReason('revocation', undefined), 'client_revoked');
 });
