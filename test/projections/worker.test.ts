@@ -37,6 +37,18 @@ function startWorker(dataDir: string, line: string, args = ['projections', 'run'
   return { ...worker, ready };
 }
 
+/** The reference log and 4,000 more meals after it, so that catching up takes seconds; the head. */
+async function logWithManyMeals(reference: Awaited<ReturnType<typeof recordLog>>, events: SqliteEventStore): Promise<number> {
+  await copyLog(reference.events, events);
+  const meal = reference.events.find((e) => e.type === 'meal.created')!;
+  const item = (meal.data as { item: Record<string, unknown> }).item;
+  for (let batch = 0; batch < 8; batch++) {
+    const copies: NewEvent[] = Array.from({ length: 500 }, () => ({ type: meal.type, data: { ...(meal.data as object), item: { ...item, id: randomUUID() } }, metadata: meal.metadata }));
+    await events.append(meal.stream, copies, 'any');
+  }
+  return events.headPosition();
+}
+
 /** The worker's exit, or a failure if it has not exited within `ms` (a signal it ignored). */
 function exited(worker: { child: { kill(signal: NodeJS.Signals): boolean }; done: Promise<CliResult> }, ms = 20_000): Promise<CliResult> {
   let timer: NodeJS.Timeout | undefined;
@@ -93,15 +105,8 @@ test('SIGTERM during start-up stops the worker between two batches with exit 0; 
   const dataDir = tempDir();
   const { db, events, reads } = openStore(dataDir);
   try {
-    await copyLog(reference.events, events);
     // Thousands of meals to catch up on: start-up takes seconds.
-    const meal = reference.events.find((e) => e.type === 'meal.created')!;
-    const item = (meal.data as { item: Record<string, unknown> }).item;
-    for (let batch = 0; batch < 8; batch++) {
-      const copies: NewEvent[] = Array.from({ length: 500 }, () => ({ type: meal.type, data: { ...(meal.data as object), item: { ...item, id: randomUUID() } }, metadata: meal.metadata }));
-      await events.append(meal.stream, copies, 'any');
-    }
-    const head = await events.headPosition();
+    const head = await logWithManyMeals(reference, events);
 
     const worker = startWorker(dataDir, 'bringing read models up to date');
     await worker.ready;
@@ -132,14 +137,7 @@ test('serve takes SIGTERM during its start-up catch-up too, and exits 0 without 
   const dataDir = tempDir();
   const { db, events, reads } = openStore(dataDir);
   try {
-    await copyLog(reference.events, events);
-    const meal = reference.events.find((e) => e.type === 'meal.created')!;
-    const item = (meal.data as { item: Record<string, unknown> }).item;
-    for (let batch = 0; batch < 8; batch++) {
-      const copies: NewEvent[] = Array.from({ length: 500 }, () => ({ type: meal.type, data: { ...(meal.data as object), item: { ...item, id: randomUUID() } }, metadata: meal.metadata }));
-      await events.append(meal.stream, copies, 'any');
-    }
-    const head = await events.headPosition();
+    const head = await logWithManyMeals(reference, events);
     const serve = startWorker(dataDir, 'bringing read models up to date before serving', ['serve'], { PORT: String(await freePort()), HOST: '127.0.0.1' });
     await serve.ready;
     serve.child.kill('SIGTERM');
