@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { dateTime, readScope, subscriptionTier, uuid } from './common.ts';
 import { profile, recordItemSchemas, recordKinds, type RecordItem, type RecordKind } from './record.ts';
+import { writePermission } from './write-permissions.ts';
 
 export const revision = z.number().int().positive();
 
@@ -119,6 +120,11 @@ export const connectionEvent = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('grant.scopes_changed'),
     data: z.strictObject({ grant_id: uuid, athlete_id: uuid, scopes: z.array(readScope).min(1) }),
+  }),
+  z.strictObject({
+    // Which changes the client may propose (spec 5.3): granted by the athlete, turned off in settings.
+    type: z.literal('grant.write_permissions_changed'),
+    data: z.strictObject({ grant_id: uuid, athlete_id: uuid, write_permissions: z.array(writePermission) }),
   }),
   z.strictObject({
     type: z.literal('grant.disconnected'),

@@ -1,12 +1,20 @@
 // Write permissions (spec 4.3 rule 2, 5.3): a vocabulary of their own, apart from the read scopes.
 // Per area of the record, one permission to create and edit, and a separate one to delete.
 // Editing and deleting also need the area's read scope: an agent changes only what it may read.
+import { z } from 'zod';
 import { READ_SCOPES, type ReadScope } from './common.ts';
 import type { RecordItem, RecordKind } from './record.ts';
 
 export type WritePermission = `${ReadScope}:write` | `${ReadScope}:delete`;
 
 export const WRITE_PERMISSIONS = READ_SCOPES.flatMap((area) => [`${area}:write`, `${area}:delete`] as const) as WritePermission[];
+export const writePermission = z.enum(WRITE_PERMISSIONS as [WritePermission, ...WritePermission[]]);
+
+/** How the settings page and the permission form name each permission. */
+export function describePermission(permission: WritePermission, areaTitle: (area: ReadScope) => string): string {
+  const [area, what] = permission.split(':') as [ReadScope, 'write' | 'delete'];
+  return `${what === 'write' ? 'Suggest new and changed' : 'Suggest deleting'} ${areaTitle(area).toLowerCase()} records`;
+}
 
 /** The area each kind of record belongs to; goals, whose areas differ by type, are in `GOAL_AREAS`. */
 const KIND_AREAS: Record<Exclude<RecordKind, 'goal'>, ReadScope> = {

@@ -2,6 +2,7 @@
 // that a grant is still connected.
 import type { ConnectionEvent, DisconnectReason } from '../contracts/events.ts';
 import type { ReadScope } from '../contracts/common.ts';
+import type { WritePermission } from '../contracts/write-permissions.ts';
 import type { Doc } from '../services/store/read-store.ts';
 import { athleteOf, occurredAt, type Projection } from './projection.ts';
 
@@ -30,6 +31,8 @@ export interface ConnectionDoc extends Doc {
   disconnected_at: string | null;
   /** Absent on connections disconnected before reasons were recorded. */
   disconnect_reason?: DisconnectReason | null;
+  /** The changes it may propose; absent on connections that never had any. */
+  write_permissions?: WritePermission[];
 }
 
 export const connectionsProjection: Projection = {
@@ -67,7 +70,9 @@ export const connectionsProjection: Projection = {
     const change =
       event.type === 'grant.scopes_changed'
         ? { scopes: event.data.scopes }
-        : { status: 'disconnected' as const, disconnected_at: at, disconnect_reason: event.data.reason ?? null };
+        : event.type === 'grant.write_permissions_changed'
+          ? { write_permissions: event.data.write_permissions }
+          : { status: 'disconnected' as const, disconnected_at: at, disconnect_reason: event.data.reason ?? null };
     await docs.upsert(CONNECTIONS, athleteId, { ...current, ...change, updated_at: at });
   },
 };

@@ -10,6 +10,7 @@ import { nameUuid } from './domain/ids.ts';
 import { revokeOAuthGrant } from './oauth/adapter.ts';
 import type { EventStore } from './store/event-store.ts';
 import type { ReadStore } from './store/read-store.ts';
+import { WRITE_PERMISSIONS, type WritePermission } from '../contracts/write-permissions.ts';
 
 /** The connection's id on the wire (a UUID, spec 2.4), derived from the authorization server's grant id. */
 export const grantIdOf = (oauthGrantId: string) => nameUuid(`oauth-grant/${oauthGrantId}`);
@@ -73,6 +74,21 @@ export class ConnectionService {
     // disconnected keeps its first reason.
     if (!history.some((e) => e.type === 'grant.connected') || history.at(-1)?.type === 'grant.disconnected') return;
     await this.#append(owner, { type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: owner, reason } }, { type: 'operator', id: 'authorization-server' });
+  }
+
+  /**
+   * Sets which changes a connected client may propose. Only the athlete does this (the permission
+   * form, the settings page); `only` narrows it to turning permissions off (the settings page
+   * cannot grant). Nothing is written when nothing changes.
+   */
+  async setWritePermissions(athleteId: string, grantId: string, permissions: WritePermission[], options: { onlyRemove: boolean }): Promise<WritePermission[]> {
+    const existing = await this.get(athleteId, grantId);
+    if (!existing || existing.status !== 'connected') throw new DomainError('not_found', 'no such connection');
+    const held = existing.write_permissions ?? [];
+    const next = WRITE_PERMISSIONS.filter((p) => permissions.includes(p) && (!options.onlyRemove || held.includes(p)));
+    if (next.length === held.length && next.every((p) => held.includes(p))) return held;
+    await this.#append(athleteId, { type: 'grant.write_permissions_changed', data: { grant_id: grantId, athlete_id: athleteId, write_permissions: next } }, { type: 'athlete', id: athleteId });
+    return next;
   }
 
   async get(athleteId: string, grantId: string): Promise<ConnectionDoc | null> {

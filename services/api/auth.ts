@@ -4,6 +4,7 @@
 import type Provider from 'oidc-provider';
 import type { Units } from '../../contracts/agent-access.ts';
 import type { ReadScope } from '../../contracts/common.ts';
+import type { WritePermission } from '../../contracts/write-permissions.ts';
 import type { App } from '../app.ts';
 import { grantIdOf } from '../connections.ts';
 import type { AthleteState } from '../domain/athlete.ts';
@@ -23,6 +24,8 @@ export interface Caller {
   clientId: string;
   /** The areas both the token and the connection (as it is now) allow. */
   scopes: ReadScope[];
+  /** The changes it may propose, as the connection holds them now (spec 5.3). */
+  writePermissions: WritePermission[];
 }
 
 const USAGE = 'connection_usage';
@@ -111,7 +114,7 @@ export class AgentAccessAuth {
     const scopes = READ_SCOPES.filter((s) => tokenScopes.includes(s) && connection.scopes.includes(s));
     const { password_hash: _hash, ...account } = athlete;
     return {
-      caller: { athlete: account, grantId, clientId: accessToken.clientId ?? connection.client_id, scopes },
+      caller: { athlete: account, grantId, clientId: accessToken.clientId ?? connection.client_id, scopes, writePermissions: connection.write_permissions ?? [] },
       // The authorization server counts the token's lifetime in seconds; its store expires it by our clock.
       expiresAt: now + accessToken.remainingTTL * 1000,
     };

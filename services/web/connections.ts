@@ -7,7 +7,10 @@ import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
 import { lastReadAt } from '../api/auth.ts';
 import type { Show } from './layout.ts';
-import { html } from './html.ts';
+import { html, type Html } from './html.ts';
+import { z } from 'zod';
+import { describePermission, WRITE_PERMISSIONS, writePermission, type WritePermission } from '../../contracts/write-permissions.ts';
+import { readForm } from './forms.ts';
 
 const AREA_NAMES: Record<string, string> = Object.fromEntries(Object.entries(READ_SCOPE_AREAS).map(([scope, area]) => [scope, area.title]));
 
@@ -32,6 +35,18 @@ function when(iso: string | null, timezone: string): string {
   return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: timezone }).format(new Date(iso));
 }
 
+const keepFields = z.object({ keep: z.union([writePermission, z.array(writePermission).max(WRITE_PERMISSIONS.length)]).optional() });
+
+/** What a connection may propose, each with a box to untick; turning all off leaves it read-only. */
+function writePermissions(grantId: string, clientName: string, held: WritePermission[], csrf: string): Html {
+  if (held.length === 0) return html`<p><strong>Write permissions:</strong> none — it can only read.</p>`;
+  return html`<form method="post" action="/connections/${grantId}/write-permissions"><input type="hidden" name="_csrf" value="${csrf}">
+<fieldset><legend><strong>May suggest changes</strong> (nothing changes until you approve it)</legend>
+${held.map((p) => html`<label class="area"><input type="checkbox" name="keep" value="${p}" checked><span>${describePermission(p, (area) => READ_SCOPE_AREAS[area].title)}</span></label>`)}
+</fieldset>
+<button class="secondary" type="submit">Save what ${clientName} may suggest</button></form>`;
+}
+
 export function registerConnections(web: FastifyInstance, app: App, show: Show): void {
   web.get('/connections', async (request, reply) => {
     const session = request.session;
@@ -50,7 +65,7 @@ export function registerConnections(web: FastifyInstance, app: App, show: Show):
 <h2>${c.client_name}</h2>
 <p class="hint">Returns to ${c.redirect_host}</p>
 <p><strong>May read:</strong> ${c.scopes.map((s) => AREA_NAMES[s] ?? s).join(', ')}</p>
-<p><strong>Write permissions:</strong> none — it can only read.</p>
+${writePermissions(c.id, c.client_name, c.write_permissions ?? [], session.csrf)}
 <p>Connected ${when(c.connected_at, tz)} · last read ${when(lastRead, tz)}</p>
 <form method="post" action="/connections/${c.id}/disconnect"><input type="hidden" name="_csrf" value="${session.csrf}"><button class="secondary" type="submit">Disconnect ${c.client_name}</button></form>
 </div>`;
@@ -71,6 +86,22 @@ ${ended.length ? html`<h2>Disconnected</h2>${ended.map(
 </div>`,
 )}` : ''}`,
     );
+  });
+
+  // Turning permissions off: the form posts those to keep; none can be added here.
+  web.post('/connections/:grantId/write-permissions', async (request, reply) => {
+    const session = request.session;
+    if (!session?.athlete_id) return reply.redirect('/sign-in', 303);
+    const { grantId } = request.params as { grantId: string };
+    const form = readForm(keepFields, request.body);
+    // A form this page did not make changes nothing.
+    if (!form.ok) return reply.redirect('/connections', 303);
+    try {
+      await app.connections.setWritePermissions(session.athlete_id, grantId, [form.data.keep ?? []].flat(), { onlyRemove: true });
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== 'not_found') throw error;
+    }
+    return reply.redirect('/connections', 303);
   });
 
   web.post('/connections/:grantId/disconnect', async (request, reply) => {

@@ -68,6 +68,8 @@ const STYLE = `
   label.area input { flex: none; margin-top: .35rem; width: 1.1rem; height: 1.1rem; }
   label.area .hint { display: block; margin: 0; }
   .card > form + form { margin-top: .75rem; }
+  fieldset { border: 0; padding: 0; margin: .5rem 0 0; }
+  legend { padding: 0; }
 `;
 
 const hashOf = (source: string) => `'sha256-${createHash('sha256').update(source).digest('base64')}'`;
