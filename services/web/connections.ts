@@ -71,13 +71,15 @@ ${writePermissions(c.id, c.client_name, c.write_permissions ?? [], session.csrf)
 </div>`;
       }),
     );
-    const notice = (request.query as Record<string, string>).disconnected;
+    const query = request.query as Record<string, unknown>;
+    const notice = query.disconnected;
     return show(
       reply,
       'Connected apps',
       session,
       html`<h1>Connected apps</h1>
 ${notice ? html`<p class="notice" role="status">Disconnected. It can no longer read your record; copies it already received stay with it.</p>` : ''}
+${query.permissions ? html`<p class="notice" role="status">Saved. The app may now suggest what you allowed; nothing changes until you approve it.</p>` : ''}
 ${rows.length ? rows : html`<div class="card"><p>No AI clients are connected. When you connect one, it appears here with what it may read.</p></div>`}
 ${ended.length ? html`<h2>Disconnected</h2>${ended.map(
   (c) => html`<div class="card connection disconnected">

@@ -2,7 +2,10 @@
 // any of them off; the settings page cannot grant one (issue 11, section 2).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connect, PASSWORD, registerPro } from '../support/connect.ts';
+import { permissionFormPath } from '../../services/web/write-permissions.ts';
+import { seriousViolations } from '../support/axe.ts';
+import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
+import { connect, follow, PASSWORD, registerPro } from '../support/connect.ts';
 import { FormClient, startServer } from '../support/server.ts';
 
 test('the settings page lists what a connection may suggest, and unticking turns it off; nothing can be added there', async () => {
@@ -48,5 +51,74 @@ test('the settings page lists what a connection may suggest, and unticking turns
     await s.close();
   }
 });
+
+test('the permission form: the link an agent hands over asks, the athlete ticks, only what was ticked is allowed', async () => {
+  const s = await startServer();
+  try {
+    const athleteId = await registerPro(s.app);
+    await connect(s.base, `${s.base}/mcp`, ['training', 'nutrition']);
+    const grantId = (await s.app.connections.list(athleteId))[0]!.id;
+    const link = `${permissionFormPath(grantId, ['training:write', 'nutrition:delete'])}%20everything`;
+
+    // Not signed in: sign in first, then back to the form with what it asks.
+    const browser = new FormClient(s.base);
+    const first = await follow(browser, `${s.base}${link}`);
+    assert.match(first.location, '/sign-in?return_to=');
+    const returnTo = new URL(first.location).searchParams.get('return_to')!;
+    const signedIn = await browser.post('/sign-in', { email: 'ada@example.com', password: PASSWORD, return_to: returnTo, _csrf: FormClient.csrf(first.text) });
+    const form = await browser.get(signedIn.headers.get('location')!);
+    assert.is(form.status, 200);
+    assert.match(form.text, 'Let Coach Bot suggest changes?');
+    assert.match(form.text, 'value="training:write"');
+    assert.match(form.text, 'value="nutrition:delete"');
+    assert.not.match(form.text, 'everything', 'an unknown permission is not offered');
+    assert.not.match(form.text, ' checked', 'nothing is ticked for the athlete');
+
+    const saved = await browser.post(`/connections/${grantId}/write-permissions/request`, { _csrf: FormClient.csrf(form.text), allow: ['training:write'] });
+    assert.is(saved.headers.get('location'), '/connections?permissions=1');
+    assert.equal((await s.app.connections.get(athleteId, grantId))!.write_permissions, ['training:write']);
+    assert.match((await browser.get('/connections?permissions=1')).text, 'Suggest new and changed training records');
+
+    // Another athlete's connection, or none: a page that says so, and nothing granted.
+    assert.is((await browser.get(permissionFormPath('00000000-0000-4000-8000-000000000000', ['training:write']))).status, 404);
+    const other = await browser.post('/connections/00000000-0000-4000-8000-000000000000/write-permissions/request', { _csrf: FormClient.csrf(form.text), allow: 'training:write' });
+    assert.is(other.status, 303);
+  } finally {
+    await s.close();
+  }
+});
+
+const noBrowser = whyNoBrowser();
+if (noBrowser) {
+  console.log(`skipped: permission form browser test — ${noBrowser}`);
+  test.skip('the permission form in Chromium', () => {});
+} else {
+  test('the permission form in Chromium: readable on a phone, no serious accessibility problem', async () => {
+    const s = await startServer();
+    const browser = await launch();
+    try {
+      const athleteId = await registerPro(s.app);
+      await connect(s.base, `${s.base}/mcp`, ['training', 'nutrition']);
+      const grantId = (await s.app.connections.list(athleteId))[0]!.id;
+      const page = await (await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true })).newPage();
+      await page.goto(`${s.base}${permissionFormPath(grantId, ['training:write', 'training:delete', 'nutrition:write'])}`);
+      await page.fill('#email', 'ada@example.com');
+      await page.fill('#password', PASSWORD);
+      await page.click('button[type=submit]');
+      await page.waitForSelector('text=Let Coach Bot suggest changes?');
+      assert.equal(await seriousViolations(page), []);
+      await screenshot(page, 'write-permission-form');
+      await page.check('input[value="training:write"]');
+      await page.click('text=Allow what I ticked');
+      await page.waitForSelector('text=Saved.');
+      assert.equal(await seriousViolations(page), []);
+      await screenshot(page, 'connections-with-write-permissions');
+      assert.equal((await s.app.connections.get(athleteId, grantId))!.write_permissions, ['training:write']);
+    } finally {
+      await browser.close();
+      await s.close();
+    }
+  });
+}
 
 test.run();
