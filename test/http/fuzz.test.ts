@@ -189,7 +189,7 @@ test('several thousand malformed requests: no 5xx, every API refusal in its cont
     assert.is(signedIn.status, 303);
     const athleteCsrf = FormClient.csrf((await athlete.get('/account')).text);
     const value = fc.oneof(nasty, fc.array(nasty, { minLength: 2, maxLength: 3 }));
-    const fields = fc.dictionary(fc.constantFrom('email', 'password', 'display_name', 'timezone', 'unit_preference', 'return_to', 'name', 'area', 'current_password', 'new_password', '_csrf'), value, { maxKeys: 6 });
+    const fields = fc.dictionary(fc.constantFrom('email', 'password', 'display_name', 'timezone', 'unit_preference', 'return_to', 'name', 'area', 'current_password', 'new_password', 'confirm_password', 'keep', 'allow', '_csrf'), value, { maxKeys: 6 });
     const webForms: Array<[FormClient, string, string]> = [
       [visitor, '/sign-up', visitorCsrf],
       [visitor, '/sign-in', visitorCsrf],
@@ -198,6 +198,9 @@ test('several thousand malformed requests: no 5xx, every API refusal in its cont
       [athlete, '/connections/not-a-grant/disconnect', athleteCsrf],
       [athlete, '/oauth/interaction/not-an-interaction/consent', athleteCsrf],
       [athlete, '/oauth/interaction/not-an-interaction/deny', athleteCsrf],
+      [athlete, '/account/password', athleteCsrf],
+      [athlete, '/connections/not-a-grant/write-permissions', athleteCsrf],
+      [athlete, '/connections/not-a-grant/write-permissions/request', athleteCsrf],
     ];
     for (const [[client, path, csrf], body, keepToken] of sample(fc.tuple(fc.constantFrom(...webForms), fields, fc.boolean()), 700, 7)) {
       const answer = await client.post(path, keepToken ? { ...body, _csrf: csrf } : body);
@@ -206,7 +209,7 @@ test('several thousand malformed requests: no 5xx, every API refusal in its cont
       sent++;
     }
     for (const q of sample(fc.dictionary(fc.constantFrom('return_to', 'disconnected', 'x'), nasty, { maxKeys: 2 }), 200, 8)) {
-      for (const path of ['/sign-in', '/sign-up', '/connections', '/bot-tokens', '/account']) {
+      for (const path of ['/sign-in', '/sign-up', '/connections', '/bot-tokens', '/account', '/account/password', '/connections/not-a-grant/write-permissions/request']) {
         const answer = await athlete.get(`${path}?${new URLSearchParams(q)}`);
         expect(answer.status < 500, `5xx: GET ${path}?${new URLSearchParams(q)} → ${answer.status}`);
         sent++;
