@@ -3,13 +3,13 @@
 // Nutrition and body-measurement reads are "not shown" in the spec; their operations and
 // resources below are our design, built in the same style as the specified ones.
 import { z } from 'zod';
+import { proposal, writeContext, writeRecord } from './write.ts';
 import {
   LIMITS,
   bodyweightUnitPreference,
   dateTime,
   checkinScaleValue,
   difficulty,
-  errorBody,
   goalCanonicalUnit,
   goalStatus,
   goalTargetUnit,
@@ -567,6 +567,12 @@ export const agentAccessOperations = {
   list_meals: { path: '/v1/agent-access/nutrition/meals', scope: 'nutrition' },
   list_daily_nutrition: { path: '/v1/agent-access/nutrition/daily', scope: 'nutrition' },
   list_body_measurements: { path: '/v1/agent-access/body-measurements', scope: 'body_measurements' },
+  // Writes (4.3): which area's scope or permission a change needs depends on what it changes, so
+  // the operation itself needs none beyond the connection; each item and action is checked.
+  get_write_context: { path: '/v1/agent-access/writes/context', scope: null },
+  get_write_record: { path: '/v1/agent-access/writes/records', scope: null },
+  prepare_write_proposal: { path: '/v1/agent-access/writes/proposals', scope: null },
+  get_write_proposal: { path: '/v1/agent-access/writes/proposals', scope: null },
 } as const satisfies Record<string, { path: string; scope: ReadScope | null }>;
 export type AgentAccessOperation = keyof typeof agentAccessOperations;
 export const agentAccessOperationIds = Object.keys(agentAccessOperations) as AgentAccessOperation[];
@@ -609,6 +615,10 @@ export const agentAccessData = {
   list_meals: meals,
   list_daily_nutrition: dailyNutritionSummaries,
   list_body_measurements: bodyMeasurements,
+  get_write_context: writeContext,
+  get_write_record: z.strictObject({ item: writeRecord }),
+  prepare_write_proposal: z.strictObject({ proposal }),
+  get_write_proposal: z.strictObject({ proposal }),
 } as const satisfies Record<AgentAccessOperation, z.ZodType>;
 
 export const getAccessContextResponse = envelope('get_access_context', agentAccessData.get_access_context);
@@ -650,6 +660,10 @@ export const agentAccessResponses = {
   list_meals: listMealsResponse,
   list_daily_nutrition: listDailyNutritionResponse,
   list_body_measurements: listBodyMeasurementsResponse,
+  get_write_context: envelope('get_write_context', agentAccessData.get_write_context),
+  get_write_record: envelope('get_write_record', agentAccessData.get_write_record),
+  prepare_write_proposal: envelope('prepare_write_proposal', agentAccessData.prepare_write_proposal),
+  get_write_proposal: envelope('get_write_proposal', agentAccessData.get_write_proposal),
 } as const satisfies Record<AgentAccessOperation, z.ZodType>;
 export type AgentAccessData<Op extends AgentAccessOperation> = z.infer<(typeof agentAccessData)[Op]>;
 export type AgentAccessResponse<Op extends AgentAccessOperation = AgentAccessOperation> = z.infer<
@@ -659,11 +673,18 @@ export type AgentAccessResponse<Op extends AgentAccessOperation = AgentAccessOpe
 // ---------------------------------------------------------------------------------------------
 // 7 errors (the spec fixes the statuses; body fields and codes are our design)
 
-/** Stable error codes, one per HTTP status so that a client can switch on either. */
+/**
+ * Stable error codes. Reads have one per HTTP status; write refusals that a client handles
+ * differently from a bad field (re-read the item, choose a new command id, ask the athlete for a
+ * permission) have codes of their own under the same statuses.
+ */
 export const AGENT_ACCESS_ERROR_CODES = [
   'invalid_input',
+  'revision_conflict',
+  'command_id_reused',
   'unauthorized',
   'insufficient_scope',
+  'write_permission_required',
   'not_found',
   'payload_too_large',
   'rate_limited',
@@ -674,10 +695,16 @@ export type AgentAccessErrorCode = (typeof AGENT_ACCESS_ERROR_CODES)[number];
 export const AGENT_ACCESS_ERROR_STATUS = {
   /** A query parameter, path id or body failed validation. */
   invalid_input: 400,
+  /** An update or delete was made against an older revision of the item: read it again. */
+  revision_conflict: 400,
+  /** The command_id names another proposal (another body, or another connection's). */
+  command_id_reused: 400,
   /** Bearer token missing, invalid or expired, or the connection no longer exists. Sent with `WWW-Authenticate`. */
   unauthorized: 401,
   /** The grant lacks the scope the operation needs. Sent with `WWW-Authenticate`. */
   insufficient_scope: 403,
+  /** The athlete has not allowed this connection the change; `permissions_url` is the form to ask. Sent with `WWW-Authenticate`. */
+  write_permission_required: 403,
   /** The id does not exist or belongs to another athlete; the two are deliberately not distinguished. */
   not_found: 404,
   /** A request body is too large. */
@@ -690,5 +717,16 @@ export const AGENT_ACCESS_ERROR_STATUS = {
 
 export const agentAccessErrorCode = z.enum(AGENT_ACCESS_ERROR_CODES);
 
-export const agentAccessError = errorBody(agentAccessErrorCode, uuid);
+/** Where a write refusal applies, and what the athlete can do about it. */
+export const errorDetails = {
+  /** The index of the refused action in `actions`. */
+  action_index: z.number().int().nonnegative().optional(),
+  /** The refused field, as a dotted path into the request body (`actions.2.record.date`). */
+  field: z.string().min(1).max(500).optional(),
+  /** The permission form to send the athlete (`write_permission_required`). */
+  permissions_url: z.url().optional(),
+};
+export const agentAccessError = z.strictObject({
+  error: z.strictObject({ code: agentAccessErrorCode, message: z.string().min(1), request_id: uuid, ...errorDetails }),
+});
 export type AgentAccessError = z.infer<typeof agentAccessError>;

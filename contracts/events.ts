@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { dateTime, readScope, subscriptionTier, uuid } from './common.ts';
 import { profile, recordItemSchemas, recordKinds, type RecordItem, type RecordKind } from './record.ts';
+import { writeKind, writeOp } from './write.ts';
 import { writePermission } from './write-permissions.ts';
 
 export const revision = z.number().int().positive();
@@ -52,6 +53,60 @@ export const recordEvent = z.discriminatedUnion('type', [
   ...recordKinds.flatMap((k) => recordEventSchemas(k)),
   importCompleted,
 ] as unknown as [z.ZodObject, ...z.ZodObject[]]);
+
+/**
+ * Data encrypted with a key of its own (AES-256-GCM), kept outside the log: destroying the key is
+ * how the append-only log forgets what retention removes (docs/decisions.md).
+ */
+export const sealed = z.strictObject({
+  key_id: uuid,
+  iv: z.base64(),
+  tag: z.base64(),
+  ciphertext: z.base64(),
+});
+export type Sealed = z.infer<typeof sealed>;
+
+/** A change of a proposal as the log keeps it in the clear: what and which item, never a field value. */
+export const proposalChangeRef = z.strictObject({
+  index: z.number().int().nonnegative(),
+  op: writeOp,
+  kind: writeKind,
+  id: uuid,
+  area: readScope,
+  base_revision: revision.nullable(),
+});
+
+/**
+ * Proposal events live on the record stream they change, so that approving one appends its record
+ * events and its transition together, at the record's expected revision (DESIGN, Writes), and a
+ * `command_id` is claimed by the same append that checked it was free.
+ */
+export const proposalEvent = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('proposal.prepared'),
+    data: z.strictObject({
+      command_id: uuid,
+      grant_id: uuid,
+      client_id: z.string().min(1).max(2000),
+      client_name: z.string().min(1).max(200),
+      /** SHA-256 of the canonical JSON body: an identical replay is recognised by it. */
+      body_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      prepared_at: dateTime,
+      expires_at: dateTime,
+      changes: z.array(proposalChangeRef).min(1),
+      /** Items the batch relies on without changing them (an exercise a new workout uses), at the revision seen. */
+      dependencies: z.array(z.strictObject({ kind: z.enum(recordKinds as [RecordKind, ...RecordKind[]]), id: uuid, revision })),
+      /** The normalised actions and their summaries. */
+      details: sealed,
+    }),
+  }),
+]);
+export type ProposalEvent = z.infer<typeof proposalEvent>;
+export type ProposalPrepared = Extract<ProposalEvent, { type: 'proposal.prepared' }>;
+
+/** Every event of a record stream: record changes, imports and proposal transitions. */
+export const recordStreamEvent = z.union([recordEvent, proposalEvent]);
+export type RecordStreamEvent = RecordEvent | ProposalEvent;
 
 export type RecordChangeOp = 'created' | 'updated' | 'deleted';
 export type RecordChangeEvent<K extends RecordKind = RecordKind> = K extends RecordKind
@@ -151,7 +206,7 @@ export const botTokenEvent = z.discriminatedUnion('type', [
 ]);
 export type BotTokenEvent = z.infer<typeof botTokenEvent>;
 
-export type DomainEvent = RecordEvent | AthleteEvent | ConnectionEvent | BotTokenEvent;
+export type DomainEvent = RecordEvent | ProposalEvent | AthleteEvent | ConnectionEvent | BotTokenEvent;
 
 export const streams = {
   record: (athleteId: string) => `record-${athleteId}`,

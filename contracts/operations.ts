@@ -3,7 +3,8 @@
 // Entries are added as operations are implemented.
 import { z } from 'zod';
 import { agentAccessData, checkWindow, envelope, exercisePathParams, listQuery, pageQuery, routinePathParams, workoutPathParams, type AgentAccessOperation } from './agent-access.ts';
-import type { AccessKind, ReadScope } from './common.ts';
+import { uuid, type AccessKind, type ReadScope } from './common.ts';
+import { writeKind, writeProposalBody, WRITE_VERSION } from './write.ts';
 
 /** What a call does, as MCP tool annotations say it: surfaces read these, never guess them. */
 export interface OperationAnnotations {
@@ -34,13 +35,26 @@ export interface Operation<Op extends AgentAccessOperation = AgentAccessOperatio
   annotations: OperationAnnotations;
   /** The whole response: the envelope of spec 2.1 around the operation's `data`. */
   response: z.ZodType;
+  /** The HTTP status of a success: 201 for an operation that creates something. */
+  successStatus: 200 | 201;
+  /** The largest request body, in bytes (operations with a body). */
+  bodyLimit: number | null;
 }
 
 const READ_ANNOTATIONS: OperationAnnotations = { readOnly: true, destructive: false, idempotent: true };
 
-function read<Op extends AgentAccessOperation, I extends z.ZodObject>(o: Omit<Operation<Op, I>, 'response' | 'method' | 'access' | 'body' | 'annotations'>): Operation<Op, I> {
-  return { ...o, method: 'GET', access: 'read', body: null, annotations: READ_ANNOTATIONS, response: envelope(o.operationId, agentAccessData[o.operationId]) };
+function read<Op extends AgentAccessOperation, I extends z.ZodObject>(o: Omit<Operation<Op, I>, 'response' | 'method' | 'access' | 'body' | 'annotations' | 'successStatus' | 'bodyLimit'>): Operation<Op, I> {
+  return { ...o, method: 'GET', access: 'read', body: null, annotations: READ_ANNOTATIONS, response: envelope(o.operationId, agentAccessData[o.operationId]), successStatus: 200, bodyLimit: null };
 }
+
+/**
+ * A proposal body holds at most 50 changes; a workout is a few KB even with many sets, so this is
+ * room for any real batch while keeping one request's parse small.
+ */
+export const WRITE_BODY_LIMIT = 512 * 1024;
+
+const APPROVAL_ONLY_IN_BROWSER =
+  'Nothing in the record changes until the athlete approves the proposal in their browser, at its approval_url; there is no operation that approves, rejects or undoes.';
 
 export const operations = {
   get_access_context: read({
@@ -151,6 +165,50 @@ export const operations = {
     description:
       'Bodyweight, body fat and circumferences whose local date is in the window, newest first, each in its canonical unit (kg, percent or metres). Without from/to the window is the 30 local days ending today.',
     input: listQuery,
+  }),
+  get_write_context: read({
+    operationId: 'get_write_context',
+    path: '/v1/agent-access/writes/context',
+    scope: null,
+    weight: 1,
+    summary: 'What this connection may propose',
+    description: `Start here before proposing changes. The write permissions the athlete allowed this connection, and permissions_url: the page where the athlete can allow more (send it to them; you cannot grant permissions yourself). Also the kinds of record that can be proposed with their areas, the limits (changes per proposal, expiry, how far ahead routines can be scheduled), the record timezone with today's date in it, and whether writes are paused. Proposals use version ${WRITE_VERSION}.`,
+    input: z.strictObject({}),
+  }),
+  get_write_record: read({
+    operationId: 'get_write_record',
+    path: '/v1/agent-access/writes/records',
+    scope: null,
+    weight: 1,
+    summary: 'An item as it is now, to edit',
+    description:
+      'The current body of one item in the write shape that prepare_write_proposal takes, with its revision: read it before an update or delete and send that revision as base_revision. Needs read access to the item\'s area. Ids come from the read tools (workouts, routines, check-ins, meals, measurements, goals). An id not in this record is a 404.',
+    input: z.strictObject({ kind: writeKind, id: uuid }),
+  }),
+  prepare_write_proposal: {
+    operationId: 'prepare_write_proposal',
+    method: 'POST',
+    path: '/v1/agent-access/writes/proposals',
+    scope: null,
+    access: 'write',
+    weight: 10,
+    summary: 'Propose changes for the athlete to approve',
+    description: `Prepares a batch of up to 50 changes (create, update, delete) for the athlete to review. ${APPROVAL_ONLY_IN_BROWSER} Returns the proposal with status "prepared", approval_url (give it to the athlete) and expires_at (30 minutes). Updates and deletes carry the item's id and the base_revision from get_write_record. A create may name its record with ref, and a later action of the same batch may use {"ref": name} where an exercise id is expected. Choose command_id (a new uuid) once per proposal: if the response is lost, call get_write_proposal with it, and resending the identical body returns the same proposal instead of a second one. Every action is checked now; a refusal names the action index and field, and stores nothing.`,
+    input: writeProposalBody,
+    body: writeProposalBody,
+    annotations: { readOnly: false, destructive: false, idempotent: true },
+    response: envelope('prepare_write_proposal', agentAccessData.prepare_write_proposal),
+    successStatus: 201,
+    bodyLimit: WRITE_BODY_LIMIT,
+  },
+  get_write_proposal: read({
+    operationId: 'get_write_proposal',
+    path: '/v1/agent-access/writes/proposals',
+    scope: null,
+    weight: 1,
+    summary: 'A proposal\'s status and receipt',
+    description: `The status of a proposal this connection prepared (prepared, committed, rejected, expired, conflicted, undone), its times and summary, approval_url while it awaits review, and the receipt once committed. Call it before retrying a prepare whose response was lost. ${APPROVAL_ONLY_IN_BROWSER}`,
+    input: z.strictObject({ command_id: uuid }),
   }),
 } as const satisfies Partial<Record<AgentAccessOperation, Operation>>;
 

@@ -10,6 +10,11 @@ export type WritePermission = `${ReadScope}:write` | `${ReadScope}:delete`;
 export const WRITE_PERMISSIONS = READ_SCOPES.flatMap((area) => [`${area}:write`, `${area}:delete`] as const) as WritePermission[];
 export const writePermission = z.enum(WRITE_PERMISSIONS as [WritePermission, ...WritePermission[]]);
 
+/** The web-app form where the athlete grants a connection the permissions an agent asks for. */
+export function permissionFormPath(grantId: string, permissions: readonly WritePermission[]): string {
+  return `/connections/${grantId}/write-permissions/request?permissions=${encodeURIComponent(permissions.join(' '))}`;
+}
+
 /** How the settings page and the permission form name each permission. */
 export function describePermission(permission: WritePermission, areaTitle: (area: ReadScope) => string): string {
   const [area, what] = permission.split(':') as [ReadScope, 'write' | 'delete'];

@@ -9,6 +9,7 @@ import { ConnectionService } from './connections.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { Maintenance } from './maintenance.ts';
 import { RecordService } from './record-service.ts';
+import { ProposalService } from './writes/proposals.ts';
 import type { EventStore } from './store/event-store.ts';
 import type { ReadStore } from './store/read-store.ts';
 import { openSqlite, type SqliteDatabase } from './store/sqlite/database.ts';
@@ -36,6 +37,7 @@ export interface App {
   connections: ConnectionService;
   botTokens: BotTokenService;
   maintenance: Maintenance;
+  proposals: ProposalService;
   close(): Promise<void>;
 }
 
@@ -52,7 +54,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
 
   const runner = new ProjectionRunner(projections, reads, events);
   await runner.ensureCollections();
-  await reads.ensureCollections(Maintenance.collections);
+  await reads.ensureCollections([...Maintenance.collections, ...ProposalService.collections]);
   const botTokens = new BotTokenService(events, reads, clock);
   await botTokens.ensureCollections();
   const allEmbedded = events instanceof SqliteEventStore && reads instanceof SqliteReadStore;
@@ -65,6 +67,8 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     await runner.catchUp();
   }
 
+  const records = new RecordService(events, clock);
+  const maintenance = new Maintenance(reads, clock);
   return {
     config,
     clock,
@@ -74,11 +78,12 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     // The embedded store keeps events and read models in one database, so one number covers both.
     changeVersion: allEmbedded ? embedded().changeVersion : null,
     runner,
-    records: new RecordService(events, clock),
+    records,
     athletes: new AthleteService(events, reads, clock),
     connections: new ConnectionService(events, reads, clock),
     botTokens,
-    maintenance: new Maintenance(reads, clock),
+    maintenance,
+    proposals: new ProposalService({ config, clock, reads, records, maintenance }),
     async close() {
       await events.close();
       await reads.close(); // the SQLite read store closes the shared database

@@ -22,6 +22,8 @@ export interface Caller {
   athlete: CallerAthlete;
   grantId: string;
   clientId: string;
+  /** The client's name as the athlete saw it when connecting. */
+  clientName: string;
   /** The areas both the token and the connection (as it is now) allow. */
   scopes: ReadScope[];
   /** The changes it may propose, as the connection holds them now (spec 5.3). */
@@ -114,7 +116,7 @@ export class AgentAccessAuth {
     const scopes = READ_SCOPES.filter((s) => tokenScopes.includes(s) && connection.scopes.includes(s));
     const { password_hash: _hash, ...account } = athlete;
     return {
-      caller: { athlete: account, grantId, clientId: accessToken.clientId ?? connection.client_id, scopes, writePermissions: connection.write_permissions ?? [] },
+      caller: { athlete: account, grantId, clientId: accessToken.clientId ?? connection.client_id, clientName: connection.client_name, scopes, writePermissions: connection.write_permissions ?? [] },
       // The authorization server counts the token's lifetime in seconds; its store expires it by our clock.
       expiresAt: now + accessToken.remainingTTL * 1000,
     };

@@ -1,6 +1,7 @@
 // One error for every surface: a stable code, a message for people, and what HTTP needs to say
 // (status, challenge, Retry-After). REST renders it; MCP will render the same.
-import { AGENT_ACCESS_ERROR_STATUS, type AgentAccessErrorCode } from '../../contracts/agent-access.ts';
+import type { z } from 'zod';
+import { AGENT_ACCESS_ERROR_STATUS, type AgentAccessErrorCode, type errorDetails } from '../../contracts/agent-access.ts';
 
 export class ApiError extends Error {
   readonly code: AgentAccessErrorCode;
@@ -9,13 +10,23 @@ export class ApiError extends Error {
   readonly challenge: string | null;
   /** Seconds, for 429 and 503. */
   readonly retryAfter: number | null;
+  /** Where a refusal applies (a write's action and field) and what to do about it; part of the error body. */
+  readonly details: ErrorDetails;
 
-  constructor(code: AgentAccessErrorCode, message: string, options: { challenge?: string; retryAfter?: number } = {}) {
+  constructor(code: AgentAccessErrorCode, message: string, options: { challenge?: string; retryAfter?: number; details?: ErrorDetails } = {}) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     this.status = AGENT_ACCESS_ERROR_STATUS[code];
     this.challenge = options.challenge ?? null;
     this.retryAfter = options.retryAfter ?? null;
+    this.details = options.details ?? {};
+  }
+
+  /** The shared error body. */
+  body(requestId: string) {
+    return { error: { code: this.code, message: this.message, request_id: requestId, ...this.details } };
   }
 }
+
+export type ErrorDetails = Partial<{ [K in keyof typeof errorDetails]: z.infer<(typeof errorDetails)[K]> }>;

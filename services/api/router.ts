@@ -9,7 +9,9 @@ import { operations, type Operation } from '../../contracts/operations.ts';
 import type { App } from '../app.ts';
 import { ApiError } from './errors.ts';
 import type { Quota } from './quota.ts';
-import { unitsOf, type AgentAccessAuth, type Caller, type Surface } from './auth.ts';
+import { protectedResourceMetadataUrl, unitsOf, type AgentAccessAuth, type Caller, type Surface } from './auth.ts';
+import { WriteRefusal } from '../domain/proposal.ts';
+import type { ProposalService } from '../writes/proposals.ts';
 import { listBodyMeasurements, listDailyNutrition, listMeals } from '../reads/body-nutrition.ts';
 import { getExerciseHistory } from '../reads/exercise-history.ts';
 import { listRecoveryCheckins } from '../reads/recovery.ts';
@@ -24,11 +26,12 @@ export interface ApiServices {
   /** Signs and checks list cursors. */
   cursorKey: KeyObject;
   quota: Quota;
+  proposals: ProposalService;
 }
 
 export interface ApiContext extends Omit<ApiServices, 'auth'> {
   /** A surface that has identified the caller already passes a check that reuses it. */
-  auth: Pick<AgentAccessAuth, 'check'>;
+  auth: Pick<AgentAccessAuth, 'check' | 'authorize'>;
   surface: Surface;
   /** The request's bearer token (null when it carried none), checked by every procedure. */
   token: string | null;
@@ -79,6 +82,41 @@ function envelope<Op extends AgentAccessOperation>(ctx: ApiContext & { caller: C
   };
 }
 
+function notFound(what: string): ApiError {
+  return new ApiError('not_found', `there is no ${what} in this record`);
+}
+
+/** A proposal's refusal as the API answers it: the action and field, and what the athlete can do. */
+function writeRefusal(ctx: ApiContext & { caller: Caller }, refusal: WriteRefusal): ApiError {
+  const at = { ...(refusal.actionIndex !== null ? { action_index: refusal.actionIndex } : {}), ...(refusal.field ? { field: refusal.field } : {}) };
+  const metadata = `resource_metadata="${protectedResourceMetadataUrl(ctx.app.config.baseUrl, ctx.surface)}"`;
+  switch (refusal.reason) {
+    case 'unknown_item':
+      return new ApiError('not_found', refusal.message, { details: at });
+    case 'stale_revision':
+      return new ApiError('revision_conflict', refusal.message, { details: at });
+    case 'command_id_reused':
+    case 'command_id_taken':
+      return new ApiError('command_id_reused', refusal.message, { details: at });
+    case 'write_permission_missing': {
+      const permissionsUrl = ctx.proposals.permissionsUrl(ctx.caller, refusal.missingPermissions);
+      return new ApiError('write_permission_required', `${refusal.message}: ${permissionsUrl}`, {
+        challenge: `Bearer error="insufficient_scope", error_description="the athlete has not allowed ${refusal.missingPermissions.join(' ')}", ${metadata}`,
+        details: { ...at, permissions_url: permissionsUrl },
+      });
+    }
+    case 'read_scope_missing':
+      // The read scope is an OAuth scope: the client may step up for it, as for any read.
+      return new ApiError('insufficient_scope', refusal.message, {
+        challenge: `Bearer error="insufficient_scope", scope="${[...new Set([...refusal.missingScopes, ...ctx.caller.scopes])].join(' ')}", ${metadata}`,
+        details: at,
+      });
+    case 'invalid_action':
+    case 'beyond_horizon':
+      return new ApiError('invalid_input', refusal.message, { details: at });
+  }
+}
+
 export const agentAccessRouter = t.router({
   get_access_context: procedure(operations.get_access_context).query(({ ctx }) =>
     envelope(ctx, operations.get_access_context, {
@@ -118,6 +156,27 @@ export const agentAccessRouter = t.router({
   list_body_measurements: procedure(operations.list_body_measurements).query(async ({ ctx, input }) =>
     envelope(ctx, operations.list_body_measurements, await listBodyMeasurements(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
   ),
+  get_write_context: procedure(operations.get_write_context).query(async ({ ctx }) =>
+    envelope(ctx, operations.get_write_context, await ctx.proposals.context(ctx.caller)),
+  ),
+  get_write_record: procedure(operations.get_write_record).query(async ({ ctx, input }) => {
+    const item = await ctx.proposals.record(ctx.caller, input.kind, input.id);
+    if (!item) throw notFound(`${input.kind} ${input.id}`);
+    ctx.auth.authorize(ctx.caller, ctx.surface, item.area);
+    return envelope(ctx, operations.get_write_record, { item });
+  }),
+  prepare_write_proposal: procedure(operations.prepare_write_proposal).mutation(async ({ ctx, input }) => {
+    try {
+      return envelope(ctx, operations.prepare_write_proposal, { proposal: await ctx.proposals.prepare(ctx.caller, input) });
+    } catch (error) {
+      throw error instanceof WriteRefusal ? writeRefusal(ctx, error) : error;
+    }
+  }),
+  get_write_proposal: procedure(operations.get_write_proposal).query(async ({ ctx, input }) => {
+    const proposal = await ctx.proposals.get(ctx.caller, input.command_id);
+    if (!proposal) throw new ApiError('not_found', `this connection has prepared no proposal with command_id ${input.command_id}`);
+    return envelope(ctx, operations.get_write_proposal, { proposal });
+  }),
 });
 
 export const createAgentAccessCaller = t.createCallerFactory(agentAccessRouter);

@@ -17,7 +17,7 @@ export function bearerToken(authorization: string | undefined): string | null {
 export function sendApiError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
   if (error.challenge) reply.header('WWW-Authenticate', error.challenge);
   if (error.retryAfter) reply.header('Retry-After', String(error.retryAfter));
-  return reply.code(error.status).send({ error: { code: error.code, message: error.message, request_id: request.id } });
+  return reply.code(error.status).send(error.body(request.id));
 }
 
 export async function registerAgentAccess(server: FastifyInstance, app: App, provider: Provider): Promise<AgentAccessAuth> {

@@ -29,8 +29,12 @@ export function toApiError(error: unknown): ApiError {
   if (cause instanceof ApiError) return cause;
   if (error instanceof TRPCError && error.code === 'BAD_REQUEST') {
     const issues = (cause as { issues?: Array<{ path?: PropertyKey[]; message: string; keys?: string[] }> } | undefined)?.issues ?? [];
-    const described = issues.map((i) => (i.keys?.length ? `unknown parameter ${i.keys.join(', ')}` : `${i.path?.map(String).join('.') || 'input'}: ${i.message}`));
-    return new ApiError('invalid_input', described.join('; ') || 'the request is not valid');
+    const described = issues.map((i) => (i.keys?.length ? `unknown ${i.path?.length ? `field ${[...i.path, i.keys[0]].map(String).join('.')}` : 'parameter'} ${i.keys.join(', ')}` : `${i.path?.map(String).join('.') || 'input'}: ${i.message}`));
+    // A proposal's refusal names the action and the field, as its other refusals do.
+    const first = issues[0]?.path?.map(String) ?? [];
+    const field = [...first, ...(issues[0]?.keys?.slice(0, 1) ?? [])].join('.');
+    const details = first[0] === 'actions' && first[1] !== undefined ? { action_index: Number(first[1]), field } : field ? { field } : {};
+    return new ApiError('invalid_input', described.join('; ') || 'the request is not valid', { details });
   }
   throw error;
 }
@@ -41,7 +45,7 @@ export function registerRest(server: FastifyInstance, services: ApiServices): vo
       method: op.method,
       url: op.path.replace(/\{(\w+)\}/g, ':$1'),
       // Operations without a body refuse one before Fastify would read it.
-      ...(op.body ? {} : { onRequest: refuseReadBody }),
+      ...(op.body ? { bodyLimit: op.bodyLimit ?? undefined } : { onRequest: refuseReadBody }),
       handler: async (request: FastifyRequest, reply) => {
         const caller = createAgentAccessCaller({ ...services, surface: 'rest', token: bearerToken(request.headers.authorization), requestId: request.id });
         // A body that is not a JSON object is left for the input schema to refuse.
@@ -49,7 +53,8 @@ export function registerRest(server: FastifyInstance, services: ApiServices): vo
         const input = { ...(request.query as object), ...body, ...(request.params as object) };
         try {
           const procedure = caller[op.operationId as keyof typeof caller] as (input: unknown) => Promise<unknown>;
-          return await procedure(input);
+          const result = await procedure(input);
+          return reply.code(op.successStatus).send(result);
         } catch (error) {
           return sendApiError(request, reply, toApiError(error));
         }

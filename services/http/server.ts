@@ -47,7 +47,7 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   await mountProvider(server, provider, app);
   await registerWebApp(server, app, provider);
   const agentAccess = await registerAgentAccess(server, app, provider);
-  const services: ApiServices = { app, auth: agentAccess, cursorKey: derivedKey(keys, 'cursor'), quota: new Quota(app.config.quota, app.clock) };
+  const services: ApiServices = { app, auth: agentAccess, cursorKey: derivedKey(keys, 'cursor'), quota: new Quota(app.config.quota, app.clock), proposals: app.proposals };
   registerRest(server, services);
   registerMcp(server, services);
   server.get('/openapi.json', async () => openApiDocument(app.config.baseUrl, app.config.quota));
@@ -68,7 +68,12 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) request.log.error({ err: error }, 'request failed');
     const code = status === 500 ? 'internal_error' : status === 413 ? 'payload_too_large' : 'invalid_input';
-    const message = status === 500 ? 'something went wrong on our side; the request id identifies it' : error.message;
+    const message =
+      status === 500
+        ? 'something went wrong on our side; the request id identifies it'
+        : status === 413
+          ? `the request body is larger than the ${request.routeOptions.bodyLimit ?? server.initialConfig.bodyLimit} bytes this address accepts`
+          : error.message;
     void refuse(request, reply, status, code, message, status === 500 ? 'Something went wrong on our side. Try again in a moment.' : 'The request could not be read.');
   });
 

@@ -11,11 +11,6 @@ import { readForm } from './forms.ts';
 import { html } from './html.ts';
 import type { Show } from './layout.ts';
 
-/** The address of the form for a connection, asking for `permissions`: what an agent hands the athlete. */
-export function permissionFormPath(grantId: string, permissions: readonly WritePermission[]): string {
-  return `/connections/${grantId}/write-permissions/request?permissions=${encodeURIComponent(permissions.join(' '))}`;
-}
-
 const allowFields = z.object({ allow: z.union([writePermission, z.array(writePermission).max(WRITE_PERMISSIONS.length)]).optional() });
 
 /** The known permissions a link asks for, in the vocabulary's order; anything else is left out. */

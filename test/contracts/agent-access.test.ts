@@ -302,6 +302,33 @@ const measurementFixture = {
 
 const window = { from: '2024-05-01', to: '2024-05-06' };
 
+const proposalFixture = {
+  command_id: id(40),
+  version: 'agent-access-write.v1',
+  status: 'prepared',
+  client: { client_id: 'https://client.example/metadata.json', name: 'Coach' },
+  prepared_at: T,
+  expires_at: T,
+  decided_at: null,
+  approval_url: `https://repledger.example/proposals/${id(40)}`,
+  changes: [{ index: 0, op: 'create', kind: 'meal', id: id(41), area: 'nutrition', base_revision: null, summary: 'Add meal "Oats"' }],
+  actions: [{ op: 'create', kind: 'meal', id: id(41), base_revision: null, ref: null, record: { name: 'Oats' } }],
+  receipt: null,
+};
+
+const writeContextFixture = {
+  version: 'agent-access-write.v1',
+  grant_id: id(42),
+  permissions: ['nutrition:write'],
+  read_scopes: ['nutrition'],
+  permissions_url: 'https://repledger.example/connections/x/write-permissions/request?permissions=training%3Awrite',
+  kinds: [{ kind: 'meal', areas: ['nutrition'], operations: ['create', 'update', 'delete'] }],
+  goal_areas: { target_1rm: 'training', target_bodyweight: 'body_measurements', weekly_session_count: 'training', weekly_volume: 'training', daily_calories: 'nutrition', daily_protein: 'nutrition' },
+  limits: { maximum_changes: 50, proposal_expiry_minutes: 30, scheduling_horizon_days: 90, undo_window_days: 30 },
+  record: { timezone: 'Europe/Berlin', today: '2024-05-06', latest_scheduling_date: '2024-08-04' },
+  writes_paused: false,
+};
+
 /** A valid `data` for every operation. */
 const dataFixtures: Record<keyof typeof agentAccessOperations, unknown> = {
   get_access_context: accessContextFixture,
@@ -315,6 +342,10 @@ const dataFixtures: Record<keyof typeof agentAccessOperations, unknown> = {
   list_meals: { window, items: [mealFixture], next_cursor: null },
   list_daily_nutrition: { window, items: [dailyFixture], next_cursor: null },
   list_body_measurements: { window, items: [measurementFixture], next_cursor: null },
+  get_write_context: writeContextFixture,
+  get_write_record: { item: { kind: 'meal', id: id(41), revision: 1, area: 'nutrition', created_at: T, updated_at: T, record: { name: 'Oats' } } },
+  prepare_write_proposal: { proposal: proposalFixture },
+  get_write_proposal: { proposal: proposalFixture },
 };
 
 function envelopeFixture(operation: keyof typeof agentAccessOperations) {

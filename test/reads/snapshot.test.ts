@@ -129,7 +129,7 @@ test('property: counts and streak match a brute force after edits, deletes and t
         const today = localDateOf(now.getTime(), athlete.profile.timezone);
         const dates = [...live.values()].map((w) => localDateOf(w.started ?? w.created, athlete.profile.timezone));
         const expected = referenceStats(dates, today);
-        const snapshot = await getTrainingSnapshot(t.app.reads, { athlete, grantId: randomUUID(), clientId: 'test', scopes: ['training'], writePermissions: [] }, now);
+        const snapshot = await getTrainingSnapshot(t.app.reads, { athlete, grantId: randomUUID(), clientId: 'test', clientName: 'Test client', scopes: ['training'], writePermissions: [] }, now);
         assert.equal(
           [snapshot.summary.workouts_this_week.value, snapshot.summary.workouts_last_30_days.value, snapshot.summary.consecutive_active_weeks.value, snapshot.summary.streak_is_current.value],
           [expected.thisWeek, expected.last30Days, expected.weeks, expected.current],

@@ -2,7 +2,7 @@
 // any of them off; the settings page cannot grant one (issue 11, section 2).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { permissionFormPath } from '../../services/web/write-permissions.ts';
+import { permissionFormPath } from '../../contracts/write-permissions.ts';
 import { seriousViolations } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { connect, follow, PASSWORD, registerPro } from '../support/connect.ts';

@@ -1,0 +1,403 @@
+// Write proposals, decided. `decidePrepare` turns an agent's batch into a prepared proposal or
+// refuses it, against the record as it is now; nothing in the record changes. The proposal's
+// life cycle (spec 3) is folded from its events on the record stream by `evolveProposals`.
+import { createHash } from 'node:crypto';
+import { WRITE_POLICY, type ReadScope } from '../../contracts/common.ts';
+import type { ProposalEvent } from '../../contracts/events.ts';
+import type { RecordItem, RecordKind } from '../../contracts/record.ts';
+import { WRITE_KINDS, type NormalisedAction, type ProposalChange, type ProposalStatus, type WriteAction, type WriteKind, type WriteProposalBody } from '../../contracts/write.ts';
+import { areaOf, requirementOf, type WritePermission } from '../../contracts/write-permissions.ts';
+import { DomainError, type Issue } from './errors.ts';
+import { decideChanges, itemKey, live, type ItemImage, type RecordChange, type RecordState } from './record.ts';
+import { addDays, todayIn } from './time.ts';
+
+// ---------------------------------------------------------------------------------------------
+// State
+
+export interface ProposalEntry {
+  command_id: string;
+  grant_id: string;
+  body_sha256: string;
+  status: ProposalStatus;
+  prepared_at: string;
+  expires_at: string;
+}
+
+export type ProposalState = Map<string, ProposalEntry>;
+
+export function evolveProposals(state: ProposalState, event: { type: string; data: unknown }): ProposalState {
+  if (event.type === 'proposal.prepared') {
+    const d = (event as Extract<ProposalEvent, { type: 'proposal.prepared' }>).data;
+    state.set(d.command_id, { command_id: d.command_id, grant_id: d.grant_id, body_sha256: d.body_sha256, status: 'prepared', prepared_at: d.prepared_at, expires_at: d.expires_at });
+  }
+  return state;
+}
+
+/**
+ * The status as of `now`: a prepared proposal past its expiry is expired at once, whether or not
+ * the transition has been written yet.
+ */
+export function statusAt(entry: Pick<ProposalEntry, 'status' | 'expires_at'>, now: Date): ProposalStatus {
+  return entry.status === 'prepared' && now.getTime() >= Date.parse(entry.expires_at) ? 'expired' : entry.status;
+}
+
+export function expiresAt(preparedAt: Date): string {
+  return new Date(preparedAt.getTime() + WRITE_POLICY.proposalExpiryMinutes * 60_000).toISOString();
+}
+
+/** SHA-256 of the body as canonical JSON (keys sorted), so that key order does not make a replay differ. */
+export function bodyDigest(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+}
+
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refusals
+
+/** Why a proposal was refused, finer than the HTTP status (docs/decisions.md lists them). */
+export type WriteRefusalReason =
+  | 'invalid_action'
+  | 'unknown_item'
+  | 'stale_revision'
+  | 'write_permission_missing'
+  | 'read_scope_missing'
+  | 'beyond_horizon'
+  | 'command_id_reused'
+  | 'command_id_taken';
+
+export class WriteRefusal extends Error {
+  readonly reason: WriteRefusalReason;
+  readonly actionIndex: number | null;
+  /** Where in the body, as `actions.2.record.date`. */
+  readonly field: string | null;
+  readonly missingPermissions: WritePermission[];
+  readonly missingScopes: ReadScope[];
+  constructor(
+    reason: WriteRefusalReason,
+    message: string,
+    at: { actionIndex?: number; field?: string; missingPermissions?: WritePermission[]; missingScopes?: ReadScope[] } = {},
+  ) {
+    super(message);
+    this.name = 'WriteRefusal';
+    this.reason = reason;
+    this.actionIndex = at.actionIndex ?? null;
+    this.field = at.field ?? (at.actionIndex !== undefined ? `actions.${at.actionIndex}` : null);
+    this.missingPermissions = at.missingPermissions ?? [];
+    this.missingScopes = at.missingScopes ?? [];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Preparation
+
+export interface ProposingCaller {
+  grantId: string;
+  clientId: string;
+  clientName: string;
+  scopes: readonly ReadScope[];
+  writePermissions: readonly WritePermission[];
+}
+
+export interface PrepareCommand {
+  body: WriteProposalBody;
+  caller: ProposingCaller;
+  now: Date;
+  timezone: string;
+  /** Ids for the records the batch creates. */
+  newId: () => string;
+}
+
+export interface PreparedProposal {
+  command_id: string;
+  grant_id: string;
+  client_id: string;
+  client_name: string;
+  body_sha256: string;
+  prepared_at: string;
+  expires_at: string;
+  changes: ProposalChange[];
+  dependencies: Array<{ kind: RecordKind; id: string; revision: number }>;
+  actions: NormalisedAction[];
+}
+
+export type PrepareDecision = { outcome: 'replay'; command_id: string } | { outcome: 'prepared'; proposal: PreparedProposal };
+
+/** Instants a record may carry ahead of the server's clock (a phone's clock runs a little fast). */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
+/**
+ * Decides a proposal. `images` holds the current body of every item an update or delete names
+ * (see `itemKeysOf`). Refuses with a `WriteRefusal` naming the action and field; a refusal stores
+ * nothing, so the `command_id` stays free.
+ */
+export function decidePrepare(command: PrepareCommand, record: RecordState, proposals: ProposalState, images: ReadonlyMap<string, ItemImage>): PrepareDecision {
+  const { body, caller, now } = command;
+  const digest = bodyDigest(body);
+  const existing = proposals.get(body.command_id);
+  if (existing) {
+    if (existing.grant_id !== caller.grantId) {
+      throw new WriteRefusal('command_id_taken', 'this command_id belongs to a proposal of another connection; choose a new uuid', { field: 'command_id' });
+    }
+    if (existing.body_sha256 === digest) return { outcome: 'replay', command_id: existing.command_id };
+    throw new WriteRefusal(
+      'command_id_reused',
+      `command_id ${existing.command_id} is the proposal prepared at ${existing.prepared_at} with another body; resend that body unchanged, or choose a new command_id for a new proposal (get_write_proposal shows the first)`,
+      { field: 'command_id' },
+    );
+  }
+
+  const actions = normalise(body.actions, record, command.newId);
+  const changes: ProposalChange[] = [];
+  actions.forEach((action, index) => {
+    const before = action.op === 'create' ? null : imageOf(images, action, index);
+    checkPermission(action, before, caller, index);
+    checkDates(action, before, command, index);
+    changes.push({ index, op: action.op, kind: action.kind, id: action.id, area: areaOf(WRITE_KINDS[action.kind], (action.record ?? before) as object), base_revision: action.base_revision, summary: summarise(action, before, record, actions) });
+  });
+
+  const dependencies = dependenciesOf(actions, record);
+  decideRecordChanges(actions, dependencies, record, images);
+
+  const preparedAt = now.toISOString();
+  return {
+    outcome: 'prepared',
+    proposal: {
+      command_id: body.command_id,
+      grant_id: caller.grantId,
+      client_id: caller.clientId,
+      client_name: caller.clientName,
+      body_sha256: digest,
+      prepared_at: preparedAt,
+      expires_at: expiresAt(now),
+      changes,
+      dependencies: dependencies.map(({ kind, id, revision }) => ({ kind, id, revision })),
+      actions,
+    },
+  };
+}
+
+/** The `kind/id` keys of the items a batch updates or deletes: the images `decidePrepare` needs. */
+export function itemKeysOf(body: WriteProposalBody): Set<string> {
+  return new Set(body.actions.filter((a) => a.id !== undefined).map((a) => itemKey(WRITE_KINDS[a.kind], a.id!)));
+}
+
+/** Assigns ids to created records and resolves every `{ref}` to the id of the record it names. */
+function normalise(actions: WriteAction[], record: RecordState, newId: () => string): NormalisedAction[] {
+  const refs = new Map<string, { index: number; kind: WriteKind; id: string }>();
+  return actions.map((action, index) => {
+    const id = action.op !== 'create' ? action.id! : action.kind === 'fitness_preferences' ? record.athleteId : newId();
+    const resolved = action.record === undefined ? null : resolveRefs(action.record, refs, index);
+    if (action.ref !== undefined) {
+      if (refs.has(action.ref)) throw new WriteRefusal('invalid_action', `ref "${action.ref}" is already used by action ${refs.get(action.ref)!.index}`, { actionIndex: index, field: `actions.${index}.ref` });
+      refs.set(action.ref, { index, kind: action.kind, id });
+    }
+    return { op: action.op, kind: action.kind, id, base_revision: action.base_revision ?? null, ref: action.ref ?? null, record: resolved };
+  });
+}
+
+function resolveRefs(value: unknown, refs: ReadonlyMap<string, { index: number; kind: WriteKind; id: string }>, index: number, path = `actions.${index}.record`): Record<string, unknown> {
+  const walk = (v: unknown, at: string): unknown => {
+    if (Array.isArray(v)) return v.map((x, i) => walk(x, `${at}.${i}`));
+    if (!v || typeof v !== 'object') return v;
+    const ref = (v as { ref?: unknown }).ref;
+    if (typeof ref === 'string' && Object.keys(v).length === 1) {
+      const target = refs.get(ref);
+      if (!target) throw new WriteRefusal('invalid_action', `no earlier action of this batch creates ref "${ref}"`, { actionIndex: index, field: at });
+      if (target.kind !== 'exercise') throw new WriteRefusal('invalid_action', `ref "${ref}" names a ${target.kind}; only exercises are referred to`, { actionIndex: index, field: at });
+      return target.id;
+    }
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, `${at}.${k}`)]));
+  };
+  return walk(value, path) as Record<string, unknown>;
+}
+
+function imageOf(images: ReadonlyMap<string, ItemImage>, action: NormalisedAction, index: number): Record<string, unknown> {
+  const image = images.get(itemKey(WRITE_KINDS[action.kind], action.id));
+  // An id of another athlete and an id that never existed are the same answer (spec 7.5).
+  if (!image?.item) throw new WriteRefusal('unknown_item', `there is no ${action.kind} ${action.id} in this record`, { actionIndex: index, field: `actions.${index}.id` });
+  return image.item as Record<string, unknown>;
+}
+
+function checkPermission(action: NormalisedAction, before: object | null, caller: ProposingCaller, index: number): void {
+  const needed = requirementOf(action.op, WRITE_KINDS[action.kind], before, action.record);
+  const missingPermissions = needed.permissions.filter((p) => !caller.writePermissions.includes(p));
+  if (missingPermissions.length) {
+    throw new WriteRefusal('write_permission_missing', `to ${action.op} a ${action.kind} this connection needs the athlete's permission ${missingPermissions.join(' and ')}; send the athlete the permissions link`, {
+      actionIndex: index,
+      missingPermissions,
+    });
+  }
+  const missingScopes = needed.scopes.filter((s) => !caller.scopes.includes(s));
+  if (missingScopes.length) {
+    throw new WriteRefusal('read_scope_missing', `to ${action.op} a ${action.kind} this connection also needs to read ${missingScopes.join(' and ')}; the athlete grants that when connecting`, {
+      actionIndex: index,
+      missingScopes,
+    });
+  }
+}
+
+/** Scheduling stays within the horizon (spec 4.3 rule 4); what is recorded as done is not in the future. */
+function checkDates(action: NormalisedAction, before: Record<string, unknown> | null, command: PrepareCommand, index: number): void {
+  const r = action.record;
+  if (!r) return;
+  const today = todayIn(command.timezone, command.now.getTime());
+  const at = (field: string) => ({ actionIndex: index, field: `actions.${index}.record.${field}` });
+  if (action.kind === 'saved_routine') {
+    const last = addDays(today, WRITE_POLICY.schedulingHorizonDays);
+    const kept = new Set((before?.scheduled_dates as string[] | undefined) ?? []);
+    (r.scheduled_dates as string[]).forEach((date, i) => {
+      if (kept.has(date)) return;
+      if (date < today) throw new WriteRefusal('beyond_horizon', `${date} is in the past; routines are scheduled from today (${today} in ${command.timezone})`, at(`scheduled_dates.${i}`));
+      if (date > last) throw new WriteRefusal('beyond_horizon', `${date} is more than ${WRITE_POLICY.schedulingHorizonDays} days ahead; the last date that can be scheduled is ${last} (${command.timezone})`, at(`scheduled_dates.${i}`));
+    });
+    return;
+  }
+  const latest = command.now.getTime() + CLOCK_SKEW_MS;
+  const instantField = { completed_workout: 'ended_at', meal: 'eaten_at', body_measurement: 'measured_at' }[action.kind as string];
+  if (instantField && Date.parse(r[instantField] as string) > latest) throw new WriteRefusal('invalid_action', `${instantField} is in the future; only what has happened is recorded`, at(instantField));
+  if (action.kind === 'recovery_checkin' && (r.date as string) > today) throw new WriteRefusal('invalid_action', `${r.date as string} is after today (${today} in ${command.timezone})`, at('date'));
+}
+
+/** Existing exercises that records of the batch use: approval requires them unchanged. */
+function dependenciesOf(actions: NormalisedAction[], record: RecordState): Array<{ kind: RecordKind; id: string; revision: number; actionIndex: number; field: string }> {
+  const created = new Set(actions.filter((a) => a.op === 'create').map((a) => a.id));
+  const seen = new Set<string>();
+  const found: Array<{ kind: RecordKind; id: string; revision: number; actionIndex: number; field: string }> = [];
+  actions.forEach((a, index) => {
+    for (const { id, field } of exerciseIdsOf(a)) {
+      if (created.has(id) || seen.has(id)) continue;
+      seen.add(id);
+      const current = live(record, 'exercise', id);
+      if (current) found.push({ kind: 'exercise', id, revision: current.revision, actionIndex: index, field: `actions.${index}.record.${field}` });
+    }
+  });
+  return found;
+}
+
+function exerciseIdsOf(action: NormalisedAction): Array<{ id: string; field: string }> {
+  const r = action.record as Record<string, unknown> | null;
+  if (!r) return [];
+  if (action.kind === 'completed_workout' || action.kind === 'saved_routine') {
+    return (r.exercises as Array<{ exercise_id: string }>).map((e, i) => ({ id: e.exercise_id, field: `exercises.${i}.exercise_id` }));
+  }
+  if (action.kind === 'goal' && typeof r.exercise_id === 'string') return [{ id: r.exercise_id, field: 'exercise_id' }];
+  return [];
+}
+
+/** The record item an action makes: the write shape with its id, and server-made fields kept from before. */
+export function recordItemOf(action: NormalisedAction, before: Record<string, unknown> | null): RecordItem {
+  const item: Record<string, unknown> = { id: action.id, ...action.record };
+  if (action.kind === 'completed_workout') item.source = before?.source ?? null;
+  return item as unknown as RecordItem;
+}
+
+/** The record's own changes for a batch, dependencies first: what approval will decide again. */
+export function recordChangesOf(actions: NormalisedAction[], dependencies: ReadonlyArray<{ kind: RecordKind; id: string; revision: number }>, images: ReadonlyMap<string, ItemImage>): RecordChange[] {
+  return [
+    ...dependencies.map((d): RecordChange => ({ op: 'expect', kind: d.kind, id: d.id, revision: d.revision })),
+    ...actions.map((a): RecordChange => {
+      const kind = WRITE_KINDS[a.kind];
+      if (a.op === 'delete') return { op: 'delete', kind, id: a.id, base_revision: a.base_revision! };
+      const item = recordItemOf(a, (images.get(itemKey(kind, a.id))?.item as Record<string, unknown> | undefined) ?? null);
+      return a.op === 'create' ? { op: 'create', kind, item } : { op: 'update', kind, item, base_revision: a.base_revision! };
+    }),
+  ];
+}
+
+/** Decides the batch on the record without keeping the events: every rule of the record, checked now. */
+function decideRecordChanges(actions: NormalisedAction[], dependencies: ReturnType<typeof dependenciesOf>, record: RecordState, images: ReadonlyMap<string, ItemImage>): void {
+  const changes = recordChangesOf(actions, dependencies, images);
+  try {
+    decideChanges(changes, record);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    throw refusalOf(error, changes.length, dependencies);
+  }
+}
+
+/** A record decision's refusal, told in the body's terms: `changes[3].item.date` is `actions.N.record.date`. */
+function refusalOf(error: DomainError, changeCount: number, dependencies: ReturnType<typeof dependenciesOf>): WriteRefusal {
+  const issue: Issue | undefined = error.issues[0];
+  const match = /^(?:changes\[(\d+)\]\.?)?(.*)$/.exec(issue?.path ?? '')!;
+  const changeIndex = match[1] !== undefined ? Number(match[1]) : changeCount === 1 ? 0 : null;
+  const rest = match[2] ?? '';
+  const reason: WriteRefusalReason = error.code === 'revision_conflict' ? 'stale_revision' : error.code === 'not_found' ? 'unknown_item' : 'invalid_action';
+  if (changeIndex === null) return new WriteRefusal(reason, error.message);
+  if (changeIndex < dependencies.length) {
+    const d = dependencies[changeIndex]!;
+    return new WriteRefusal(reason, `exercise ${d.id} changed while this was prepared; read it again`, { actionIndex: d.actionIndex, field: d.field });
+  }
+  const actionIndex = changeIndex - dependencies.length;
+  const field = rest === 'id' || rest === 'item.id' ? 'id' : rest.startsWith('item.') ? `record.${rest.slice(5)}` : rest === 'item' ? 'record' : rest || null;
+  const message = issue ? `${issue.message}${error.code === 'revision_conflict' ? '; read the item again with get_write_record' : ''}` : error.message;
+  return new WriteRefusal(reason, message, { actionIndex, field: field ? `actions.${actionIndex}.${field}` : `actions.${actionIndex}` });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Summaries: one plain sentence per change, for the agent to relay and the athlete to read
+
+const LABELS: Record<WriteKind, string> = {
+  exercise: 'custom exercise',
+  completed_workout: 'completed workout',
+  saved_routine: 'saved routine',
+  meal: 'meal',
+  recovery_checkin: 'recovery check-in',
+  body_measurement: 'body measurement',
+  goal: 'goal',
+  equipment_setup: 'equipment setup',
+  fitness_preferences: 'fitness preferences',
+};
+
+/** How a person recognises the item: its title or name, or its date. */
+function nameOf(kind: WriteKind, r: Record<string, unknown>): string {
+  switch (kind) {
+    case 'completed_workout':
+    case 'saved_routine':
+      return `"${String(r.title)}"`;
+    case 'exercise':
+    case 'meal':
+    case 'equipment_setup':
+      return `"${String(r.name)}"`;
+    case 'recovery_checkin':
+      return `of ${String(r.date)}`;
+    case 'body_measurement':
+      return `(${String(r.metric).replace('_', ' ')} ${String(r.value)})`;
+    case 'goal':
+      return `(${String(r.goal_type).replace(/_/g, ' ')} ${String(r.target_value)} ${String(r.target_unit)})`;
+    case 'fitness_preferences':
+      return '';
+  }
+}
+
+function summarise(action: NormalisedAction, before: Record<string, unknown> | null, record: RecordState, all: NormalisedAction[]): string {
+  const label = LABELS[action.kind];
+  if (action.op === 'delete') {
+    const withFeedback = action.kind === 'completed_workout' && live(record, 'feedback', action.id) ? ', with its feedback' : '';
+    return `Delete ${label} ${nameOf(action.kind, before!)}${withFeedback}`.replace(/ +$/, '');
+  }
+  const r = action.record!;
+  if (action.op === 'create') {
+    const extra =
+      action.kind === 'completed_workout'
+        ? `: ${(r.exercises as unknown[]).length} exercises, ${(r.exercises as Array<{ sets: unknown[] }>).reduce((n, e) => n + e.sets.length, 0)} sets, ended ${String(r.ended_at)}`
+        : action.kind === 'saved_routine' && (r.scheduled_dates as string[]).length
+          ? `, scheduled on ${(r.scheduled_dates as string[]).join(', ')}`
+          : '';
+    const uses = exerciseIdsOf(action).filter(({ id }) => all.some((a) => a.op === 'create' && a.kind === 'exercise' && a.id === id)).length;
+    return `Add ${label} ${nameOf(action.kind, r)}${extra}${uses ? ' (using exercises added in this proposal)' : ''}`.replace(/ +$/, '').replace(/ :/, ':');
+  }
+  const changed = Object.keys(r).filter((k) => canonicalJson(r[k]) !== canonicalJson(before![k]));
+  const described = changed.map((k) => (isScalar(r[k]) && isScalar(before![k]) ? `${k} ${show(before![k])} → ${show(r[k])}` : k));
+  return `Change ${label} ${nameOf(action.kind, before!)}: ${described.length ? described.join(', ') : 'no field changes'}`.replace(/ :/, ':');
+}
+
+const isScalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+const show = (v: unknown) => (v === null ? 'none' : typeof v === 'string' ? `"${v}"` : String(v));
