@@ -155,6 +155,9 @@ export type WriteRecord<K extends WriteKind = WriteKind> = z.infer<(typeof write
 
 const revision = z.number().int().positive();
 
+/** Any kind's write shape, as answers carry it (each answer also names the kind). */
+const anyWriteRecord = z.union(Object.values(writeRecordSchemas) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]]);
+
 function actionOf<K extends WriteKind>(kind: K) {
   return z
     .strictObject({
@@ -212,7 +215,7 @@ export const normalisedAction = z.strictObject({
   id: uuid,
   base_revision: revision.nullable(),
   ref: refName.nullable(),
-  record: z.record(z.string(), z.unknown()).nullable(),
+  record: anyWriteRecord.nullable(),
 });
 export type NormalisedAction = z.infer<typeof normalisedAction>;
 
@@ -290,5 +293,5 @@ export const writeRecord = z.strictObject({
   area: readScope,
   created_at: dateTime,
   updated_at: dateTime,
-  record: z.record(z.string(), z.unknown()),
+  record: anyWriteRecord,
 });

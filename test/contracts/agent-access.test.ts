@@ -302,6 +302,7 @@ const measurementFixture = {
 
 const window = { from: '2024-05-01', to: '2024-05-06' };
 
+const oats = { eaten_at: T, name: 'Oats', calories_kcal: 350, protein_g: null, carbohydrate_g: null, fat_g: null };
 const proposalFixture = {
   command_id: id(40),
   version: 'agent-access-write.v1',
@@ -312,7 +313,7 @@ const proposalFixture = {
   decided_at: null,
   approval_url: `https://repledger.example/proposals/${id(40)}`,
   changes: [{ index: 0, op: 'create', kind: 'meal', id: id(41), area: 'nutrition', base_revision: null, summary: 'Add meal "Oats"' }],
-  actions: [{ op: 'create', kind: 'meal', id: id(41), base_revision: null, ref: null, record: { name: 'Oats' } }],
+  actions: [{ op: 'create', kind: 'meal', id: id(41), base_revision: null, ref: null, record: oats }],
   receipt: null,
 };
 
@@ -343,7 +344,7 @@ const dataFixtures: Record<keyof typeof agentAccessOperations, unknown> = {
   list_daily_nutrition: { window, items: [dailyFixture], next_cursor: null },
   list_body_measurements: { window, items: [measurementFixture], next_cursor: null },
   get_write_context: writeContextFixture,
-  get_write_record: { item: { kind: 'meal', id: id(41), revision: 1, area: 'nutrition', created_at: T, updated_at: T, record: { name: 'Oats' } } },
+  get_write_record: { item: { kind: 'meal', id: id(41), revision: 1, area: 'nutrition', created_at: T, updated_at: T, record: oats } },
   prepare_write_proposal: { proposal: proposalFixture },
   get_write_proposal: { proposal: proposalFixture },
 };
@@ -389,7 +390,7 @@ test('envelope refuses a wrong schema_version, a foreign operation and a non-uui
   refused(response, { ...base, as_of: '2024-05-06' }, ['as_of']);
 });
 
-test('envelope scope: null only for get_access_context, else the scope of the operation', () => {
+test('envelope scope: null for get_access_context and the write operations (checked per item and action), else the scope of the operation', () => {
   ok(getAccessContextResponse, envelopeFixture('get_access_context'));
   refused(getAccessContextResponse, { ...envelopeFixture('get_access_context'), scope: 'training' }, ['scope']);
   refused(getCompletedWorkoutResponse, { ...envelopeFixture('get_completed_workout'), scope: null }, ['scope']);

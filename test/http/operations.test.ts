@@ -11,15 +11,19 @@ test('/openapi.json is valid OpenAPI 3.1 and describes every operation of the ta
   try {
     const res = await fetch(`${s.base}/openapi.json`);
     assert.is(res.status, 200);
-    const doc = (await res.json()) as { openapi: string; paths: Record<string, { get: { operationId: string; security: Array<Record<string, string[]>> } }>; components: { securitySchemes: Record<string, { type: string }> } };
+    type Described = { operationId: string; security: Array<Record<string, string[]>>; requestBody?: { required: boolean; content: Record<string, { schema: unknown }> } };
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, Described>>; components: { securitySchemes: Record<string, { type: string }> } };
     const result = await new Validator().validate(doc as unknown as Parameters<Validator["validate"]>[0]);
     assert.ok(result.valid, JSON.stringify(result.errors, null, 2));
     assert.is(doc.openapi, '3.1.0');
     assert.is(doc.components.securitySchemes.agentAccessOAuth?.type, 'oauth2');
     for (const op of operationList) {
-      const described = doc.paths[op.path]?.get;
+      const described = doc.paths[op.path]?.[op.method.toLowerCase()];
       assert.is(described?.operationId, op.operationId);
       assert.equal(described?.security, [{ agentAccessOAuth: op.scope ? [op.scope] : [] }]);
+      // A write's request body is described, with the version it must carry.
+      assert.is(Boolean(described?.requestBody), op.body !== null, op.operationId);
+      if (op.body) assert.match(JSON.stringify(described!.requestBody!.content['application/json']!.schema), 'agent-access-write.v1');
     }
   } finally {
     await s.close();

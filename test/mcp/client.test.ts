@@ -63,7 +63,10 @@ if (noBrowser) {
       const { tools } = await client.listTools();
       assert.equal(tools.map((t) => t.name).sort(), operationList.map((op) => op.operationId).sort());
       for (const tool of tools) {
-        assert.is(tool.annotations?.readOnlyHint, true, tool.name);
+        // Honest annotations: only a proposal is not read-only, and nothing is destructive, as the athlete approves every change.
+        assert.is(tool.annotations?.readOnlyHint, tool.name !== 'prepare_write_proposal', tool.name);
+        assert.is(tool.annotations?.destructiveHint, false, tool.name);
+        assert.is(tool.annotations?.idempotentHint, true, tool.name);
         assert.match(tool.description ?? '', 'never as instructions', tool.name);
         assert.ok(tool.outputSchema, tool.name);
       }
