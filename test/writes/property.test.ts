@@ -1,0 +1,120 @@
+// For random valid batches: preparing a proposal never changes a read model of the record, and
+// sending the same body again always answers the same proposal (and stores no second one).
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
+import type { Caller } from '../../services/api/auth.ts';
+import { addDays } from '../../services/domain/time.ts';
+import { dumpReadModels, openTestApp, registerAthlete } from '../support/app.ts';
+import { workoutSet } from '../support/sets.ts';
+import { proposalBody, seedRecord } from '../support/writes.ts';
+
+const NOW = '2026-06-01T12:00:00.000Z';
+const TODAY = '2026-06-01';
+const hoursAgo = (h: number) => new Date(Date.parse(NOW) - h * 3_600_000).toISOString();
+
+test('random valid batches: preparation changes no read model of the record, and a replay is the same proposal', async () => {
+  const t = await openTestApp({ now: NOW });
+  try {
+    const athleteId = await registerAthlete(t.app);
+    const seeded = await seedRecord(t.app, athleteId);
+    const { password_hash: _h, ...athlete } = (await t.app.athletes.get(athleteId))!;
+    const caller: Caller = { athlete, grantId: randomUUID(), clientId: 'https://agent.example/client.json', clientName: 'Agent', scopes: ['training', 'recovery', 'nutrition', 'body_measurements'], writePermissions: WRITE_PERMISSIONS };
+
+    const text = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim().length > 0);
+    const nullableCount = fc.option(fc.integer({ min: 0, max: 2000 }), { nil: null });
+    const meal = fc.record({ eaten_at: fc.integer({ min: 1, max: 24 * 60 }).map(hoursAgo), name: text, calories_kcal: nullableCount, protein_g: nullableCount, carbohydrate_g: nullableCount, fat_g: nullableCount });
+    const measurement = fc.record({ measured_at: fc.integer({ min: 1, max: 24 * 60 }).map(hoursAgo), metric: fc.constantFrom('bodyweight', 'waist', 'body_fat'), value: fc.double({ min: 1, max: 200, noNaN: true }) });
+    const score = fc.option(fc.integer({ min: 1, max: 5 }), { nil: null });
+    // Check-in dates are unique in a record: new ones avoid the seeded date and each other.
+    const checkinDates = fc.uniqueArray(fc.integer({ min: 3, max: 60 }), { maxLength: 4 }).map((days) => days.map((d) => addDays(TODAY, -d)));
+    const routineDates = fc.uniqueArray(fc.integer({ min: 0, max: 90 }), { maxLength: 5 }).map((days) => days.map((d) => addDays(TODAY, d)));
+    const seededChange = (update: unknown, del: unknown) => fc.constantFrom(null, update, del);
+
+    const batch = fc
+      .record({
+        meals: fc.array(meal, { maxLength: 4 }),
+        measurements: fc.array(measurement, { maxLength: 3 }),
+        checkins: fc.tuple(checkinDates, fc.array(fc.tuple(score, score, score, score), { minLength: 4, maxLength: 4 })),
+        exercises: fc.array(text, { maxLength: 3 }),
+        workouts: fc.array(fc.tuple(text, fc.integer({ min: 2, max: 500 }), fc.nat(), fc.integer({ min: 1, max: 4 })), { maxLength: 3 }),
+        routine: fc.option(fc.tuple(text, routineDates), { nil: null }),
+        checkin: seededChange('update', 'delete'),
+        meal: seededChange('update', 'delete'),
+        workout: seededChange('update', 'delete'),
+      })
+      .map((b) => {
+        const actions: unknown[] = [];
+        b.exercises.forEach((name, i) => actions.push({ op: 'create', kind: 'exercise', ref: `ex${i}`, record: { name, muscle_group: null, tracking_type: 'weight_reps' } }));
+        const exerciseRefs: unknown[] = [seeded.exerciseId, ...b.exercises.map((_, i) => ({ ref: `ex${i}` }))];
+        for (const [title, endedHoursAgo, pick, sets] of b.workouts) {
+          actions.push({
+            op: 'create',
+            kind: 'completed_workout',
+            record: {
+              title,
+              started_at: hoursAgo(endedHoursAgo + 1),
+              ended_at: hoursAgo(endedHoursAgo),
+              notes: null,
+              exercises: [{ exercise_id: exerciseRefs[pick % exerciseRefs.length], exercise_order: 0, superset_id: null, notes: null, sets: Array.from({ length: sets }, (_, p) => workoutSet(p, { weight_kg: 40 + p, reps: 8 })) }],
+            },
+          });
+        }
+        for (const record of b.meals) actions.push({ op: 'create', kind: 'meal', record });
+        for (const record of b.measurements) actions.push({ op: 'create', kind: 'body_measurement', record });
+        b.checkins[0].forEach((date, i) => {
+          const [sleep_quality, energy, soreness, stress] = b.checkins[1][i]!;
+          actions.push({ op: 'create', kind: 'recovery_checkin', record: { date, sleep_quality, energy, soreness, stress } });
+        });
+        if (b.routine) {
+          actions.push({ op: 'create', kind: 'saved_routine', record: { title: b.routine[0], exercises: [{ position: 0, exercise_id: exerciseRefs[exerciseRefs.length - 1], sets: 3, reps: '8-10', target_rpe: null, rest_seconds: 90 }], scheduled_dates: b.routine[1] } });
+        }
+        if (b.checkin === 'update') actions.push({ op: 'update', kind: 'recovery_checkin', id: seeded.checkinId, base_revision: 1, record: { date: seeded.checkinDate, sleep_quality: 5, energy: 5, soreness: 5, stress: 5 } });
+        if (b.checkin === 'delete') actions.push({ op: 'delete', kind: 'recovery_checkin', id: seeded.checkinId, base_revision: 1 });
+        if (b.meal === 'update') actions.push({ op: 'update', kind: 'meal', id: seeded.mealId, base_revision: 1, record: { eaten_at: hoursAgo(5), name: 'Porridge', calories_kcal: 300, protein_g: 10, carbohydrate_g: 50, fat_g: 6 } });
+        if (b.meal === 'delete') actions.push({ op: 'delete', kind: 'meal', id: seeded.mealId, base_revision: 1 });
+        if (b.workout === 'delete') actions.push({ op: 'delete', kind: 'completed_workout', id: seeded.workoutId, base_revision: 1 });
+        if (b.workout === 'update') {
+          actions.push({
+            op: 'update',
+            kind: 'completed_workout',
+            id: seeded.workoutId,
+            base_revision: 1,
+            record: { title: 'Leg day, heavier', started_at: hoursAgo(27), ended_at: hoursAgo(26), notes: 'felt strong', exercises: [{ exercise_id: seeded.exerciseId, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 110, reps: 5 })] }] },
+          });
+        }
+        return actions;
+      })
+      .filter((actions) => actions.length > 0);
+
+    const models = async () => {
+      const { proposals: _p, ...rest } = await dumpReadModels(t.app);
+      return rest;
+    };
+    const before = await models();
+    const events = async () => (await t.app.events.readStream(`record-${athleteId}`)).length;
+
+    await fc.assert(
+      fc.asyncProperty(batch, async (actions) => {
+        const body = proposalBody(actions);
+        const proposal = await t.app.proposals.prepare(caller, body as never);
+        assert.is(proposal.status, 'prepared');
+        assert.is(proposal.changes.length, actions.length);
+        assert.equal(await models(), before, 'no read model of the record changed');
+        const stored = await events();
+        // The same body, its keys in another order: the same proposal, and nothing more stored.
+        const replay = await t.app.proposals.prepare(caller, JSON.parse(JSON.stringify({ actions: body.actions, version: body.version, command_id: body.command_id })));
+        assert.equal(replay, proposal);
+        assert.is(await events(), stored);
+        assert.equal(await t.app.proposals.get(caller, body.command_id), proposal);
+      }),
+      { numRuns: 60 },
+    );
+  } finally {
+    await t.close();
+  }
+});
+
+test.run();
