@@ -294,7 +294,7 @@ function exerciseIdsOf(action: NormalisedAction): Array<{ id: string; field: str
 
 /** The record item an action makes: the write shape with its id, and server-made fields kept from before. */
 export function recordItemOf(action: NormalisedAction, before: Record<string, unknown> | null): RecordItem {
-  const item: Record<string, unknown> = { id: action.id, ...action.record };
+  const item: Record<string, unknown> = { ...action.record, id: action.id };
   if (action.kind === 'completed_workout') item.source = before?.source ?? null;
   return item as unknown as RecordItem;
 }

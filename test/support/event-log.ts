@@ -23,6 +23,11 @@ export interface ReferenceLog {
 
 let cached: Promise<ReferenceLog> | null = null;
 
+/** A workout as a proposal sends it: without its id (the action carries it) or its import source. */
+function writeShape({ id: _id, source: _source, ...record }: RecordItem<'workout'>) {
+  return record;
+}
+
 /** The log (two athletes, every kind of record item, edits, deletes and a timezone change). */
 export function recordLog(): Promise<ReferenceLog> {
   return (cached ??= build());
@@ -73,10 +78,27 @@ async function build(): Promise<ReferenceLog> {
       await change([{ op: 'update', kind: 'workout', item: { ...workouts[3]!, title: 'Renamed' }, base_revision: 1 }]);
       await change([{ op: 'delete', kind: 'workout', id: workouts[7]!.id, base_revision: 1 }]);
       await change([{ op: 'create', kind: 'checkin', item: { id: randomUUID(), date: '2026-02-10', sleep_quality: 4, energy: null, soreness: 3, stress: 2 } }]);
+      // An agent's proposal, prepared on the record stream (the review adds its later moves).
+      const { password_hash: _hash, ...account } = (await t.app.athletes.get(athleteId))!;
+      const agent = { athlete: account, grantId: randomUUID(), clientId: 'https://agent.example/client.json', clientName: 'Agent', scopes: ['training' as const], writePermissions: ['training:write' as const] };
+      t.clock.advance(60_000);
+      await t.app.proposals.prepare(agent, {
+        version: 'agent-access-write.v1',
+        command_id: randomUUID(),
+        actions: [
+          { op: 'create', kind: 'exercise', ref: 'press', record: { name: 'Press', muscle_group: null, tracking_type: 'weight_reps' } },
+          { op: 'update', kind: 'completed_workout', id: workouts[2]!.id, base_revision: 1, record: { ...writeShape(workouts[2]!), title: 'Heavier' } },
+        ],
+      });
       const athlete = (await t.app.athletes.get(athleteId))!;
       await t.app.athletes.updateProfile(email, { ...athlete.profile, timezone: 'Asia/Tokyo' }, actor);
     }
-    return { events: await t.app.events.readAll(0, 100_000), readModels: await dumpReadModels(t.app) };
+    const events = await t.app.events.readAll(0, 100_000);
+    // The suites built on this log prove each projection on every adapter only for the events it holds.
+    for (const type of ['workout.created', 'workout.updated', 'workout.deleted', 'meal.deleted', 'athlete.profile_updated', 'proposal.prepared']) {
+      if (!events.some((e) => e.type === type)) throw new Error(`the reference log holds no ${type}`);
+    }
+    return { events, readModels: await dumpReadModels(t.app) };
   } finally {
     await t.close();
   }
