@@ -9,6 +9,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agentAccessError } from '../../contracts/agent-access.ts';
 import { operationList } from '../../contracts/operations.ts';
+import { writeKinds } from '../../contracts/write.ts';
+import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
 import { readApiError } from '../../contracts/read-api.ts';
 import { connect, registerPro, PASSWORD } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
@@ -120,6 +122,35 @@ test('several thousand malformed requests: no 5xx, every API refusal in its cont
       const chunk = framing.startsWith('Transfer') ? `10000\r\n${'x'.repeat(0x10000)}\r\n` : 'x'.repeat(0x10000);
       const status = await sendRaw(s.base, `GET /v1/agent-access/context HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${rest}\r\n${framing}\r\n\r\n${chunk}`, false);
       expect(status === 'HTTP/1.1 413 Payload Too Large', `a 5 MB read body (${framing}) → ${status}`);
+      sent++;
+    }
+
+    // Write proposals: bodies from nothing at all to one field short of valid, with a token that may propose everything.
+    const writerToken = (await connect(s.base, `${s.base}/v1/agent-access`, ['training', 'recovery', 'nutrition', 'body_measurements'])).tokens.access_token;
+    const grantId = (await s.app.connections.list(athleteId)).at(-1)!.id;
+    await s.app.connections.setWritePermissions(athleteId, grantId, WRITE_PERMISSIONS, { onlyRemove: false });
+    const validMeal = { eaten_at: '2026-01-05T08:00:00Z', name: 'Oats', calories_kcal: 300, protein_g: null, carbohydrate_g: null, fat_g: null };
+    const action = fc.record(
+      {
+        op: fc.constantFrom('create', 'update', 'delete', 'upsert'),
+        kind: fc.constantFrom(...writeKinds, 'feedback', ''),
+        id: fc.oneof(fc.uuid(), nasty),
+        base_revision: fc.oneof(fc.integer({ min: -2, max: 3 }), fc.anything()),
+        record: fc.oneof(fc.constant(validMeal), fc.record({ ...Object.fromEntries(Object.keys(validMeal).map((k) => [k, fc.anything()])) }, { requiredKeys: [] }), fc.anything()),
+        ref: fc.oneof(nasty, fc.anything()),
+      },
+      { requiredKeys: ['op', 'kind'] },
+    );
+    const proposal = fc.record(
+      { version: fc.constantFrom('agent-access-write.v1', 'agent-access-write.v2', 1), command_id: fc.oneof(fc.uuid(), nasty), actions: fc.oneof(fc.array(action, { maxLength: 4 }), fc.anything()) },
+      { requiredKeys: [] },
+    );
+    for (const [body, contentType] of sample(fc.tuple(fc.oneof(proposal, fc.anything()), fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded')), 600, 6)) {
+      const json = JSON.stringify(body) ?? 'null';
+      const raw = contentType === 'application/x-www-form-urlencoded' && body && typeof body === 'object' ? new URLSearchParams(Object.entries(body).map(([k, v]) => [k, JSON.stringify(v) ?? ''])).toString() : json;
+      const answer = await send(s.base, 'POST', '/v1/agent-access/writes/proposals', { authorization: `Bearer ${writerToken}`, 'content-type': contentType }, raw);
+      if (answer.status === 201) continue;
+      checkApi(answer, `POST /writes/proposals ${raw.slice(0, 200)}`, 'agent-access');
       sent++;
     }
 
