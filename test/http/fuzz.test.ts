@@ -147,7 +147,7 @@ test('several thousand malformed requests: no 5xx, every API refusal in its cont
     );
     for (const [body, contentType] of sample(fc.tuple(fc.oneof(proposal, fc.anything()), fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded')), 600, 6)) {
       const json = JSON.stringify(body) ?? 'null';
-      const raw = contentType === 'application/x-www-form-urlencoded' && body && typeof body === 'object' ? new URLSearchParams(Object.entries(body).map(([k, v]) => [k, JSON.stringify(v) ?? ''])).toString() : json;
+      const raw = contentType === 'application/x-www-form-urlencoded' && body && typeof body === 'object' ? new URLSearchParams(Object.entries(body).map(([k, v]): [string, string] => [k, JSON.stringify(v) ?? ''])).toString() : json;
       const answer = await send(s.base, 'POST', '/v1/agent-access/writes/proposals', { authorization: `Bearer ${writerToken}`, 'content-type': contentType }, raw);
       if (answer.status === 201) continue;
       checkApi(answer, `POST /writes/proposals ${raw.slice(0, 200)}`, 'agent-access');
