@@ -76,6 +76,27 @@ export const proposalChangeRef = z.strictObject({
   base_revision: revision.nullable(),
 });
 
+/** What a committed proposal did to one action's item: the receipt's line, without any value. */
+export const receiptChangeRef = z.strictObject({
+  index: z.number().int().nonnegative(),
+  op: writeOp,
+  kind: writeKind,
+  id: uuid,
+  revision_before: revision.nullable(),
+  revision_after: revision,
+});
+
+/** An item a commit or an undo changed, and its revisions around it (`before` null: it was created). */
+export const affectedItem = z.strictObject({
+  kind: z.enum(recordKinds as [RecordKind, ...RecordKind[]]),
+  id: uuid,
+  /** What the commit or undo did to it. */
+  change: z.enum(['created', 'updated', 'deleted']),
+  revision_before: revision.nullable(),
+  revision_after: revision,
+});
+export type AffectedItem = z.infer<typeof affectedItem>;
+
 /**
  * Proposal events live on the record stream they change, so that approving one appends its record
  * events and its transition together, at the record's expected revision (DESIGN, Writes), and a
@@ -99,6 +120,41 @@ export const proposalEvent = z.discriminatedUnion('type', [
       /** The normalised actions and their summaries. */
       details: sealed,
     }),
+  }),
+  z.strictObject({
+    // The athlete approved: appended with the batch's record events, in one append.
+    type: z.literal('proposal.committed'),
+    data: z.strictObject({
+      command_id: uuid,
+      committed_at: dateTime,
+      /** Per action, its revisions: the receipt. */
+      changes: z.array(receiptChangeRef).min(1),
+      /** Every item the commit changed (a deleted workout's feedback too), with its revisions. */
+      affected: z.array(affectedItem).min(1),
+      /** The bodies the affected items had before, for undo: sealed under the proposal's key. */
+      undo: sealed,
+    }),
+  }),
+  z.strictObject({ type: z.literal('proposal.rejected'), data: z.strictObject({ command_id: uuid, rejected_at: dateTime }) }),
+  z.strictObject({ type: z.literal('proposal.expired'), data: z.strictObject({ command_id: uuid, expired_at: dateTime }) }),
+  z.strictObject({
+    // An approval found the record changed since preparation: nothing saved.
+    type: z.literal('proposal.conflicted'),
+    data: z.strictObject({
+      command_id: uuid,
+      conflicted_at: dateTime,
+      conflict: z.strictObject({
+        action_index: z.number().int().nonnegative().nullable(),
+        kind: z.enum(recordKinds as [RecordKind, ...RecordKind[]]),
+        id: uuid,
+        reason: z.enum(['changed', 'removed', 'taken']),
+      }),
+    }),
+  }),
+  z.strictObject({
+    // The athlete undid a committed batch: appended with the restoring record events.
+    type: z.literal('proposal.undone'),
+    data: z.strictObject({ command_id: uuid, undone_at: dateTime, affected: z.array(affectedItem).min(1) }),
   }),
 ]);
 export type ProposalEvent = z.infer<typeof proposalEvent>;

@@ -263,6 +263,12 @@ export const proposal = z.strictObject({
   /** Null once the full recovery data is removed. */
   actions: z.array(normalisedAction).max(WRITE_POLICY.changesPerProposal).nullable(),
   receipt: receipt.nullable(),
+  /** For a conflicted proposal: the record that had changed since preparation (`action_index` null: a record the batch relied on). */
+  conflict: z
+    .strictObject({ action_index: nonNegativeInt.nullable(), kind: writeKind, id: uuid, reason: z.enum(['changed', 'removed', 'taken']) })
+    .nullable(),
+  /** When the athlete undid the committed batch. */
+  undone_at: dateTime.nullable(),
 });
 export type Proposal = z.infer<typeof proposal>;
 

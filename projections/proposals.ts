@@ -1,7 +1,7 @@
 // Proposals as the agent, the athlete's review pages and the operators read them: one document per
 // command id with its status and times, the changes in the clear (kinds, ids, revisions), and the
 // sealed details (actions and summaries) that only their key opens.
-import type { ProposalEvent, Sealed } from '../contracts/events.ts';
+import type { AffectedItem, ProposalEvent, Sealed } from '../contracts/events.ts';
 import type { ProposalChange, ProposalStatus, Receipt } from '../contracts/write.ts';
 import type { Doc } from '../services/store/read-store.ts';
 import { athleteOf, type Projection } from './projection.ts';
@@ -22,6 +22,12 @@ export interface ProposalDoc extends Doc {
   changes: Array<Omit<ProposalChange, 'summary'>>;
   details: Sealed;
   receipt: Receipt | null;
+  /** What the commit did to each item, and the sealed earlier bodies undo restores. */
+  affected: AffectedItem[] | null;
+  undo: Sealed | null;
+  undone_at: string | null;
+  /** Which record an approval found changed. */
+  conflict: Extract<ProposalEvent, { type: 'proposal.conflicted' }>['data']['conflict'] | null;
 }
 
 export const proposalsProjection: Projection = {
@@ -61,10 +67,32 @@ export function evolveProposalDoc(doc: ProposalDoc | null, event: ProposalEvent)
         changes: d.changes,
         details: d.details,
         receipt: null,
+        affected: null,
+        undo: null,
+        undone_at: null,
+        conflict: null,
       };
     }
-    default:
-      return doc;
+    case 'proposal.committed': {
+      if (!doc) return null;
+      const d = event.data;
+      return {
+        ...doc,
+        status: 'committed',
+        decided_at: d.committed_at,
+        receipt: { committed_at: d.committed_at, approved_by: 'athlete', client: { client_id: doc.client_id, name: doc.client_name }, changes: d.changes },
+        affected: d.affected,
+        undo: d.undo,
+      };
+    }
+    case 'proposal.rejected':
+      return doc && { ...doc, status: 'rejected', decided_at: event.data.rejected_at };
+    case 'proposal.expired':
+      return doc && { ...doc, status: 'expired', decided_at: event.data.expired_at };
+    case 'proposal.conflicted':
+      return doc && { ...doc, status: 'conflicted', decided_at: event.data.conflicted_at, conflict: event.data.conflict };
+    case 'proposal.undone':
+      return doc && { ...doc, status: 'undone', undone_at: event.data.undone_at };
   }
 }
 

@@ -160,7 +160,7 @@ export const agentAccessRouter = t.router({
     envelope(ctx, operations.get_write_context, await ctx.proposals.context(ctx.caller)),
   ),
   get_write_record: procedure(operations.get_write_record).query(async ({ ctx, input }) => {
-    const item = await ctx.proposals.record(ctx.caller, input.kind, input.id);
+    const item = await ctx.proposals.record(ctx.caller.athlete.athlete_id, input.kind, input.id);
     if (!item) throw notFound(`${input.kind} ${input.id}`);
     ctx.auth.authorize(ctx.caller, ctx.surface, item.area);
     return envelope(ctx, operations.get_write_record, { item });

@@ -25,11 +25,25 @@ export interface ProposalEntry {
 
 export type ProposalState = Map<string, ProposalEntry>;
 
+/** The status each later event of the life cycle moves a proposal to. */
+const MOVES: Record<Exclude<ProposalEvent['type'], 'proposal.prepared'>, ProposalStatus> = {
+  'proposal.committed': 'committed',
+  'proposal.rejected': 'rejected',
+  'proposal.expired': 'expired',
+  'proposal.conflicted': 'conflicted',
+  'proposal.undone': 'undone',
+};
+
 export function evolveProposals(state: ProposalState, event: { type: string; data: unknown }): ProposalState {
-  if (event.type === 'proposal.prepared') {
-    const d = (event as Extract<ProposalEvent, { type: 'proposal.prepared' }>).data;
+  if (!event.type.startsWith('proposal.')) return state;
+  const e = event as ProposalEvent;
+  if (e.type === 'proposal.prepared') {
+    const d = e.data;
     state.set(d.command_id, { command_id: d.command_id, grant_id: d.grant_id, body_sha256: d.body_sha256, status: 'prepared', prepared_at: d.prepared_at, expires_at: d.expires_at });
+    return state;
   }
+  const entry = state.get(e.data.command_id);
+  if (entry) state.set(entry.command_id, { ...entry, status: MOVES[e.type] });
   return state;
 }
 

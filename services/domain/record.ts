@@ -20,6 +20,8 @@ export interface RecordState {
   exerciseIdByName: Map<string, string>;
   workoutIdBySourceRef: Map<string, string>;
   importedFiles: Set<string>;
+  /** The exercises each live workout, routine and goal uses, by item key: an exercise in use stays. */
+  exerciseUses: Map<string, readonly string[]>;
 }
 
 export const itemKey = (kind: RecordKind, id: string) => `${kind}/${id}`;
@@ -34,6 +36,7 @@ export function initialRecordState(athleteId: string): RecordState {
     exerciseIdByName: new Map(),
     workoutIdBySourceRef: new Map(),
     importedFiles: new Set(),
+    exerciseUses: new Map(),
   };
 }
 
@@ -46,6 +49,8 @@ export function cloneRecordState(s: RecordState): RecordState {
     exerciseIdByName: new Map(s.exerciseIdByName),
     workoutIdBySourceRef: new Map(s.workoutIdBySourceRef),
     importedFiles: new Set(s.importedFiles),
+    // The arrays are replaced, never changed, so sharing them is safe.
+    exerciseUses: new Map(s.exerciseUses),
   };
 }
 
@@ -78,7 +83,26 @@ export function evolve(state: RecordState, event: RecordEvent): RecordState {
     const source = op === 'deleted' ? null : (event.data as { item: RecordItem<'workout'> }).item.source;
     if (source) state.workoutIdBySourceRef.set(`${source.app}:${source.ref}`, id);
   }
+  if (kind === 'workout' || kind === 'routine' || kind === 'goal') {
+    const uses = op === 'deleted' ? [] : exercisesUsedBy(kind, (event.data as { item: RecordItem }).item);
+    if (uses.length) state.exerciseUses.set(itemKey(kind, id), uses);
+    else state.exerciseUses.delete(itemKey(kind, id));
+  }
   return state;
+}
+
+function exercisesUsedBy(kind: 'workout' | 'routine' | 'goal', item: RecordItem): string[] {
+  if (kind === 'goal') {
+    const id = (item as RecordItem<'goal'>).exercise_id;
+    return id ? [id] : [];
+  }
+  return [...new Set((item as RecordItem<'workout' | 'routine'>).exercises.map((e) => e.exercise_id))];
+}
+
+/** Whether a live workout, routine or goal uses the exercise. */
+function exerciseInUse(state: RecordState, exerciseId: string): boolean {
+  for (const uses of state.exerciseUses.values()) if (uses.includes(exerciseId)) return true;
+  return false;
 }
 
 export function live(state: RecordState, kind: RecordKind, id: string): ItemState | null {
@@ -126,9 +150,11 @@ function decideChange(change: RecordChange, state: RecordState, at: string): Rec
   }
   if (change.op === 'delete') {
     const current = requireLive(state, change.kind, change.id, change.base_revision, at);
-    if (change.kind === 'exercise') {
-      throw new DomainError('not_supported', 'exercises stay in the catalog once created; rename them instead', [
-        { path: at, message: 'exercises cannot be deleted' },
+    // Workouts, routines and goals refer to exercises: one in use stays in the catalog (an undo
+    // removes an exercise its batch created, after the workouts that use it).
+    if (change.kind === 'exercise' && exerciseInUse(state, change.id)) {
+      throw new DomainError('not_supported', `exercise ${change.id} is used by a workout, routine or goal; rename it instead`, [
+        { path: at, message: 'an exercise in use cannot be deleted' },
       ]);
     }
     const events: RecordEvent[] = [

@@ -3,18 +3,21 @@
 // the record changed) and reading a proposal back. The athlete's review builds on the same events.
 import { randomUUID } from 'node:crypto';
 import { WRITE_POLICY } from '../../contracts/common.ts';
-import type { ProposalPrepared } from '../../contracts/events.ts';
+import type { ProposalEvent, ProposalPrepared } from '../../contracts/events.ts';
 import type { RecordItem, RecordKind } from '../../contracts/record.ts';
 import type { z } from 'zod';
-import { KIND_OPERATIONS, WRITE_KINDS, WRITE_VERSION, writeKinds, writeRecordSchemas, type writeContext, type NormalisedAction, type Proposal, type WriteKind, type WriteProposalBody } from '../../contracts/write.ts';
+import { KIND_OPERATIONS, WRITE_KINDS, WRITE_VERSION, writeKindOf, writeKinds, writeRecordSchemas, type ProposalStatus, type writeContext, type NormalisedAction, type Proposal, type WriteKind, type WriteProposalBody } from '../../contracts/write.ts';
 import { areaOf, permissionFormPath, WRITE_PERMISSIONS, type WritePermission } from '../../contracts/write-permissions.ts';
 import { PROPOSALS, proposalDocOf, type ProposalDoc } from '../../projections/proposals.ts';
 import { WORKOUT_DETAILS, WORKOUTS } from '../../projections/workouts.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import type { Caller } from '../api/auth.ts';
 import type { App } from '../app.ts';
+import { DomainError } from '../domain/errors.ts';
 import { decidePrepare, itemKeysOf, statusAt, type PreparedProposal } from '../domain/proposal.ts';
-import { itemImages } from '../domain/record.ts';
+import { approvalKeys, decideApprove, decideReject, decideUndo, ReviewRefusal, undoDeadline, type BeforeImage } from '../domain/proposal-review.ts';
+import { itemImages, itemKey } from '../domain/record.ts';
+import type { Loaded } from '../record-service.ts';
 import { addDays, todayIn } from '../domain/time.ts';
 import { SealedDetails } from './sealed.ts';
 
@@ -93,11 +96,10 @@ export class ProposalService {
   }
 
   /**
-   * `get_write_record`: the item's current body in the write shape, with its revision; null when
-   * it is not in this athlete's record. The caller's read scope is checked on the item's area.
+   * `get_write_record`: the item's current body in the write shape, with its revision and area (whose
+   * read scope the caller must hold); null when it is not in this athlete's record.
    */
-  async record(caller: Caller, kind: WriteKind, id: string) {
-    const athleteId = caller.athlete.athlete_id;
+  async record(athleteId: string, kind: WriteKind, id: string) {
     let doc: ItemDoc | null;
     if (kind === 'completed_workout') {
       const [summary, detail] = await Promise.all([this.#app.reads.get<ItemDoc>(WORKOUTS, athleteId, id), this.#app.reads.get<ItemDoc>(WORKOUT_DETAILS, athleteId, id)]);
@@ -121,10 +123,7 @@ export class ProposalService {
     const now = this.#app.clock.now();
     const actor = { type: 'agent_proposal' as const, id: body.command_id };
     const found = await this.#app.records.command(athleteId, actor, async (loaded) => {
-      const images = itemImages(
-        loaded.events.map((e) => ({ type: e.type, data: e.data, occurred_at: String(e.metadata.occurred_at) })),
-        itemKeysOf(body),
-      );
+      const images = imagesOf(loaded, itemKeysOf(body));
       const decision = decidePrepare(
         {
           body,
@@ -173,7 +172,7 @@ export class ProposalService {
   }
 
   async #view(athleteId: string, doc: ProposalDoc, now: Date): Promise<Proposal> {
-    const details = await this.#sealed.open<ProposalDetails>(athleteId, doc.details);
+    const details = await this.#sealed.open<ProposalDetails>(doc.details);
     const status = statusAt(doc, now);
     return {
       command_id: doc.id,
@@ -187,8 +186,130 @@ export class ProposalService {
       changes: doc.changes.map((c, i) => ({ ...c, summary: details?.summaries[i] ?? null })),
       actions: details?.actions ?? null,
       receipt: doc.receipt,
+      conflict: doc.conflict && { ...doc.conflict, kind: writeKindOf(doc.conflict.kind) ?? 'exercise' },
+      undone_at: doc.undone_at,
     };
   }
+
+  // -------------------------------------------------------------------------------------------
+  // The athlete's moves (web app only: no REST or MCP operation reaches these)
+
+  /**
+   * Approves a proposal: its record changes and its commit in one append at the record's revision,
+   * or, if the record changed since preparation, the proposal becomes conflicted and nothing is
+   * saved; past its expiry it becomes expired. A refusal (not awaiting review) changes nothing.
+   */
+  async approve(athleteId: string, commandId: string): Promise<{ outcome: 'committed' | 'expired' | 'conflicted' }> {
+    const now = this.#app.clock.now();
+    return this.#app.records.command<{ outcome: 'committed' | 'expired' | 'conflicted' }>(athleteId, athleteActor(athleteId), async (loaded) => {
+      const { entry, prepared } = this.#found(loaded, commandId);
+      const details = await this.#sealed.open<ProposalDetails>(prepared.details);
+      const decision = decideApprove({ now, record: loaded.state, entry, prepared, actions: details?.actions ?? null, images: imagesOf(loaded, approvalKeys(details?.actions ?? [])) });
+      if (decision.outcome !== 'committed') return { events: decision.events, result: { outcome: decision.outcome } };
+      const committed: ProposalEvent = {
+        type: 'proposal.committed',
+        data: { command_id: commandId, committed_at: now.toISOString(), changes: decision.changes, affected: decision.affected, undo: await this.#sealed.sealWith(prepared.details.key_id, decision.before) },
+      };
+      return { events: [...decision.recordEvents, committed], result: { outcome: 'committed' as const } };
+    });
+  }
+
+  async reject(athleteId: string, commandId: string): Promise<{ outcome: 'rejected' | 'expired' }> {
+    const now = this.#app.clock.now();
+    return this.#app.records.command(athleteId, athleteActor(athleteId), (loaded) => {
+      const events = decideReject(this.#found(loaded, commandId).entry, now);
+      return { events, result: { outcome: events[0]!.type === 'proposal.rejected' ? ('rejected' as const) : ('expired' as const) } };
+    });
+  }
+
+  /** Undoes a committed batch as a whole, or refuses (`ReviewRefusal`) and changes nothing. */
+  async undo(athleteId: string, commandId: string): Promise<void> {
+    const now = this.#app.clock.now();
+    await this.#app.records.command(athleteId, athleteActor(athleteId), async (loaded) => {
+      const { entry, prepared, committed } = this.#found(loaded, commandId);
+      if (!committed) throw new ReviewRefusal('not_committed', `this proposal is ${statusAt(entry, now)}; only a committed proposal can be undone`);
+      const before = await this.#sealed.open<BeforeImage[]>(committed.undo);
+      const decision = decideUndo({ now, record: loaded.state, entry, committedAt: committed.committed_at, affected: committed.affected, dependencies: prepared.dependencies, before });
+      const undone: ProposalEvent = { type: 'proposal.undone', data: { command_id: commandId, undone_at: now.toISOString(), affected: decision.affected } };
+      return { events: [...decision.recordEvents, undone], result: undefined };
+    });
+  }
+
+  /**
+   * Retention (spec 3 rule 3): destroys the keys of proposals prepared longer ago than the undo
+   * window allows (retention, plus the expiry within which a commit happens), so their actions,
+   * summaries and earlier bodies can no longer be read; the minimal receipts stay in the clear.
+   */
+  async purge(): Promise<{ keysDestroyed: number; cutoff: string }> {
+    const cutoff = retentionCutoff(this.#app.clock.now());
+    return { keysDestroyed: await this.#sealed.destroyBefore(cutoff), cutoff: cutoff.toISOString() };
+  }
+
+  #found(loaded: Loaded, commandId: string) {
+    const entry = loaded.proposals.get(commandId);
+    const events = proposalEventsOf(loaded.events, commandId);
+    const prepared = events.find((e): e is ProposalPrepared => e.type === 'proposal.prepared');
+    if (!entry || !prepared) throw new DomainError('not_found', `there is no proposal ${commandId}`);
+    const committed = events.find((e): e is Extract<ProposalEvent, { type: 'proposal.committed' }> => e.type === 'proposal.committed');
+    return { entry, prepared: prepared.data, committed: committed?.data ?? null };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // What the athlete's pages show
+
+  /** The athlete's proposals: those awaiting review first (soonest to expire first), then the rest, newest first. */
+  async list(athleteId: string, limit = 100): Promise<ProposalDoc[]> {
+    const docs = await this.#app.reads.page<ProposalDoc>(PROPOSALS, { partition: athleteId, index: 'by_prepared', direction: 'desc', limit });
+    const now = this.#app.clock.now();
+    const pending = docs.filter((d) => statusAt(d, now) === 'prepared').sort((a, b) => a.expires_at.localeCompare(b.expires_at));
+    return [...pending, ...docs.filter((d) => statusAt(d, now) !== 'prepared')];
+  }
+
+  /** One proposal of the athlete, as the review page shows it; null when it is not theirs. */
+  async review(athleteId: string, commandId: string): Promise<ProposalReview | null> {
+    const doc = await this.#app.reads.get<ProposalDoc>(PROPOSALS, athleteId, commandId);
+    if (!doc) return null;
+    const now = this.#app.clock.now();
+    const details = await this.#sealed.open<ProposalDetails>(doc.details);
+    const before = doc.undo ? await this.#sealed.open<BeforeImage[]>(doc.undo) : null;
+    const current = new Map<string, Record<string, unknown> | null>();
+    if (details && statusAt(doc, now) === 'prepared') {
+      for (const a of details.actions) {
+        if (a.op === 'create') continue;
+        current.set(itemKey(WRITE_KINDS[a.kind], a.id), (await this.record(athleteId, a.kind, a.id))?.record ?? null);
+      }
+    }
+    return { doc, status: statusAt(doc, now), details, before, current, undoDeadline: doc.receipt ? undoDeadline(doc.receipt.committed_at).toISOString() : null };
+  }
+}
+
+export interface ProposalReview {
+  doc: ProposalDoc;
+  status: ProposalStatus;
+  details: ProposalDetails | null;
+  /** A committed batch's earlier bodies, in the order of `doc.affected`; null once removed. */
+  before: BeforeImage[] | null;
+  /** While awaiting review: the current write shape of each item an update or delete names, by `kind/id`. */
+  current: Map<string, Record<string, unknown> | null>;
+  undoDeadline: string | null;
+}
+
+const athleteActor = (athleteId: string) => ({ type: 'athlete' as const, id: athleteId });
+
+/** Keys made before this instant belong to proposals past every undo: prepared + expiry + retention. */
+export function retentionCutoff(now: Date): Date {
+  return new Date(now.getTime() - WRITE_POLICY.recoveryRetentionDays * 86_400_000 - WRITE_POLICY.proposalExpiryMinutes * 60_000);
+}
+
+function imagesOf(loaded: Loaded, keys: ReadonlySet<string>) {
+  return itemImages(
+    loaded.events.map((e) => ({ type: e.type, data: e.data, occurred_at: String(e.metadata.occurred_at) })),
+    keys,
+  );
+}
+
+function proposalEventsOf(events: Loaded['events'], commandId: string): ProposalEvent[] {
+  return events.filter((e) => e.type.startsWith('proposal.') && (e.data as { command_id?: string }).command_id === commandId).map((e) => ({ type: e.type, data: e.data }) as ProposalEvent);
 }
 
 const GOAL_AREAS = {

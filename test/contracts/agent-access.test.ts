@@ -315,6 +315,8 @@ const proposalFixture = {
   changes: [{ index: 0, op: 'create', kind: 'meal', id: id(41), area: 'nutrition', base_revision: null, summary: 'Add meal "Oats"' }],
   actions: [{ op: 'create', kind: 'meal', id: id(41), base_revision: null, ref: null, record: oats }],
   receipt: null,
+  conflict: null,
+  undone_at: null,
 };
 
 const writeContextFixture = {

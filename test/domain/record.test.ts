@@ -292,9 +292,12 @@ test('creating an id that existed (and was deleted) is already_exists', () => {
   assertRefused(() => decideChanges([create('meal', mealItem())], state), 'already_exists', 'item.id');
 });
 
-test('exercises cannot be deleted', () => {
+test('an exercise a workout uses cannot be deleted; once nothing uses it, it can', () => {
   const state = withWorkout();
   assertRefused(() => decideChanges([del('exercise', BENCH, 1)], state), 'not_supported');
+  // In one batch: the workout goes first, then the exercise it used (what an undo does).
+  const events = decideChanges([del('workout', WORKOUT, 1), del('exercise', BENCH, 1)], state);
+  assert.equal(events.map((e) => e.type), ['workout.deleted', 'exercise.deleted']);
 });
 
 // ---------------------------------------------------------------------------------------------

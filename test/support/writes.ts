@@ -1,6 +1,7 @@
 // Write proposals from an agent's side: a small record to propose changes to, a connection with
 // the permissions a test names, and the four write operations over REST.
 import { randomUUID } from 'node:crypto';
+import { writeProposalBody, type WriteProposalBody } from '../../contracts/write.ts';
 import type { WritePermission } from '../../contracts/write-permissions.ts';
 import type { App } from '../../services/app.ts';
 import { connect } from './connect.ts';
@@ -85,3 +86,6 @@ export function restWrites(base: string, token: string) {
 }
 
 export const proposalBody = (actions: unknown[], commandId: string = randomUUID()) => ({ version: 'agent-access-write.v1', command_id: commandId, actions });
+
+/** A body that must be valid, parsed as the operation parses it: for calling the service directly. */
+export const validBody = (actions: unknown[], commandId: string = randomUUID()): WriteProposalBody => writeProposalBody.parse(proposalBody(actions, commandId));

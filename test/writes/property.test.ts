@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { writeProposalBody } from '../../contracts/write.ts';
 import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
 import type { Caller } from '../../services/api/auth.ts';
 import { addDays } from '../../services/domain/time.ts';
@@ -99,13 +100,13 @@ test('random valid batches: preparation changes no read model of the record, and
     await fc.assert(
       fc.asyncProperty(batch, async (actions) => {
         const body = proposalBody(actions);
-        const proposal = await t.app.proposals.prepare(caller, body as never);
+        const proposal = await t.app.proposals.prepare(caller, writeProposalBody.parse(body));
         assert.is(proposal.status, 'prepared');
         assert.is(proposal.changes.length, actions.length);
         assert.equal(await models(), before, 'no read model of the record changed');
         const stored = await events();
         // The same body, its keys in another order: the same proposal, and nothing more stored.
-        const replay = await t.app.proposals.prepare(caller, JSON.parse(JSON.stringify({ actions: body.actions, version: body.version, command_id: body.command_id })));
+        const replay = await t.app.proposals.prepare(caller, writeProposalBody.parse(JSON.parse(JSON.stringify({ actions: body.actions, version: body.version, command_id: body.command_id }))));
         assert.equal(replay, proposal);
         assert.is(await events(), stored);
         assert.equal(await t.app.proposals.get(caller, body.command_id), proposal);

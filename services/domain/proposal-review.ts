@@ -1,0 +1,207 @@
+// The athlete's moves on a proposal (spec 3): approve, reject, undo, and what time does (expiry).
+// Each is a command with a state guard first, then its policy; each returns the events to append
+// in one append to the record stream, or a refusal. Approval and undo reuse the record decider, so
+// "all or nothing" and "nothing changed since" are the record's own rules.
+import { WRITE_POLICY } from '../../contracts/common.ts';
+import type { AffectedItem, ProposalEvent, ProposalPrepared, RecordEvent } from '../../contracts/events.ts';
+import { recordChangeOf } from '../../contracts/events.ts';
+import type { RecordKind } from '../../contracts/record.ts';
+import { WRITE_KINDS, type NormalisedAction } from '../../contracts/write.ts';
+import { DomainError } from './errors.ts';
+import { recordChangesOf, statusAt, type ProposalEntry } from './proposal.ts';
+import { decideChanges, itemKey, live, type ItemImage, type RecordChange, type RecordState } from './record.ts';
+
+/** The body an affected item had before a commit (null: the commit created it), for undo. */
+export interface BeforeImage {
+  kind: RecordKind;
+  id: string;
+  item: { id: string } | null;
+  /** When it was first created; a restored item keeps it. */
+  created_at: string | null;
+}
+
+export type ReviewRefusalReason =
+  /** Not awaiting review any more (or never prepared): committed, rejected, conflicted, undone, expired. */
+  | 'not_pending'
+  /** Undo asked of a proposal that was never committed, or was undone already. */
+  | 'not_committed'
+  | 'undo_window_passed'
+  | 'recovery_data_removed'
+  /** An affected record or dependency changed since the save: the whole undo is prevented. */
+  | 'undo_blocked';
+
+export class ReviewRefusal extends Error {
+  readonly reason: ReviewRefusalReason;
+  /** The record that blocks an undo. */
+  readonly item: { kind: RecordKind; id: string } | null;
+  constructor(reason: ReviewRefusalReason, message: string, item: { kind: RecordKind; id: string } | null = null) {
+    super(message);
+    this.name = 'ReviewRefusal';
+    this.reason = reason;
+    this.item = item;
+  }
+}
+
+/** What a conflict names: the action (or dependency) whose record changed, and how. */
+export interface Conflict {
+  action_index: number | null;
+  kind: RecordKind;
+  id: string;
+  reason: 'changed' | 'removed' | 'taken';
+}
+
+export interface ApproveContext {
+  now: Date;
+  record: RecordState;
+  entry: ProposalEntry;
+  prepared: ProposalPrepared['data'];
+  /** The sealed actions, opened; null once their key is destroyed. */
+  actions: NormalisedAction[] | null;
+  /** Current images of `approvalKeys(...)`. */
+  images: ReadonlyMap<string, ItemImage>;
+}
+
+export type ApproveDecision =
+  | { outcome: 'committed'; recordEvents: RecordEvent[]; changes: Array<{ index: number; op: NormalisedAction['op']; kind: NormalisedAction['kind']; id: string; revision_before: number | null; revision_after: number }>; affected: AffectedItem[]; before: BeforeImage[] }
+  | { outcome: 'expired'; events: ProposalEvent[] }
+  | { outcome: 'conflicted'; events: ProposalEvent[]; conflict: Conflict };
+
+/** The items whose current bodies approval needs: every action's item, and a deleted workout's feedback. */
+export function approvalKeys(actions: readonly NormalisedAction[]): Set<string> {
+  const keys = new Set<string>();
+  for (const a of actions) {
+    const kind = WRITE_KINDS[a.kind];
+    keys.add(itemKey(kind, a.id));
+    if (kind === 'workout' && a.op === 'delete') keys.add(itemKey('feedback', a.id));
+  }
+  return keys;
+}
+
+function requirePending(entry: ProposalEntry, now: Date): 'prepared' | 'expired' {
+  const status = statusAt(entry, now);
+  if (status !== 'prepared' && !(status === 'expired' && entry.status === 'prepared')) {
+    throw new ReviewRefusal('not_pending', `this proposal is ${status}; only a proposal awaiting review can be approved or rejected`);
+  }
+  return status;
+}
+
+/**
+ * Approve: before expiry, and only if nothing the batch touches or relies on changed since it was
+ * prepared. Then every change is decided again by the record decider on the record as it is now,
+ * and saved with the commit in one append; if the record refuses, the proposal is conflicted.
+ */
+export function decideApprove(ctx: ApproveContext): ApproveDecision {
+  const at = ctx.now.toISOString();
+  const commandId = ctx.prepared.command_id;
+  if (requirePending(ctx.entry, ctx.now) === 'expired') {
+    return { outcome: 'expired', events: [{ type: 'proposal.expired', data: { command_id: commandId, expired_at: ctx.entry.expires_at } }] };
+  }
+  if (!ctx.actions) throw new ReviewRefusal('recovery_data_removed', 'the details of this proposal were removed');
+  const changes = recordChangesOf(ctx.actions, ctx.prepared.dependencies, ctx.images);
+  let recordEvents: RecordEvent[];
+  try {
+    recordEvents = decideChanges(changes, ctx.record);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    const conflict = conflictOf(error, changes, ctx.prepared.dependencies.length);
+    return { outcome: 'conflicted', conflict, events: [{ type: 'proposal.conflicted', data: { command_id: commandId, conflicted_at: at, conflict } }] };
+  }
+  const affected = recordEvents.map((event): AffectedItem => {
+    const { kind, op } = recordChangeOf(event.type)!;
+    const data = event.data as { item?: { id: string }; id?: string; revision: number };
+    const id = data.item?.id ?? data.id!;
+    const before = live(ctx.record, kind, id);
+    return { kind, id, change: op, revision_before: before?.revision ?? null, revision_after: data.revision };
+  });
+  const receipt = ctx.actions.map((a, index) => {
+    const line = affected.find((x) => x.kind === WRITE_KINDS[a.kind] && x.id === a.id)!;
+    return { index, op: a.op, kind: a.kind, id: a.id, revision_before: line.revision_before, revision_after: line.revision_after };
+  });
+  const before = affected.map((x): BeforeImage => {
+    const image = ctx.images.get(itemKey(x.kind, x.id));
+    return { kind: x.kind, id: x.id, item: x.revision_before === null ? null : (image?.item ?? null), created_at: x.revision_before === null ? null : (image?.created_at ?? null) };
+  });
+  return { outcome: 'committed', recordEvents, changes: receipt, affected, before };
+}
+
+/** Which record an approval's refusal is about, as the review page names it. */
+function conflictOf(error: DomainError, changes: RecordChange[], dependencyCount: number): Conflict {
+  const match = /^changes\[(\d+)\]/.exec(error.issues[0]?.path ?? '');
+  const index = match ? Number(match[1]) : changes.length === 1 ? 0 : 0;
+  const change = changes[index]!;
+  const id = 'id' in change ? change.id : (change.item as { id: string }).id;
+  const reason = error.code === 'not_found' ? 'removed' : error.code === 'date_taken' || error.code === 'already_exists' ? 'taken' : 'changed';
+  return { action_index: index < dependencyCount ? null : index - dependencyCount, kind: change.kind, id, reason };
+}
+
+/** Reject: nothing saved. A proposal past its expiry is expired instead. */
+export function decideReject(entry: ProposalEntry, now: Date): ProposalEvent[] {
+  if (requirePending(entry, now) === 'expired') return [{ type: 'proposal.expired', data: { command_id: entry.command_id, expired_at: entry.expires_at } }];
+  return [{ type: 'proposal.rejected', data: { command_id: entry.command_id, rejected_at: now.toISOString() } }];
+}
+
+export interface UndoContext {
+  now: Date;
+  record: RecordState;
+  entry: ProposalEntry;
+  committedAt: string;
+  affected: readonly AffectedItem[];
+  dependencies: ProposalPrepared['data']['dependencies'];
+  /** The sealed before-images, opened; null once their key is destroyed. */
+  before: readonly BeforeImage[] | null;
+}
+
+/** The last instant a batch committed at `committedAt` can be undone. */
+export function undoDeadline(committedAt: string): Date {
+  return new Date(Date.parse(committedAt) + WRITE_POLICY.undoWindowDays * 86_400_000);
+}
+
+/**
+ * Undo: within the window, and only if every affected record and dependency is as the commit left
+ * it; then the whole batch is reversed with new record events (created items removed, changed
+ * ones set back, deleted ones brought back), never a rewrite of history.
+ */
+export function decideUndo(ctx: UndoContext): { recordEvents: RecordEvent[]; affected: AffectedItem[] } {
+  if (ctx.entry.status !== 'committed') throw new ReviewRefusal('not_committed', `this proposal is ${statusAt(ctx.entry, ctx.now)}; only a committed proposal can be undone`);
+  if (ctx.now.getTime() >= undoDeadline(ctx.committedAt).getTime()) {
+    throw new ReviewRefusal('undo_window_passed', `a batch can be undone for ${WRITE_POLICY.undoWindowDays} days after it was saved; this one was saved on ${ctx.committedAt.slice(0, 10)}`);
+  }
+  if (!ctx.before) throw new ReviewRefusal('recovery_data_removed', 'the earlier values of this batch were removed, so it can no longer be undone');
+  const changes = undoChanges(ctx.affected, ctx.before, ctx.dependencies);
+  let recordEvents: RecordEvent[];
+  try {
+    recordEvents = decideChanges(changes, ctx.record);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    const match = /^changes\[(\d+)\]/.exec(error.issues[0]?.path ?? '');
+    const change = changes[match ? Number(match[1]) : 0]!;
+    const item = { kind: change.kind, id: 'id' in change ? change.id : (change.item as { id: string }).id };
+    throw new ReviewRefusal('undo_blocked', `the ${item.kind.replace('_', ' ')} ${item.id} changed after this batch was saved, so nothing was undone`, item);
+  }
+  const affected = recordEvents.map((event): AffectedItem => {
+    const { kind, op } = recordChangeOf(event.type)!;
+    const data = event.data as { item?: { id: string }; id?: string; revision: number };
+    const id = data.item?.id ?? data.id!;
+    return { kind, id, change: op, revision_before: ctx.affected.find((x) => x.kind === kind && x.id === id)?.revision_after ?? null, revision_after: data.revision };
+  });
+  return { recordEvents, affected };
+}
+
+/**
+ * The changes that reverse a commit. Brought-back items first (in the commit's order: a workout
+ * before its feedback), then items set back, then created items removed in reverse order (a new
+ * workout before the new exercise it uses). Dependencies are asserted as the commit left them.
+ */
+function undoChanges(affected: readonly AffectedItem[], before: readonly BeforeImage[], dependencies: UndoContext['dependencies']): RecordChange[] {
+  const restores: RecordChange[] = [];
+  const updates: RecordChange[] = [];
+  const removals: RecordChange[] = [];
+  affected.forEach((x, i) => {
+    const image = before[i]!;
+    if (x.change === 'created') removals.unshift({ op: 'delete', kind: x.kind, id: x.id, base_revision: x.revision_after });
+    else if (image.item === null) throw new Error(`no earlier body of ${x.kind} ${x.id}`);
+    else if (x.change === 'deleted') restores.push({ op: 'restore', kind: x.kind, item: image.item, base_revision: x.revision_after, created_at: image.created_at! });
+    else updates.push({ op: 'update', kind: x.kind, item: image.item, base_revision: x.revision_after });
+  });
+  return [...dependencies.map((d): RecordChange => ({ op: 'expect', kind: d.kind, id: d.id, revision: d.revision })), ...restores, ...updates, ...removals];
+}
