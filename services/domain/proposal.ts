@@ -9,7 +9,7 @@ import { WRITE_KINDS, type NormalisedAction, type ProposalChange, type ProposalS
 import { areaOf, requirementOf, type WritePermission } from '../../contracts/write-permissions.ts';
 import { DomainError, type Issue } from './errors.ts';
 import { decideChanges, itemKey, live, type ItemImage, type RecordChange, type RecordState } from './record.ts';
-import { addDays, todayIn } from './time.ts';
+import { addDays, localDateOf, todayIn } from './time.ts';
 
 // ---------------------------------------------------------------------------------------------
 // State
@@ -174,7 +174,7 @@ export function decidePrepare(command: PrepareCommand, record: RecordState, prop
     const before = action.op === 'create' ? null : imageOf(images, action, index);
     checkPermission(action, before, caller, index);
     checkDates(action, before, command, index);
-    changes.push({ index, op: action.op, kind: action.kind, id: action.id, area: areaOf(WRITE_KINDS[action.kind], (action.record ?? before) as object), base_revision: action.base_revision, summary: summarise(action, before, record, actions) });
+    changes.push({ index, op: action.op, kind: action.kind, id: action.id, area: areaOf(WRITE_KINDS[action.kind], (action.record ?? before) as object), base_revision: action.base_revision, summary: summarise(action, before, record, actions, command.timezone) });
   });
 
   const dependencies = dependenciesOf(actions, record);
@@ -391,7 +391,7 @@ function nameOf(kind: WriteKind, r: Record<string, unknown>): string {
   }
 }
 
-function summarise(action: NormalisedAction, before: Record<string, unknown> | null, record: RecordState, all: NormalisedAction[]): string {
+function summarise(action: NormalisedAction, before: Record<string, unknown> | null, record: RecordState, all: NormalisedAction[], timezone: string): string {
   const label = LABELS[action.kind];
   if (action.op === 'delete') {
     const withFeedback = action.kind === 'completed_workout' && live(record, 'feedback', action.id) ? ', with its feedback' : '';
@@ -401,7 +401,7 @@ function summarise(action: NormalisedAction, before: Record<string, unknown> | n
   if (action.op === 'create') {
     const extra =
       action.kind === 'completed_workout'
-        ? `: ${(r.exercises as unknown[]).length} exercises, ${(r.exercises as Array<{ sets: unknown[] }>).reduce((n, e) => n + e.sets.length, 0)} sets, ended ${String(r.ended_at)}`
+        ? ` on ${localDateOf(String(r.ended_at), timezone)}: ${count((r.exercises as unknown[]).length, 'exercise')}, ${count((r.exercises as Array<{ sets: unknown[] }>).reduce((n, e) => n + e.sets.length, 0), 'set')}`
         : action.kind === 'saved_routine' && (r.scheduled_dates as string[]).length
           ? `, scheduled on ${(r.scheduled_dates as string[]).join(', ')}`
           : '';
@@ -413,5 +413,6 @@ function summarise(action: NormalisedAction, before: Record<string, unknown> | n
   return `Change ${label} ${nameOf(action.kind, before!)}: ${described.length ? described.join(', ') : 'no field changes'}`.replace(/ :/, ':');
 }
 
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 const isScalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 const show = (v: unknown) => (v === null ? 'none' : typeof v === 'string' ? `"${v}"` : String(v));

@@ -13,6 +13,7 @@ import { pageHeaders, type Show } from './layout.ts';
 import { addressKey, AttemptLimiter } from './limiter.ts';
 import { registerBotTokens } from './bot-tokens.ts';
 import { registerConnections } from './connections.ts';
+import { registerProposals } from './proposals.ts';
 import { registerPermissionForm } from './write-permissions.ts';
 import { registerConsent } from './consent.ts';
 import { registerPasswordChange } from './password.ts';
@@ -179,6 +180,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
 
     registerConsent(web, { app, provider, sessions, show });
     registerConnections(web, app, show);
+    registerProposals(web, app, show);
     registerPermissionForm(web, app, show);
     registerBotTokens(web, app, sessions, show);
     registerPasswordChange(web, app, sessions, new AttemptLimiter(5, SIGN_IN_WINDOW_MS, app.clock), show);

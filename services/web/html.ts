@@ -57,6 +57,18 @@ const STYLE = `
   .notice > :last-child { margin-bottom: 0; }
   a { color: var(--accent); }
   form.inline { display: inline; }
+  dl.fields { display: grid; grid-template-columns: minmax(6rem, max-content) 1fr; gap: .25rem .75rem; margin: .75rem 0 0; }
+  dl.fields dt { color: var(--muted); }
+  dl.fields dd { margin: 0; overflow-wrap: anywhere; }
+  table.diff { width: 100%; border-collapse: collapse; margin-top: .75rem; font-size: .95rem; }
+  table.diff th, table.diff td { text-align: left; vertical-align: top; padding: .4rem .5rem .4rem 0; border-top: 1px solid var(--line); overflow-wrap: anywhere; }
+  table.diff thead th { border-top: 0; color: var(--muted); font-weight: 600; }
+  .receipt td:last-child, .receipt th:last-child, .receipt code { white-space: nowrap; }
+  ul.proposals, ul.undo { padding-left: 1.1rem; }
+  ul.proposals li, ul.undo li { margin: .6rem 0; }
+  ul.proposals .hint { display: block; }
+  .actions form { display: inline-block; margin: 0 .75rem .5rem 0; }
+  .actions button { margin-top: 0; }
   code.token { display: block; overflow-wrap: anywhere; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .5rem; font-size: .9rem; }
   ul.tokens { list-style: none; padding: 0; margin: 0; }
   ul.tokens li { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; padding: .75rem 0; border-top: 1px solid var(--line); }

@@ -74,7 +74,7 @@ test('the batch of the issue is prepared, read back prepared with its approval l
       [['create', 'exercise', 'training'], ['create', 'completed_workout', 'training'], ['update', 'recovery_checkin', 'recovery'], ['delete', 'meal', 'nutrition']],
     );
     assert.is(proposal.changes[0].summary, 'Add custom exercise "Landmine Press"');
-    assert.match(proposal.changes[1].summary, /^Add completed workout "Push day": 2 exercises, 2 sets/);
+    assert.is(proposal.changes[1].summary, `Add completed workout "Push day" on ${endedAt.slice(0, 10)}: 2 exercises, 2 sets (using exercises added in this proposal)`);
     assert.is(proposal.changes[2].summary, `Change recovery check-in of ${seeded.checkinDate}: energy 3 → 4`);
     assert.is(proposal.changes[3].summary, 'Delete meal "Oats"');
     // The workout uses the new exercise by the id the proposal gave it.

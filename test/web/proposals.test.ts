@@ -1,0 +1,161 @@
+// The athlete's review end to end: an agent (MCP SDK client, real OAuth) prepares a batch; the
+// athlete opens approval_url in Chromium, signs in, sees the changes, approves; the agent reads the
+// receipt and the record shows the changes; the athlete undoes it and the record reads as before.
+// Plus the refusals of the review's forms over HTTP.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { seriousViolations } from '../support/axe.ts';
+import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
+import { connect, PASSWORD, registerPro } from '../support/connect.ts';
+import { workoutSet } from '../support/sets.ts';
+import { FormClient, startServer } from '../support/server.ts';
+import { proposalBody, seedRecord, validBody, writer } from '../support/writes.ts';
+import { envelopeOf } from '../mcp/support.ts';
+
+const noBrowser = whyNoBrowser();
+
+/** A read's data without what any new revision moves (revision, updated_at): undo writes new revisions. */
+function bodies(data: unknown): unknown {
+  return JSON.parse(JSON.stringify(data, (k, v) => (k === 'revision' || k === 'updated_at' || k === 'computed_at' ? undefined : v)));
+}
+
+if (noBrowser) {
+  test.skip(`the review in Chromium (${noBrowser})`, () => {});
+} else {
+  test('an MCP agent prepares, the athlete approves in Chromium, the agent sees the receipt; the athlete undoes and the record reads as before', async () => {
+    const s = await startServer();
+    const browser = await launch();
+    try {
+      const athleteId = await registerPro(s.app);
+      const seeded = await seedRecord(s.app, athleteId);
+      const token = (await connect(s.base, `${s.base}/mcp`, ['training', 'recovery', 'nutrition'])).tokens.access_token;
+      const grantId = (await s.app.connections.list(athleteId))[0]!.id;
+      await s.app.connections.setWritePermissions(athleteId, grantId, ['training:write', 'training:delete', 'recovery:write', 'nutrition:delete'], { onlyRemove: false });
+      const client = new Client({ name: 'test-client', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${s.base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      const call = async (name: string, args: Record<string, unknown> = {}) => envelopeOf(name as never, (await client.callTool({ name, arguments: args })) as CallToolResult).data as Record<string, any>; // any: each read's data, asserted field by field
+      const reads = async () => ({
+        workouts: bodies(await call('list_completed_workouts', { limit: 10 })),
+        checkins: bodies(await call('list_recovery_checkins', { limit: 10 })),
+        meals: bodies(await call('list_meals', { limit: 10 })),
+      });
+      const before = await reads();
+
+      const body = proposalBody([
+        { op: 'create', kind: 'exercise', ref: 'lm', record: { name: 'Landmine Press', muscle_group: 'shoulders', tracking_type: 'weight_reps' } },
+        { op: 'create', kind: 'completed_workout', record: { title: 'Push <b>day</b>', started_at: new Date(Date.now() - 7_200_000).toISOString(), ended_at: new Date(Date.now() - 3_600_000).toISOString(), notes: null, exercises: [{ exercise_id: { ref: 'lm' }, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 30, reps: 10 }), workoutSet(1, { weight_kg: 32.5, reps: 8 })] }] } },
+        { op: 'update', kind: 'recovery_checkin', id: seeded.checkinId, base_revision: 1, record: { date: seeded.checkinDate, sleep_quality: 3, energy: 5, soreness: 4, stress: 2 } },
+        { op: 'delete', kind: 'meal', id: seeded.mealId, base_revision: 1 },
+      ]);
+      const prepared = (await call('prepare_write_proposal', body)).proposal;
+      assert.is(prepared.status, 'prepared');
+
+      // The athlete follows the link: sign in first, then straight back to the proposal.
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
+      const page = await context.newPage();
+      await page.goto(prepared.approval_url);
+      await page.fill('#email', 'ada@example.com');
+      await page.fill('#password', PASSWORD);
+      await page.click('button[type=submit]');
+      await page.waitForSelector('text=4 changes from');
+      const text = await page.textContent('main');
+      assert.match(text!, 'Waiting for your review');
+      assert.match(text!, 'Landmine Press (new, in this proposal): 30 kg × 10 reps; 32.5 kg × 8 reps');
+      assert.match(text!, 'Push <b>day</b>', 'record text is shown as text');
+      assert.match(text!, /Energy\s*3\s*5/, 'an update shows only what changes, now and after');
+      assert.not.match(text!, /Sleep quality\s*3\s*3/);
+      assert.match(text!, 'Will be removed');
+      assert.match(text!, 'Oats');
+      assert.equal(await seriousViolations(page), []);
+      await screenshot(page, 'proposal-review-phone');
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await screenshot(page, 'proposal-review-desktop');
+      await page.setViewportSize({ width: 390, height: 844 });
+
+      await page.click('text=Approve all 4 changes');
+      await page.waitForSelector('text=Receipt');
+      assert.equal(await seriousViolations(page), []);
+      await screenshot(page, 'proposal-committed');
+
+      const committed = (await call('get_write_proposal', { command_id: body.command_id })).proposal;
+      assert.is(committed.status, 'committed');
+      assert.equal(committed.receipt.changes.map((c: { op: string; kind: string }) => `${c.op} ${c.kind}`), ['create exercise', 'create completed_workout', 'update recovery_checkin', 'delete meal']);
+      const after = await reads();
+      assert.match(JSON.stringify(after.workouts), 'Push <b>day</b>');
+      assert.is((after.meals as { items: unknown[] }).items.length, 0);
+      assert.not.equal(after.checkins, before.checkins);
+
+      await page.click('text=Undo this batch…');
+      await page.waitForSelector('text=Undo this batch?');
+      const confirm = await page.textContent('main');
+      assert.match(confirm!, 'Remove the workout it added');
+      assert.match(confirm!, 'Bring back the meal it removed');
+      assert.match(confirm!, 'Set the recovery check-in back as it was');
+      assert.equal(await seriousViolations(page), []);
+      await screenshot(page, 'proposal-undo-confirm');
+      await page.click('text=Yes, undo all of it');
+      await page.waitForSelector('text=Your record is as it was before this batch');
+      await screenshot(page, 'proposal-undone');
+      assert.is((await call('get_write_proposal', { command_id: body.command_id })).proposal.status, 'undone');
+      assert.equal(await reads(), before, 'every read is as before the batch (revisions aside: undo is new revisions)');
+
+      await page.goto(`${s.base}/proposals`);
+      assert.equal(await seriousViolations(page), []);
+      await screenshot(page, 'proposals-list');
+      await client.close();
+    } finally {
+      await browser.close();
+      await s.close();
+    }
+  });
+}
+
+test('the review forms: another athlete\'s proposal is a 404 page; a cross-site or token-less post is refused and saves nothing; signed out goes to sign-in and back', async () => {
+  const s = await startServer();
+  try {
+    const ada = await registerPro(s.app);
+    await registerPro(s.app, 'bob@example.com');
+    const seeded = await seedRecord(s.app, ada);
+    const { api } = await writer(s, ada, ['nutrition'], ['nutrition:delete']);
+    const body = validBody([{ op: 'delete', kind: 'meal', id: seeded.mealId, base_revision: 1 }]);
+    assert.is((await api.prepare(body)).status, 201);
+    const path = `/proposals/${body.command_id}`;
+
+    const visitor = new FormClient(s.base);
+    const redirect = await visitor.get(path);
+    assert.is(redirect.status, 303);
+    assert.is(redirect.headers.get('location'), `/sign-in?return_to=${encodeURIComponent(path)}`);
+
+    const bob = new FormClient(s.base);
+    const signIn = await bob.get('/sign-in');
+    await bob.post('/sign-in', { email: 'bob@example.com', password: PASSWORD, _csrf: FormClient.csrf(signIn.text) });
+    const foreign = await bob.get(path);
+    assert.is(foreign.status, 404);
+    assert.match(foreign.text, 'No such proposal');
+    const list = await bob.get('/proposals');
+    assert.match(list.text, 'Nothing is waiting for you.');
+    // Bob's own form token does not approve Ada's proposal either.
+    assert.is((await bob.post(`${path}/approve`, { _csrf: FormClient.csrf(list.text) })).status, 404);
+
+    const adaBrowser = new FormClient(s.base);
+    const adaSignIn = await adaBrowser.get('/sign-in');
+    await adaBrowser.post('/sign-in', { email: 'ada@example.com', password: PASSWORD, _csrf: FormClient.csrf(adaSignIn.text) });
+    const review = await adaBrowser.get(path);
+    assert.is(review.status, 200);
+    const csrf = FormClient.csrf(review.text);
+    assert.is((await adaBrowser.post(`${path}/approve`, {})).status, 403, 'no form token');
+    assert.is((await adaBrowser.post(`${path}/approve`, { _csrf: csrf }, { origin: 'https://evil.example' })).status, 403, 'cross-site');
+    assert.is((await adaBrowser.post(`${path}/approve`, { _csrf: csrf }, { 'sec-fetch-site': 'cross-site' })).status, 403, 'cross-site by fetch metadata');
+    assert.is((await api.proposal(body.command_id)).body.data.proposal.status, 'prepared', 'nothing was decided');
+    assert.is((await adaBrowser.post(`${path}/reject`, { _csrf: csrf })).status, 303);
+    assert.is((await api.proposal(body.command_id)).body.data.proposal.status, 'rejected');
+    assert.is((await adaBrowser.get('/proposals/not-a-uuid')).status, 404);
+  } finally {
+    await s.close();
+  }
+});
+
+test.run();
