@@ -12,6 +12,7 @@ import MaintenanceStatus from './commands/maintenance/status.ts';
 import ProjectionsReplay from './commands/projections/replay.ts';
 import ProjectionsRun from './commands/projections/run.ts';
 import ProjectionsStatus from './commands/projections/status.ts';
+import ProposalsPurge from './commands/proposals/purge.ts';
 import Serve from './commands/serve.ts';
 import Status from './commands/status.ts';
 import SubscriptionsSet from './commands/subscriptions/set.ts';
@@ -34,4 +35,5 @@ export const COMMANDS = {
   'projections:replay': ProjectionsReplay,
   'projections:status': ProjectionsStatus,
   'projections:run': ProjectionsRun,
+  'proposals:purge': ProposalsPurge,
 };

@@ -53,6 +53,14 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   server.get('/openapi.json', async () => openApiDocument(app.config.baseUrl, app.config.quota));
   await registerReadApi(server, app);
 
+  // Retention (spec 3 rule 3): each instance purges hourly; the purge is idempotent, so several
+  // instances doing it is harmless. `repledger proposals purge` runs it by hand.
+  const purge = () => void app.proposals.purge().catch((err: unknown) => server.log.error({ err }, 'purging proposal recovery data failed'));
+  const purger = setInterval(purge, PURGE_EVERY_MS);
+  purger.unref();
+  server.addHook('onReady', async () => purge());
+  server.addHook('onClose', async () => clearInterval(purger));
+
   // Status and engine names only: where the data lives is for operators (`repledger projections status`).
   server.get('/health', async () => {
     // Asking both stores proves they answer; what they say (paths, connection strings) stays here.
@@ -79,6 +87,8 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
 
   return server;
 }
+
+const PURGE_EVERY_MS = 60 * 60_000;
 
 const COMMON_HEADERS = (requestId: string) => ({ 'X-Request-Id': requestId, 'Cache-Control': 'private, no-store', 'X-Content-Type-Options': 'nosniff' });
 

@@ -69,8 +69,13 @@ export interface SqliteDatabase {
   close(): void;
 }
 
+/** How long opening waits for another process's write (it happens once, before serving). */
+const OPEN_BUSY_TIMEOUT_MS = 10_000;
+
 function open(path: string): DatabaseSync {
   const db = new DatabaseSync(path);
+  // Another process (a second instance, the CLI) may be writing: switching to WAL needs the lock.
+  db.exec(`PRAGMA busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = FULL');
   // Short: node:sqlite waits synchronously, freezing the event loop. Writers retry the lock
