@@ -158,4 +158,33 @@ test('the review forms: another athlete\'s proposal is a 404 page; a cross-site 
   }
 });
 
+test('after the app is disconnected and the plan lapses to Free, the athlete still approves, sees the history and undoes', async () => {
+  const s = await startServer();
+  try {
+    const ada = await registerPro(s.app);
+    const seeded = await seedRecord(s.app, ada);
+    const { api, grantId } = await writer(s, ada, ['nutrition'], ['nutrition:delete']);
+    const body = validBody([{ op: 'delete', kind: 'meal', id: seeded.mealId, base_revision: 1 }]);
+    assert.is((await api.prepare(body)).status, 201);
+    await s.app.connections.disconnect(ada, grantId);
+    await s.app.athletes.setTier('ada@example.com', 'free', { type: 'operator', id: 'test' });
+    assert.is((await api.proposal(body.command_id)).status, 401, 'the app itself is cut off');
+
+    const browser = new FormClient(s.base);
+    const signIn = await browser.get('/sign-in');
+    await browser.post('/sign-in', { email: 'ada@example.com', password: PASSWORD, _csrf: FormClient.csrf(signIn.text) });
+    const path = `/proposals/${body.command_id}`;
+    const page = await browser.get(path);
+    assert.is(page.status, 200);
+    assert.is((await browser.post(`${path}/approve`, { _csrf: FormClient.csrf(page.text) })).status, 303);
+    const saved = await browser.get(path);
+    assert.match(saved.text, 'Receipt');
+    assert.match((await browser.get('/proposals')).text, 'Saved');
+    assert.is((await browser.post(`${path}/undo`, { _csrf: FormClient.csrf(saved.text) })).status, 303);
+    assert.match((await browser.get(path)).text, 'Undone');
+  } finally {
+    await s.close();
+  }
+});
+
 test.run();
