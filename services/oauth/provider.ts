@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC, type TokenEndpointGrantContext } from 'oidc-provider';
 import type { DisconnectReason } from '../../contracts/events.ts';
-import { READ_SCOPES, type ReadScope } from '../../contracts/common.ts';
+import { READ_SCOPES } from '../../contracts/common.ts';
 import type { App } from '../app.ts';
 // The web app's page layout and security headers, shared with the authorization server's pages.
 import { contentSecurityPolicy, pageHeaders } from '../web/layout.ts';

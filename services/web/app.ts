@@ -2,7 +2,7 @@
 // server-rendered; every form carries the session's CSRF token and must come from our origin.
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';

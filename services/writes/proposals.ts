@@ -141,7 +141,7 @@ export class ProposalService {
       const event = await this.#preparedEvent(athleteId, decision.proposal);
       return { events: [event], result: proposalDocOf([event], body.command_id)! };
     });
-    return this.#view(athleteId, found, now);
+    return this.#view(found, now);
   }
 
   async #preparedEvent(athleteId: string, p: PreparedProposal): Promise<ProposalPrepared> {
@@ -168,10 +168,10 @@ export class ProposalService {
     const athleteId = caller.athlete.athlete_id;
     const doc = await this.#app.reads.get<ProposalDoc>(PROPOSALS, athleteId, commandId);
     if (!doc || doc.grant_id !== caller.grantId) return null;
-    return this.#view(athleteId, doc, this.#app.clock.now());
+    return this.#view(doc, this.#app.clock.now());
   }
 
-  async #view(athleteId: string, doc: ProposalDoc, now: Date): Promise<Proposal> {
+  async #view(doc: ProposalDoc, now: Date): Promise<Proposal> {
     const details = await this.#sealed.open<ProposalDetails>(doc.details);
     const status = statusAt(doc, now);
     return {

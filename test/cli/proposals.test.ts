@@ -1,13 +1,10 @@
 // `repledger proposals purge` as an operator runs it: the recovery data of proposals past the
 // retention period goes, minimal receipts stay, and a second run finds nothing more.
-import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
-import type { Caller } from '../../services/api/auth.ts';
 import { openTestApp, registerAthlete } from '../support/app.ts';
 import { cli, cliJson } from '../support/cli.ts';
-import { seedRecord, validBody } from '../support/writes.ts';
+import { agentCaller, seedRecord, validBody } from '../support/writes.ts';
 
 test('proposals purge removes what retention removes and keeps the minimal receipt', async () => {
   // Two proposals, prepared long ago and today, by the clock of the app that made them.
@@ -15,8 +12,7 @@ test('proposals purge removes what retention removes and keeps the minimal recei
   const dataDir = t.dataDir;
   const athleteId = await registerAthlete(t.app);
   const seeded = await seedRecord(t.app, athleteId);
-  const { password_hash: _h, ...athlete } = (await t.app.athletes.get(athleteId))!;
-  const caller: Caller = { athlete, grantId: randomUUID(), clientId: 'c', clientName: 'Agent', scopes: ['nutrition'], writePermissions: WRITE_PERMISSIONS };
+  const caller = await agentCaller(t.app, athleteId, { scopes: ['nutrition'] });
   const old = validBody([{ op: 'delete', kind: 'meal', id: seeded.mealId, base_revision: 1 }]);
   await t.app.proposals.prepare(caller, old);
   await t.app.proposals.approve(athleteId, old.command_id);

@@ -6,7 +6,7 @@ import { streams, type Actor } from '../../contracts/events.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import { fixedClock } from '../../services/domain/clock.ts';
 import { DomainError } from '../../services/domain/errors.ts';
-import { live, type RecordChange } from '../../services/domain/record.ts';
+import type { RecordChange } from '../../services/domain/record.ts';
 import { RecordService } from '../../services/record-service.ts';
 import { WrongExpectedRevisionError, type ExpectedRevision, type NewEvent } from '../../services/store/event-store.ts';
 import { openSqlite } from '../../services/store/sqlite/database.ts';

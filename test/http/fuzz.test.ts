@@ -13,7 +13,7 @@ import { writeKinds } from '../../contracts/write.ts';
 import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
 import { readApiError } from '../../contracts/read-api.ts';
 import { connect, registerPro, PASSWORD } from '../support/connect.ts';
-import { FormClient, startServer, type TestServer } from '../support/server.ts';
+import { FormClient, startServer } from '../support/server.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261126);
 const sample = <T>(arb: fc.Arbitrary<T>, n: number, offset: number) => fc.sample(arb, { numRuns: n, seed: SEED + offset });

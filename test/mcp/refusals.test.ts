@@ -1,14 +1,12 @@
 // /mcp refuses as REST does, in the form MCP clients act on: 401 and 403 challenges, 429 and 503
 // with Retry-After as HTTP; bad input and unknown ids as tool errors carrying REST's code and message.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixedClock } from '../../services/domain/clock.ts';
 import { connect, registerPro } from '../support/connect.ts';
 import { startServer, type TestServer } from '../support/server.ts';
-import { restUrl, toolErrorOf } from './support.ts';
+import { mcpClient, restUrl, toolErrorOf } from './support.ts';
 
 /** One JSON-RPC request over raw HTTP, to see statuses and headers as a client's transport does. */
 function rpc(s: TestServer, token: string | null, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
@@ -24,11 +22,6 @@ function rpc(s: TestServer, token: string | null, method: string, params: Record
   });
 }
 
-async function mcpClient(s: TestServer, token: string): Promise<Client> {
-  const client = new Client({ name: 'test-client', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${s.base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  return client;
-}
 
 async function setup(areas: string[], options: Parameters<typeof startServer>[0] = {}) {
   const s = await startServer(options);
@@ -71,7 +64,7 @@ test('without a usable token /mcp is a 401 whose challenge leads to the /mcp res
 test('tools of areas not granted are not listed, and calling one is a 403 a client can step up from', async () => {
   const { s, token } = await setup(['training']);
   try {
-    const client = await mcpClient(s, token);
+    const client = await mcpClient(s.base, token);
     const names = (await client.listTools()).tools.map((t) => t.name);
     assert.ok(names.includes('list_completed_workouts'));
     assert.not.ok(names.includes('list_meals'));
@@ -95,7 +88,7 @@ test('bad input and unknown ids are tool errors with the code and message REST g
   const { s, token } = await setup(['training']);
   try {
     const restToken = (await connect(s.base, `${s.base}/v1/agent-access`, ['training'])).tokens.access_token;
-    const client = await mcpClient(s, token);
+    const client = await mcpClient(s.base, token);
     const cases: Array<[Parameters<typeof restUrl>[1], Record<string, unknown>, number]> = [
       ['list_completed_workouts', { limit: 11 }, 400],
       ['list_completed_workouts', { from: '2026-01-01' }, 400],

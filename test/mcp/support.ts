@@ -1,4 +1,6 @@
 // Calling the same operation over MCP and over REST, and comparing what came back.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as assert from 'uvu/assert';
 import { operations, type ImplementedOperation } from '../../contracts/operations.ts';
@@ -13,6 +15,13 @@ export function restUrl(base: string, name: ImplementedOperation, args: Record<s
     else query.set(key, String(value));
   }
   return `${base}${path}${query.size ? `?${query}` : ''}`;
+}
+
+/** An MCP SDK client on /mcp with a bearer token the test already has. */
+export async function mcpClient(base: string, token: string): Promise<Client> {
+  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return client;
 }
 
 /** An envelope without what differs between two calls: the request id and the time of the answer. */

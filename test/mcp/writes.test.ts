@@ -2,8 +2,6 @@
 // asks for write permissions with the link get_write_context gives, the athlete grants them in the
 // permission form in Chromium, and the agent reads a record, prepares the issue's batch and reads
 // the proposal back, prepared, while the record reads exactly as before.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,7 +12,7 @@ import { connect, PASSWORD, registerPro } from '../support/connect.ts';
 import { workoutSet } from '../support/sets.ts';
 import { startServer } from '../support/server.ts';
 import { proposalBody, seedRecord } from '../support/writes.ts';
-import { envelopeOf, toolErrorOf } from './support.ts';
+import { envelopeOf, mcpClient, toolErrorOf } from './support.ts';
 
 const noBrowser = whyNoBrowser();
 
@@ -33,8 +31,7 @@ if (noBrowser) {
       const athleteId = await registerPro(s.app);
       const seeded = await seedRecord(s.app, athleteId);
       const token = (await connect(s.base, `${s.base}/mcp`, ['training', 'recovery', 'nutrition'])).tokens.access_token;
-      const client = new Client({ name: 'test-client', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${s.base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      const client = await mcpClient(s.base, token);
       const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
 
       const { tools } = await client.listTools();

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { openApp, type App } from '../../services/app.ts';
 import { loadConfig } from '../../services/config.ts';
 import { systemClock, type Clock } from '../../services/domain/clock.ts';
-import { buildServer, type ServerOptions } from '../../services/http/server.ts';
+import { buildServer } from '../../services/http/server.ts';
 import { tempDir } from './app.ts';
 import { freePort } from './ports.ts';
 

@@ -2,7 +2,8 @@
 // the permissions a test names, and the four write operations over REST.
 import { randomUUID } from 'node:crypto';
 import { writeProposalBody, type WriteProposalBody } from '../../contracts/write.ts';
-import type { WritePermission } from '../../contracts/write-permissions.ts';
+import { WRITE_PERMISSIONS, type WritePermission } from '../../contracts/write-permissions.ts';
+import type { Caller } from '../../services/api/auth.ts';
 import type { App } from '../../services/app.ts';
 import { connect } from './connect.ts';
 import { workoutSet } from './sets.ts';
@@ -48,6 +49,16 @@ export async function seedRecord(app: App, athleteId: string): Promise<Seeded> {
     actor,
   );
   return { ...ids, checkinDate };
+}
+
+/**
+ * A caller as Agent Access would identify it, for calling the proposal service directly: the
+ * athlete's account (without its password hash) and a connection that reads and may propose
+ * whatever the test says (by default everything).
+ */
+export async function agentCaller(app: App, athleteId: string, over: Partial<Pick<Caller, 'scopes' | 'writePermissions' | 'grantId'>> = {}): Promise<Caller> {
+  const { password_hash: _hash, ...athlete } = (await app.athletes.get(athleteId))!;
+  return { athlete, grantId: randomUUID(), clientId: 'https://agent.example/client.json', clientName: 'Agent', scopes: ['training', 'recovery', 'nutrition', 'body_measurements'], writePermissions: WRITE_PERMISSIONS, ...over };
 }
 
 /** A connection over REST reading `areas`, holding `permissions`; returns its token and grant id. */

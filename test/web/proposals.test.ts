@@ -2,8 +2,6 @@
 // athlete opens approval_url in Chromium, signs in, sees the changes, approves; the agent reads the
 // receipt and the record shows the changes; the athlete undoes it and the record reads as before.
 // Plus the refusals of the review's forms over HTTP.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,7 +11,7 @@ import { connect, PASSWORD, registerPro } from '../support/connect.ts';
 import { workoutSet } from '../support/sets.ts';
 import { FormClient, startServer } from '../support/server.ts';
 import { proposalBody, seedRecord, validBody, writer } from '../support/writes.ts';
-import { envelopeOf } from '../mcp/support.ts';
+import { envelopeOf, mcpClient } from '../mcp/support.ts';
 
 const noBrowser = whyNoBrowser();
 
@@ -34,8 +32,7 @@ if (noBrowser) {
       const token = (await connect(s.base, `${s.base}/mcp`, ['training', 'recovery', 'nutrition'])).tokens.access_token;
       const grantId = (await s.app.connections.list(athleteId))[0]!.id;
       await s.app.connections.setWritePermissions(athleteId, grantId, ['training:write', 'training:delete', 'recovery:write', 'nutrition:delete'], { onlyRemove: false });
-      const client = new Client({ name: 'test-client', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${s.base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      const client = await mcpClient(s.base, token);
       const call = async (name: string, args: Record<string, unknown> = {}) => envelopeOf(name as never, (await client.callTool({ name, arguments: args })) as CallToolResult).data as Record<string, any>; // any: each read's data, asserted field by field
       const reads = async () => ({
         workouts: bodies(await call('list_completed_workouts', { limit: 10 })),

@@ -3,18 +3,15 @@
 // and kill -9 during an approval (the batch wholly committed or wholly absent; read models equal a
 // replay of the log).
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { streams } from '../../contracts/events.ts';
-import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
-import type { Caller } from '../../services/api/auth.ts';
 import { generateHevyExport } from '../fixtures/hevy-export.ts';
 import { dumpReadModels, openTestApp, registerAthlete, tempDir } from '../support/app.ts';
 import { startCli } from '../support/cli.ts';
-import { seedRecord, validBody, type Seeded } from '../support/writes.ts';
+import { agentCaller, seedRecord, validBody, type Seeded } from '../support/writes.ts';
 
 const WORKER = join(import.meta.dirname, '..', 'support', 'approve-worker.ts');
 
@@ -23,8 +20,7 @@ async function store() {
   const t = await openTestApp({ now: new Date().toISOString() });
   const athleteId = await registerAthlete(t.app);
   const seeded = await seedRecord(t.app, athleteId);
-  const { password_hash: _h, ...athlete } = (await t.app.athletes.get(athleteId))!;
-  const caller: Caller = { athlete, grantId: randomUUID(), clientId: 'c', clientName: 'Agent', scopes: ['training', 'recovery', 'nutrition', 'body_measurements'], writePermissions: WRITE_PERMISSIONS };
+  const caller = await agentCaller(t.app, athleteId);
   return { t, athleteId, seeded, caller };
 }
 

@@ -1,16 +1,13 @@
 // For random valid batches: preparing a proposal never changes a read model of the record, and
 // sending the same body again always answers the same proposal (and stores no second one).
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeProposalBody } from '../../contracts/write.ts';
-import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
-import type { Caller } from '../../services/api/auth.ts';
 import { addDays } from '../../services/domain/time.ts';
 import { dumpReadModels, openTestApp, registerAthlete } from '../support/app.ts';
 import { workoutSet } from '../support/sets.ts';
-import { proposalBody, seedRecord } from '../support/writes.ts';
+import { agentCaller, proposalBody, seedRecord } from '../support/writes.ts';
 
 const NOW = '2026-06-01T12:00:00.000Z';
 const TODAY = '2026-06-01';
@@ -21,8 +18,7 @@ test('random valid batches: preparation changes no read model of the record, and
   try {
     const athleteId = await registerAthlete(t.app);
     const seeded = await seedRecord(t.app, athleteId);
-    const { password_hash: _h, ...athlete } = (await t.app.athletes.get(athleteId))!;
-    const caller: Caller = { athlete, grantId: randomUUID(), clientId: 'https://agent.example/client.json', clientName: 'Agent', scopes: ['training', 'recovery', 'nutrition', 'body_measurements'], writePermissions: WRITE_PERMISSIONS };
+    const caller = await agentCaller(t.app, athleteId);
 
     const text = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim().length > 0);
     const nullableCount = fc.option(fc.integer({ min: 0, max: 2000 }), { nil: null });

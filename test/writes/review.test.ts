@@ -2,15 +2,13 @@
 // saved together, receipt), reject, expiry, conflicts, undo (all or nothing, within 30 days) and
 // retention (a minimal receipt with no field values). Each ends with the read models equal to a
 // replay of the log, so nothing is half-applied anywhere.
-import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
 import type { Caller } from '../../services/api/auth.ts';
 import { ReviewRefusal } from '../../services/domain/proposal-review.ts';
 import { dumpReadModels, openTestApp, registerAthlete, type TestApp } from '../support/app.ts';
 import { workoutSet } from '../support/sets.ts';
-import { validBody, seedRecord, type Seeded } from '../support/writes.ts';
+import { agentCaller, validBody, seedRecord, type Seeded } from '../support/writes.ts';
 
 const NOW = '2026-06-01T12:00:00.000Z';
 const DAY = 86_400_000;
@@ -26,8 +24,7 @@ async function world(): Promise<World> {
   const t = await openTestApp({ now: NOW });
   const athleteId = await registerAthlete(t.app);
   const seeded = await seedRecord(t.app, athleteId);
-  const { password_hash: _h, ...athlete } = (await t.app.athletes.get(athleteId))!;
-  const caller: Caller = { athlete, grantId: randomUUID(), clientId: 'https://agent.example/c.json', clientName: 'Agent', scopes: ['training', 'recovery', 'nutrition', 'body_measurements'], writePermissions: WRITE_PERMISSIONS };
+  const caller = await agentCaller(t.app, athleteId);
   return { t, athleteId, seeded, caller };
 }
 

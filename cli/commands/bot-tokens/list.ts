@@ -1,4 +1,3 @@
-import { Flags } from '@oclif/core';
 import type { BotTokenDoc } from '../../../projections/bot-tokens.ts';
 import { AppCommand } from '../../base.ts';
 import { athleteFlag, findAthlete } from '../../athlete.ts';
