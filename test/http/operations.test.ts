@@ -30,6 +30,13 @@ test('/openapi.json is valid OpenAPI 3.1 and describes every operation of the ta
   }
 });
 
+test('no operation approves, rejects or undoes (spec 3 rule 1): the only one that is not read-only prepares, and changes nothing', () => {
+  const writing = operationList.filter((op) => !op.annotations.readOnly);
+  assert.equal(writing.map((op) => op.operationId), ['prepare_write_proposal']);
+  assert.ok(writing.every((op) => !op.annotations.destructive));
+  assert.not.ok(operationList.some((op) => /approve|reject|undo|commit/.test(`${op.operationId} ${op.path}`)));
+});
+
 test('unknown or malformed parameters are a 400 that says what was wrong', async () => {
   const s = await startServer();
   try {
