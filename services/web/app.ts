@@ -19,6 +19,7 @@ import { registerPasswordChange } from './password.ts';
 import { registerHome } from './home.ts';
 import { registerRecordPages } from './record-pages.ts';
 import { registerRecoveryBodyPages } from './recovery-body-pages.ts';
+import { registerSettings } from './settings.ts';
 import { csrfMatches, Sessions, type Session } from './sessions.ts';
 import { z } from 'zod';
 
@@ -192,6 +193,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
     registerHome(web, app, sessions, show);
     registerRecordPages(web, app, show);
     registerRecoveryBodyPages(web, app, show);
+    registerSettings(web, app, show);
   };
   await server.register(pages);
 }

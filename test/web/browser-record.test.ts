@@ -26,6 +26,7 @@ function pagesOf(r: WebRecord, large: boolean): Array<[string, string]> {
     ['recovery', '/recovery'],
     ['nutrition', '/nutrition'],
     ['body', '/body'],
+    ['settings', '/settings'],
     ['not-found', '/workouts/00000000-0000-4000-8000-000000000000'],
   ];
 }
@@ -67,6 +68,39 @@ if (noBrowser) {
           await page.context().close();
         }
       }
+    } finally {
+      await browser.close();
+      await r.s.close();
+    }
+  });
+
+  test('the copy button runs under the real CSP (its script allowed by hash) and copies the MCP address', async () => {
+    const r = await startWebRecord();
+    const browser = await launch();
+    try {
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      const blocked: string[] = [];
+      const page = await context.newPage();
+      page.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
+      });
+      await page.goto(`${r.s.base}/sign-in`);
+      await page.fill('#email', 'empty@example.com');
+      await page.fill('#password', PASSWORD);
+      await page.click('button[type=submit]');
+      await page.waitForURL(`${r.s.base}/account`);
+      const button = page.locator('button[data-copy="mcp-address"]');
+      assert.ok(await button.isVisible(), 'the script showed the button');
+      await button.click();
+      await page.waitForSelector('#mcp-address-status:has-text("Copied.")');
+      const selected = await page.evaluate(() => {
+        const g = globalThis as unknown as { getSelection(): { toString(): string } | null; document: { activeElement: { value?: string; selectionStart?: number; selectionEnd?: number } | null } };
+        const el = g.document.activeElement;
+        return el?.value?.slice(el.selectionStart ?? 0, el.selectionEnd ?? 0) ?? '';
+      });
+      assert.is(selected, `${r.s.base}/mcp`);
+      assert.equal(blocked, [], 'no script or style was blocked');
+      await screenshot(page, 'web-home-copied-390');
     } finally {
       await browser.close();
       await r.s.close();
