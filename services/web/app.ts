@@ -20,6 +20,7 @@ import { registerHome } from './home.ts';
 import { registerRecordPages } from './record-pages.ts';
 import { registerRecoveryBodyPages } from './recovery-body-pages.ts';
 import { registerSettings } from './settings.ts';
+import { registerImport } from './import.ts';
 import { csrfMatches, Sessions, type Session } from './sessions.ts';
 import { z } from 'zod';
 
@@ -194,6 +195,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
     registerRecordPages(web, app, show);
     registerRecoveryBodyPages(web, app, show);
     registerSettings(web, app, show);
+    registerImport(web, app, show);
   };
   await server.register(pages);
 }
