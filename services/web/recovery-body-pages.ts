@@ -146,7 +146,7 @@ ${pager('/nutrition', days, 'days')}`,
           )}</tbody></table>`)
         : html`<p>No body measurements yet.</p>`}
 ${pager('/body', page, 'measurements')}
-<p class="hint">Shown in your units (change them in <a href="/settings">Settings</a>). <a href="/progress#bodyweight">Bodyweight over time</a></p></div>`,
+<p class="hint">Shown in your units (change them in <a href="/settings">Settings</a>).</p></div>`,
       200,
       { wide: true },
     );
