@@ -17,6 +17,11 @@ import { registerProposals } from './proposals.ts';
 import { registerPermissionForm } from './write-permissions.ts';
 import { registerConsent } from './consent.ts';
 import { registerPasswordChange } from './password.ts';
+import { registerHome } from './home.ts';
+import { registerRecordPages } from './record-pages.ts';
+import { registerRecoveryBodyPages } from './recovery-body-pages.ts';
+import { registerSettings } from './settings.ts';
+import { registerImport } from './import.ts';
 import { csrfMatches, Sessions, type Session } from './sessions.ts';
 import { z } from 'zod';
 
@@ -88,8 +93,11 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
       }
     });
 
-    const show: Show = (reply, title, session, body, status = 200) =>
-      reply.code(status).type('text/html; charset=utf-8').send(page({ title, signedInAs: session?.athlete_id ?? null, csrf: session?.csrf ?? '' }, body));
+    const show: Show = (reply, title, session, body, status = 200, options = {}) =>
+      reply
+        .code(status)
+        .type('text/html; charset=utf-8')
+        .send(page({ title, signedInAs: session?.athlete_id ?? null, csrf: session?.csrf ?? '', path: reply.request.url, wide: options.wide ?? false }, body));
 
     web.get('/', async (request, reply) => reply.redirect(request.session?.athlete_id ? '/account' : '/sign-in'));
 
@@ -185,26 +193,11 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
     registerBotTokens(web, app, sessions, show);
     registerPasswordChange(web, app, sessions, new AttemptLimiter(5, SIGN_IN_WINDOW_MS, app.clock), show);
 
-    web.get('/account', async (request, reply) => {
-      const session = request.session;
-      if (!session) return reply.redirect(`/sign-in?return_to=${encodeURIComponent('/account')}`);
-      const athlete = await app.athletes.get(session.athlete_id);
-      if (!athlete) {
-        await sessions.end(reply, session);
-        return reply.redirect('/sign-in');
-      }
-      const changed = (request.query as Record<string, unknown>).password_changed !== undefined;
-      return show(
-        reply,
-        'Your account',
-        session,
-        html`${changed ? html`<p class="notice" role="status">Your password was changed. Other devices were signed out.</p>` : ''}<div class="card"><h1>Hello, ${athlete.profile.display_name}</h1>
-<p>Signed in as <strong>${athlete.email}</strong>.</p>
-<p>Record timezone: ${athlete.profile.timezone}. Weights in ${athlete.profile.unit_preference}.</p>
-<p>Plan: ${athlete.tier === 'pro' ? 'Pro — AI clients you approve can read the areas you choose.' : 'Free — connecting AI clients needs the Pro plan.'}</p>
-<p><a href="/connections">Connected apps</a> · <a href="/bot-tokens">Bot tokens</a> · <a href="/account/password">Change password</a></p></div>`,
-      );
-    });
+    registerHome(web, app, sessions, show);
+    registerRecordPages(web, app, show);
+    registerRecoveryBodyPages(web, app, show);
+    registerSettings(web, app, show);
+    registerImport(web, app, show);
   };
   await server.register(pages);
 }

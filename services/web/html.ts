@@ -82,6 +82,51 @@ const STYLE = `
   .card > form + form { margin-top: .75rem; }
   fieldset { border: 0; padding: 0; margin: .5rem 0 0; }
   legend { padding: 0; }
+  :focus-visible { outline: 3px solid #1a56db; outline-offset: 2px; }
+  .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  .skip { position: absolute; left: -999px; top: .5rem; background: #fff; padding: .5rem .75rem; border-radius: 8px; z-index: 1; }
+  .skip:focus { left: .5rem; }
+  nav.main { background: #fff; border-bottom: 1px solid var(--line); padding: .4rem .75rem .55rem; }
+  nav.main ul { list-style: none; margin: 0 auto; padding: 0; max-width: 60rem; display: flex; flex-wrap: wrap; gap: .3rem; }
+  nav.main a { display: block; padding: .35rem .65rem; border-radius: 999px; color: var(--ink); text-decoration: none; font-size: .95rem; white-space: nowrap; }
+  nav.main a:hover { background: #eef1f5; }
+  nav.main a[aria-current=page] { background: var(--accent); color: #fff; font-weight: 600; }
+  main.wide { max-width: 60rem; }
+  .subnav { display: flex; flex-wrap: wrap; gap: .5rem 1rem; margin: 0 0 1rem; }
+  .subnav a[aria-current=page] { font-weight: 700; color: var(--ink); text-decoration: none; }
+  .stats { display: grid; grid-template-columns: repeat(3, 1fr); gap: .5rem; margin-bottom: .5rem; }
+  .stat { background: #fff; border: 1px solid var(--line); border-radius: 12px; padding: .75rem; }
+  .stat .value { display: block; font-size: 2rem; font-weight: 700; line-height: 1.1; }
+  .stat .label { display: block; color: var(--muted); font-size: .85rem; line-height: 1.3; }
+  section + section, .stats + .hint { margin-bottom: 1rem; }
+  ul.plain { list-style: none; padding: 0; margin: 0; }
+  ul.plain > li { padding: .6rem 0; border-top: 1px solid var(--line); }
+  ul.plain > li:first-child { border-top: 0; padding-top: 0; }
+  .nowrap { white-space: nowrap; }
+  .meta { color: var(--muted); font-size: .9rem; }
+  .table-wrap { overflow-x: auto; }
+  table { border-collapse: collapse; width: 100%; font-size: .95rem; }
+  th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+  th { font-weight: 600; color: var(--muted); font-size: .85rem; }
+  td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+  .badge { display: inline-block; font-size: .75rem; font-weight: 600; padding: .05rem .45rem; border-radius: 999px; background: #fdf0d5; color: #6b4a00; border: 1px solid #ecd29a; margin: .1rem .2rem .1rem 0; white-space: nowrap; }
+  .copy { display: flex; gap: .5rem; align-items: stretch; flex-wrap: wrap; }
+  .copy input { flex: 1 1 14rem; min-width: 0; font-family: ui-monospace, monospace; }
+  .copy button { margin-top: 0; }
+  ol.steps { padding-left: 1.25rem; margin: .25rem 0 0; }
+  details.client { border-top: 1px solid var(--line); padding: .5rem 0; }
+  details.client summary { cursor: pointer; font-weight: 600; }
+  .pager { display: flex; justify-content: space-between; gap: 1rem; margin-top: 1rem; }
+  @media (max-width: 40rem) {
+    table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+    table.stack, table.stack tbody, table.stack tr { display: block; }
+    table.stack tr { padding: .5rem 0; border-bottom: 1px solid var(--line); }
+    table.stack td, table.stack th { display: inline; border: 0; padding: 0 .6rem 0 0; white-space: normal; }
+    table.stack td.lead { display: block; font-weight: 600; }
+    table.stack td[data-label]::before { content: attr(data-label) " "; color: var(--muted); font-size: .85rem; }
+  }
+  input[type=file] { width: 100%; font: inherit; }
+  input[type=radio] { width: 1.1rem; height: 1.1rem; }
 `;
 
 const hashOf = (source: string) => `'sha256-${createHash('sha256').update(source).digest('base64')}'`;
@@ -107,17 +152,80 @@ const TIME_ZONE_SOURCE = `(function () {
 })();`;
 export const TIME_ZONE_SCRIPT = new Html(TIME_ZONE_SOURCE);
 
-/** The only inline script, allowed by hash: pages work without it. */
-export const SCRIPT_HASH = hashOf(TIME_ZONE_SOURCE);
+/**
+ * The copy buttons of the home page: each is shown (it starts `hidden`) and copies the value of
+ * the input it names. Without script the address is still there to select and copy by hand.
+ */
+const COPY_SOURCE = `(function () {
+  var buttons = document.querySelectorAll('button[data-copy]');
+  for (var i = 0; i < buttons.length; i++) {
+    (function (button) {
+      var input = document.getElementById(button.getAttribute('data-copy'));
+      var status = document.getElementById(button.getAttribute('data-copy') + '-status');
+      if (!input) return;
+      button.hidden = false;
+      button.addEventListener('click', function () {
+        var done = function () { if (status) status.textContent = 'Copied.'; };
+        input.select();
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand('copy'); done(); });
+        } else {
+          document.execCommand('copy');
+          done();
+        }
+      });
+    })(buttons[i]);
+  }
+})();`;
+export const COPY_SCRIPT = new Html(COPY_SOURCE);
+
+/** The only inline scripts, allowed by hash: pages work without them. */
+export const SCRIPT_HASH = `${hashOf(TIME_ZONE_SOURCE)} ${hashOf(COPY_SOURCE)}`;
+
+/**
+ * A table that scrolls sideways on a narrow screen when it must: the scrolling region is
+ * focusable and named, so it can be scrolled from the keyboard too.
+ */
+export function scrollTable(label: string, table: Html): Html {
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${label}">${table}</div>`;
+}
 
 export interface PageOptions {
   title: string;
   signedInAs?: string | null;
   csrf?: string;
+  /** The path of the page, so that the navigation marks where the athlete is. */
+  path?: string;
+  /** Record pages with tables and charts use the width of a desktop screen. */
+  wide?: boolean;
+  /** Show the navigation without a known session (error pages of a browser that has a session cookie). */
+  navigation?: boolean;
+}
+
+/** The app's places, in the order the navigation lists them; `match` says which paths belong to each. */
+export const NAVIGATION: ReadonlyArray<{ href: string; label: string; match: RegExp }> = [
+  { href: '/account', label: 'Home', match: /^\/account\/?$/ },
+  { href: '/workouts', label: 'Workouts', match: /^\/(workouts|routines|goals)(\/|$)/ },
+  { href: '/progress', label: 'Progress', match: /^\/progress(\/|$)/ },
+  { href: '/recovery', label: 'Recovery & nutrition', match: /^\/(recovery|nutrition)(\/|$)/ },
+  { href: '/body', label: 'Body', match: /^\/body(\/|$)/ },
+  { href: '/proposals', label: 'Proposals', match: /^\/proposals(\/|$)/ },
+  { href: '/connections', label: 'Connected apps', match: /^\/connections(\/|$)/ },
+  { href: '/bot-tokens', label: 'Bot tokens', match: /^\/bot-tokens(\/|$)/ },
+  { href: '/settings', label: 'Settings', match: /^\/(settings|account\/password|import|export)(\/|$)/ },
+];
+
+/** The navigation of a signed-in athlete's pages; also on error pages, where the path is unknown. */
+export function navigation(path: string | null): Html {
+  const here = path?.split('?')[0] ?? null;
+  return html`<nav class="main" aria-label="Main"><ul>${NAVIGATION.map(
+    (item) => html`<li><a href="${item.href}"${here !== null && item.match.test(here) ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
+  )}</ul></nav>`;
 }
 
 export function page(options: PageOptions, body: Html): string {
-  const nav = options.signedInAs
+  const signedIn = !!options.signedInAs;
+  const nav = signedIn
     ? html`<form class="inline" method="post" action="/sign-out"><input type="hidden" name="_csrf" value="${options.csrf}"><button class="secondary" type="submit">Sign out</button></form>`
     : html`<a href="/sign-in">Sign in</a>`;
   return html`<!doctype html>
@@ -129,8 +237,10 @@ export function page(options: PageOptions, body: Html): string {
 <style>${new Html(STYLE)}</style>
 </head>
 <body>
+<a class="skip" href="#content">Skip to content</a>
 <header><a class="brand" href="/account">RepLedger</a>${nav}</header>
-<main>${body}</main>
+${signedIn || options.navigation ? navigation(options.path ?? null) : ''}
+<main id="content"${options.wide ? html` class="wide"` : ''}>${body}</main>
 </body>
 </html>`.value;
 }

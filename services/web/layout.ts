@@ -2,7 +2,7 @@
 // security headers, how a page is shown, and the error page browsers get.
 import type { FastifyReply } from 'fastify';
 import { html, page, SCRIPT_HASH, STYLE_HASH, type Html } from './html.ts';
-import type { Session } from './sessions.ts';
+import { SESSION_COOKIE, type Session } from './sessions.ts';
 
 /** Forms may post to this site, and (on the consent page) be redirected on to the client. */
 export function contentSecurityPolicy(formTargets: string[] = []): string {
@@ -23,9 +23,10 @@ export function pageHeaders(existingPolicy: string | null = null): Record<string
 }
 
 /** Shows a page with the app's layout, for the signed-in athlete (or a visitor). */
-export type Show = (reply: FastifyReply, title: string, session: Session | null, body: Html, status?: number) => FastifyReply;
+export type Show = (reply: FastifyReply, title: string, session: Session | null, body: Html, status?: number, options?: { wide?: boolean }) => FastifyReply;
 
 const STATUS_TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Page not found', 413: 'Too large', 415: 'Bad request', 500: 'Something went wrong' };
+
 
 /** A refusal or failure as a page, for browsers: what happened, and a way on. */
 export function errorPage(reply: FastifyReply, status: number, message: string, requestId: string): FastifyReply {
@@ -35,7 +36,9 @@ export function errorPage(reply: FastifyReply, status: number, message: string, 
     .headers(pageHeaders())
     .send(
       page(
-        { title },
+        // The error handlers run before any session is looked up: a browser with a session cookie
+        // gets the navigation (its links lead to sign-in if the session has ended).
+        { title, navigation: !!(reply.request.cookies as Record<string, string | undefined> | undefined)?.[SESSION_COOKIE] },
         html`<div class="card"><h1>${title}</h1><p>${message}</p>${status >= 500 ? html`<p class="hint">If it keeps happening, quote this reference: ${requestId}</p>` : ''}<a class="button" href="/">Go to RepLedger</a></div>`,
       ),
     );

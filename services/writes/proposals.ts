@@ -265,6 +265,12 @@ export class ProposalService {
     return [...pending, ...docs.filter((d) => statusAt(d, now) !== 'prepared')];
   }
 
+  /** Those awaiting the athlete's review now, soonest to expire first: what Home announces. */
+  async pending(athleteId: string): Promise<ProposalDoc[]> {
+    const now = this.#app.clock.now();
+    return (await this.list(athleteId)).filter((d) => statusAt(d, now) === 'prepared');
+  }
+
   /** One proposal of the athlete, as the review page shows it; null when it is not theirs. */
   async review(athleteId: string, commandId: string): Promise<ProposalReview | null> {
     const doc = await this.#app.reads.get<ProposalDoc>(PROPOSALS, athleteId, commandId);

@@ -1,0 +1,83 @@
+// Importing another app's export into an athlete's record, wherever the file comes from (the
+// CLI reads it from disk, the web app from an upload): parse it whole, then save it in one
+// append. A bad row refuses the whole file with its line number; nothing is half-imported.
+import type { App } from '../app.ts';
+import type { AthleteState } from '../domain/athlete.ts';
+import { DomainError } from '../domain/errors.ts';
+import { sha256Hex } from '../domain/ids.ts';
+import { decideImport, type ImportCommand, type ImportDecision } from '../domain/import.ts';
+import { ImportRowError, WrongExportError, type ExportApp, type ParsedWorkout } from './types.ts';
+
+export interface ImportResult {
+  workouts_in_file: number;
+  workouts_added: number;
+  workouts_skipped: number;
+  exercises_added: number;
+}
+
+export interface ImportInput {
+  app: ExportApp;
+  fileName: string;
+  bytes: Buffer;
+  parse: (text: string, athlete: AthleteState) => ParsedWorkout[];
+  /** Told how many of the new workouts are saved so far (embedded mode only), and the total. */
+  progress?: (done: number, total: number) => void;
+  /** How the refusal of a file of another app names the right way to import it. */
+  importHint?: (detected: ExportApp) => string;
+}
+
+/**
+ * Imports the file; `invalid_input` names the line and what was wrong, and that nothing was
+ * imported, when any row is refused.
+ */
+export async function importExport(app: App, athlete: AthleteState, input: ImportInput): Promise<ImportResult> {
+  let workouts: ParsedWorkout[];
+  try {
+    workouts = input.parse(input.bytes.toString('utf8'), athlete);
+  } catch (error) {
+    if (error instanceof ImportRowError) throw new DomainError('invalid_input', refusal(input, error), [{ path: `line ${error.line}`, message: error.message }]);
+    throw error;
+  }
+  const command: ImportCommand = { app: input.app, file_name: input.fileName, file_sha256: sha256Hex(input.bytes), workouts };
+  // Embedded mode projects inside the append's transaction, which is where the time goes. The
+  // runner counts events; deciding the import once more beforehand says which are workouts.
+  // That costs a load and a decide, so only when someone watches and the append projects.
+  if (input.progress && app.projectionMode === 'inline') {
+    const preview = decideImport(command, (await app.records.load(athlete.athlete_id)).state);
+    const workoutsDone = workoutCounter(preview.events);
+    const report = input.progress;
+    app.runner.onProgress = (eventsDone) => {
+      if (preview.workoutsAdded > 0) report(workoutsDone(eventsDone), preview.workoutsAdded);
+    };
+  }
+  let decision: ImportDecision;
+  try {
+    decision = await app.records.import(athlete.athlete_id, command, { type: 'import', id: `${input.app}:${command.file_sha256.slice(0, 16)}` });
+  } finally {
+    if (input.progress) app.runner.onProgress = null;
+  }
+  return {
+    workouts_in_file: workouts.length,
+    workouts_added: decision.workoutsAdded,
+    workouts_skipped: decision.workoutsSkipped,
+    exercises_added: decision.exercisesAdded,
+  };
+}
+
+function refusal(input: ImportInput, error: ImportRowError): string {
+  if (error instanceof WrongExportError) {
+    return `${input.fileName} ${error.message}: ${input.importHint?.(error.detected) ?? `import it as a ${error.detected} export`}; nothing was imported`;
+  }
+  return `${input.fileName} ${error.message}; nothing was imported`;
+}
+
+/**
+ * How many workouts the first n events of an import are. The runner counts the events it
+ * applies, and an import's events are its new exercises and its receipt too (193 workouts were
+ * 208 events), so the bar would count those as well.
+ */
+export function workoutCounter(events: ReadonlyArray<{ type: string }>): (eventsDone: number) => number {
+  const workoutsBefore = [0];
+  for (const e of events) workoutsBefore.push(workoutsBefore.at(-1)! + (e.type === 'workout.created' ? 1 : 0));
+  return (eventsDone) => workoutsBefore[Math.max(0, Math.min(eventsDone, events.length))]!;
+}

@@ -1,0 +1,140 @@
+// Importing a Hevy or Strong export from the browser: the same import as `repledger import`
+// (services/import/run.ts), so a file lands whole or not at all and a bad row is refused with
+// its line number. Uploads are multipart forms, read into memory up to IMPORT_MAX_BYTES.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { App } from '../app.ts';
+import type { AthleteState } from '../domain/athlete.ts';
+import { DomainError } from '../domain/errors.ts';
+import { parseHevy } from '../import/hevy.ts';
+import { importExport } from '../import/run.ts';
+import { parseStrong } from '../import/strong.ts';
+import { APP_NAMES } from '../import/types.ts';
+import { readForm } from './forms.ts';
+import { html, type Html } from './html.ts';
+import type { Show } from './layout.ts';
+import { signedInAthlete } from './record-pages.ts';
+import type { Session } from './sessions.ts';
+import { count } from './units.ts';
+
+/** The largest export accepted: about 4,000 workouts of a Hevy export (~2.4 KB a workout; a year at six days a week is ~0.75 MB). */
+export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
+/** Room for the form's other fields and the multipart framing around the file. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+const TOO_LARGE = `The file is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MB, the most one import takes. Nothing was imported.`;
+
+export interface UploadedFile {
+  name: string;
+  bytes: Buffer;
+}
+
+/**
+ * A multipart body as the form readers expect it: text fields as strings (a field sent twice as
+ * an array, like the urlencoded parser), files as UploadedFile. Node's own fetch `Request`
+ * parses it, so no multipart package is needed.
+ */
+async function readMultipart(request: FastifyRequest, body: Buffer): Promise<Record<string, unknown>> {
+  const type = request.headers['content-type'] ?? '';
+  let form: FormData;
+  try {
+    form = await new Request('http://upload.invalid/', { method: 'POST', headers: { 'content-type': type }, body }).formData();
+  } catch {
+    throw Object.assign(new Error('the upload could not be read as a form'), { statusCode: 400 });
+  }
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of form.entries()) {
+    const item = typeof value === 'string' ? value : { name: value.name, bytes: Buffer.from(await value.arrayBuffer()) };
+    out[name] = name in out ? [out[name], item].flat() : item;
+  }
+  return out;
+}
+
+const file = z.custom<UploadedFile>((v) => typeof v === 'object' && v !== null && Buffer.isBuffer((v as UploadedFile).bytes), { error: 'File: choose the export file to upload' });
+
+const fields = z.object({
+  app: z.enum(['hevy', 'strong'], { error: 'Exported from: choose Hevy or Strong' }),
+  weight_unit: z.enum(['kg', 'lbs'], { error: 'Weights in the file: choose kilograms or pounds' }).optional(),
+  distance_unit: z.enum(['km', 'mi'], { error: 'Distances in the file: choose kilometres or miles' }).optional(),
+  file,
+});
+
+export function registerImport(web: FastifyInstance, app: App, show: Show): void {
+  web.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) => readMultipart(request, body));
+
+  // An upload larger than the route takes is refused before it is read: on the form, with the
+  // limit, rather than as a bare error page. Every other error goes on to the server's handler.
+  web.setErrorHandler(async (error: { statusCode?: number }, request, reply) => {
+    const session = request.session;
+    const athlete = session && error.statusCode === 413 && request.url.split('?')[0] === '/import' ? await app.athletes.get(session.athlete_id) : null;
+    if (!session || !athlete) throw error;
+    return show(reply, 'Import workouts', session, importPage(athlete, session, null, TOO_LARGE), 413);
+  });
+
+  web.get('/import', async (request, reply) => {
+    const who = await signedInAthlete(app, request, reply);
+    if (!who) return reply;
+    const q = request.query as Record<string, unknown>;
+    const done =
+      typeof q.added === 'string' && typeof q.skipped === 'string' && typeof q.from === 'string' && (q.from === 'hevy' || q.from === 'strong')
+        ? { added: Number(q.added) || 0, skipped: Number(q.skipped) || 0, exercises: Number(q.exercises) || 0, from: APP_NAMES[q.from] }
+        : null;
+    return show(reply, 'Import workouts', who.session, importPage(who.athlete, who.session, done, null));
+  });
+
+  web.post('/import', { bodyLimit: IMPORT_MAX_BYTES + FORM_OVERHEAD_BYTES }, async (request, reply) => {
+    const session = request.session;
+    const athlete = session ? await app.athletes.get(session.athlete_id) : null;
+    if (!session || !athlete) return reply.redirect('/sign-in', 303);
+    const refuse = (message: string, status = 400) => show(reply, 'Import workouts', session, importPage(athlete, session, null, message), status);
+    const form = readForm(fields, request.body);
+    if (!form.ok) return refuse(form.message);
+    const { app: from, file: upload } = form.data;
+    if (upload.bytes.length === 0) return refuse('File: the file is empty. Choose the CSV file the app exported.');
+    if (upload.bytes.length > IMPORT_MAX_BYTES) return refuse(TOO_LARGE, 413);
+    const weightUnit = form.data.weight_unit ?? athlete.profile.unit_preference;
+    const distanceUnit = form.data.distance_unit ?? (weightUnit === 'lbs' ? 'mi' : 'km');
+    try {
+      const result = await importExport(app, athlete, {
+        app: from,
+        fileName: upload.name.slice(0, 200) || 'the file',
+        bytes: upload.bytes,
+        parse: (text, a) => (from === 'hevy' ? parseHevy(text, { timezone: a.profile.timezone }) : parseStrong(text, { timezone: a.profile.timezone, weightUnit, distanceUnit })),
+        importHint: (detected) => `choose ${APP_NAMES[detected]} above and upload it again`,
+      });
+      return reply.redirect(`/import?from=${from}&added=${result.workouts_added}&skipped=${result.workouts_skipped}&exercises=${result.exercises_added}`, 303);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return refuse(error.message, error.code === 'busy' ? 503 : 400);
+    }
+  });
+}
+
+
+function importPage(athlete: AthleteState, session: Session, done: { added: number; skipped: number; exercises: number; from: string } | null, error: string | null): Html {
+  const unit = athlete.profile.unit_preference;
+  return html`<h1>Import workouts</h1>
+${done
+  ? html`<div class="notice" role="status"><p><strong>Imported ${count(done.added, 'workout')} from ${done.from}.</strong></p><p>${
+      done.skipped ? `${count(done.skipped, 'workout')} ${done.skipped === 1 ? 'was' : 'were'} already in your record and skipped. ` : ''
+    }${done.exercises ? `${count(done.exercises, 'new exercise')} added.` : 'No new exercises.'}</p><p><a href="/workouts">See your workouts</a></p></div>`
+  : ''}
+${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+<div class="card">
+<p>Bring your history from Hevy or Strong: export it as CSV in the app, then upload the file here. The whole file is imported, or none of it: a row RepLedger cannot read is named by its line, and nothing is saved. Importing the same file again, or a later export that overlaps it, adds only the workouts not yet in your record.</p>
+<form method="post" action="/import" enctype="multipart/form-data"><input type="hidden" name="_csrf" value="${session.csrf}">
+<fieldset><legend><strong>Exported from</strong></legend>
+<label class="area"><input type="radio" name="app" value="hevy" checked><span>Hevy <span class="hint">(in Hevy's settings, export your workouts as CSV; the file says itself whether it is in kilograms or pounds)</span></span></label>
+<label class="area"><input type="radio" name="app" value="strong"><span>Strong <span class="hint">(in Strong's settings, export your data as CSV)</span></span></label>
+</fieldset>
+<fieldset><legend><strong>For a Strong file: its units</strong> <span class="hint">(Strong's file does not say)</span></legend>
+<label for="weight_unit">Weights in the file</label>
+<select id="weight_unit" name="weight_unit"><option value="kg"${unit === 'kg' ? html` selected` : ''}>kilograms</option><option value="lbs"${unit === 'lbs' ? html` selected` : ''}>pounds</option></select>
+<label for="distance_unit">Distances in the file</label>
+<select id="distance_unit" name="distance_unit"><option value="km"${unit === 'kg' ? html` selected` : ''}>kilometres</option><option value="mi"${unit === 'lbs' ? html` selected` : ''}>miles</option></select>
+</fieldset>
+<label for="file">Export file (CSV, at most ${IMPORT_MAX_BYTES / 1024 / 1024} MB)</label>
+<input type="file" id="file" name="file" accept=".csv,text/csv" required>
+<p class="hint">Times in the file are read in your timezone, ${athlete.profile.timezone.replaceAll('_', ' ')}. Your browser shows the upload's progress; the summary appears here when the import has finished (a few seconds for years of training).</p>
+<button type="submit">Import</button>
+</form></div>`;
+}

@@ -1,0 +1,92 @@
+// A server with two athletes for the web app's tests: one with an empty record, and one with a
+// year of Hevy training imported (plus routines, goals, check-ins, meals and measurements), and a
+// few items whose text is markup, which the pages must show as text.
+import { randomUUID } from 'node:crypto';
+import { fixedClock } from '../../services/domain/clock.ts';
+import { addDays } from '../../services/domain/time.ts';
+import { tempDir } from './app.ts';
+import { PASSWORD, registerPro } from './connect.ts';
+import { seedAthlete, trainingHistory } from './sample-record.ts';
+import { FormClient, startServer, type TestServer } from './server.ts';
+
+/** A Wednesday, so "this week" and "the last 30 days" differ. */
+export const NOW = '2026-06-10T10:00:00.000Z';
+export const TODAY = '2026-06-10';
+/** About a year of training at the sample record's six days a week. */
+export const YEAR_OF_WORKOUTS = 310;
+export const HOSTILE_TITLE = '<script>alert("title")</script>';
+export const HOSTILE_EXERCISE = '<img src=x onerror=alert(1)>';
+export const HOSTILE_MEAL = '<b>Toast</b> & "jam"';
+
+export interface WebRecord {
+  s: TestServer;
+  emptyId: string;
+  largeId: string;
+  hostileWorkoutId: string;
+}
+
+export async function startWebRecord(): Promise<WebRecord> {
+  const s = await startServer({ clock: fixedClock(NOW) });
+  const emptyId = await registerPro(s.app, 'empty@example.com');
+  const seeded = await seedAthlete(s.app, { label: 'year', email: 'ada@example.com', workouts: YEAR_OF_WORKOUTS }, trainingHistory(YEAR_OF_WORKOUTS, TODAY), tempDir());
+  const largeId = seeded.athleteId;
+  const exerciseId = randomUUID();
+  const hostileWorkoutId = randomUUID();
+  const yesterday = addDays(TODAY, -1);
+  await s.app.records.change(
+    largeId,
+    [
+      { op: 'create', kind: 'exercise', item: { id: exerciseId, name: HOSTILE_EXERCISE, muscle_group: null, tracking_type: 'weight_reps' } },
+      {
+        op: 'create',
+        kind: 'workout',
+        item: {
+          id: hostileWorkoutId,
+          title: HOSTILE_TITLE,
+          started_at: `${yesterday}T05:00:00.000Z`,
+          ended_at: `${yesterday}T06:00:00.000Z`,
+          notes: '<a href="https://evil.example">click</a>',
+          source: null,
+          exercises: [
+            {
+              exercise_id: exerciseId,
+              exercise_order: 0,
+              superset_id: null,
+              notes: null,
+              sets: [1, 2].map((n) => ({
+                position: n - 1,
+                set_number: n,
+                set_type: 'normal' as const,
+                parent_position: null,
+                weight_kg: 60 + n * 2.5,
+                reps: 5,
+                rpe: null,
+                target_rpe: null,
+                duration_seconds: null,
+                distance_metres: null,
+                incline_percent: null,
+                completed: true,
+              })),
+            },
+          ],
+        },
+      },
+      {
+        op: 'create',
+        kind: 'meal',
+        item: { id: randomUUID(), eaten_at: `${TODAY}T08:00:00.000Z`, name: HOSTILE_MEAL, calories_kcal: 300, protein_g: 10, carbohydrate_g: null, fat_g: null },
+      },
+    ],
+    { type: 'athlete', id: largeId },
+  );
+  return { s, emptyId, largeId, hostileWorkoutId };
+}
+
+/** A cookie-keeping client signed in as `email`. */
+export async function signedInClient(base: string, email: string): Promise<FormClient> {
+  const c = new FormClient(base);
+  const form = await c.get('/sign-in');
+  const res = await c.post('/sign-in', { email, password: PASSWORD, _csrf: FormClient.csrf(form.text) });
+  if (res.status !== 303) throw new Error(`sign-in as ${email} answered ${res.status}`);
+  return c;
+}

@@ -1,0 +1,111 @@
+// Every page of the athlete's web app in headless Chromium, on a phone (390 px) and a desktop
+// (1280 px), for an empty record and a year of imported training: no serious or critical axe
+// violation, nothing wider than the screen, and a screenshot of each for a person to look at.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser, Page } from 'playwright-core';
+import { seriousViolations } from '../support/axe.ts';
+import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
+import { PASSWORD } from '../support/connect.ts';
+import { startWebRecord, type WebRecord } from '../support/web-record.ts';
+
+const noBrowser = whyNoBrowser();
+const VIEWPORTS = [
+  { name: 'phone', width: 390, height: 844 },
+  { name: 'desktop', width: 1280, height: 900 },
+] as const;
+
+/** The pages every athlete has, by the name their screenshots get. */
+function pagesOf(r: WebRecord, large: boolean): Array<[string, string]> {
+  return [
+    ['home', '/account'],
+    ['workouts', '/workouts'],
+    ...(large ? ([['workout', `/workouts/${r.hostileWorkoutId}`]] as Array<[string, string]>) : []),
+    ['routines', '/routines'],
+    ['goals', '/goals'],
+    ['recovery', '/recovery'],
+    ['nutrition', '/nutrition'],
+    ['body', '/body'],
+    ['settings', '/settings'],
+    ['not-found', '/workouts/00000000-0000-4000-8000-000000000000'],
+  ];
+}
+
+async function signIn(browser: Browser, base: string, email: string, width: number, height: number): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height }, bypassCSP: true });
+  const page = await context.newPage();
+  await page.goto(`${base}/sign-in`);
+  await page.fill('#email', email);
+  await page.fill('#password', PASSWORD);
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${base}/account`);
+  return page;
+}
+
+if (noBrowser) {
+  console.log(`skipped: web app browser tests — ${noBrowser}`);
+  test.skip('every page in Chromium', () => {});
+} else {
+  test('every page, empty and large, at 390 and 1280 px: axe finds nothing serious, nothing overflows', async () => {
+    const r = await startWebRecord();
+    const browser = await launch();
+    try {
+      for (const [who, email, large] of [['empty', 'empty@example.com', false], ['large', 'ada@example.com', true]] as const) {
+        for (const v of VIEWPORTS) {
+          const page = await signIn(browser, r.s.base, email, v.width, v.height);
+          for (const [name, path] of pagesOf(r, large)) {
+            const res = await page.goto(`${r.s.base}${path}`);
+            assert.is(res?.status(), name === 'not-found' ? 404 : 200, `${who} ${path}`);
+            assert.equal(await seriousViolations(page), [], `${who} ${path} at ${v.width}px`);
+            const overflow = await page.evaluate(() => {
+              const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+              return root.scrollWidth - root.clientWidth;
+            });
+            assert.ok(overflow <= 0, `${who} ${path} at ${v.width}px is ${overflow}px wider than the screen`);
+            assert.ok(await page.locator('nav.main a[href="/proposals"]').count(), `${path} has the navigation`);
+            await screenshot(page, `web-${who}-${name}-${v.width}`);
+          }
+          await page.context().close();
+        }
+      }
+    } finally {
+      await browser.close();
+      await r.s.close();
+    }
+  });
+
+  test('the copy button runs under the real CSP (its script allowed by hash) and copies the MCP address', async () => {
+    const r = await startWebRecord();
+    const browser = await launch();
+    try {
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      const blocked: string[] = [];
+      const page = await context.newPage();
+      page.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
+      });
+      await page.goto(`${r.s.base}/sign-in`);
+      await page.fill('#email', 'empty@example.com');
+      await page.fill('#password', PASSWORD);
+      await page.click('button[type=submit]');
+      await page.waitForURL(`${r.s.base}/account`);
+      const button = page.locator('button[data-copy="mcp-address"]');
+      assert.ok(await button.isVisible(), 'the script showed the button');
+      await button.click();
+      await page.waitForSelector('#mcp-address-status:has-text("Copied.")');
+      const selected = await page.evaluate(() => {
+        const g = globalThis as unknown as { getSelection(): { toString(): string } | null; document: { activeElement: { value?: string; selectionStart?: number; selectionEnd?: number } | null } };
+        const el = g.document.activeElement;
+        return el?.value?.slice(el.selectionStart ?? 0, el.selectionEnd ?? 0) ?? '';
+      });
+      assert.is(selected, `${r.s.base}/mcp`);
+      assert.equal(blocked, [], 'no script or style was blocked');
+      await screenshot(page, 'web-home-copied-390');
+    } finally {
+      await browser.close();
+      await r.s.close();
+    }
+  });
+}
+
+test.run();
