@@ -1,4 +1,5 @@
-// `npm run bench`: the Agent Access operations under load, reads next to a bare node:http ceiling.
+// `npm run bench`: the Agent Access operations under load, reads next to a bare node:http ceiling,
+// the write proposal next to the same batch prepared in-process (its floor).
 //
 // Seeds two Pro athletes (100 and 10,000 workouts) into a fresh embedded store, starts
 // `repledger serve` on it, connects over OAuth and has the athlete allow every write permission in
@@ -6,9 +7,10 @@
 // call, and prints requests/s and p50/p99 latency per operation, surface and athlete; each REST
 // read's throughput as a fraction of the ceiling and the 10,000-workout latency as a multiple of
 // the 100-workout one; each MCP call's throughput as a fraction of REST's for the same athlete
-// (MCP runs for the 10,000-workout athlete only); prepare_write_proposal with a 10-change batch and
-// a new command_id per request. Exits non-zero on errors (any response but the operation's success
-// status, a tool call not answering its envelope), not on missed targets.
+// (MCP runs for the 10,000-workout athlete only); each prepare_write_proposal (a 10-change batch,
+// a new command_id per request) as a fraction of its floor. Exits non-zero on errors (any
+// response but the operation's success status, a tool call not answering its envelope), not on
+// missed targets.
 //
 // Environment: BENCH_SECONDS (3) and BENCH_WARMUP_SECONDS (0.5) per case, BENCH_CONNECTIONS (32),
 // BENCH_WRITE_SECONDS (15) and BENCH_WRITE_CONNECTIONS (2) for writes, BENCH_OPERATIONS
@@ -25,12 +27,16 @@ import { startCeiling, startFloor, type Ceiling } from './ceiling.ts';
 import type { Framework } from './floor-server.ts';
 import { send, withBearer, type CapturedResponse } from './http.ts';
 import { measure, type Load, type Measurement } from './measure.ts';
+import { measurePrepareFloor, type PrepareFloorMeasured } from './prepare-floor.ts';
 import {
   formatFloors,
+  formatPrepareFloors,
   formatSummary,
   formatTable,
   machineInfo,
   operationResult,
+  PREPARE,
+  prepareFloorResult,
   relateToRest,
   summarise,
   type BenchResults,
@@ -147,11 +153,12 @@ function byOperation(cases: Case[]): Case[][] {
   return [...groups.values()].flatMap((surfaces) => [...surfaces.values()]);
 }
 
-/** Reads are compared with the ceiling; a bytes-replaying server tells nothing about a command. */
+/** Reads are compared with the ceiling; a write with its floor (see measureWrites). */
 const hasCeiling = (c: Case) => (SURFACES[c.surface]?.ceiling ?? false) && c.access === 'read';
 const loadOf = (settings: Settings, c: Case) => (c.access === 'write' ? settings.writeLoad : settings.load);
 
 async function measureAll(settings: Settings, server: RunningServer, ceiling: Ceiling, tokens: Tokens, cases: Case[]): Promise<OperationResult[]> {
+  if (cases.length === 0) return [];
   const authorize = async (c: Case) => withBearer(c.request, await tokens.bearer(c.athlete.email, c.resource));
   const captured = await capture(server, cases, authorize);
   const first = cases[0]!;
@@ -218,6 +225,35 @@ async function measureFloors(settings: Settings, dataDir: string, manifest: Mani
   return { operation: c.operation, athlete: c.athlete.label, ceiling: measured.ceiling, service: service.measurement, floors };
 }
 
+/**
+ * The writes, between two measurements of their floor. Every prepare appends its proposal to the
+ * athlete's record stream, which the next command reads whole, so the stream grows while the
+ * writes are measured (on the 100-workout record several times over, at ~19 KB a proposal): each
+ * surface is compared with the mean of the floor just before and just after.
+ */
+async function measureWrites(settings: Settings, dataDir: string, manifest: Manifest, server: RunningServer, ceiling: Ceiling, tokens: Tokens, cases: Case[]) {
+  const prepares = cases.filter((c) => c.surface === 'rest' && c.operation === PREPARE);
+  const before = await prepareFloors(settings, dataDir, manifest, tokens, prepares, 'before');
+  const operations = await measureAll(settings, server, ceiling, tokens, cases);
+  const after = await prepareFloors(settings, dataDir, manifest, tokens, prepares, 'after');
+  return { operations, prepareFloors: prepares.map((c, i) => prepareFloorResult(c.athlete.label, before[i]!, after[i]!, operations)) };
+}
+
+/**
+ * The floor under each REST prepare case: its batch prepared in a process of its own through the
+ * service, for the same connection, under the same concurrency.
+ */
+async function prepareFloors(settings: Settings, dataDir: string, manifest: Manifest, tokens: Tokens, prepares: Case[], when: string): Promise<PrepareFloorMeasured[]> {
+  const floors: PrepareFloorMeasured[] = [];
+  for (const c of prepares) {
+    const athlete = manifest.athletes.find((a) => a.label === c.athlete.label)!;
+    const { grantId } = await tokens.connection(c.athlete.email, c.resource);
+    progress(`${PREPARE}: floor ${when}, athlete ${athlete.label}`);
+    floors.push(await measurePrepareFloor({ dataDir, athleteId: athlete.athleteId, grantId, body: c.request.body!, load: settings.writeLoad }));
+  }
+  return floors;
+}
+
 async function buildCases(ctx: CaseContext, only: string[] | null): Promise<Case[]> {
   const cases: Case[] = [];
   for (const surface of Object.values(SURFACES)) if (surface) cases.push(...(await surface.build(ctx)));
@@ -243,8 +279,11 @@ async function main(): Promise<void> {
     const tokens = new Tokens(server.base);
     const athletes: BenchAthlete[] = manifest.athletes.map((a) => ({ label: a.label, email: a.email }));
     const cases = await buildCases({ base: server.base, athletes, bearer: (a, resource) => tokens.bearer(a.email, resource) }, settings.operations);
-    const operations = await measureAll(settings, server, ceiling, tokens, cases);
+    const reads = await measureAll(settings, server, ceiling, tokens, cases.filter((c) => c.access === 'read'));
+    const writes = await measureWrites(settings, dataDir, manifest, server, ceiling, tokens, cases.filter((c) => c.access === 'write'));
+    const operations = [...reads, ...writes.operations];
     const floors = await measureFloors(settings, dataDir, manifest, server, tokens, cases, operations);
+    const { prepareFloors } = writes;
 
     const results: BenchResults = {
       at: new Date().toISOString(),
@@ -254,10 +293,11 @@ async function main(): Promise<void> {
       seedingSeconds: manifest.seedingSeconds,
       operations,
       floors,
-      summary: summarise(operations),
+      prepareFloors,
+      summary: summarise(operations, prepareFloors),
     };
     writeFileSync(RESULTS_FILE, JSON.stringify(results, null, 2));
-    const blocks = [formatTable(operations), floors ? formatFloors(floors) : null, formatSummary(results, athletes.map((a) => a.label), RESULTS_FILE)];
+    const blocks = [formatTable(operations), floors ? formatFloors(floors) : null, prepareFloors.length ? formatPrepareFloors(prepareFloors) : null, formatSummary(results, athletes.map((a) => a.label), RESULTS_FILE)];
     console.log(`\n${blocks.filter((b) => b !== null).join('\n\n')}`);
     console.log(`whole run: ${((performance.now() - started) / 1000).toFixed(0)} s${settings.profileDir ? `; server CPU profile in ${settings.profileDir}` : ''}`);
   } finally {
