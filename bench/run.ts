@@ -1,17 +1,21 @@
-// `npm run bench`: the Agent Access reads under load, next to a bare node:http ceiling.
+// `npm run bench`: the Agent Access operations under load, reads next to a bare node:http ceiling,
+// the write proposal next to the same batch prepared in-process (its floor).
 //
 // Seeds two Pro athletes (100 and 10,000 workouts) into a fresh embedded store, starts
-// `repledger serve` on it, connects over OAuth, then drives every read operation with autocannon
-// over REST and as an MCP tool call, and prints requests/s and p50/p99 latency per operation,
-// surface and athlete; each REST operation's throughput as a fraction of the ceiling and the
-// 10,000-workout latency as a multiple of the 100-workout one; each MCP call's throughput as a
-// fraction of REST's for the same athlete (MCP runs for the 10,000-workout athlete only). Exits
-// non-zero on errors (any response but 200, a tool call not answering its envelope), not on
+// `repledger serve` on it, connects over OAuth and has the athlete allow every write permission in
+// the permission form, then drives every operation with autocannon over REST and as an MCP tool
+// call, and prints requests/s and p50/p99 latency per operation, surface and athlete; each REST
+// read's throughput as a fraction of the ceiling and the 10,000-workout latency as a multiple of
+// the 100-workout one; each MCP call's throughput as a fraction of REST's for the same athlete
+// (MCP runs for the 10,000-workout athlete only); each prepare_write_proposal (a 10-change batch,
+// a new command_id per request) as a fraction of its floor. Exits non-zero on errors (any
+// response but the operation's success status, a tool call not answering its envelope), not on
 // missed targets.
 //
 // Environment: BENCH_SECONDS (3) and BENCH_WARMUP_SECONDS (0.5) per case, BENCH_CONNECTIONS (32),
-// BENCH_OPERATIONS (comma-separated operationIds; all by default), BENCH_DATA_DIR (seed there and
-// keep it; a later run reuses it), BENCH_PROFILE_DIR (run the server with --cpu-prof into it).
+// BENCH_WRITE_SECONDS (15) and BENCH_WRITE_CONNECTIONS (2) for writes, BENCH_OPERATIONS
+// (comma-separated operationIds; all by default), BENCH_DATA_DIR (seed there and keep it; a later
+// run reuses it), BENCH_PROFILE_DIR (run the server with --cpu-prof into it).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,7 +27,22 @@ import { startCeiling, startFloor, type Ceiling } from './ceiling.ts';
 import type { Framework } from './floor-server.ts';
 import { send, withBearer, type CapturedResponse } from './http.ts';
 import { measure, type Load, type Measurement } from './measure.ts';
-import { formatFloors, formatSummary, formatTable, machineInfo, operationResult, relateToRest, summarise, type BenchResults, type FloorResult, type OperationResult } from './report.ts';
+import { measurePrepareFloor, type PrepareFloorMeasured } from './prepare-floor.ts';
+import {
+  formatFloors,
+  formatPrepareFloors,
+  formatSummary,
+  formatTable,
+  machineInfo,
+  operationResult,
+  PREPARE,
+  prepareFloorResult,
+  relateToRest,
+  summarise,
+  type BenchResults,
+  type FloorResult,
+  type OperationResult,
+} from './report.ts';
 import { LIMITS } from '../contracts/common.ts';
 import { checkinsList } from '../services/reads/recovery.ts';
 import { windowPageQuery } from '../services/reads/lists.ts';
@@ -45,6 +64,14 @@ const LOAD_GENERATOR_WARMUP_SECONDS = 2;
 
 interface Settings {
   load: Load;
+  /**
+   * For writes. Commands on one athlete's record run one at a time, so more connections only queue
+   * (throughput stays, latency grows with the queue): two keep the next command waiting, while 32
+   * queued prepares of 1-2 s each on the 10,000-workout record would wait a minute and none would
+   * finish within a run. Longer than a read's, so that even that record's one prepare a second or
+   * less gives a count worth dividing.
+   */
+  writeLoad: Load;
   operations: string[] | null;
   dataDir: string | null;
   profileDir: string | null;
@@ -61,8 +88,10 @@ function settingsFromEnv(env: NodeJS.ProcessEnv): Settings {
     if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min}`);
     return value;
   };
+  const warmupSeconds = positive('BENCH_WARMUP_SECONDS', 0.5);
   return {
-    load: { connections: positive('BENCH_CONNECTIONS', 32, 1), seconds: positive('BENCH_SECONDS', 3, 1), warmupSeconds: positive('BENCH_WARMUP_SECONDS', 0.5) },
+    load: { connections: positive('BENCH_CONNECTIONS', 32, 1), seconds: positive('BENCH_SECONDS', 3, 1), warmupSeconds },
+    writeLoad: { connections: positive('BENCH_WRITE_CONNECTIONS', 2, 1), seconds: positive('BENCH_WRITE_SECONDS', 15, 1), warmupSeconds },
     operations: env.BENCH_OPERATIONS ? env.BENCH_OPERATIONS.split(',').map((s) => s.trim()) : null,
     dataDir: env.BENCH_DATA_DIR ? resolve(env.BENCH_DATA_DIR) : null,
     profileDir: env.BENCH_PROFILE_DIR ? resolve(env.BENCH_PROFILE_DIR) : null,
@@ -98,12 +127,12 @@ async function seeded(dataDir: string): Promise<Manifest> {
   }
 }
 
-/** Every case's response as the server gives it: checked to be a 200, and what the ceiling replays. */
+/** Every case's response as the server gives it: checked to be its success, and what the ceiling replays. */
 async function capture(server: RunningServer, cases: Case[], authorize: (c: Case) => Promise<Case['request']>): Promise<Map<Case, CapturedResponse>> {
   const captured = new Map<Case, CapturedResponse>();
   for (const c of cases) {
     const response = await send(server.base, await authorize(c));
-    if (response.status !== 200) throw new Error(`${c.surface} ${c.operation} for athlete ${c.athlete.label} answered ${response.status}: ${response.body.toString('utf8').slice(0, 300)}`);
+    if (response.status !== c.request.expectedStatus) throw new Error(`${c.surface} ${c.operation} for athlete ${c.athlete.label} answered ${response.status}: ${response.body.toString('utf8').slice(0, 300)}`);
     captured.set(c, response);
   }
   return captured;
@@ -124,7 +153,12 @@ function byOperation(cases: Case[]): Case[][] {
   return [...groups.values()].flatMap((surfaces) => [...surfaces.values()]);
 }
 
+/** Reads are compared with the ceiling; a write with its floor (see measureWrites). */
+const hasCeiling = (c: Case) => (SURFACES[c.surface]?.ceiling ?? false) && c.access === 'read';
+const loadOf = (settings: Settings, c: Case) => (c.access === 'write' ? settings.writeLoad : settings.load);
+
 async function measureAll(settings: Settings, server: RunningServer, ceiling: Ceiling, tokens: Tokens, cases: Case[]): Promise<OperationResult[]> {
+  if (cases.length === 0) return [];
   const authorize = async (c: Case) => withBearer(c.request, await tokens.bearer(c.athlete.email, c.resource));
   const captured = await capture(server, cases, authorize);
   const first = cases[0]!;
@@ -133,9 +167,9 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
   const results: OperationResult[] = [];
   for (const group of byOperation(cases)) {
     const reference = group[group.length - 1]!;
-    const { operation, surface } = reference;
+    const { operation, surface, access } = reference;
     let ceilingMeasurement: Measurement | null = null;
-    if (SURFACES[surface]?.ceiling) {
+    if (hasCeiling(reference)) {
       // One ceiling per operation, answering with the long-history athlete's bytes: the athletes'
       // answers differ by a few bytes at most (the same recent workouts, ids of the same length),
       // and a ceiling per case would add a third to the run for no information.
@@ -147,9 +181,9 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
     for (const c of group) {
       progress(`${surface} ${operation}: athlete ${c.athlete.label}`);
       server.checkAlive();
-      measured.push({ athlete: c.athlete.label, measurement: await measure(server.base, await authorize(c), settings.load) });
+      measured.push({ athlete: c.athlete.label, measurement: await measure(server.base, await authorize(c), loadOf(settings, c)) });
     }
-    results.push(operationResult(operation, surface, ceilingMeasurement, measured));
+    results.push(operationResult(operation, surface, access, ceilingMeasurement, measured));
   }
   return relateToRest(results);
 }
@@ -191,6 +225,35 @@ async function measureFloors(settings: Settings, dataDir: string, manifest: Mani
   return { operation: c.operation, athlete: c.athlete.label, ceiling: measured.ceiling, service: service.measurement, floors };
 }
 
+/**
+ * The writes, between two measurements of their floor. Every prepare appends its proposal to the
+ * athlete's record stream, which the next command reads whole, so the stream grows while the
+ * writes are measured (on the 100-workout record several times over, at ~19 KB a proposal): each
+ * surface is compared with the mean of the floor just before and just after.
+ */
+async function measureWrites(settings: Settings, dataDir: string, manifest: Manifest, server: RunningServer, ceiling: Ceiling, tokens: Tokens, cases: Case[]) {
+  const prepares = cases.filter((c) => c.surface === 'rest' && c.operation === PREPARE);
+  const before = await prepareFloors(settings, dataDir, manifest, tokens, prepares, 'before');
+  const operations = await measureAll(settings, server, ceiling, tokens, cases);
+  const after = await prepareFloors(settings, dataDir, manifest, tokens, prepares, 'after');
+  return { operations, prepareFloors: prepares.map((c, i) => prepareFloorResult(c.athlete.label, before[i]!, after[i]!, operations)) };
+}
+
+/**
+ * The floor under each REST prepare case: its batch prepared in a process of its own through the
+ * service, for the same connection, under the same concurrency.
+ */
+async function prepareFloors(settings: Settings, dataDir: string, manifest: Manifest, tokens: Tokens, prepares: Case[], when: string): Promise<PrepareFloorMeasured[]> {
+  const floors: PrepareFloorMeasured[] = [];
+  for (const c of prepares) {
+    const athlete = manifest.athletes.find((a) => a.label === c.athlete.label)!;
+    const { grantId } = await tokens.connection(c.athlete.email, c.resource);
+    progress(`${PREPARE}: floor ${when}, athlete ${athlete.label}`);
+    floors.push(await measurePrepareFloor({ dataDir, athleteId: athlete.athleteId, grantId, body: c.request.body!, load: settings.writeLoad }));
+  }
+  return floors;
+}
+
 async function buildCases(ctx: CaseContext, only: string[] | null): Promise<Case[]> {
   const cases: Case[] = [];
   for (const surface of Object.values(SURFACES)) if (surface) cases.push(...(await surface.build(ctx)));
@@ -216,12 +279,26 @@ async function main(): Promise<void> {
     const tokens = new Tokens(server.base);
     const athletes: BenchAthlete[] = manifest.athletes.map((a) => ({ label: a.label, email: a.email }));
     const cases = await buildCases({ base: server.base, athletes, bearer: (a, resource) => tokens.bearer(a.email, resource) }, settings.operations);
-    const operations = await measureAll(settings, server, ceiling, tokens, cases);
+    const reads = await measureAll(settings, server, ceiling, tokens, cases.filter((c) => c.access === 'read'));
+    const writes = await measureWrites(settings, dataDir, manifest, server, ceiling, tokens, cases.filter((c) => c.access === 'write'));
+    const operations = [...reads, ...writes.operations];
     const floors = await measureFloors(settings, dataDir, manifest, server, tokens, cases, operations);
+    const { prepareFloors } = writes;
 
-    const results: BenchResults = { at: new Date().toISOString(), machine: machineInfo(), load: settings.load, seedingSeconds: manifest.seedingSeconds, operations, floors, summary: summarise(operations) };
+    const results: BenchResults = {
+      at: new Date().toISOString(),
+      machine: machineInfo(),
+      load: settings.load,
+      writeLoad: settings.writeLoad,
+      seedingSeconds: manifest.seedingSeconds,
+      operations,
+      floors,
+      prepareFloors,
+      summary: summarise(operations, prepareFloors),
+    };
     writeFileSync(RESULTS_FILE, JSON.stringify(results, null, 2));
-    console.log(`\n${formatTable(operations)}\n${floors ? `\n${formatFloors(floors)}\n` : ''}\n${formatSummary(results, athletes.map((a) => a.label), RESULTS_FILE)}`);
+    const blocks = [formatTable(operations), floors ? formatFloors(floors) : null, prepareFloors.length ? formatPrepareFloors(prepareFloors) : null, formatSummary(results, athletes.map((a) => a.label), RESULTS_FILE)];
+    console.log(`\n${blocks.filter((b) => b !== null).join('\n\n')}`);
     console.log(`whole run: ${((performance.now() - started) / 1000).toFixed(0)} s${settings.profileDir ? `; server CPU profile in ${settings.profileDir}` : ''}`);
   } finally {
     ceiling?.stop();
