@@ -2,6 +2,7 @@
 import { cpus, totalmem, platform, arch } from 'node:os';
 import type { AccessKind } from '../contracts/common.ts';
 import type { Surface } from './cases.ts';
+import type { ReviewMeasured } from './review.ts';
 import type { Load, Measurement } from './measure.ts';
 import type { PrepareFloorMeasured } from './prepare-floor.ts';
 import type { StreamFacts } from './prepare-floor-process.ts';
@@ -83,6 +84,7 @@ export interface BenchResults {
   operations: OperationResult[];
   floors: FloorResult | null;
   prepareFloors: PrepareFloorResult[];
+  review: ReviewMeasured[];
   summary: Summary;
 }
 

@@ -28,6 +28,7 @@ import type { Framework } from './floor-server.ts';
 import { send, withBearer, type CapturedResponse } from './http.ts';
 import { measure, type Load, type Measurement } from './measure.ts';
 import { measurePrepareFloor, type PrepareFloorMeasured } from './prepare-floor.ts';
+import { formatReview, measureReview } from './review.ts';
 import {
   formatFloors,
   formatPrepareFloors,
@@ -284,6 +285,8 @@ async function main(): Promise<void> {
     const operations = [...reads, ...writes.operations];
     const floors = await measureFloors(settings, dataDir, manifest, server, tokens, cases, operations);
     const { prepareFloors } = writes;
+    progress('approving and undoing 50-change batches, and their floor');
+    const review = await measureReview(dataDir, manifest.athletes.map((a) => ({ label: a.label, athleteId: a.athleteId })));
 
     const results: BenchResults = {
       at: new Date().toISOString(),
@@ -294,10 +297,11 @@ async function main(): Promise<void> {
       operations,
       floors,
       prepareFloors,
+      review,
       summary: summarise(operations, prepareFloors),
     };
     writeFileSync(RESULTS_FILE, JSON.stringify(results, null, 2));
-    const blocks = [formatTable(operations), floors ? formatFloors(floors) : null, prepareFloors.length ? formatPrepareFloors(prepareFloors) : null, formatSummary(results, athletes.map((a) => a.label), RESULTS_FILE)];
+    const blocks = [formatTable(operations), floors ? formatFloors(floors) : null, prepareFloors.length ? formatPrepareFloors(prepareFloors) : null, formatReview(review), formatSummary(results, athletes.map((a) => a.label), RESULTS_FILE)];
     console.log(`\n${blocks.filter((b) => b !== null).join('\n\n')}`);
     console.log(`whole run: ${((performance.now() - started) / 1000).toFixed(0)} s${settings.profileDir ? `; server CPU profile in ${settings.profileDir}` : ''}`);
   } finally {
