@@ -2,12 +2,13 @@
 // models its inline build produced: what every other way of projecting it (a worker following
 // the log, a worker killed and restarted, a replay, another adapter) must arrive at.
 //
-// New event types and projections join here: a write issue adds its commands to `recordLog`
-// (proposals prepared, approved, rejected, undone; receipts), and every suite built on this file
+// New event types and projections join here (proposals prepared, approved, rejected, undone, with
+// their receipts, are), and every suite built on this file
 // (test/projections/projection-runner.contract.ts, the worker tests, the distributed suites)
 // then checks them on every adapter. New collections need nothing: they come from the runner.
 import { randomUUID } from 'node:crypto';
 import type { RecordItem } from '../../contracts/record.ts';
+import type { WriteProposalBody } from '../../contracts/write.ts';
 import { projections } from '../../projections/index.ts';
 import { CHECKPOINTS } from '../../projections/runner.ts';
 import type { EventStore, StoredEvent } from '../../services/store/event-store.ts';
@@ -80,22 +81,32 @@ async function build(): Promise<ReferenceLog> {
       await change([{ op: 'create', kind: 'checkin', item: { id: randomUUID(), date: '2026-02-10', sleep_quality: 4, energy: null, soreness: 3, stress: 2 } }]);
       // An agent's proposal, prepared on the record stream (the review adds its later moves).
       const { password_hash: _hash, ...account } = (await t.app.athletes.get(athleteId))!;
-      const agent = { athlete: account, grantId: randomUUID(), clientId: 'https://agent.example/client.json', clientName: 'Agent', scopes: ['training' as const], writePermissions: ['training:write' as const] };
+      const agent = { athlete: account, grantId: randomUUID(), clientId: 'https://agent.example/client.json', clientName: 'Agent', scopes: ['training' as const], writePermissions: ['training:write' as const, 'training:delete' as const] };
+      // Its life cycle: one approved and later undone, one approved and kept, one rejected, one
+      // left to expire; so commits, undos (restores included) and receipts are in the log too.
+      const propose = async (actions: WriteProposalBody['actions']) => {
+        t.clock.advance(60_000);
+        const body = { version: 'agent-access-write.v1' as const, command_id: randomUUID(), actions };
+        await t.app.proposals.prepare(agent, body);
+        return body.command_id;
+      };
+      const undone = await propose([
+        { op: 'create', kind: 'exercise', ref: 'press', record: { name: 'Press', muscle_group: null, tracking_type: 'weight_reps' } },
+        { op: 'update', kind: 'completed_workout', id: workouts[2]!.id, base_revision: 1, record: { ...writeShape(workouts[2]!), title: 'Heavier' } },
+        { op: 'delete', kind: 'completed_workout', id: workouts[5]!.id, base_revision: 1 },
+      ]);
+      await t.app.proposals.approve(athleteId, undone);
       t.clock.advance(60_000);
-      await t.app.proposals.prepare(agent, {
-        version: 'agent-access-write.v1',
-        command_id: randomUUID(),
-        actions: [
-          { op: 'create', kind: 'exercise', ref: 'press', record: { name: 'Press', muscle_group: null, tracking_type: 'weight_reps' } },
-          { op: 'update', kind: 'completed_workout', id: workouts[2]!.id, base_revision: 1, record: { ...writeShape(workouts[2]!), title: 'Heavier' } },
-        ],
-      });
+      await t.app.proposals.undo(athleteId, undone);
+      await t.app.proposals.approve(athleteId, await propose([{ op: 'update', kind: 'completed_workout', id: workouts[4]!.id, base_revision: 1, record: { ...writeShape(workouts[4]!), title: 'Kept' } }]));
+      await t.app.proposals.reject(athleteId, await propose([{ op: 'delete', kind: 'completed_workout', id: workouts[6]!.id, base_revision: 1 }]));
+      await propose([{ op: 'delete', kind: 'completed_workout', id: workouts[9]!.id, base_revision: 1 }]);
       const athlete = (await t.app.athletes.get(athleteId))!;
       await t.app.athletes.updateProfile(email, { ...athlete.profile, timezone: 'Asia/Tokyo' }, actor);
     }
     const events = await t.app.events.readAll(0, 100_000);
     // The suites built on this log prove each projection on every adapter only for the events it holds.
-    for (const type of ['workout.created', 'workout.updated', 'workout.deleted', 'meal.deleted', 'athlete.profile_updated', 'proposal.prepared']) {
+    for (const type of ['workout.created', 'workout.updated', 'workout.deleted', 'meal.deleted', 'athlete.profile_updated', 'proposal.prepared', 'proposal.committed', 'proposal.undone', 'proposal.rejected']) {
       if (!events.some((e) => e.type === type)) throw new Error(`the reference log holds no ${type}`);
     }
     return { events, readModels: await dumpReadModels(t.app) };
