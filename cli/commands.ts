@@ -12,7 +12,10 @@ import MaintenanceStatus from './commands/maintenance/status.ts';
 import ProjectionsReplay from './commands/projections/replay.ts';
 import ProjectionsRun from './commands/projections/run.ts';
 import ProjectionsStatus from './commands/projections/status.ts';
+import ProposalsHistory from './commands/proposals/history.ts';
+import ProposalsList from './commands/proposals/list.ts';
 import ProposalsPurge from './commands/proposals/purge.ts';
+import ProposalsShow from './commands/proposals/show.ts';
 import Serve from './commands/serve.ts';
 import Status from './commands/status.ts';
 import SubscriptionsSet from './commands/subscriptions/set.ts';
@@ -35,5 +38,8 @@ export const COMMANDS = {
   'projections:replay': ProjectionsReplay,
   'projections:status': ProjectionsStatus,
   'projections:run': ProjectionsRun,
+  'proposals:list': ProposalsList,
+  'proposals:show': ProposalsShow,
+  'proposals:history': ProposalsHistory,
   'proposals:purge': ProposalsPurge,
 };
