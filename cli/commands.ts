@@ -16,6 +16,11 @@ import ProposalsHistory from './commands/proposals/history.ts';
 import ProposalsList from './commands/proposals/list.ts';
 import ProposalsPurge from './commands/proposals/purge.ts';
 import ProposalsShow from './commands/proposals/show.ts';
+import ReceiptsExport from './commands/receipts/export.ts';
+import ReceiptsHead from './commands/receipts/head.ts';
+import ReceiptsList from './commands/receipts/list.ts';
+import ReceiptsShow from './commands/receipts/show.ts';
+import ReceiptsVerify from './commands/receipts/verify.ts';
 import Serve from './commands/serve.ts';
 import Status from './commands/status.ts';
 import SubscriptionsSet from './commands/subscriptions/set.ts';
@@ -42,4 +47,9 @@ export const COMMANDS = {
   'proposals:show': ProposalsShow,
   'proposals:history': ProposalsHistory,
   'proposals:purge': ProposalsPurge,
+  'receipts:list': ReceiptsList,
+  'receipts:show': ReceiptsShow,
+  'receipts:export': ReceiptsExport,
+  'receipts:verify': ReceiptsVerify,
+  'receipts:head': ReceiptsHead,
 };

@@ -124,6 +124,8 @@ export class ChainVerifier {
   #head: VerifiedLink | null = null;
   #unlinked = 0;
   #broken: BrokenLink | null = null;
+  /** Every digest verified so far: a head kept elsewhere must be one of them. */
+  readonly #digests = new Set<string>();
   /** The stream's last events, for the record events a link covers; bounded by the longest append seen. */
   #recent: ChainEvent[] = [];
   /** Prepared proposals' clients: the receipt names them. */
@@ -163,7 +165,11 @@ export class ChainVerifier {
       else broken('no link stored where the chain expects one');
       return;
     }
-    if (link.sequence !== expected) return broken(`sequence ${link.sequence} where ${expected} was expected: a link before it is missing or out of order`);
+    if (link.sequence !== expected) {
+      // Name the link that is not where it should be, and say what stands in its place.
+      this.#broken = { sequence: expected, command_id: commandId, event: e.type, revision: e.revision, reason: `link #${expected} is missing: the next link in the stream is #${link.sequence} (${e.type} of proposal ${commandId}); a link was removed or reordered` };
+      return;
+    }
     if (link.previous !== this.#previous) return broken('its previous digest is not the digest of the link before it: a link before it was removed or changed');
     const count = link.record_events;
     const covered = this.#recent.slice(this.#recent.length - count);
@@ -176,6 +182,7 @@ export class ChainVerifier {
     if (linkDigest(link.previous, entry) !== link.digest) return broken('its receipt or the record changes it covers no longer match its digest');
     this.#sequence = link.sequence;
     this.#previous = link.digest;
+    this.#digests.add(link.digest);
     const at = String(e.type === 'proposal.committed' ? data.committed_at : data.undone_at);
     this.#head = { sequence: link.sequence, command_id: commandId, event: e.type as VerifiedLink['event'], revision: e.revision, at, digest: link.digest };
   }
@@ -186,6 +193,11 @@ export class ChainVerifier {
     const client = this.#clients.get(commandId);
     if (!client) return null;
     return { event: 'proposal.committed', ...common, receipt: receiptOf(client, data as { committed_at: string; changes: Receipt['changes'] }) };
+  }
+
+  /** Whether a link with this digest was verified (a head recorded earlier is still in the chain). */
+  holds(digest: string): boolean {
+    return this.#digests.has(digest.toLowerCase());
   }
 
   report(): ChainReport {

@@ -1,6 +1,7 @@
 // What operators and auditors read about proposals (issue 14): proposals across athletes, one
 // proposal's life cycle from the event log, the receipts, and the receipt chains recomputed from
 // the log. Read-only: nothing here appends, so an auditor's tool cannot change what it inspects.
+import { WRITE_POLICY } from '../../contracts/common.ts';
 import { streams } from '../../contracts/events.ts';
 import type { ProposalStatus, Receipt } from '../../contracts/write.ts';
 import { PROPOSALS, type ProposalDoc } from '../../projections/proposals.ts';
@@ -193,15 +194,21 @@ function receiptRow(athleteId: string, doc: ProposalDoc): ReceiptRow | null {
   return { athlete_id: athleteId, command_id: doc.id, receipt: doc.receipt, undone_at: doc.undone_at, receipt_link: doc.receipt_link ?? null, undo_link: doc.undo_link ?? null };
 }
 
-/** Receipts matching a filter (on the proposal's preparation time and client), newest first. */
+/**
+ * Receipts matching a filter (`since`/`until` on the commit time), newest committed first. The read
+ * model is ordered by preparation, and a commit comes at most the expiry after its preparation, so
+ * the index is read from `since` minus the expiry and the commit time filtered exactly.
+ */
 export async function listReceipts(app: AuditDeps, filter: Omit<ProposalFilter, 'status'>, limit: number): Promise<ReceiptRow[]> {
   const out: ReceiptRow[] = [];
   const ids = filter.athleteId ? [filter.athleteId] : athleteIds(app);
+  const prepared = { ...filter, since: filter.since && new Date(Date.parse(filter.since) - WRITE_POLICY.proposalExpiryMinutes * 60_000).toISOString() };
   for await (const athleteId of ids) {
     let n = 0;
-    for await (const p of athleteProposals(app, athleteId, filter)) {
+    for await (const p of athleteProposals(app, athleteId, prepared)) {
       const row = receiptRow(athleteId, p.doc);
       if (!row) continue;
+      if ((filter.since && row.receipt.committed_at < filter.since) || (filter.until && row.receipt.committed_at > filter.until)) continue;
       out.push(row);
       if (++n >= limit) break;
     }
@@ -253,7 +260,7 @@ export async function* exportReceipts(app: AuditDeps, athleteId: string | undefi
  * read models, which are derived and could be rebuilt to match anything). Stops at the first
  * broken chain. `progress` counts events read.
  */
-export async function verifyChains(app: AuditDeps, athleteId: string | undefined, progress: (done: number, total: number) => void): Promise<ChainReport[]> {
+export async function verifyChains(app: AuditDeps, athleteId: string | undefined, progress: (done: number, total: number) => void, expectHead?: string): Promise<ChainReport[]> {
   const reports: ChainReport[] = [];
   const ids: string[] = [];
   for await (const id of athleteId ? [athleteId] : athleteIds(app)) ids.push(id);
@@ -264,6 +271,10 @@ export async function verifyChains(app: AuditDeps, athleteId: string | undefined
     // One athlete's stream at a time: the same memory bound as any command on that record.
     for (const e of await app.events.readStream(streams.record(id))) verifier.add(e);
     const report = verifier.report();
+    // A head kept elsewhere that is no longer a link: the chain was rebuilt (or cut back) since.
+    if (expectHead && !report.broken && !verifier.holds(expectHead)) {
+      report.broken = { sequence: report.links + 1, command_id: null, event: null, revision: null, reason: `the head ${expectHead} kept earlier is not a link of this chain: the chain was rewritten or cut back since it was recorded` };
+    }
     reports.push(report);
     progress(++done, ids.length);
     if (report.broken) break;

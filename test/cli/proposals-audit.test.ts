@@ -1,5 +1,6 @@
 // `repledger proposals list|show|history` as an operator runs them, in their own process, on a
 // store where proposals were really prepared, approved, rejected and undone.
+import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { auditStore, type AuditStore } from '../support/audit.ts';
@@ -16,6 +17,8 @@ test.before(async () => {
 interface Listed {
   proposals: Array<{ athlete_id: string; command_id: string; status: string; client: { name: string }; prepared_at: string }>;
 }
+
+test.after(() => rmSync(s.dataDir, { recursive: true, force: true }));
 
 test('proposals list: every athlete, newest prepared first, as a table or JSON', async () => {
   const { proposals } = await cliJson<Listed>(['proposals', 'list'], env);
@@ -92,7 +95,7 @@ test('proposals show and history refuse an unknown or malformed command id', asy
   assert.match(missing.stderr, /Missing 1 required arg/);
   const elsewhere = await cli(['proposals', 'show', s.graceCommitted, '--athlete', s.ada], env);
   assert.is(elsewhere.code, 2);
-  assert.match(elsewhere.stderr.replace(/\s+/g, ' '), `there is no proposal ${s.graceCommitted} of athlete ${s.ada}`);
+  assert.match(elsewhere.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' '), `there is no proposal ${s.graceCommitted} of athlete ${s.ada}`);
 });
 
 test("proposals history: every event of the proposal's life, with times and actors, from the log", async () => {
