@@ -23,11 +23,16 @@ test.after(() => {
   for (const dir of [s.dataDir, ...copies]) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A copy of the store, changed with SQL on its event table as someone with the file could. */
-function tampered(sql: string, ...params: string[]): Record<string, string> {
-  const dir = tempDir('repledger-tampered-');
+function copy(): string {
+  const dir = tempDir('repledger-copy-');
   copies.push(dir);
   cpSync(s.dataDir, dir, { recursive: true });
+  return dir;
+}
+
+/** A copy of the store, changed with SQL on its event table as someone with the file could. */
+function tampered(sql: string, ...params: string[]): Record<string, string> {
+  const dir = copy();
   const db = new DatabaseSync(join(dir, 'repledger.db'));
   try {
     const { changes } = db.prepare(sql).run(...params);
@@ -119,6 +124,15 @@ test('receipts verify passes on an intact store, and head prints what it verifie
   const foreign = await cli(['receipts', 'verify', '--athlete', s.ada, '--head', grace.digest, '--json'], env);
   assert.is(foreign.code, 1);
   assert.match((JSON.parse(foreign.stdout) as Verified).broken!.reason, 'is not a link of this chain');
+});
+
+test('the retention purge leaves every chain intact: the links cover only what it keeps', async () => {
+  const purged = { DATA_DIR: copy() };
+  // The CLI's clock is today's: everything the fixture prepared is past retention.
+  assert.is((await cliJson<{ keys_destroyed: number }>(['proposals', 'purge'], purged)).keys_destroyed, 5);
+  const v = await cliJson<Verified>(['receipts', 'verify'], purged);
+  assert.is(v.ok, true);
+  assert.equal(v.chains.map((c) => c.links).sort(), [1, 3]);
 });
 
 test('receipts verify fails, naming the link, after a stored receipt is edited in SQLite', async () => {
