@@ -12,7 +12,15 @@ import MaintenanceStatus from './commands/maintenance/status.ts';
 import ProjectionsReplay from './commands/projections/replay.ts';
 import ProjectionsRun from './commands/projections/run.ts';
 import ProjectionsStatus from './commands/projections/status.ts';
+import ProposalsHistory from './commands/proposals/history.ts';
+import ProposalsList from './commands/proposals/list.ts';
 import ProposalsPurge from './commands/proposals/purge.ts';
+import ProposalsShow from './commands/proposals/show.ts';
+import ReceiptsExport from './commands/receipts/export.ts';
+import ReceiptsHead from './commands/receipts/head.ts';
+import ReceiptsList from './commands/receipts/list.ts';
+import ReceiptsShow from './commands/receipts/show.ts';
+import ReceiptsVerify from './commands/receipts/verify.ts';
 import Serve from './commands/serve.ts';
 import Status from './commands/status.ts';
 import SubscriptionsSet from './commands/subscriptions/set.ts';
@@ -35,5 +43,13 @@ export const COMMANDS = {
   'projections:replay': ProjectionsReplay,
   'projections:status': ProjectionsStatus,
   'projections:run': ProjectionsRun,
+  'proposals:list': ProposalsList,
+  'proposals:show': ProposalsShow,
+  'proposals:history': ProposalsHistory,
   'proposals:purge': ProposalsPurge,
+  'receipts:list': ReceiptsList,
+  'receipts:show': ReceiptsShow,
+  'receipts:export': ReceiptsExport,
+  'receipts:verify': ReceiptsVerify,
+  'receipts:head': ReceiptsHead,
 };

@@ -98,6 +98,17 @@ export const affectedItem = z.strictObject({
 export type AffectedItem = z.infer<typeof affectedItem>;
 
 /**
+ * A link of the athlete's receipt chain (services/domain/receipt-chain.ts), stored in the commit or
+ * undo it covers so that the same atomic append writes both. Absent on events from before the chain.
+ */
+export const receiptLink = z.strictObject({
+  sequence: z.number().int().positive(),
+  previous: z.string().regex(/^[0-9a-f]{64}$/),
+  digest: z.string().regex(/^[0-9a-f]{64}$/),
+  record_events: z.number().int().nonnegative(),
+});
+
+/**
  * Proposal events live on the record stream they change, so that approving one appends its record
  * events and its transition together, at the record's expected revision (DESIGN, Writes), and a
  * `command_id` is claimed by the same append that checked it was free.
@@ -133,6 +144,7 @@ export const proposalEvent = z.discriminatedUnion('type', [
       affected: z.array(affectedItem).min(1),
       /** The bodies the affected items had before, for undo: sealed under the proposal's key. */
       undo: sealed,
+      link: receiptLink.optional(),
     }),
   }),
   z.strictObject({ type: z.literal('proposal.rejected'), data: z.strictObject({ command_id: uuid, rejected_at: dateTime }) }),
@@ -154,7 +166,7 @@ export const proposalEvent = z.discriminatedUnion('type', [
   z.strictObject({
     // The athlete undid a committed batch: appended with the restoring record events.
     type: z.literal('proposal.undone'),
-    data: z.strictObject({ command_id: uuid, undone_at: dateTime, affected: z.array(affectedItem).min(1) }),
+    data: z.strictObject({ command_id: uuid, undone_at: dateTime, affected: z.array(affectedItem).min(1), link: receiptLink.optional() }),
   }),
 ]);
 export type ProposalEvent = z.infer<typeof proposalEvent>;

@@ -1,7 +1,8 @@
 // Proposals as the agent, the athlete's review pages and the operators read them: one document per
 // command id with its status and times, the changes in the clear (kinds, ids, revisions), and the
 // sealed details (actions and summaries) that only their key opens.
-import type { AffectedItem, ProposalEvent, Sealed } from '../contracts/events.ts';
+import type { AffectedItem, ProposalEvent, receiptLink, Sealed } from '../contracts/events.ts';
+import type { z } from 'zod';
 import type { ProposalChange, ProposalStatus, Receipt } from '../contracts/write.ts';
 import type { Doc } from '../services/store/read-store.ts';
 import { athleteOf, type Projection } from './projection.ts';
@@ -26,6 +27,9 @@ export interface ProposalDoc extends Doc {
   affected: AffectedItem[] | null;
   undo: Sealed | null;
   undone_at: string | null;
+  /** The receipt chain's links of the commit and of the undo (absent on documents from before the chain). */
+  receipt_link?: z.infer<typeof receiptLink> | null;
+  undo_link?: z.infer<typeof receiptLink> | null;
   /** Which record an approval found changed. */
   conflict: Extract<ProposalEvent, { type: 'proposal.conflicted' }>['data']['conflict'] | null;
 }
@@ -83,6 +87,7 @@ export function evolveProposalDoc(doc: ProposalDoc | null, event: ProposalEvent)
         receipt: { committed_at: d.committed_at, approved_by: 'athlete', client: { client_id: doc.client_id, name: doc.client_name }, changes: d.changes },
         affected: d.affected,
         undo: d.undo,
+        receipt_link: d.link ?? null,
       };
     }
     case 'proposal.rejected':
@@ -92,7 +97,7 @@ export function evolveProposalDoc(doc: ProposalDoc | null, event: ProposalEvent)
     case 'proposal.conflicted':
       return doc && { ...doc, status: 'conflicted', decided_at: event.data.conflicted_at, conflict: event.data.conflict };
     case 'proposal.undone':
-      return doc && { ...doc, status: 'undone', undone_at: event.data.undone_at };
+      return doc && { ...doc, status: 'undone', undone_at: event.data.undone_at, undo_link: event.data.link ?? null };
   }
 }
 

@@ -19,6 +19,7 @@ import { approvalKeys, decideApprove, decideReject, decideUndo, ReviewRefusal, u
 import { itemImages, itemKey } from '../domain/record.ts';
 import type { Loaded } from '../record-service.ts';
 import { addDays, todayIn } from '../domain/time.ts';
+import { lastLink, nextLink, receiptOf, recordEventsDigest } from '../domain/receipt-chain.ts';
 import { SealedDetails } from './sealed.ts';
 
 /** What the sealed part of a prepared proposal holds. */
@@ -206,9 +207,17 @@ export class ProposalService {
       const details = await this.#sealed.open<ProposalDetails>(prepared.details);
       const decision = decideApprove({ now, record: loaded.state, entry, prepared, actions: details?.actions ?? null, images: imagesOf(loaded, approvalKeys(details?.actions ?? [])) });
       if (decision.outcome !== 'committed') return { events: decision.events, result: { outcome: decision.outcome } };
+      const committedAt = now.toISOString();
+      // The receipt's chain link goes in the commit itself: one append writes both (receipt-chain.ts).
+      const link = nextLink(
+        athleteId,
+        lastLink(loaded.events),
+        { event: 'proposal.committed', command_id: commandId, receipt: receiptOf({ client_id: prepared.client_id, name: prepared.client_name }, { committed_at: committedAt, changes: decision.changes }), affected: decision.affected, record_events_sha256: recordEventsDigest(decision.recordEvents) },
+        decision.recordEvents.length,
+      );
       const committed: ProposalEvent = {
         type: 'proposal.committed',
-        data: { command_id: commandId, committed_at: now.toISOString(), changes: decision.changes, affected: decision.affected, undo: await this.#sealed.sealWith(prepared.details.key_id, decision.before) },
+        data: { command_id: commandId, committed_at: committedAt, changes: decision.changes, affected: decision.affected, undo: await this.#sealed.sealWith(prepared.details.key_id, decision.before), link },
       };
       return { events: [...decision.recordEvents, committed], result: { outcome: 'committed' as const } };
     });
@@ -230,7 +239,9 @@ export class ProposalService {
       if (!committed) throw new ReviewRefusal('not_committed', `this proposal is ${statusAt(entry, now)}; only a committed proposal can be undone`);
       const before = await this.#sealed.open<BeforeImage[]>(committed.undo);
       const decision = decideUndo({ now, record: loaded.state, entry, committedAt: committed.committed_at, affected: committed.affected, dependencies: prepared.dependencies, before });
-      const undone: ProposalEvent = { type: 'proposal.undone', data: { command_id: commandId, undone_at: now.toISOString(), affected: decision.affected } };
+      const undoneAt = now.toISOString();
+      const link = nextLink(athleteId, lastLink(loaded.events), { event: 'proposal.undone', command_id: commandId, undone_at: undoneAt, affected: decision.affected, record_events_sha256: recordEventsDigest(decision.recordEvents) }, decision.recordEvents.length);
+      const undone: ProposalEvent = { type: 'proposal.undone', data: { command_id: commandId, undone_at: undoneAt, affected: decision.affected, link } };
       return { events: [...decision.recordEvents, undone], result: undefined };
     });
   }

@@ -1,0 +1,47 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { Flags } from '@oclif/core';
+import { DomainError } from '../../../services/domain/errors.ts';
+import { exportReceipts } from '../../../services/writes/audit.ts';
+import { athleteIdOf, auditFlags } from '../../audit.ts';
+import { AppCommand } from '../../base.ts';
+import { progressBar } from '../../progress.ts';
+
+export default class ReceiptsExport extends AppCommand {
+  static override description = 'Export every receipt of one athlete or all athletes as JSON Lines (one receipt a line), streamed; progress on stderr';
+
+  static override flags = {
+    ...auditFlags,
+    output: Flags.string({ char: 'o', description: 'write the lines to this file instead of stdout (then stdout gets a summary, or JSON with --json)' }),
+  };
+
+  static override examples = ['<%= config.bin %> receipts export --athlete ada@example.com > ada-receipts.jsonl', '<%= config.bin %> receipts export --output receipts.jsonl --json'];
+
+  async run(): Promise<{ receipts: number; output: string }> {
+    const { flags } = await this.parse(ReceiptsExport);
+    // The lines are JSON already; a JSON summary mixed into them would spoil both.
+    if (this.jsonEnabled() && !flags.output) throw new DomainError('invalid_input', '--json needs --output: without it the receipts themselves are written to stdout as JSON Lines');
+    const app = await this.app();
+    const athleteId = await athleteIdOf(app, flags.athlete);
+    const out: Writable = flags.output ? createWriteStream(flags.output, { flags: 'wx' }) : process.stdout;
+    if (flags.output) await once(out, 'open').catch((error: NodeJS.ErrnoException) => {
+      throw new DomainError('invalid_input', error.code === 'EEXIST' ? `${flags.output} exists; the export does not overwrite a file` : `cannot write ${flags.output}: ${error.message}`);
+    });
+    const bar = progressBar('Exporting receipts', !this.jsonEnabled() || Boolean(flags.output));
+    let count = 0;
+    try {
+      for await (const row of exportReceipts(app, athleteId, (done, total) => bar.update(done, total))) {
+        // Respect back-pressure, so that memory stays flat however many receipts there are.
+        if (!out.write(`${JSON.stringify(row)}\n`)) await once(out, 'drain');
+        count++;
+      }
+    } finally {
+      bar.stop();
+      if (flags.output) await new Promise<void>((resolve) => out.end(resolve));
+    }
+    if (flags.output) this.log(`Exported ${count} receipt${count === 1 ? '' : 's'} to ${flags.output}.`);
+    else process.stderr.write(`Exported ${count} receipt${count === 1 ? '' : 's'}.\n`);
+    return { receipts: count, output: flags.output ?? '-' };
+  }
+}
