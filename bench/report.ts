@@ -17,12 +17,17 @@ export interface CaseResult {
   measurement: Measurement;
   /** Requests/s as a fraction of the ceiling's for the same operation and surface; null without a ceiling. */
   ofCeiling: number | null;
-  /** Requests/s as a fraction of REST's for the same operation and athlete; null on REST itself. */
+  /**
+   * Requests/s as a fraction of REST's for the same operation and athlete (for a Read API route,
+   * its Agent Access twin's); null on REST itself.
+   */
   ofRest: number | null;
 }
 
 export interface OperationResult {
   operation: string;
+  /** The Agent Access operation a Read API route is compared with; null otherwise. */
+  twin: string | null;
   surface: Surface;
   /** Null for a surface measured against REST instead (MCP). */
   ceiling: Measurement | null;
@@ -39,7 +44,11 @@ export interface Summary {
   minOfCeiling: Extreme;
   maxP50Ratio: Extreme;
   maxP99Ratio: Extreme;
+  /** MCP tool calls against REST. */
   minOfRest: Extreme;
+  /** Read API routes against their Agent Access twins over REST: no target, both ends shown. */
+  minReadApiOfTwin: Extreme;
+  maxReadApiOfTwin: Extreme;
 }
 
 /** Reference servers that make one operation's store read and then answer the ceiling's bytes. */
@@ -61,7 +70,7 @@ export interface BenchResults {
   summary: Summary;
 }
 
-export function operationResult(operation: string, surface: Surface, ceiling: Measurement | null, measured: Array<{ athlete: string; measurement: Measurement }>): OperationResult {
+export function operationResult(operation: string, surface: Surface, ceiling: Measurement | null, measured: Array<{ athlete: string; measurement: Measurement }>, twin: string | null = null): OperationResult {
   const cases = measured.map(({ athlete, measurement }) => ({
     operation,
     surface,
@@ -73,16 +82,19 @@ export function operationResult(operation: string, surface: Surface, ceiling: Me
   const first = cases[0]!.measurement;
   const last = cases[cases.length - 1]!.measurement;
   const single = cases.length === 1;
-  return { operation, surface, ceiling, cases, p50Ratio: single ? null : last.p50Ms / first.p50Ms, p99Ratio: single ? null : last.p99Ms / first.p99Ms };
+  return { operation, twin, surface, ceiling, cases, p50Ratio: single ? null : last.p50Ms / first.p50Ms, p99Ratio: single ? null : last.p99Ms / first.p99Ms };
 }
 
-/** Fills in each non-REST case's throughput as a fraction of REST's for the same operation and athlete. */
+/**
+ * Fills in each non-REST case's throughput as a fraction of REST's for the same operation (a Read
+ * API route's twin) and athlete.
+ */
 export function relateToRest(operations: OperationResult[]): OperationResult[] {
   const rest = new Map(operations.filter((o) => o.surface === 'rest').flatMap((o) => o.cases.map((c) => [`${c.operation} ${c.athlete}`, c.measurement] as const)));
   return operations.map((o) => {
     if (o.surface === 'rest') return o;
     const cases = o.cases.map((c) => {
-      const baseline = rest.get(`${c.operation} ${c.athlete}`);
+      const baseline = rest.get(`${o.twin ?? c.operation} ${c.athlete}`);
       return { ...c, ofRest: baseline ? c.measurement.requestsPerSecond / baseline.requestsPerSecond : null };
     });
     return { ...o, cases };
@@ -92,10 +104,12 @@ export function relateToRest(operations: OperationResult[]): OperationResult[] {
 export function summarise(operations: OperationResult[]): Summary {
   const cases = operations.flatMap((o) => o.cases);
   const name = (o: { surface: Surface; operation: string }) => `${o.surface} ${o.operation}`;
-  const lowestCase = (value: (c: CaseResult) => number | null, target: number): Extreme => {
-    const found = extreme(cases, value, (a, b) => a < b);
+  const lowestCase = (value: (c: CaseResult) => number | null, target: number, among = cases): Extreme => {
+    const found = extreme(among, value, (a, b) => a < b);
     return found && { value: found.value, operation: name(found.item), athlete: found.item.athlete, met: found.value >= target };
   };
+  const readApi = cases.filter((c) => c.surface === 'read_api');
+  const highestReadApi = extreme(readApi, (c) => c.ofRest, (a, b) => a > b);
   const highestRatio = (value: (o: OperationResult) => number | null): Extreme => {
     const found = extreme(operations, value, (a, b) => a > b);
     return found && { value: found.value, operation: name(found.item), met: found.value <= LATENCY_RATIO_TARGET };
@@ -104,7 +118,10 @@ export function summarise(operations: OperationResult[]): Summary {
     minOfCeiling: lowestCase((c) => c.ofCeiling, THROUGHPUT_TARGET),
     maxP50Ratio: highestRatio((o) => o.p50Ratio),
     maxP99Ratio: highestRatio((o) => o.p99Ratio),
-    minOfRest: lowestCase((c) => c.ofRest, OF_REST_TARGET),
+    minOfRest: lowestCase((c) => c.ofRest, OF_REST_TARGET, cases.filter((c) => c.surface === 'mcp')),
+    // No target: how the two APIs compare is information, not a goal either must meet.
+    minReadApiOfTwin: lowestCase((c) => c.ofRest, 0, readApi),
+    maxReadApiOfTwin: highestReadApi && { value: highestReadApi.value, operation: name(highestReadApi.item), athlete: highestReadApi.item.athlete, met: true },
   };
 }
 
@@ -125,7 +142,7 @@ export function machineInfo() {
 
 // ---- Printing
 
-const HEADINGS = ['operation', 'athlete', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'of ceiling', 'p50 x', 'p99 x', 'of REST'];
+const HEADINGS = ['operation', 'athlete', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'of ceiling', 'p50 x', 'p99 x', 'of REST/twin'];
 const MISSED = ' !';
 
 /** One block per operation and surface; a surface without a ceiling has no ceiling row. */
@@ -136,13 +153,13 @@ export function formatTable(operations: OperationResult[]): string {
     o.cases.forEach((c, i) => {
       const last = i === o.cases.length - 1;
       rows.push([
-        i === 0 && !o.ceiling ? `${o.surface} ${o.operation}` : '',
+        i === 0 && !o.ceiling ? `${o.surface} ${o.operation}${o.twin ? ` (twin ${o.twin})` : ''}` : '',
         c.athlete,
         ...numbers(c.measurement),
         atLeast(c.ofCeiling, THROUGHPUT_TARGET),
         last ? atMost(o.p50Ratio, LATENCY_RATIO_TARGET) : '',
         last ? atMost(o.p99Ratio, LATENCY_RATIO_TARGET) : '',
-        atLeast(c.ofRest, OF_REST_TARGET),
+        c.surface === 'read_api' ? fixed(c.ofRest ?? NaN, 2) : atLeast(c.ofRest, OF_REST_TARGET),
       ]);
     });
   }
@@ -193,6 +210,8 @@ export function formatSummary(results: BenchResults, athletes: string[], results
   return [
     target(`throughput / ceiling, lowest:`, s.minOfCeiling, 3, `>= ${fixed(THROUGHPUT_TARGET, 3)}`),
     target(`mcp / rest throughput, lowest:`, s.minOfRest, 3, `>= ${fixed(OF_REST_TARGET, 3)}`),
+    information(`read api / twin, lowest:`, s.minReadApiOfTwin, 3),
+    information(`read api / twin, highest:`, s.maxReadApiOfTwin, 3),
     target(`p50 ${last}/${first}, highest:`, s.maxP50Ratio, 2, `<= ${LATENCY_RATIO_TARGET}`),
     target(`p99 ${last}/${first}, highest:`, s.maxP99Ratio, 2, `<= ${LATENCY_RATIO_TARGET}`),
     `machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}, ${m.platform}`,
@@ -200,6 +219,12 @@ export function formatSummary(results: BenchResults, athletes: string[], results
     `seeding: ${Object.entries(results.seedingSeconds).map(([label, s]) => `${label} workouts ${fixed(s, 1)} s`).join(', ')}`,
     `results: ${resultsFile}`,
   ].join('\n');
+}
+
+/** One summary line without a target: the value and where it was. */
+function information(label: string, value: Extreme, digits: number): string {
+  if (value === null) return `${label.padEnd(31)} - (nothing measured)`;
+  return `${label.padEnd(31)} ${fixed(value.value, digits)} (${value.operation}, athlete ${value.athlete})`;
 }
 
 /** One summary line: the worst value, where it was, and whether it meets the target. */
