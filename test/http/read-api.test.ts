@@ -2,6 +2,8 @@
 // headers: on an empty record, a small hand-built one whose every figure is stated, and a large
 // imported one. And /openapi.json documents them under their own security scheme.
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -261,6 +263,14 @@ test('/openapi.json documents the six routes under botBearer, with their statuse
     }
   } finally {
     await s.close();
+  }
+});
+
+test('the README\'s table of Read API routes is the operations table\'s: path, twin and quota weight', async () => {
+  const readme = await readFile(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+  for (const op of readApiOperationList) {
+    const row = readme.split('\n').find((line) => line.startsWith(`| \`${op.path}\` |`));
+    assert.ok(row?.includes(`| \`${op.twin}\` |`) && row.trimEnd().endsWith(`| ${op.weight} |`), `README row for ${op.path}: ${row}`);
   }
 });
 
