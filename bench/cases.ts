@@ -6,12 +6,14 @@ import { z } from 'zod';
 import { agentAccessResponses } from '../contracts/agent-access.ts';
 import type { AccessKind } from '../contracts/common.ts';
 import { operationList, operations, type ImplementedOperation, type Operation } from '../contracts/operations.ts';
+import { readApiOperationList } from '../contracts/read-api.ts';
 import { WRITE_VERSION, writeProposalBody, type WriteProposalBody } from '../contracts/write.ts';
 import { addDays } from '../services/domain/time.ts';
 import { workoutSet } from '../test/support/sets.ts';
 import { FRESH_UUID, getJson, withBearer, type BenchRequest } from './http.ts';
 
-export type Surface = 'rest' | 'mcp';
+/** Agent Access over REST and as MCP tool calls; the bots' Read API v1. */
+export type Surface = 'rest' | 'mcp' | 'read_api';
 
 export interface BenchAthlete {
   /** How the output names the athlete ("100", "10000"). */
@@ -21,6 +23,8 @@ export interface BenchAthlete {
 
 export interface Case {
   operation: string;
+  /** The Agent Access operation it is compared with, when it is another one (a Read API route's twin). */
+  twin?: string;
   surface: Surface;
   /**
    * The operation's: a read is measured next to the ceiling, a write (a command on the athlete's
@@ -28,7 +32,7 @@ export interface Case {
    */
   access: AccessKind;
   athlete: BenchAthlete;
-  /** The OAuth resource the request's token must be issued for. */
+  /** The OAuth resource the request's token must be issued for, or READ_API's bot tokens. */
   resource: string;
   request: BenchRequest;
 }
@@ -93,10 +97,37 @@ export const mcpCases: CaseBuilder = async (ctx) => {
   return cases;
 };
 
+/** The `resource` of Read API cases: their requests carry the athlete's bot token. */
+export const READ_API_RESOURCE = 'bot-token';
+
+/**
+ * Every Read API route, for both athletes, with the ids its Agent Access twin is given (the two
+ * APIs share ids): measured right after the twin and reported as a fraction of the twin over REST,
+ * so the price of each API's envelope and checks shows side by side. Each answer is checked
+ * against the route's contract once first.
+ */
+export const readApiCases: CaseBuilder = async (ctx) => {
+  const cases: Case[] = [];
+  for (const athlete of ctx.athletes) {
+    const found = await findRecord(ctx, athlete);
+    for (const op of readApiOperationList) {
+      const twinArguments = ARGUMENTS[op.twin as ImplementedOperation]({ ...found, proposalId: '' });
+      const path = op.path.replace('{id}', () => encodeURIComponent(String(Object.values(twinArguments)[0])));
+      const c: Case = { operation: op.operationId, twin: op.twin, surface: 'read_api', access: 'read', athlete, resource: READ_API_RESOURCE, request: { method: 'GET', path, headers: { accept: 'application/json' }, expectedStatus: 200 } };
+      const answer = op.response.safeParse(await getJson(ctx.base, withBearer(c.request, await ctx.bearer(athlete, READ_API_RESOURCE))));
+      if (!answer.success) throw new Error(`read_api ${op.operationId} for athlete ${athlete.label} did not answer its contract: ${JSON.stringify(answer.error.issues).slice(0, 300)}`);
+      cases.push(c);
+    }
+  }
+  return cases;
+};
+
 export const SURFACES: Record<Surface, SurfaceBench | null> = {
   rest: { build: restCases, ceiling: true },
   // Judged as a fraction of REST (the issue's target is at least half), so no ceiling of its own.
   mcp: { build: mcpCases, ceiling: false },
+  // Judged as a fraction of its Agent Access twin over REST, for the same athlete.
+  read_api: { build: readApiCases, ceiling: false },
 };
 
 /**

@@ -24,12 +24,17 @@ export interface CaseResult {
   measurement: Measurement;
   /** Requests/s as a fraction of the ceiling's for the same operation and surface; null without a ceiling. */
   ofCeiling: number | null;
-  /** Requests/s as a fraction of REST's for the same operation and athlete; null on REST itself. */
+  /**
+   * Requests/s as a fraction of REST's for the same operation and athlete (for a Read API route,
+   * its Agent Access twin's); null on REST itself.
+   */
   ofRest: number | null;
 }
 
 export interface OperationResult {
   operation: string;
+  /** The Agent Access operation a Read API route is compared with; null otherwise. */
+  twin: string | null;
   surface: Surface;
   /** Depth of history is meant not to slow reads; a write's ratio is shown, not judged. */
   access: AccessKind;
@@ -49,8 +54,12 @@ export interface Summary {
   /** Over reads only. */
   maxP50Ratio: Extreme;
   maxP99Ratio: Extreme;
+  /** MCP tool calls against REST. */
   minOfRest: Extreme;
   minOfPrepareFloor: Extreme;
+  /** Read API routes against their Agent Access twins over REST: no target, both ends shown. */
+  minReadApiOfTwin: Extreme;
+  maxReadApiOfTwin: Extreme;
 }
 
 /** Reference servers that make one operation's store read and then answer the ceiling's bytes. */
@@ -88,7 +97,7 @@ export interface BenchResults {
   summary: Summary;
 }
 
-export function operationResult(operation: string, surface: Surface, access: AccessKind, ceiling: Measurement | null, measured: Array<{ athlete: string; measurement: Measurement }>): OperationResult {
+export function operationResult(operation: string, surface: Surface, access: AccessKind, ceiling: Measurement | null, measured: Array<{ athlete: string; measurement: Measurement }>, twin: string | null = null): OperationResult {
   const cases = measured.map(({ athlete, measurement }) => ({
     operation,
     surface,
@@ -100,16 +109,19 @@ export function operationResult(operation: string, surface: Surface, access: Acc
   const first = cases[0]!.measurement;
   const last = cases[cases.length - 1]!.measurement;
   const single = cases.length === 1;
-  return { operation, surface, access, ceiling, cases, p50Ratio: single ? null : last.p50Ms / first.p50Ms, p99Ratio: single ? null : last.p99Ms / first.p99Ms };
+  return { operation, twin, surface, access, ceiling, cases, p50Ratio: single ? null : last.p50Ms / first.p50Ms, p99Ratio: single ? null : last.p99Ms / first.p99Ms };
 }
 
-/** Fills in each non-REST case's throughput as a fraction of REST's for the same operation and athlete. */
+/**
+ * Fills in each non-REST case's throughput as a fraction of REST's for the same operation (a Read
+ * API route's twin) and athlete.
+ */
 export function relateToRest(operations: OperationResult[]): OperationResult[] {
   const rest = new Map(operations.filter((o) => o.surface === 'rest').flatMap((o) => o.cases.map((c) => [`${c.operation} ${c.athlete}`, c.measurement] as const)));
   return operations.map((o) => {
     if (o.surface === 'rest') return o;
     const cases = o.cases.map((c) => {
-      const baseline = rest.get(`${c.operation} ${c.athlete}`);
+      const baseline = rest.get(`${o.twin ?? c.operation} ${c.athlete}`);
       return { ...c, ofRest: baseline ? c.measurement.requestsPerSecond / baseline.requestsPerSecond : null };
     });
     return { ...o, cases };
@@ -120,10 +132,12 @@ export function summarise(operations: OperationResult[], prepareFloors: PrepareF
   const cases = operations.flatMap((o) => o.cases);
   const reads = operations.filter((o) => o.access === 'read');
   const name = (o: { surface: Surface; operation: string }) => `${o.surface} ${o.operation}`;
-  const lowestCase = (value: (c: CaseResult) => number | null, target: number): Extreme => {
-    const found = extreme(cases, value, (a, b) => a < b);
+  const lowestCase = (value: (c: CaseResult) => number | null, target: number, among = cases): Extreme => {
+    const found = extreme(among, value, (a, b) => a < b);
     return found && { value: found.value, operation: name(found.item), athlete: found.item.athlete, met: found.value >= target };
   };
+  const readApi = cases.filter((c) => c.surface === 'read_api');
+  const highestReadApi = extreme(readApi, (c) => c.ofRest, (a, b) => a > b);
   const highestRatio = (value: (o: OperationResult) => number | null): Extreme => {
     const found = extreme(reads, value, (a, b) => a > b);
     return found && { value: found.value, operation: name(found.item), met: found.value <= LATENCY_RATIO_TARGET };
@@ -132,8 +146,11 @@ export function summarise(operations: OperationResult[], prepareFloors: PrepareF
     minOfCeiling: lowestCase((c) => c.ofCeiling, THROUGHPUT_TARGET),
     maxP50Ratio: highestRatio((o) => o.p50Ratio),
     maxP99Ratio: highestRatio((o) => o.p99Ratio),
-    minOfRest: lowestCase((c) => c.ofRest, OF_REST_TARGET),
+    minOfRest: lowestCase((c) => c.ofRest, OF_REST_TARGET, cases.filter((c) => c.surface === 'mcp')),
     minOfPrepareFloor: lowestOfFloor(prepareFloors),
+    // No target: how the two APIs compare is information, not a goal either must meet.
+    minReadApiOfTwin: lowestCase((c) => c.ofRest, 0, readApi),
+    maxReadApiOfTwin: highestReadApi && { value: highestReadApi.value, operation: name(highestReadApi.item), athlete: highestReadApi.item.athlete, met: true },
   };
 }
 
@@ -171,7 +188,7 @@ export function machineInfo() {
 
 // ---- Printing
 
-const HEADINGS = ['operation', 'athlete', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'of ceiling', 'p50 x', 'p99 x', 'of REST'];
+const HEADINGS = ['operation', 'athlete', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'of ceiling', 'p50 x', 'p99 x', 'of REST/twin'];
 const MISSED = ' !';
 
 /** One block per operation and surface; a surface without a ceiling has no ceiling row. */
@@ -182,13 +199,13 @@ export function formatTable(operations: OperationResult[]): string {
     o.cases.forEach((c, i) => {
       const last = i === o.cases.length - 1;
       rows.push([
-        i === 0 && !o.ceiling ? `${o.surface} ${o.operation}` : '',
+        i === 0 && !o.ceiling ? `${o.surface} ${o.operation}${o.twin ? ` (twin ${o.twin})` : ''}` : '',
         c.athlete,
         ...numbers(c.measurement),
         atLeast(c.ofCeiling, THROUGHPUT_TARGET),
         last ? atMost(o.p50Ratio, LATENCY_RATIO_TARGET) : '',
         last ? atMost(o.p99Ratio, LATENCY_RATIO_TARGET) : '',
-        atLeast(c.ofRest, OF_REST_TARGET),
+        c.surface === 'read_api' ? fixed(c.ofRest ?? NaN, 2) : atLeast(c.ofRest, OF_REST_TARGET),
       ]);
     });
   }
@@ -261,6 +278,8 @@ export function formatSummary(results: BenchResults, athletes: string[], results
   return [
     target(`throughput / ceiling, lowest:`, s.minOfCeiling, 3, `>= ${fixed(THROUGHPUT_TARGET, 3)}`),
     target(`mcp / rest throughput, lowest:`, s.minOfRest, 3, `>= ${fixed(OF_REST_TARGET, 3)}`),
+    information(`read api / twin, lowest:`, s.minReadApiOfTwin, 3),
+    information(`read api / twin, highest:`, s.maxReadApiOfTwin, 3),
     target(`p50 ${last}/${first} (reads), highest:`, s.maxP50Ratio, 2, `<= ${LATENCY_RATIO_TARGET}`),
     target(`p99 ${last}/${first} (reads), highest:`, s.maxP99Ratio, 2, `<= ${LATENCY_RATIO_TARGET}`),
     target(`prepare / floor, lowest:`, s.minOfPrepareFloor, 3, `>= ${fixed(OF_PREPARE_FLOOR_TARGET, 3)} (issue 18, for later)`),
@@ -272,6 +291,12 @@ export function formatSummary(results: BenchResults, athletes: string[], results
 }
 
 const LABEL_WIDTH = 38;
+
+/** One summary line without a target: the value and where it was. */
+function information(label: string, value: Extreme, digits: number): string {
+  if (value === null) return `${label.padEnd(LABEL_WIDTH)} - (nothing measured)`;
+  return `${label.padEnd(LABEL_WIDTH)} ${fixed(value.value, digits)} (${value.operation}, athlete ${value.athlete})`;
+}
 
 /** One summary line: the worst value, where it was, and whether it meets the target. */
 function target(label: string, worst: Extreme, digits: number, goal: string): string {

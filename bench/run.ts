@@ -1,21 +1,24 @@
-// `npm run bench`: the Agent Access operations under load, reads next to a bare node:http ceiling,
-// the write proposal next to the same batch prepared in-process (its floor).
+// `npm run bench`: the Agent Access operations and the Read API under load, reads next to a bare
+// node:http ceiling, the write proposal next to the same batch prepared in-process (its floor).
 //
-// Seeds two Pro athletes (100 and 10,000 workouts) into a fresh embedded store, starts
-// `repledger serve` on it, connects over OAuth and has the athlete allow every write permission in
-// the permission form, then drives every operation with autocannon over REST and as an MCP tool
-// call, and prints requests/s and p50/p99 latency per operation, surface and athlete; each REST
-// read's throughput as a fraction of the ceiling and the 10,000-workout latency as a multiple of
-// the 100-workout one; each MCP call's throughput as a fraction of REST's for the same athlete
-// (MCP runs for the 10,000-workout athlete only); each prepare_write_proposal (a 10-change batch,
-// a new command_id per request) as a fraction of its floor. Exits non-zero on errors (any
-// response but the operation's success status, a tool call not answering its envelope), not on
-// missed targets.
+// Seeds two Pro athletes (100 and 10,000 workouts) into a fresh embedded store, gives each a bot
+// token, starts `repledger serve` on it, connects over OAuth and has the athlete allow every write
+// permission in the permission form, then drives every operation with autocannon over REST and as
+// an MCP tool call, and every Read API route right after its Agent Access twin, and prints
+// requests/s and p50/p99 latency per operation, surface and athlete; each REST read's throughput as
+// a fraction of the ceiling and the 10,000-workout latency as a multiple of the 100-workout one;
+// each MCP call's throughput as a fraction of REST's for the same athlete (MCP runs for the
+// 10,000-workout athlete only); each Read API route's as a fraction of its twin's over REST; each
+// prepare_write_proposal (a 10-change batch, a new command_id per request) as a fraction of its
+// floor; approving and undoing a 50-change batch against appending its events. Exits non-zero on
+// errors (any response but the operation's success status, a tool call not answering its
+// envelope, a Read API answer outside its contract), not on missed targets.
 //
 // Environment: BENCH_SECONDS (3) and BENCH_WARMUP_SECONDS (0.5) per case, BENCH_CONNECTIONS (32),
 // BENCH_WRITE_SECONDS (15) and BENCH_WRITE_CONNECTIONS (2) for writes, BENCH_OPERATIONS
-// (comma-separated operationIds; all by default), BENCH_DATA_DIR (seed there and keep it; a later
-// run reuses it), BENCH_PROFILE_DIR (run the server with --cpu-prof into it).
+// (comma-separated operationIds, Agent Access or Read API; naming an Agent Access operation also
+// measures its Read API twin; all by default), BENCH_DATA_DIR (seed there and keep it; a later run
+// reuses it), BENCH_PROFILE_DIR (run the server with --cpu-prof into it).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -128,6 +131,21 @@ async function seeded(dataDir: string): Promise<Manifest> {
   }
 }
 
+/**
+ * A bot token per athlete, made before the server starts (on a reused store too: tokens are shown
+ * only once, so a run makes its own), as `repledger bot-tokens create` makes them.
+ */
+async function createBotTokens(dataDir: string, athletes: SeededAthlete[]): Promise<Map<string, string>> {
+  const app = await openApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+  try {
+    const tokens = new Map<string, string>();
+    for (const a of athletes) tokens.set(a.email, (await app.botTokens.create(a.athleteId, `Bench ${new Date().toISOString()}`, { type: 'operator', id: 'bench' })).token);
+    return tokens;
+  } finally {
+    await app.close();
+  }
+}
+
 /** Every case's response as the server gives it: checked to be its success, and what the ceiling replays. */
 async function capture(server: RunningServer, cases: Case[], authorize: (c: Case) => Promise<Case['request']>): Promise<Map<Case, CapturedResponse>> {
   const captured = new Map<Case, CapturedResponse>();
@@ -145,11 +163,13 @@ async function capture(server: RunningServer, cases: Case[], authorize: (c: Case
  * REST it is compared with, under the same conditions.
  */
 function byOperation(cases: Case[]): Case[][] {
+  // A Read API route goes with its twin, after it: both measured under the same conditions.
   const groups = new Map<string, Map<Surface, Case[]>>();
   for (const c of cases) {
-    const surfaces = groups.get(c.operation) ?? new Map<Surface, Case[]>();
+    const key = c.twin ?? c.operation;
+    const surfaces = groups.get(key) ?? new Map<Surface, Case[]>();
     surfaces.set(c.surface, [...(surfaces.get(c.surface) ?? []), c]);
-    groups.set(c.operation, surfaces);
+    groups.set(key, surfaces);
   }
   return [...groups.values()].flatMap((surfaces) => [...surfaces.values()]);
 }
@@ -184,7 +204,7 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
       server.checkAlive();
       measured.push({ athlete: c.athlete.label, measurement: await measure(server.base, await authorize(c), loadOf(settings, c)) });
     }
-    results.push(operationResult(operation, surface, access, ceilingMeasurement, measured));
+    results.push(operationResult(operation, surface, access, ceilingMeasurement, measured, reference.twin ?? null));
   }
   return relateToRest(results);
 }
@@ -260,7 +280,7 @@ async function buildCases(ctx: CaseContext, only: string[] | null): Promise<Case
   for (const surface of Object.values(SURFACES)) if (surface) cases.push(...(await surface.build(ctx)));
   const unknown = (only ?? []).filter((op) => !cases.some((c) => c.operation === op));
   if (unknown.length) throw new Error(`BENCH_OPERATIONS names no operation ${unknown.join(', ')}`);
-  return only ? cases.filter((c) => only.includes(c.operation)) : cases;
+  return only ? cases.filter((c) => only.includes(c.operation) || (c.twin !== undefined && only.includes(c.twin))) : cases;
 }
 
 async function main(): Promise<void> {
@@ -272,12 +292,13 @@ async function main(): Promise<void> {
   let ceiling: Ceiling | null = null;
   try {
     const manifest = await seeded(dataDir);
+    const botTokens = await createBotTokens(dataDir, manifest.athletes);
     const nodeFlags = settings.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`] : [];
     server = await startServer({ dataDir, logFile: SERVER_LOG, nodeFlags });
     ceiling = await startCeiling();
     progress(`server ${server.base} (log ${SERVER_LOG}), ceiling ${ceiling.base}`);
 
-    const tokens = new Tokens(server.base);
+    const tokens = new Tokens(server.base, botTokens);
     const athletes: BenchAthlete[] = manifest.athletes.map((a) => ({ label: a.label, email: a.email }));
     const cases = await buildCases({ base: server.base, athletes, bearer: (a, resource) => tokens.bearer(a.email, resource) }, settings.operations);
     const reads = await measureAll(settings, server, ceiling, tokens, cases.filter((c) => c.access === 'read'));

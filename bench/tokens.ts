@@ -1,13 +1,13 @@
 // Bearer tokens for the bench's requests, got the way a real client gets them: the OAuth flow
 // with the sign-in and consent forms posted over HTTP (test/support/connect.ts), then every write
 // permission asked for with the link get_write_context gives and allowed by the athlete in the
-// permission form, over HTTP as a browser would post it.
+// permission form, over HTTP as a browser would post it. The Read API's are bot tokens made before.
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { WRITE_PERMISSIONS } from '../contracts/write-permissions.ts';
 import { connect, follow, PASSWORD } from '../test/support/connect.ts';
 import type { MemoryOAuthClient } from '../test/support/oauth-client.ts';
 import { FormClient } from '../test/support/server.ts';
-import { writeContextOf } from './cases.ts';
+import { READ_API_RESOURCE, writeContextOf } from './cases.ts';
 
 const AREAS = ['training', 'recovery', 'nutrition', 'body_measurements'];
 
@@ -28,13 +28,21 @@ interface Held {
 export class Tokens {
   readonly #base: string;
   readonly #held = new Map<string, Held>();
+  /** By athlete e-mail: bot tokens do not expire. */
+  readonly #botTokens: ReadonlyMap<string, string>;
 
-  constructor(base: string) {
+  constructor(base: string, botTokens: ReadonlyMap<string, string>) {
     this.#base = base;
+    this.#botTokens = botTokens;
   }
 
-  /** A token of `email`'s athlete for `resource` (the REST or the MCP resource URL). */
+  /** A token of `email`'s athlete for `resource` (the REST or the MCP resource URL, or READ_API_RESOURCE). */
   async bearer(email: string, resource: string): Promise<string> {
+    if (resource === READ_API_RESOURCE) {
+      const token = this.#botTokens.get(email);
+      if (!token) throw new Error(`no bot token for ${email}`);
+      return token;
+    }
     return (await this.connection(email, resource)).token;
   }
 

@@ -3,7 +3,7 @@ import { Args } from '@oclif/core';
 import type { AccessKind } from '../contracts/common.ts';
 import { CHECK_EVERY_MS, type MaintenanceState } from '../services/maintenance.ts';
 
-export const sideArg = Args.string({ required: true, options: ['reads', 'writes'], description: 'Agent Access reads or write proposals' });
+export const sideArg = Args.string({ required: true, options: ['reads', 'writes'], description: 'reads (Agent Access and the Read API) or write proposals' });
 
 export function accessOf(side: string): AccessKind {
   return side === 'reads' ? 'read' : 'write';

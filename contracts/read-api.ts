@@ -3,7 +3,7 @@
 // design. Unlike Agent Access there is no text wrapper or provenance: this API serves the
 // athlete's own bots, and the spec gives it a plain `{data, request_id}` envelope.
 import { z } from 'zod';
-import { AGENT_ACCESS_ERROR_STATUS } from './agent-access.ts';
+import { AGENT_ACCESS_ERROR_STATUS, type AgentAccessOperation } from './agent-access.ts';
 import {
   LIMITS,
   errorBody,
@@ -58,10 +58,12 @@ export type ReadApiError = z.infer<typeof readApiError>;
 // ---------------------------------------------------------------------------------------------
 // Input
 
+const PAGE_SIZE_RULE = `must be an integer from 1 to ${LIMITS.pageSizeMax}`;
+
 // Query strings arrive as text; only plain digits are read as a number.
 const limit = z
-  .union([z.number(), z.string().regex(/^[0-9]+$/, 'limit must be an integer').transform(Number)])
-  .pipe(z.number().int().min(1).max(LIMITS.pageSizeMax))
+  .union([z.number(), z.string().regex(/^[0-9]+$/, PAGE_SIZE_RULE).transform(Number)], { error: PAGE_SIZE_RULE })
+  .pipe(z.number().int().min(1, PAGE_SIZE_RULE).max(LIMITS.pageSizeMax, PAGE_SIZE_RULE))
   // The spec gives Read API v1 no default page size; we use the Agent Access default.
   .default(LIMITS.pageSizeDefault);
 
@@ -102,23 +104,28 @@ export const stats = z
   .strictObject({
     /** The validated profile timezone that local dates and weeks were computed in. */
     timezone,
+    /** The instant the figures are for. */
     as_of: utcDateTime,
-    /** Monday to Sunday of the current local week. */
+    /** This week so far: its Monday to today (weeks run Monday to Sunday). */
     this_week: statsPeriod,
-    /** The 30 local days ending today. */
+    /** The 30 local days ending today, both included. */
     rolling_30_days: statsPeriod,
     /** Monday-to-Sunday weeks, each with a completed workout, in the streak ending this or last week. */
     consecutive_active_weeks: nonNegativeInt,
     /** True when the latest active week is this week or the one before. */
     streak_is_current: z.boolean(),
   })
-  .refine((s) => isMonday(s.this_week.from) && dayOf(s.this_week.to) - dayOf(s.this_week.from) === 6, {
-    message: 'this_week runs from a Monday to the Sunday after it',
+  .refine((s) => isMonday(s.this_week.from) && s.this_week.to === s.rolling_30_days.to && dayOf(s.this_week.to) - dayOf(s.this_week.from) <= 6, {
+    message: 'this_week runs from its Monday to today, the last day of rolling_30_days',
     path: ['this_week'],
   })
   .refine((s) => dayOf(s.rolling_30_days.to) - dayOf(s.rolling_30_days.from) === 29, {
     message: 'rolling_30_days spans exactly 30 local days',
     path: ['rolling_30_days'],
+  })
+  .refine((s) => s.this_week.completed_workouts <= s.rolling_30_days.completed_workouts, {
+    message: 'this week lies inside the 30 days, so it cannot hold more workouts',
+    path: ['this_week', 'completed_workouts'],
   })
   .refine((s) => !s.streak_is_current || s.consecutive_active_weeks > 0, {
     message: 'a current streak has at least one active week',
@@ -233,12 +240,95 @@ export type WorkoutResponse = z.infer<typeof workoutResponse>;
 export type SavedWorkoutListResponse = z.infer<typeof savedWorkoutListResponse>;
 export type SavedWorkoutResponse = z.infer<typeof savedWorkoutResponse>;
 
-export const readApiRoutes = {
-  me: { path: '/api/v1/me', response: meResponse },
-  stats: { path: '/api/v1/stats', response: statsResponse },
-  workouts: { path: '/api/v1/workouts', response: workoutListResponse },
-  workout: { path: '/api/v1/workouts/:id', response: workoutResponse },
-  saved_workouts: { path: '/api/v1/saved-workouts', response: savedWorkoutListResponse },
-  saved_workout: { path: '/api/v1/saved-workouts/:id', response: savedWorkoutResponse },
-} as const;
-export type ReadApiRoute = keyof typeof readApiRoutes;
+// ---------------------------------------------------------------------------------------------
+// The operations table of the Read API: one entry per route. It drives the tRPC procedures, the
+// HTTP routes, the OpenAPI document and the bench, as `operations.ts` does for Agent Access.
+
+export const READ_API_OPERATION_IDS = ['get_me', 'get_stats', 'list_workouts', 'get_workout', 'list_saved_workouts', 'get_saved_workout'] as const;
+export type ReadApiOperationId = (typeof READ_API_OPERATION_IDS)[number];
+
+export interface ReadApiOperation<Op extends ReadApiOperationId = ReadApiOperationId, I extends z.ZodObject = z.ZodObject> {
+  operationId: Op;
+  /** Under `/api/v1`, with `{id}` for the path id. Every route is a GET. */
+  path: string;
+  /** Quota units a call costs, charged to the bot token before any work: about what it makes the server do. */
+  weight: number;
+  summary: string;
+  description: string;
+  /** Path and query parameters together; any other parameter is refused. */
+  input: I;
+  /** The whole response: `{data, request_id}`. */
+  response: z.ZodType;
+  /** The Agent Access operation that reads the same documents: its figures and labels are these. */
+  twin: AgentAccessOperation;
+}
+
+const noInput = z.strictObject({});
+
+export const readApiOperations = {
+  get_me: {
+    operationId: 'get_me',
+    path: '/api/v1/me',
+    weight: 1,
+    summary: 'The athlete',
+    description: 'Display name, unit preference (`kg` or `lbs`: how the athlete likes weights shown; every weight in this API is in kilograms) and the timezone that local dates and weeks are counted in.',
+    input: noInput,
+    response: meResponse,
+    twin: 'get_access_context',
+  },
+  get_stats: {
+    operationId: 'get_stats',
+    path: '/api/v1/stats',
+    weight: 2,
+    summary: 'Training stats',
+    description:
+      "Completed workouts this week (Monday to today) and in the 30 local days ending today, consecutive active weeks (Monday to Sunday, each with a completed workout) and whether that streak is current (its latest week is this week or the last). A workout counts on the local date of its start (else its creation) in the athlete's timezone. The same figures as Agent Access's training snapshot.",
+    input: noInput,
+    response: statsResponse,
+    twin: 'get_training_snapshot',
+  },
+  list_workouts: {
+    operationId: 'list_workouts',
+    path: '/api/v1/workouts',
+    weight: 2,
+    summary: 'Completed workouts',
+    description:
+      'Every completed workout, newest first: by end time, then by id, so the order is total and stable. `limit` 1-10 (default 5); pass `next_cursor` back as `cursor` for the next page, until it is null. Workouts added while paging never repeat or push another out of the walk.',
+    input: readApiListQuery,
+    response: workoutListResponse,
+    twin: 'list_completed_workouts',
+  },
+  get_workout: {
+    operationId: 'get_workout',
+    path: '/api/v1/workouts/{id}',
+    weight: 2,
+    summary: 'One completed workout',
+    description:
+      'A completed workout with its exercises in the order performed and their completed sets. Each set lists the records it set when it was completed (`weight`, `reps`, `set_volume`, `estimated_1rm`): it beat every eligible earlier set of that exercise. An id that is not in this athlete\'s record is a 404.',
+    input: readApiIdParams,
+    response: workoutResponse,
+    twin: 'get_completed_workout',
+  },
+  list_saved_workouts: {
+    operationId: 'list_saved_workouts',
+    path: '/api/v1/saved-workouts',
+    weight: 1,
+    summary: 'Saved workouts',
+    description: 'The athlete\'s saved workouts (routines): title and exercise count, most recently changed first. `limit` 1-10 (default 5); pass `next_cursor` back as `cursor`.',
+    input: readApiListQuery,
+    response: savedWorkoutListResponse,
+    twin: 'list_saved_routines',
+  },
+  get_saved_workout: {
+    operationId: 'get_saved_workout',
+    path: '/api/v1/saved-workouts/{id}',
+    weight: 1,
+    summary: 'One saved workout',
+    description: 'A saved workout with its exercises in planned order: sets, reps (as planned, e.g. `8-12`) and rest in seconds. An id that is not in this athlete\'s record is a 404.',
+    input: readApiIdParams,
+    response: savedWorkoutResponse,
+    twin: 'get_saved_routine',
+  },
+} as const satisfies { [Op in ReadApiOperationId]: ReadApiOperation<Op> };
+
+export const readApiOperationList: ReadApiOperation[] = Object.values(readApiOperations);

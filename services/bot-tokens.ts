@@ -61,13 +61,17 @@ export class BotTokenService {
     return Promise.all(tokens.map(async (t) => ({ ...t, token_prefix: t.token_prefix ?? null, last_used_at: await this.#usage.lastUsedAt(athleteId, t.id) })));
   }
 
-  /** The athlete a presented bot token belongs to, if it is a live one; the use is noted. */
-  async athleteFor(token: string): Promise<string | null> {
+  /** The live token a presented secret is, with its athlete; null for anything else. */
+  async find(token: string): Promise<{ athleteId: string; tokenId: string } | null> {
     if (!token.startsWith(PREFIX)) return null;
     const [doc] = await this.#reads.page<BotTokenDoc>(BOT_TOKENS, { partition: BOT_TOKENS_PARTITION, index: 'by_hash', prefix: [sha256Hex(token)], direction: 'asc', limit: 1 });
     if (!doc || doc.revoked_at) return null;
-    await this.#usage.note(doc.athlete_id, doc.id);
-    return doc.athlete_id;
+    return { athleteId: doc.athlete_id, tokenId: doc.id };
+  }
+
+  /** Notes a use of a token, for the list's "last used" (written at most once a minute). */
+  async noteUse(athleteId: string, tokenId: string): Promise<void> {
+    await this.#usage.note(athleteId, tokenId);
   }
 
   async #append(athleteId: string, event: BotTokenEvent, actor: Actor): Promise<void> {

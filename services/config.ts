@@ -19,6 +19,8 @@ const env = z.object({
   EMBEDDED_PROJECTIONS: z.enum(['inline', 'worker']).default('inline'),
   /** Quota units each Agent Access connection may spend per QUOTA_WINDOW_SECONDS; weights are in the operations table. */
   AGENT_ACCESS_QUOTA_UNITS: z.coerce.number().int().min(10).default(600),
+  /** Quota units each Read API bot token may spend per QUOTA_WINDOW_SECONDS; weights are in the Read API's table. */
+  READ_API_QUOTA_UNITS: z.coerce.number().int().min(10).default(600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
    * Behind a load balancer or reverse proxy: `true`, or the proxies' addresses (comma-separated,
@@ -37,7 +39,10 @@ export interface Config {
   mongodbUrl: string | null;
   embeddedProjections: 'inline' | 'worker';
   logLevel: z.infer<typeof env>['LOG_LEVEL'];
+  /** Per Agent Access connection. */
   quota: QuotaPolicy;
+  /** Per Read API bot token. */
+  readApiQuota: QuotaPolicy;
   /** Fastify's `trustProxy`: false, true, or the proxies' addresses. */
   trustProxy: boolean | string[];
 }
@@ -60,6 +65,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     embeddedProjections: e.EMBEDDED_PROJECTIONS,
     logLevel: e.LOG_LEVEL,
     quota: { units: e.AGENT_ACCESS_QUOTA_UNITS, windowMs: QUOTA_WINDOW_SECONDS * 1000 },
+    readApiQuota: { units: e.READ_API_QUOTA_UNITS, windowMs: QUOTA_WINDOW_SECONDS * 1000 },
     trustProxy: e.TRUST_PROXY === undefined || e.TRUST_PROXY === 'false' ? false : e.TRUST_PROXY === 'true' ? true : e.TRUST_PROXY.split(',').map((a) => a.trim()),
   };
 }

@@ -1,4 +1,4 @@
-// The maintenance switch: an operator pauses Agent Access reads or writes, and callers get 503 with
+// The maintenance switch: an operator pauses reads (Agent Access and the Read API) or writes, and callers get 503 with
 // the Retry-After the operator expects. Kept in the read store so every instance sees it; each
 // instance looks again at most every CHECK_EVERY_MS, so a change reaches all of them within that.
 import { z } from 'zod';

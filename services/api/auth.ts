@@ -12,6 +12,7 @@ import { READ_SCOPES } from '../../contracts/common.ts';
 import { resourcesOf } from '../oauth/provider.ts';
 import { UsageLog } from '../usage.ts';
 import { ApiError } from './errors.ts';
+import { Remembered } from './remembered.ts';
 
 export type Surface = 'mcp' | 'rest';
 
@@ -31,15 +32,6 @@ export interface Caller {
 }
 
 const USAGE = 'connection_usage';
-/** Tokens remembered as identified; past this the memory starts over (costing one lookup each). */
-const IDENTIFIED_MAX = 10_000;
-
-/** A token identified while the stores stood at `version`, good until `expiresAt` (ms). */
-interface Identified {
-  caller: Caller;
-  version: number;
-  expiresAt: number;
-}
 
 export function protectedResourceMetadataUrl(baseUrl: string, surface: Surface): string {
   return `${baseUrl}/.well-known/oauth-protected-resource${surface === 'mcp' ? '/mcp' : '/v1/agent-access'}`;
@@ -49,13 +41,14 @@ export class AgentAccessAuth {
   readonly #app: App;
   readonly #provider: Provider;
   readonly #usage: UsageLog;
-  /** By surface and Authorization header; only entries of the stores' current version are kept. */
-  readonly #identified = new Map<string, Identified>();
+  /** By surface and token. */
+  readonly #identified: Remembered<Caller>;
 
   constructor(app: App, provider: Provider) {
     this.#app = app;
     this.#provider = provider;
     this.#usage = connectionUsage(app);
+    this.#identified = new Remembered(app.changeVersion);
   }
 
   /** The caller a bearer token stands for, allowed `scope`; or an ApiError (401/403 with its challenge). */
@@ -67,25 +60,19 @@ export class AgentAccessAuth {
    * The caller a bearer token stands for, or a 401 with its challenge. Every call re-checks the
    * connection and the subscription, so a disconnect or a lapsed plan stops the very next request.
    *
-   * Looking the token, the connection and the athlete up costs more than most reads, so a caller
-   * is remembered against the stores' change version and answered again while nothing at all has
-   * been committed since (by this process or any other): a disconnect, a revocation or a change
-   * of plan is a commit, so the next request looks everything up again. Stores that cannot tell
-   * their version cheaply (KurrentDB, MongoDB) are looked up every time.
+   * A caller is remembered until anything at all is committed to the stores (see Remembered).
    */
   async identify(token: string | null, surface: Surface): Promise<Caller> {
-    const version = this.#app.changeVersion?.() ?? null;
+    const version = this.#identified.version();
     const key = `${surface} ${token}`;
     const now = this.#app.clock.now().getTime();
-    if (version !== null) {
-      const known = this.#identified.get(key);
-      if (known && known.version === version && now < known.expiresAt) {
-        await this.#usage.note(known.caller.athlete.athlete_id, known.caller.grantId);
-        return known.caller;
-      }
+    const known = this.#identified.get(key, version, now);
+    if (known) {
+      await this.#usage.note(known.athlete.athlete_id, known.grantId);
+      return known;
     }
     const { caller, expiresAt } = await this.#lookUp(token, surface, now);
-    if (version !== null) this.#remember(key, { caller, version, expiresAt });
+    this.#identified.set(key, caller, version, expiresAt);
     await this.#usage.note(caller.athlete.athlete_id, caller.grantId);
     return caller;
   }
@@ -120,13 +107,6 @@ export class AgentAccessAuth {
       // The authorization server counts the token's lifetime in seconds; its store expires it by our clock.
       expiresAt: now + accessToken.remainingTTL * 1000,
     };
-  }
-
-  #remember(key: string, identified: Identified): void {
-    // Entries of an older version can never be answered again.
-    const anyKept = this.#identified.values().next().value;
-    if ((anyKept && anyKept.version !== identified.version) || this.#identified.size >= IDENTIFIED_MAX) this.#identified.clear();
-    this.#identified.set(key, identified);
   }
 
   /** `caller` if it may use `scope`, else a 403 whose challenge asks for it. */

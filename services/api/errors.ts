@@ -1,7 +1,9 @@
 // One error for every surface: a stable code, a message for people, and what HTTP needs to say
-// (status, challenge, Retry-After). REST renders it; MCP will render the same.
+// (status, challenge, Retry-After). REST, MCP and the Read API render it, each in its own shape.
 import type { z } from 'zod';
 import { AGENT_ACCESS_ERROR_STATUS, type AgentAccessErrorCode, type errorDetails } from '../../contracts/agent-access.ts';
+import type { AccessKind } from '../../contracts/common.ts';
+import type { Quota } from './quota.ts';
 
 export class ApiError extends Error {
   readonly code: AgentAccessErrorCode;
@@ -30,3 +32,13 @@ export class ApiError extends Error {
 }
 
 export type ErrorDetails = Partial<{ [K in keyof typeof errorDetails]: z.infer<(typeof errorDetails)[K]> }>;
+
+/** The 503 while reads or writes are paused for maintenance. */
+export function unavailable(access: AccessKind, seconds: number): ApiError {
+  return new ApiError('unavailable', `${access === 'read' ? 'reading' : 'changing'} the record is paused for maintenance; try again in ${seconds} seconds`, { retryAfter: seconds });
+}
+
+/** The 429 for a credential (`holder`: "this connection", "this bot token") that must wait `seconds` for its quota. */
+export function rateLimited(quota: Quota, seconds: number, holder = 'this connection'): ApiError {
+  return new ApiError('rate_limited', `${holder} has used its quota of ${quota.policy.units} units per ${quota.policy.windowMs / 1000} seconds; try again in ${seconds} seconds`, { retryAfter: seconds });
+}

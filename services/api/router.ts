@@ -4,10 +4,10 @@ import type { KeyObject } from 'node:crypto';
 import { initTRPC } from '@trpc/server';
 import type { z } from 'zod';
 import { SCHEMA_VERSION, type AgentAccessData, type AgentAccessOperation } from '../../contracts/agent-access.ts';
-import { LIMITS, type AccessKind } from '../../contracts/common.ts';
+import { LIMITS } from '../../contracts/common.ts';
 import { operations, type Operation } from '../../contracts/operations.ts';
 import type { App } from '../app.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, rateLimited, unavailable } from './errors.ts';
 import type { Quota } from './quota.ts';
 import { protectedResourceMetadataUrl, unitsOf, type AgentAccessAuth, type Caller, type Surface } from './auth.ts';
 import { WriteRefusal } from '../domain/proposal.ts';
@@ -39,16 +39,6 @@ export interface ApiContext extends Omit<ApiServices, 'auth'> {
 }
 
 const t = initTRPC.context<ApiContext>().create();
-
-/** The 503 while reads or writes are paused for maintenance. */
-export function unavailable(access: AccessKind, seconds: number): ApiError {
-  return new ApiError('unavailable', `${access === 'read' ? 'reading' : 'changing'} the record is paused for maintenance; try again in ${seconds} seconds`, { retryAfter: seconds });
-}
-
-/** The 429 for a connection that must wait `seconds` for its quota. */
-export function rateLimited(quota: Quota, seconds: number): ApiError {
-  return new ApiError('rate_limited', `this connection has used its quota of ${quota.policy.units} units per ${quota.policy.windowMs / 1000} seconds; try again in ${seconds} seconds`, { retryAfter: seconds });
-}
 
 /**
  * A procedure for a table entry. Before any work: maintenance, then the permission check for its

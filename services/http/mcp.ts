@@ -19,8 +19,8 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { operationList, operations, type ImplementedOperation, type Operation } from '../../contracts/operations.ts';
-import { ApiError } from '../api/errors.ts';
-import { createAgentAccessCaller, rateLimited, unavailable, type ApiServices } from '../api/router.ts';
+import { ApiError, rateLimited, unavailable } from '../api/errors.ts';
+import { createAgentAccessCaller, type ApiServices } from '../api/router.ts';
 import type { Caller } from '../api/auth.ts';
 import { bearerToken, sendApiError } from './agent-access.ts';
 import { toApiError } from './rest.ts';

@@ -1,6 +1,7 @@
 // The HTTP server. Every response carries the request id; API responses are never cached.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { BotAuth } from '../api/bot-auth.ts';
 import { Quota } from '../api/quota.ts';
 import type { ApiServices } from '../api/router.ts';
 import type { App } from '../app.ts';
@@ -50,8 +51,8 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   const services: ApiServices = { app, auth: agentAccess, cursorKey: derivedKey(keys, 'cursor'), quota: new Quota(app.config.quota, app.clock), proposals: app.proposals };
   registerRest(server, services);
   registerMcp(server, services);
-  server.get('/openapi.json', async () => openApiDocument(app.config.baseUrl, app.config.quota));
-  await registerReadApi(server, app);
+  registerReadApi(server, { app, auth: new BotAuth(app), cursorKey: derivedKey(keys, 'read-api cursor'), quota: new Quota(app.config.readApiQuota, app.clock) });
+  server.get('/openapi.json', async () => openApiDocument(app.config.baseUrl, { agentAccess: app.config.quota, readApi: app.config.readApiQuota }));
 
   // Retention (spec 3 rule 3): each instance purges hourly; the purge is idempotent, so several
   // instances doing it is harmless. `repledger proposals purge` runs it by hand.

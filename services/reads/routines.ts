@@ -1,68 +1,69 @@
-// list_saved_routines (most recently changed first) and get_saved_routine.
+// list_saved_routines (most recently changed first) and get_saved_routine. The loaders are shared
+// with the Read API's saved workouts, which are the same routines in the bot's shape.
 import type { KeyObject } from 'node:crypto';
 import type { PageQuery, RoutineDetail, RoutineListItem } from '../../contracts/agent-access.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
-import { decodeCursor, encodeCursor } from '../api/cursor.ts';
 import { ApiError } from '../api/errors.ts';
 import type { Caller } from '../api/auth.ts';
 import type { ReadStore } from '../store/read-store.ts';
-import { recordText } from './text.ts';
+import { keysetPage, type KeysetList } from './lists.ts';
+import { recordText, UNKNOWN_EXERCISE } from './text.ts';
 
-type RoutineDoc = ItemDoc & RecordItem<'routine'> & { exercise_count: number };
+export type RoutineDoc = ItemDoc & RecordItem<'routine'> & { exercise_count: number };
 type ExerciseDoc = ItemDoc & RecordItem<'exercise'>;
-const LIST = 'list_saved_routines';
+
+/** Saved routines, most recently changed first, ids breaking ties; `operation` binds the cursor. */
+export function routinesList(operation: string): KeysetList<RoutineDoc> {
+  return { operation, collection: 'routines', index: 'by_updated', keyOf: (r) => [r.updated_at, r.id] };
+}
+const LIST = routinesList('list_saved_routines');
+
+/** A saved routine with its exercises in planned order, or null if it is not in this athlete's record. */
+export async function loadSavedRoutine(
+  reads: ReadStore,
+  athleteId: string,
+  routineId: string,
+): Promise<{ routine: RoutineDoc; exercises: Array<{ entry: RecordItem<'routine'>['exercises'][number]; exercise: ExerciseDoc | null }> } | null> {
+  // Read in the athlete's own partition: another athlete's id is as absent as a made-up one.
+  const routine = await reads.get<RoutineDoc>('routines', athleteId, routineId);
+  if (!routine) return null;
+  const exercises = new Map(
+    (await reads.getMany<ExerciseDoc>('exercises', athleteId, [...new Set(routine.exercises.map((e) => e.exercise_id))])).map((e) => [e.id, e]),
+  );
+  return {
+    routine,
+    exercises: [...routine.exercises].sort((a, b) => a.position - b.position).map((entry) => ({ entry, exercise: exercises.get(entry.exercise_id) ?? null })),
+  };
+}
 
 function listItem(r: RoutineDoc): RoutineListItem {
   return { id: r.id, revision: r.revision, title: recordText(r.title), exercise_count: r.exercise_count, updated_at: r.updated_at, provenance: 'prescribed' };
 }
 
 export async function listSavedRoutines(reads: ReadStore, caller: Caller, query: PageQuery, cursorKey: KeyObject) {
-  const athleteId = caller.athlete.athlete_id;
-  const issued = query.cursor ? decodeCursor(cursorKey, { operation: LIST, athleteId }, query.cursor) : null;
-  const docs = await reads.page<RoutineDoc>('routines', {
-    partition: athleteId,
-    index: 'by_updated',
-    direction: 'desc',
-    limit: query.limit + 1,
-    ...(issued ? { after: issued.after } : {}),
-  });
-  const page = docs.slice(0, query.limit);
-  const last = page[page.length - 1];
-  return {
-    items: page.map(listItem),
-    next_cursor: docs.length > query.limit && last ? encodeCursor(cursorKey, { operation: LIST, athleteId, filters: {} }, [last.updated_at, last.id]) : null,
-  };
+  const { docs, next_cursor } = await keysetPage(reads, caller.athlete.athlete_id, query, cursorKey, LIST);
+  return { items: docs.map(listItem), next_cursor };
 }
 
 export async function getSavedRoutine(reads: ReadStore, caller: Caller, routineId: string): Promise<{ routine: RoutineDetail }> {
-  const athleteId = caller.athlete.athlete_id;
-  // Read in the caller's own partition: another athlete's id is as absent as a made-up one.
-  const routine = await reads.get<RoutineDoc>('routines', athleteId, routineId);
-  if (!routine) throw new ApiError('not_found', `no saved routine ${routineId} in this record`);
-  const exercises = new Map(
-    (await reads.getMany<ExerciseDoc>('exercises', athleteId, [...new Set(routine.exercises.map((e) => e.exercise_id))])).map((e) => [e.id, e]),
-  );
+  const loaded = await loadSavedRoutine(reads, caller.athlete.athlete_id, routineId);
+  if (!loaded) throw new ApiError('not_found', `no saved routine ${routineId} in this record`);
   return {
     routine: {
-      ...listItem(routine),
-      exercises: [...routine.exercises]
-        .sort((a, b) => a.position - b.position)
-        .map((e) => {
-          const exercise = exercises.get(e.exercise_id);
-          return {
-            position: e.position,
-            exercise_id: e.exercise_id,
-            name: recordText(exercise?.name ?? 'Unknown exercise'),
-            muscle_group: exercise?.muscle_group ?? null,
-            tracking_type: exercise?.tracking_type ?? null,
-            sets: e.sets,
-            reps: e.reps,
-            target_rpe: e.target_rpe,
-            rest_seconds: e.rest_seconds,
-            provenance: 'prescribed' as const,
-          };
-        }),
+      ...listItem(loaded.routine),
+      exercises: loaded.exercises.map(({ entry: e, exercise }) => ({
+        position: e.position,
+        exercise_id: e.exercise_id,
+        name: recordText(exercise?.name ?? UNKNOWN_EXERCISE),
+        muscle_group: exercise?.muscle_group ?? null,
+        tracking_type: exercise?.tracking_type ?? null,
+        sets: e.sets,
+        reps: e.reps,
+        target_rpe: e.target_rpe,
+        rest_seconds: e.rest_seconds,
+        provenance: 'prescribed' as const,
+      })),
     },
   };
 }

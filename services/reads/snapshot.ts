@@ -1,14 +1,13 @@
 // get_training_snapshot: counts, streak, exercise frequency, active goals and recent feedback,
-// from the activity, goals and feedback read models (a few documents, not the history).
+// from the activity, goals and feedback read models (a few documents, not the history). The counts
+// and the streak are trainingStats', which the Read API's /api/v1/stats serves too.
 import type { DerivedMetricMetadata, Goal, TrainingSnapshot } from '../../contracts/agent-access.ts';
 import type { RecordItem } from '../../contracts/record.ts';
-import { ACTIVITY_DAYS, ACTIVITY_RUNS, type ActivityDayDoc, type ActivityRunDoc } from '../../projections/activity.ts';
 import type { ItemDoc } from '../../projections/items.ts';
-import { recentCounts, weeklyStreak } from '../domain/stats.ts';
-import { addDays, todayIn, weekStart } from '../domain/time.ts';
 import type { Caller } from '../api/auth.ts';
 import type { ReadStore } from '../store/read-store.ts';
-import { recordText } from './text.ts';
+import { trainingStats } from './stats.ts';
+import { recordText, UNKNOWN_EXERCISE } from './text.ts';
 
 export const STATS_VERSION = 'training-stats.v1';
 export const FREQUENCY_VERSION = 'exercise-frequency.v1';
@@ -21,19 +20,11 @@ type GoalDoc = ItemDoc & RecordItem<'goal'> & { canonical_target_value: number; 
 export async function getTrainingSnapshot(reads: ReadStore, caller: Caller, now: Date): Promise<TrainingSnapshot> {
   const athleteId = caller.athlete.athlete_id;
   const computedAt = now.toISOString();
-  const today = todayIn(caller.athlete.profile.timezone, now.getTime());
-  const monday = weekStart(today);
-  const from30 = addDays(today, -29);
-  const [days, runs, goals, feedback] = await Promise.all([
-    reads.page<ActivityDayDoc>(ACTIVITY_DAYS, { partition: athleteId, index: 'by_id', direction: 'asc', range: { gte: from30, lte: today }, limit: 30 }),
-    // The latest run of active weeks that began by last week.
-    reads.page<ActivityRunDoc>(ACTIVITY_RUNS, { partition: athleteId, index: 'by_id', direction: 'desc', range: { lte: addDays(monday, -7) }, limit: 1 }),
+  const [{ today, monday, from30, days, counts, streak }, goals, feedback] = await Promise.all([
+    trainingStats(reads, athleteId, caller.athlete.profile.timezone, now),
     reads.page<GoalDoc>('goals', { partition: athleteId, index: 'by_status', prefix: ['active'], direction: 'desc', limit: GOALS }),
     reads.page<ItemDoc & RecordItem<'feedback'>>('feedback', { partition: athleteId, index: 'by_recorded', direction: 'desc', limit: FEEDBACK }),
   ]);
-  const counts = recentCounts(new Map(days.map((d) => [d.id, d.workouts])), today);
-  // This week is active only through workouts dated up to today, which the day documents tell.
-  const streak = weeklyStreak(runs[0] ? { from: runs[0].id, to: runs[0].to } : null, counts.thisWeek > 0, today);
   const meta = (version: string, from: string, to: string, sampleCount: number): DerivedMetricMetadata => ({
     provenance: 'derived',
     calculation_version: version,
@@ -61,7 +52,7 @@ export async function getTrainingSnapshot(reads: ReadStore, caller: Caller, now:
     },
     exercise_frequency: top.map(([id, f]) => ({
       exercise_id: id,
-      name: recordText(names.get(id) ?? 'Unknown exercise'),
+      name: recordText(names.get(id) ?? UNKNOWN_EXERCISE),
       completed_sessions: f.sessions,
       achieved_sets: f.sets,
       metadata: meta(FREQUENCY_VERSION, from30, today, f.sessions),

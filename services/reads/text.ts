@@ -4,3 +4,6 @@ import type { TextWrapper } from '../../contracts/agent-access.ts';
 export function recordText(value: string): TextWrapper {
   return { value, handling: 'untrusted_record_text' };
 }
+
+/** The name shown for an exercise the catalog does not hold (exercises are never deleted, so only a damaged store). */
+export const UNKNOWN_EXERCISE = 'Unknown exercise';

@@ -2,15 +2,16 @@
 // record timezone) falls in the window, newest first (by local date, then end time, then id).
 import type { KeyObject } from 'node:crypto';
 import type { ListQuery, WorkoutDetail, WorkoutDuration, WorkoutSummary } from '../../contracts/agent-access.ts';
-import type { RecordItem } from '../../contracts/record.ts';
+import type { RecordItem, WorkoutSet } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { RECORD_INDICATORS, setKey, type RecordEntryDoc } from '../../projections/records.ts';
 import { WORKOUT_DETAILS, WORKOUTS, type WorkoutDetailDoc, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
 import { ApiError } from '../api/errors.ts';
+import type { Indicator } from '../domain/records.ts';
 import type { Caller } from '../api/auth.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { performanceOf } from './exercise-history.ts';
-import { recordText } from './text.ts';
+import { recordText, UNKNOWN_EXERCISE } from './text.ts';
 import { windowedPage } from './lists.ts';
 
 export function durationOf(doc: WorkoutSummaryDoc): WorkoutDuration {
@@ -49,23 +50,65 @@ export async function listCompletedWorkouts(reads: ReadStore, caller: Caller, qu
   return { window, items: docs.map(workoutSummary), next_cursor };
 }
 
-/** get_completed_workout: the whole workout with its sets and their record indicators. */
-export async function getCompletedWorkout(reads: ReadStore, caller: Caller, workoutId: string): Promise<{ workout: WorkoutDetail }> {
-  const athleteId = caller.athlete.athlete_id;
-  // Read in the caller's own partition: another athlete's id is as absent as a made-up one.
+type ExerciseDoc = ItemDoc & RecordItem<'exercise'>;
+type FeedbackDoc = ItemDoc & RecordItem<'feedback'>;
+
+/** One exercise of a loaded workout: its entry, the catalog exercise, and its record labels. */
+export interface LoadedExercise {
+  entry: RecordItem<'workout'>['exercises'][number];
+  /** Null only if the catalog lost it (exercises are never deleted). */
+  exercise: ExerciseDoc | null;
+  record: RecordEntryDoc | null;
+}
+
+/** A completed workout as both APIs present it: exercises in workout order, sets by position. */
+export interface LoadedWorkout {
+  summary: WorkoutSummaryDoc;
+  exercises: LoadedExercise[];
+  feedback: FeedbackDoc | null;
+}
+
+/**
+ * A completed workout with everything a detail read shows, or null if it is not in this athlete's
+ * record. Read in the athlete's own partition: another athlete's id is as absent as a made-up one.
+ */
+export async function loadCompletedWorkout(reads: ReadStore, athleteId: string, workoutId: string): Promise<LoadedWorkout | null> {
   const [summary, detail] = await Promise.all([
     reads.get<WorkoutSummaryDoc>(WORKOUTS, athleteId, workoutId),
     reads.get<WorkoutDetailDoc>(WORKOUT_DETAILS, athleteId, workoutId),
   ]);
-  if (!summary || !detail) throw new ApiError('not_found', `no completed workout ${workoutId} in this record`);
+  if (!summary || !detail) return null;
   const exerciseIds = [...new Set(detail.exercises.map((e) => e.exercise_id))];
   const [exercises, records, feedback] = await Promise.all([
-    reads.getMany<ItemDoc & RecordItem<'exercise'>>('exercises', athleteId, exerciseIds),
+    reads.getMany<ExerciseDoc>('exercises', athleteId, exerciseIds),
     reads.getMany<RecordEntryDoc>(RECORD_INDICATORS, athleteId, exerciseIds.map((id) => `${workoutId}:${id}`)),
-    reads.get<ItemDoc & RecordItem<'feedback'>>('feedback', athleteId, workoutId),
+    reads.get<FeedbackDoc>('feedback', athleteId, workoutId),
   ]);
   const exerciseById = new Map(exercises.map((e) => [e.id, e]));
   const recordsByExercise = new Map(records.map((r) => [r.exercise_id, r]));
+  return {
+    summary,
+    feedback,
+    exercises: [...detail.exercises]
+      .sort((a, b) => a.exercise_order - b.exercise_order)
+      .map((e) => ({
+        entry: { ...e, sets: [...e.sets].sort((a, b) => a.position - b.position) },
+        exercise: exerciseById.get(e.exercise_id) ?? null,
+        record: recordsByExercise.get(e.exercise_id) ?? null,
+      })),
+  };
+}
+
+/** The record labels a set earned when it was completed (historical-record-at-completion.v1). */
+export function indicatorsOf(e: LoadedExercise, set: WorkoutSet): Indicator[] {
+  return e.record?.labels[setKey(e.entry.exercise_order, set.position)] ?? [];
+}
+
+/** get_completed_workout: the whole workout with its sets and their record indicators. */
+export async function getCompletedWorkout(reads: ReadStore, caller: Caller, workoutId: string): Promise<{ workout: WorkoutDetail }> {
+  const loaded = await loadCompletedWorkout(reads, caller.athlete.athlete_id, workoutId);
+  if (!loaded) throw new ApiError('not_found', `no completed workout ${workoutId} in this record`);
+  const { summary, feedback } = loaded;
   return {
     workout: {
       ...workoutSummary(summary),
@@ -73,44 +116,36 @@ export async function getCompletedWorkout(reads: ReadStore, caller: Caller, work
       feedback: feedback
         ? { difficulty: feedback.difficulty, next_time_intent: feedback.next_time_intent, recorded_at: feedback.recorded_at, provenance: 'self_reported' }
         : null,
-      exercises: [...detail.exercises]
-        .sort((a, b) => a.exercise_order - b.exercise_order)
-        .map((e) => {
-          const exercise = exerciseById.get(e.exercise_id);
-          const record = recordsByExercise.get(e.exercise_id);
-          return {
-            exercise_id: e.exercise_id,
-            name: recordText(exercise?.name ?? 'Unknown exercise'),
-            muscle_group: exercise?.muscle_group ?? null,
-            tracking_type: exercise?.tracking_type ?? 'weight_reps',
-            exercise_order: e.exercise_order,
-            superset_id: e.superset_id,
-            sets: [...e.sets]
-              .sort((a, b) => a.position - b.position)
-              .map((s) => ({
-                position: s.position,
-                set_number: s.set_number,
-                set_type: s.set_type,
-                parent_position: s.parent_position,
-                // Sets change only with their workout, so the workout's revision versions their structure.
-                structure_version: summary.revision,
-                ...performanceOf(s),
-                target_rpe: s.target_rpe,
-                target_rpe_provenance: 'prescribed' as const,
-                historical_record_at_completion: {
-                  indicators: record?.labels[setKey(e.exercise_order, s.position)] ?? [],
-                  metadata: {
-                    provenance: 'derived' as const,
-                    calculation_version: 'historical-record-at-completion.v1' as const,
-                    computed_at: record?.computed_at ?? summary.updated_at,
-                    baseline: 'eligible_prior_sets_before_workout_completion' as const,
-                    sample_count: record?.sample_count ?? 0,
-                  },
-                },
-                provenance: 'recorded' as const,
-              })),
-          };
-        }),
+      exercises: loaded.exercises.map((e) => ({
+        exercise_id: e.entry.exercise_id,
+        name: recordText(e.exercise?.name ?? UNKNOWN_EXERCISE),
+        muscle_group: e.exercise?.muscle_group ?? null,
+        tracking_type: e.exercise?.tracking_type ?? 'weight_reps',
+        exercise_order: e.entry.exercise_order,
+        superset_id: e.entry.superset_id,
+        sets: e.entry.sets.map((s) => ({
+          position: s.position,
+          set_number: s.set_number,
+          set_type: s.set_type,
+          parent_position: s.parent_position,
+          // Sets change only with their workout, so the workout's revision versions their structure.
+          structure_version: summary.revision,
+          ...performanceOf(s),
+          target_rpe: s.target_rpe,
+          target_rpe_provenance: 'prescribed' as const,
+          historical_record_at_completion: {
+            indicators: indicatorsOf(e, s),
+            metadata: {
+              provenance: 'derived' as const,
+              calculation_version: 'historical-record-at-completion.v1' as const,
+              computed_at: e.record?.computed_at ?? summary.updated_at,
+              baseline: 'eligible_prior_sets_before_workout_completion' as const,
+              sample_count: e.record?.sample_count ?? 0,
+            },
+          },
+          provenance: 'recorded' as const,
+        })),
+      })),
     },
   };
 }

@@ -67,7 +67,7 @@ export function registerBotTokens(web: FastifyInstance, app: App, sessions: Sess
   async function tokensPage(athleteId: string, timezone: string, csrf: string, created: { name: string; token: string } | null, error: string | null) {
     const items = await list(athleteId, timezone, csrf);
     return html`<h1>Bot tokens</h1>
-<p>A bot token lets a bot read your profile, stats, workouts and saved workouts through the Read API. It cannot change anything and does not work for AI clients connected with sign-in.</p>
+<p>A bot token lets a bot read your profile, stats, workouts and saved workouts through the Read API while your account is on Pro. It cannot change anything and does not work for AI clients connected with sign-in.</p>
 ${created
   ? html`<div class="notice" role="status"><p><strong>${created.name}</strong> is ready. Copy the token now: it is shown only this once.</p><p><code class="token">${created.token}</code></p></div>`
   : ''}

@@ -9,7 +9,8 @@ import {
   readApiError,
   readApiIdParams,
   readApiListQuery,
-  readApiRoutes,
+  readApiOperationList,
+  readApiOperations,
   savedWorkoutDetail,
   savedWorkoutListResponse,
   savedWorkoutSummary,
@@ -49,7 +50,8 @@ const meFixture = { display_name: 'Sam', unit_preference: 'kg', timezone: 'Europ
 const statsFixture = {
   timezone: 'Europe/London',
   as_of: T,
-  this_week: { from: '2024-05-06', to: '2024-05-12', completed_workouts: 1 },
+  // 6 May 2024 is a Monday: this week so far is that one day.
+  this_week: { from: '2024-05-06', to: '2024-05-06', completed_workouts: 1 },
   rolling_30_days: { from: '2024-04-07', to: '2024-05-06', completed_workouts: 9 },
   consecutive_active_weeks: 4,
   streak_is_current: true,
@@ -104,12 +106,29 @@ const savedDetailFixture = { ...savedSummaryFixture, exercises: [savedExerciseFi
 const wrap = (data: unknown) => ({ data, request_id: 'req_1' });
 
 test('every route response accepts a full valid example', () => {
-  ok(readApiRoutes.me.response, wrap(meFixture));
-  ok(readApiRoutes.stats.response, wrap(statsFixture));
-  ok(readApiRoutes.workouts.response, wrap({ items: [summaryFixture], next_cursor: 'abc' }));
-  ok(readApiRoutes.workout.response, wrap(detailFixture));
-  ok(readApiRoutes.saved_workouts.response, wrap({ items: [savedSummaryFixture], next_cursor: null }));
-  ok(readApiRoutes.saved_workout.response, wrap(savedDetailFixture));
+  ok(readApiOperations.get_me.response, wrap(meFixture));
+  ok(readApiOperations.get_stats.response, wrap(statsFixture));
+  ok(readApiOperations.list_workouts.response, wrap({ items: [summaryFixture], next_cursor: 'abc' }));
+  ok(readApiOperations.get_workout.response, wrap(detailFixture));
+  ok(readApiOperations.list_saved_workouts.response, wrap({ items: [savedSummaryFixture], next_cursor: null }));
+  ok(readApiOperations.get_saved_workout.response, wrap(savedDetailFixture));
+});
+
+test('the operations table: six GET routes under /api/v1, lists take limit and cursor, details an id', () => {
+  assert.equal(readApiOperationList.map((op) => op.path), [
+    '/api/v1/me',
+    '/api/v1/stats',
+    '/api/v1/workouts',
+    '/api/v1/workouts/{id}',
+    '/api/v1/saved-workouts',
+    '/api/v1/saved-workouts/{id}',
+  ]);
+  for (const op of readApiOperationList) {
+    const params = Object.keys(op.input.shape).sort();
+    const expected = op.path.endsWith('{id}') ? ['id'] : op.operationId.startsWith('list_') ? ['cursor', 'limit'] : [];
+    assert.equal(params, expected, op.operationId);
+    assert.ok(op.weight >= 1, op.operationId);
+  }
 });
 
 test('success envelope: exactly data and request_id', () => {
@@ -153,11 +172,15 @@ test('me: display name, unit preference and a valid timezone only', () => {
   refused(me, { ...meFixture, email: 'sam@example.com' });
 });
 
-test('stats: week runs Monday to Sunday, rolling window is 30 days', () => {
+test('stats: this week runs from its Monday to today, the rolling window is the 30 days ending today', () => {
   ok(stats, statsFixture);
   ok(stats, { ...statsFixture, consecutive_active_weeks: 0, streak_is_current: false });
-  refused(stats, variant(statsFixture, (c) => (c.this_week = { from: '2024-05-07', to: '2024-05-13', completed_workouts: 0 })), ['this_week']);
-  refused(stats, variant(statsFixture, (c) => (c.this_week.to = '2024-05-11')), ['this_week']);
+  const sunday = { ...statsFixture, this_week: { from: '2024-05-06', to: '2024-05-12', completed_workouts: 1 }, rolling_30_days: { from: '2024-04-13', to: '2024-05-12', completed_workouts: 9 } };
+  ok(stats, sunday);
+  refused(stats, variant(statsFixture, (c) => (c.this_week = { from: '2024-05-07', to: '2024-05-07', completed_workouts: 0 })), ['this_week']);
+  refused(stats, variant(statsFixture, (c) => (c.this_week.to = '2024-05-07')), ['this_week']);
+  refused(stats, variant(sunday, (c) => (c.this_week.from = '2024-04-29')), ['this_week']);
+  refused(stats, variant(statsFixture, (c) => (c.this_week.completed_workouts = 10)), ['this_week', 'completed_workouts']);
   refused(stats, variant(statsFixture, (c) => (c.rolling_30_days.from = '2024-04-06')), ['rolling_30_days']);
   refused(stats, { ...statsFixture, consecutive_active_weeks: 0, streak_is_current: true }, ['streak_is_current']);
   refused(stats, { ...statsFixture, consecutive_active_weeks: -1 }, ['consecutive_active_weeks']);

@@ -11,7 +11,7 @@ import { agentAccessError } from '../../contracts/agent-access.ts';
 import { operationList } from '../../contracts/operations.ts';
 import { writeKinds } from '../../contracts/write.ts';
 import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
-import { readApiError } from '../../contracts/read-api.ts';
+import { readApiError, readApiOperationList } from '../../contracts/read-api.ts';
 import { connect, registerPro, PASSWORD } from '../support/connect.ts';
 import { FormClient, startServer } from '../support/server.ts';
 
@@ -101,7 +101,7 @@ const query = fc.dictionary(fc.constantFrom('limit', 'cursor', 'from', 'to', 'x'
 );
 
 test('several thousand malformed requests: no 5xx, every API refusal in its contract shape', async () => {
-  const s = await startServer({ env: { AGENT_ACCESS_QUOTA_UNITS: '1000000' } });
+  const s = await startServer({ env: { AGENT_ACCESS_QUOTA_UNITS: '1000000', READ_API_QUOTA_UNITS: '1000000' } });
   try {
     const athleteId = await registerPro(s.app);
     const rest = (await connect(s.base, `${s.base}/v1/agent-access`, ['training', 'recovery'])).tokens.access_token;
@@ -184,8 +184,12 @@ test('several thousand malformed requests: no 5xx, every API refusal in its cont
       sent++;
     }
 
-    // Read API v1.
-    for (const [path, authorization] of sample(fc.tuple(fc.oneof(fc.constant('/api/v1/me'), segment.map((x) => `/api/v1/${x}`)), fc.constantFrom(`Bearer ${bot}`, `Bearer ${rest}`, 'Bearer rlb_x', '')), 300, 3)) {
+    // Read API v1: every route with fuzzed ids and queries (cursors included), and unknown routes.
+    const readPaths = fc.oneof(
+      fc.tuple(fc.constantFrom(...readApiOperationList.map((op) => op.path)), segment, query).map(([path, id, q]) => `${path.replace('{id}', id)}${q ? `?${q}` : ''}`),
+      segment.map((x) => `/api/v1/${x}`),
+    );
+    for (const [path, authorization] of sample(fc.tuple(readPaths, fc.constantFrom(`Bearer ${bot}`, `Bearer ${bot}`, `Bearer ${rest}`, 'Bearer rlb_x', '')), 800, 3)) {
       checkApi(await send(s.base, 'GET', path, authorization ? { authorization } : {}), `GET ${path}`, 'read-api');
       sent++;
     }

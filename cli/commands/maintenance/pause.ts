@@ -4,7 +4,7 @@ import { accessOf, describeState, sideArg, TAKES_EFFECT } from '../../maintenanc
 import type { MaintenanceState } from '../../../services/maintenance.ts';
 
 export default class MaintenancePause extends AppCommand {
-  static override description = 'Pause Agent Access reads or writes: callers get 503 with Retry-After until resumed';
+  static override description = 'Pause reads (Agent Access and the Read API) or writes: callers get 503 with Retry-After until resumed';
   static override args = { side: sideArg };
   static override flags = {
     'retry-after': Flags.integer({ default: 120, min: 1, max: 86_400, description: 'seconds callers are told to wait before retrying' }),

@@ -3,7 +3,7 @@ import { accessOf, describeState, sideArg, TAKES_EFFECT } from '../../maintenanc
 import type { MaintenanceState } from '../../../services/maintenance.ts';
 
 export default class MaintenanceResume extends AppCommand {
-  static override description = 'Resume Agent Access reads or writes after a pause';
+  static override description = 'Resume reads (Agent Access and the Read API) or writes after a pause';
   static override args = { side: sideArg };
 
   async run(): Promise<MaintenanceState> {

@@ -3,7 +3,7 @@ import { describeState } from '../../maintenance.ts';
 import type { MaintenanceState } from '../../../services/maintenance.ts';
 
 export default class MaintenanceStatus extends AppCommand {
-  static override description = 'Show whether Agent Access reads and writes are paused';
+  static override description = 'Show whether reads (Agent Access and the Read API) and writes are paused';
 
   async run(): Promise<MaintenanceState> {
     // Parsing refuses flags the command does not take, and marks the end of usage errors.

@@ -1,0 +1,67 @@
+// The Read API's service layer: one tRPC procedure per entry of its operations table, each behind
+// the same checks in the same order as Agent Access — maintenance, the bot token, the token's
+// quota, then the input — so an anonymous caller learns nothing, not even which parameters exist.
+// The HTTP adapter calls these in-process.
+import type { KeyObject } from 'node:crypto';
+import { initTRPC } from '@trpc/server';
+import type { z } from 'zod';
+import { readApiOperations, type ReadApiOperation, type ReadApiOperationId } from '../../contracts/read-api.ts';
+import type { App } from '../app.ts';
+import { getSavedWorkout, getWorkout, listSavedWorkouts, listWorkouts, me, stats } from '../reads/read-api.ts';
+import type { BotAuth } from './bot-auth.ts';
+import { rateLimited, unavailable } from './errors.ts';
+import type { Quota } from './quota.ts';
+
+/** What every Read API request shares. */
+export interface ReadApiServices {
+  app: App;
+  auth: Pick<BotAuth, 'identify'>;
+  /** Signs and checks list cursors; not the Agent Access key, so neither API's cursor opens the other. */
+  cursorKey: KeyObject;
+  /** Per bot token. */
+  quota: Quota;
+}
+
+export interface ReadApiContext extends ReadApiServices {
+  /** The request's bearer token (null when it carried none). */
+  token: string | null;
+  requestId: string;
+}
+
+const t = initTRPC.context<ReadApiContext>().create();
+
+function procedure<I extends z.ZodObject>(op: ReadApiOperation<ReadApiOperationId, I>) {
+  return t.procedure
+    .use(async ({ ctx, next }) => {
+      // Every route reads; pausing reads pauses the Read API with Agent Access.
+      const paused = await ctx.app.maintenance.retryAfter('read');
+      if (paused) throw unavailable('read', paused);
+      const caller = await ctx.auth.identify(ctx.token);
+      const wait = ctx.quota.charge(caller.tokenId, op.weight);
+      if (wait) throw rateLimited(ctx.quota, wait, 'this bot token');
+      return next({ ctx: { caller } });
+    })
+    .input(op.input);
+}
+
+/** The Read API envelope (spec 4.4): `data` and the request id that `X-Request-Id` carries too. */
+const envelope = <D>(ctx: ReadApiContext, data: D) => ({ data, request_id: ctx.requestId });
+
+const ops = readApiOperations;
+
+export const readApiRouter = t.router({
+  get_me: procedure(ops.get_me).query(({ ctx }) => envelope(ctx, me(ctx.caller.athlete))),
+  get_stats: procedure(ops.get_stats).query(async ({ ctx }) => envelope(ctx, await stats(ctx.app.reads, ctx.caller.athlete, ctx.app.clock.now()))),
+  list_workouts: procedure(ops.list_workouts).query(async ({ ctx, input }) =>
+    envelope(ctx, await listWorkouts(ctx.app.reads, ctx.caller.athlete.athlete_id, input, ctx.cursorKey)),
+  ),
+  get_workout: procedure(ops.get_workout).query(async ({ ctx, input }) => envelope(ctx, await getWorkout(ctx.app.reads, ctx.caller.athlete.athlete_id, input.id))),
+  list_saved_workouts: procedure(ops.list_saved_workouts).query(async ({ ctx, input }) =>
+    envelope(ctx, await listSavedWorkouts(ctx.app.reads, ctx.caller.athlete.athlete_id, input, ctx.cursorKey)),
+  ),
+  get_saved_workout: procedure(ops.get_saved_workout).query(async ({ ctx, input }) =>
+    envelope(ctx, await getSavedWorkout(ctx.app.reads, ctx.caller.athlete.athlete_id, input.id)),
+  ),
+});
+
+export const createReadApiCaller = t.createCallerFactory(readApiRouter);
