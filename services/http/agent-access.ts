@@ -14,10 +14,13 @@ export function bearerToken(authorization: string | undefined): string | null {
 }
 
 /** The Agent Access error shape, with its challenge or Retry-After. */
-export function sendApiError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+export function sendApiError(request: FastifyRequest, reply: FastifyReply, error: ApiError, shape: 'agent-access' | 'read-api' = 'agent-access'): FastifyReply {
   if (error.challenge) reply.header('WWW-Authenticate', error.challenge);
   if (error.retryAfter) reply.header('Retry-After', String(error.retryAfter));
-  return reply.code(error.status).send(error.body(request.id));
+  // The Read API's error is exactly code, message and request id (spec 4.4); where in a write
+  // body a refusal applies is Agent Access's.
+  const body = shape === 'agent-access' ? error.body(request.id) : { error: { code: error.code, message: error.message, request_id: request.id } };
+  return reply.code(error.status).send(body);
 }
 
 export async function registerAgentAccess(server: FastifyInstance, app: App, provider: Provider): Promise<AgentAccessAuth> {

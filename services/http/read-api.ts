@@ -17,7 +17,7 @@ export function registerReadApi(server: FastifyInstance, services: ReadApiServic
         const procedure = caller[op.operationId] as (input: unknown) => Promise<unknown>;
         return await procedure({ ...(request.query as object), ...(request.params as object) });
       } catch (error) {
-        return sendApiError(request, reply, toApiError(error));
+        return sendApiError(request, reply, toApiError(error), 'read-api');
       }
     });
   }
