@@ -1,4 +1,5 @@
-// Runs every test file in its own Node process (two at a time: the machine has two cores),
+// Runs every test file in its own Node process (three at a time on two cores: many files wait on
+// the processes, browsers and servers they start; TEST_JOBS changes it),
 // prints each file's output, and ends with one summary line: `N passed, N failed, N skipped`.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -98,7 +99,8 @@ async function worker(): Promise<void> {
     process.stdout.write(result.output.replace(/^/gm, '    ') + '\n');
   }
 }
-await Promise.all([worker(), worker()]);
+const JOBS = Math.max(1, Number(process.env.TEST_JOBS ?? 3));
+await Promise.all(Array.from({ length: JOBS }, worker));
 
 const sum = (k: 'passed' | 'failed' | 'skipped') => results.reduce((n, r) => n + r[k], 0);
 const failedFiles = results.filter((r) => r.failed).map((r) => r.file);
