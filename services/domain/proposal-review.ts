@@ -127,7 +127,8 @@ export function decideApprove(ctx: ApproveContext): ApproveDecision {
 /** Which record an approval's refusal is about, as the review page names it. */
 function conflictOf(error: DomainError, changes: RecordChange[], dependencyCount: number): Conflict {
   const match = /^changes\[(\d+)\]/.exec(error.issues[0]?.path ?? '');
-  const index = match ? Number(match[1]) : changes.length === 1 ? 0 : 0;
+  // A batch of one change names no index; the record decider's other refusals concern its first.
+  const index = match ? Number(match[1]) : 0;
   const change = changes[index]!;
   const id = 'id' in change ? change.id : (change.item as { id: string }).id;
   const reason = error.code === 'not_found' ? 'removed' : error.code === 'date_taken' || error.code === 'already_exists' ? 'taken' : 'changed';
