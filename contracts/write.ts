@@ -8,17 +8,13 @@ import {
   LIMITS,
   WRITE_POLICY,
   dateTime,
-  goalStatus,
-  goalTargetUnit,
   goalType,
   localDate,
-  muscleGroup,
   readScope,
   recordText,
-  trackingType,
   uuid,
 } from './common.ts';
-import { bodyMetric, workoutSet, type RecordKind } from './record.ts';
+import { bodyMeasurement, checkin, equipmentSetup, exercise, fitnessPreferences, goal, meal, routine, routineExercise, workoutExercise, type RecordKind } from './record.ts';
 import { writePermission } from './write-permissions.ts';
 
 export const WRITE_VERSION = 'agent-access-write.v1';
@@ -74,82 +70,36 @@ export const reference = z.union([uuid, z.strictObject({ ref: refName })]).descr
 export type Reference = z.infer<typeof reference>;
 
 const nonNegativeInt = z.number().int().nonnegative();
-const rpe = z.number().min(0).max(10);
 const note = z.string().max(2000).nullable();
 
 // ---------------------------------------------------------------------------------------------
-// The write shape of each kind (the record's own rules, such as start before end, are checked
-// when the action is decided, with the same paths)
+// The write shape of each kind: the record's own schema without its id, with `{ref}` allowed where
+// an exercise id goes. The record's rules across fields (start before end) are checked when the
+// action is decided, with the same paths. A workout's schema carries such rules, so its top level
+// is spelled out rather than derived.
 
 export const writeRecordSchemas = {
-  exercise: z.strictObject({ name: recordText, muscle_group: muscleGroup.nullable(), tracking_type: trackingType }),
+  exercise: exercise.omit({ id: true }),
   completed_workout: z.strictObject({
     title: recordText,
     started_at: dateTime.nullable(),
     ended_at: dateTime,
     notes: note,
-    exercises: z
-      .array(
-        z.strictObject({
-          exercise_id: reference,
-          exercise_order: nonNegativeInt,
-          superset_id: uuid.nullable(),
-          notes: note,
-          sets: z.array(workoutSet).max(LIMITS.setsPerWorkoutExercise),
-        }),
-      )
-      .max(100),
+    exercises: z.array(workoutExercise.extend({ exercise_id: reference })).max(100),
   }),
-  saved_routine: z.strictObject({
-    title: recordText,
-    exercises: z
-      .array(
-        z.strictObject({
-          position: nonNegativeInt,
-          exercise_id: reference,
-          sets: z.number().int().min(LIMITS.setsPerRoutineExercise.min).max(LIMITS.setsPerRoutineExercise.max),
-          reps: z.string().min(LIMITS.repsText.min).max(LIMITS.repsText.max),
-          target_rpe: rpe.nullable(),
-          rest_seconds: nonNegativeInt.max(3600).nullable(),
-        }),
-      )
-      .max(LIMITS.exercisesPerRoutine),
+  saved_routine: routine.omit({ id: true }).extend({
+    exercises: z.array(routineExercise.extend({ exercise_id: reference })).max(LIMITS.exercisesPerRoutine),
     scheduled_dates: z
       .array(localDate)
       .max(WRITE_POLICY.schedulingHorizonDays)
       .describe(`Local dates in the record timezone, from today to ${WRITE_POLICY.schedulingHorizonDays} days ahead; a recurring plan is its individual dates.`),
   }),
-  meal: z.strictObject({
-    eaten_at: dateTime,
-    name: recordText,
-    calories_kcal: z.number().nonnegative().nullable(),
-    protein_g: z.number().nonnegative().nullable(),
-    carbohydrate_g: z.number().nonnegative().nullable(),
-    fat_g: z.number().nonnegative().nullable(),
-  }),
-  recovery_checkin: z.strictObject({
-    date: localDate,
-    sleep_quality: z.number().int().min(1).max(5).nullable(),
-    energy: z.number().int().min(1).max(5).nullable(),
-    soreness: z.number().int().min(1).max(5).nullable(),
-    stress: z.number().int().min(1).max(5).nullable(),
-  }),
-  body_measurement: z.strictObject({ measured_at: dateTime, metric: bodyMetric, value: z.number().positive() }),
-  goal: z.strictObject({
-    goal_type: goalType,
-    status: goalStatus,
-    exercise_id: reference.nullable(),
-    target_value: z.number().positive(),
-    target_unit: goalTargetUnit,
-    achieved_at: dateTime.nullable(),
-  }),
-  equipment_setup: z.strictObject({ name: recordText, equipment: z.array(z.string().min(1).max(100)).max(100) }),
-  fitness_preferences: z.strictObject({
-    experience_level: z.enum(['beginner', 'intermediate', 'advanced']).nullable(),
-    training_days_per_week: z.number().int().min(1).max(7).nullable(),
-    session_minutes: z.number().int().min(5).max(600).nullable(),
-    focus: z.array(z.string().min(1).max(100)).max(20),
-  }),
+  meal: meal.omit({ id: true }),
+  recovery_checkin: checkin.omit({ id: true }),
+  body_measurement: bodyMeasurement.omit({ id: true }),
+  goal: goal.omit({ id: true }).extend({ exercise_id: reference.nullable() }),
+  equipment_setup: equipmentSetup.omit({ id: true }),
+  fitness_preferences: fitnessPreferences.omit({ id: true }),
 } as const satisfies Record<WriteKind, z.ZodObject>;
 export type WriteRecord<K extends WriteKind = WriteKind> = z.infer<(typeof writeRecordSchemas)[K]>;
 
