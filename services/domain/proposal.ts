@@ -296,7 +296,8 @@ function dependenciesOf(actions: NormalisedAction[], record: RecordState): Array
   return found;
 }
 
-function exerciseIdsOf(action: NormalisedAction): Array<{ id: string; field: string }> {
+/** The exercises an action's record uses, with where in the record. */
+export function exerciseIdsOf(action: NormalisedAction): Array<{ id: string; field: string }> {
   const r = action.record as Record<string, unknown> | null;
   if (!r) return [];
   if (action.kind === 'completed_workout' || action.kind === 'saved_routine') {

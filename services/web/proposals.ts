@@ -4,13 +4,13 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { uuid } from '../../contracts/common.ts';
-import { WRITE_KINDS, type NormalisedAction, type WriteKind } from '../../contracts/write.ts';
+import { WRITE_KINDS, writeKindOf, type NormalisedAction } from '../../contracts/write.ts';
 import type { ProposalDoc } from '../../projections/proposals.ts';
 import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { DomainError } from '../domain/errors.ts';
 import { ReviewRefusal } from '../domain/proposal-review.ts';
-import { statusAt } from '../domain/proposal.ts';
+import { exerciseIdsOf, statusAt } from '../domain/proposal.ts';
 import { itemKey } from '../domain/record.ts';
 import type { ProposalReview } from '../writes/proposals.ts';
 import { html, type Html } from './html.ts';
@@ -42,7 +42,7 @@ const VERBS: Record<NormalisedAction['op'], string> = { create: 'Add', update: '
 async function exerciseNames(app: App, athleteId: string, actions: readonly NormalisedAction[]): Promise<(id: string) => string> {
   const names = new Map<string, string>();
   for (const a of actions) if (a.kind === 'exercise' && a.op === 'create' && a.record) names.set(a.id, `${String(a.record.name)} (new, in this proposal)`);
-  const used = new Set(actions.flatMap((a) => JSON.stringify(a.record ?? {}).match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g) ?? []));
+  const used = new Set(actions.flatMap((a) => exerciseIdsOf(a).map((u) => u.id)));
   for (const id of used) {
     if (names.has(id)) continue;
     const doc = await app.reads.get<{ id: string; name: string }>('exercises', athleteId, id);
@@ -99,7 +99,8 @@ ${undoable ? html`<p>You can undo the whole batch until ${when(review.undoDeadli
     }
     case 'conflicted': {
       const c = doc.conflict;
-      const kind = c ? kindTitle(writeKindOfRecord(c.kind)).toLowerCase() : 'record';
+      const conflictKind = c && writeKindOf(c.kind);
+      const kind = conflictKind ? kindTitle(conflictKind).toLowerCase() : 'record';
       return html`<div class="error" role="status"><p><strong>Not saved.</strong> ${c?.action_index === null ? `A ${kind} this proposal relies on` : `The ${kind} in change ${(c?.action_index ?? 0) + 1}`} ${c ? CONFLICT_WORDS[c.reason] : 'changed'} after the proposal was prepared, so nothing was saved. Ask the app to prepare it again from your record as it is now.</p></div>`;
     }
     case 'undone':
@@ -109,10 +110,6 @@ ${undoable ? html`<p>You can undo the whole batch until ${when(review.undoDeadli
     case 'expired':
       return html`<div class="notice" role="status"><p><strong>Expired</strong> ${when(doc.expires_at, tz)}, before it was approved. Nothing was saved.</p></div>`;
   }
-}
-
-function writeKindOfRecord(kind: string): WriteKind {
-  return (Object.entries(WRITE_KINDS).find(([, k]) => k === kind)?.[0] ?? 'exercise') as WriteKind;
 }
 
 export function registerProposals(web: FastifyInstance, app: App, show: Show): void {
@@ -218,11 +215,12 @@ ${doc.receipt ? receiptCard(doc, athlete.profile.timezone) : ''}
     if (!review?.doc.affected) return notFound(reply, request.session);
     const ctx: ViewContext = { profile: athlete.profile, exerciseName: await exerciseNames(app, athlete.athlete_id, review.details?.actions ?? []) };
     const lines = review.doc.affected.map((x, i) => {
-      const kind = writeKindOfRecord(x.kind);
+      // Feedback is no kind a proposal names: it comes and goes with its workout.
+      const kind = writeKindOf(x.kind);
       const before = review.before?.[i]?.item as Record<string, unknown> | null | undefined;
-      const title = x.kind === 'feedback' ? 'workout feedback' : kindTitle(kind).toLowerCase();
+      const title = kind ? kindTitle(kind).toLowerCase() : 'workout feedback';
       const what = x.change === 'created' ? `Remove the ${title} it added` : x.change === 'deleted' ? `Bring back the ${title} it removed` : `Set the ${title} back as it was`;
-      const shown = before && x.kind !== 'feedback' ? fieldList(fieldsOf(kind, withoutId(before), ctx)) : '';
+      const shown = before && kind ? fieldList(fieldsOf(kind, withoutId(before), ctx)) : '';
       return html`<li><strong>${what}</strong>${shown}</li>`;
     });
     return show(
