@@ -72,9 +72,9 @@ async function drive(prepare: () => Promise<unknown>, concurrency: number, secon
 async function streamFacts(app: App, athleteId: string): Promise<StreamFacts> {
   const started = performance.now();
   // Once, cold: on the 10,000-workout record a load takes seconds, and the floor's p50 shows the rest.
-  const { events } = await app.records.load(athleteId);
+  const { revision, proposals } = await app.records.load(athleteId);
   const loadMs = performance.now() - started;
-  return { events: events.length, proposals: events.filter((e) => e.type === 'proposal.prepared').length, loadMs };
+  return { events: revision === 'no_stream' ? 0 : Number(revision) + 1, proposals: proposals.size, loadMs };
 }
 
 async function measureFloor(message: PrepareFloorMessage): Promise<PrepareFloorReply> {

@@ -1,25 +1,33 @@
 // Executes record commands: load the athlete's record stream, decide, append at the revision the
 // decision was made against. A concurrent writer makes the append fail; the command is then
 // decided again on the new state, so a decision never lands on a record it did not see.
-import { recordStreamEvent, streams, type Actor, type RecordEvent, type RecordStreamEvent } from '../contracts/events.ts';
+import { recordStreamEvent, streams, type Actor, type ProposalEvent, type RecordEvent, type RecordStreamEvent } from '../contracts/events.ts';
 import { appendEvents } from './append.ts';
 import type { Clock } from './domain/clock.ts';
 import { DomainError } from './domain/errors.ts';
 import { decideImport, type ImportCommand, type ImportDecision } from './domain/import.ts';
-import { evolveProposals, type ProposalState } from './domain/proposal.ts';
-import { decideChanges, evolve, initialRecordState, type RecordChange, type RecordState } from './domain/record.ts';
-import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision, type StoredEvent } from './store/event-store.ts';
+import type { ProposalState } from './domain/proposal.ts';
+import type { ReceiptLink } from './domain/receipt-chain.ts';
+import { decideChanges, itemImages, type ItemImage, type RecordChange, type RecordState } from './domain/record.ts';
+import { cloneFold, emptyFold, foldEvent, imageRevisions, type RecordFold } from './domain/record-fold.ts';
+import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from './store/event-store.ts';
 
 /** Other processes (an import from the CLI) may append too; after this many lost races, give up. */
 const ATTEMPTS = 5;
+/** Records whose folds are kept; a fold is a few megabytes at 10,000 workouts, most are far smaller. */
+const KEPT_FOLDS = 256;
 
 export interface Loaded {
   state: RecordState;
   /** The proposals on the record stream, by command id. */
   proposals: ProposalState;
-  /** The stream as read, for folds that need item bodies (`itemImages`). */
-  events: StoredEvent[];
   revision: ExpectedRevision;
+  /** The receipt chain's last link, from which the next one goes on. */
+  lastLink: ReceiptLink | null;
+  /** Each named item's latest body (`itemImages`), read back from the stream. */
+  images(keys: ReadonlySet<string>): Promise<Map<string, ItemImage>>;
+  /** A proposal's events on the stream, in order; none for an unknown command id. */
+  proposalEvents(commandId: string): Promise<ProposalEvent[]>;
 }
 
 /** What a command decided: the events to append, and what it tells its caller. */
@@ -33,6 +41,11 @@ export class RecordService {
   readonly #clock: Clock;
   /** Commands on one athlete's record run one at a time in this process, so they never race here. */
   readonly #queues = new Map<string, Promise<unknown>>();
+  /**
+   * Each recently used record's fold, as of the revision it says: a command reads only the events
+   * appended since (by any process), not the whole history. Least recently used first.
+   */
+  readonly #folds = new Map<string, RecordFold>();
 
   constructor(events: EventStore, clock: Clock) {
     this.#events = events;
@@ -40,15 +53,32 @@ export class RecordService {
   }
 
   async load(athleteId: string): Promise<Loaded> {
-    const stored = await this.#events.readStream(streams.record(athleteId));
-    const state = initialRecordState(athleteId);
-    const proposals: ProposalState = new Map();
-    // Events were validated when written (see #attempt); folding trusts them.
-    for (const e of stored) {
-      evolve(state, { type: e.type, data: e.data } as RecordEvent);
-      evolveProposals(proposals, e);
-    }
-    return { state, proposals, events: stored, revision: stored.length ? stored[stored.length - 1]!.revision : 'no_stream' };
+    const fold = await this.#fold(athleteId);
+    const stream = streams.record(athleteId);
+    const read = async (revisions: number[]) => (await this.#events.readRevisions(stream, revisions)).map((e) => ({ type: e.type, data: e.data, occurred_at: String(e.metadata.occurred_at) }));
+    return {
+      state: fold.state,
+      proposals: fold.proposals,
+      revision: fold.revision,
+      lastLink: fold.lastLink,
+      images: async (keys) => itemImages(await read(imageRevisions(fold, keys)), keys),
+      proposalEvents: async (commandId) => (await read([...(fold.proposalEvents.get(commandId) ?? [])])) as ProposalEvent[],
+    };
+  }
+
+  /** The record's fold caught up with the stream: the kept one and the events since, or the whole stream. */
+  async #fold(athleteId: string): Promise<RecordFold> {
+    const kept = this.#folds.get(athleteId);
+    const from = kept && kept.revision !== 'no_stream' ? kept.revision + 1 : 0;
+    const tail = await this.#events.readStream(streams.record(athleteId), from);
+    let fold: RecordFold;
+    if (kept && tail.length === 0) fold = kept;
+    else if (kept && from > 0 && tail[0]!.revision === from) fold = tail.reduce(foldEvent, cloneFold(kept));
+    else fold = (from === 0 ? tail : await this.#events.readStream(streams.record(athleteId))).reduce(foldEvent, emptyFold(athleteId));
+    this.#folds.delete(athleteId);
+    this.#folds.set(athleteId, fold);
+    if (this.#folds.size > KEPT_FOLDS) this.#folds.delete(this.#folds.keys().next().value!);
+    return fold;
   }
 
   /**
@@ -101,6 +131,8 @@ export class RecordService {
         return result;
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        // A stream behind the fold was not appended to but replaced (a restored store): fold it anew.
+        if (error.actual === 'no_stream' || (typeof loaded.revision === 'number' && error.actual < loaded.revision)) this.#folds.delete(athleteId);
         if (attempt === ATTEMPTS) throw new DomainError('busy', 'the record kept changing while this change was decided; try again');
       }
     }

@@ -72,8 +72,13 @@ export interface EventStore {
   readonly engine: string;
   /** Appends all events or none; fails with WrongExpectedRevisionError if the stream moved. */
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
-  /** All events of a stream in order; an empty array for a stream that does not exist. */
-  readStream(stream: string): Promise<StoredEvent[]>;
+  /**
+   * The events of a stream in order from revision `from` (0: all of them); an empty array for a
+   * stream that does not exist or has no event at or past `from`.
+   */
+  readStream(stream: string, from?: number): Promise<StoredEvent[]>;
+  /** The events of a stream at the given revisions, in revision order; revisions not in it are left out. */
+  readRevisions(stream: string, revisions: readonly number[]): Promise<StoredEvent[]>;
   /** Up to `limit` events with a global position greater than `after` (0 = from the start). */
   readAll(after: number, limit: number): Promise<StoredEvent[]>;
   /** Position of the last event in the store; 0 when empty. */

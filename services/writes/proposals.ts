@@ -16,10 +16,10 @@ import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
 import { decidePrepare, itemKeysOf, statusAt, type PreparedProposal } from '../domain/proposal.ts';
 import { approvalKeys, decideApprove, decideReject, decideUndo, ReviewRefusal, undoDeadline, type BeforeImage } from '../domain/proposal-review.ts';
-import { itemImages, itemKey } from '../domain/record.ts';
+import { itemKey } from '../domain/record.ts';
 import type { Loaded } from '../record-service.ts';
 import { addDays, todayIn } from '../domain/time.ts';
-import { lastLink, nextLink, receiptOf, recordEventsDigest } from '../domain/receipt-chain.ts';
+import { nextLink, receiptOf, recordEventsDigest } from '../domain/receipt-chain.ts';
 import { SealedDetails } from './sealed.ts';
 
 /** What the sealed part of a prepared proposal holds. */
@@ -124,7 +124,7 @@ export class ProposalService {
     const now = this.#app.clock.now();
     const actor = { type: 'agent_proposal' as const, id: body.command_id };
     const found = await this.#app.records.command(athleteId, actor, async (loaded) => {
-      const images = imagesOf(loaded, itemKeysOf(body));
+      const images = await loaded.images(itemKeysOf(body));
       const decision = decidePrepare(
         {
           body,
@@ -138,7 +138,7 @@ export class ProposalService {
         images,
       );
       // A replay answers from the stream it was decided on: a projection worker may not have caught up.
-      if (decision.outcome === 'replay') return { events: [], result: proposalDocOf(loaded.events, decision.command_id)! };
+      if (decision.outcome === 'replay') return { events: [], result: proposalDocOf(await loaded.proposalEvents(decision.command_id), decision.command_id)! };
       const event = await this.#preparedEvent(athleteId, decision.proposal);
       return { events: [event], result: proposalDocOf([event], body.command_id)! };
     });
@@ -203,15 +203,15 @@ export class ProposalService {
   async approve(athleteId: string, commandId: string): Promise<{ outcome: 'committed' | 'expired' | 'conflicted' }> {
     const now = this.#app.clock.now();
     return this.#app.records.command<{ outcome: 'committed' | 'expired' | 'conflicted' }>(athleteId, athleteActor(athleteId), async (loaded) => {
-      const { entry, prepared } = this.#found(loaded, commandId);
+      const { entry, prepared } = await this.#found(loaded, commandId);
       const details = await this.#sealed.open<ProposalDetails>(prepared.details);
-      const decision = decideApprove({ now, record: loaded.state, entry, prepared, actions: details?.actions ?? null, images: imagesOf(loaded, approvalKeys(details?.actions ?? [])) });
+      const decision = decideApprove({ now, record: loaded.state, entry, prepared, actions: details?.actions ?? null, images: await loaded.images(approvalKeys(details?.actions ?? [])) });
       if (decision.outcome !== 'committed') return { events: decision.events, result: { outcome: decision.outcome } };
       const committedAt = now.toISOString();
       // The receipt's chain link goes in the commit itself: one append writes both (receipt-chain.ts).
       const link = nextLink(
         athleteId,
-        lastLink(loaded.events),
+        loaded.lastLink,
         { event: 'proposal.committed', command_id: commandId, receipt: receiptOf({ client_id: prepared.client_id, name: prepared.client_name }, { committed_at: committedAt, changes: decision.changes }), affected: decision.affected, record_events_sha256: recordEventsDigest(decision.recordEvents) },
         decision.recordEvents.length,
       );
@@ -225,8 +225,8 @@ export class ProposalService {
 
   async reject(athleteId: string, commandId: string): Promise<{ outcome: 'rejected' | 'expired' }> {
     const now = this.#app.clock.now();
-    return this.#app.records.command(athleteId, athleteActor(athleteId), (loaded) => {
-      const events = decideReject(this.#found(loaded, commandId).entry, now);
+    return this.#app.records.command(athleteId, athleteActor(athleteId), async (loaded) => {
+      const events = decideReject((await this.#found(loaded, commandId)).entry, now);
       return { events, result: { outcome: events[0]!.type === 'proposal.rejected' ? ('rejected' as const) : ('expired' as const) } };
     });
   }
@@ -235,12 +235,12 @@ export class ProposalService {
   async undo(athleteId: string, commandId: string): Promise<void> {
     const now = this.#app.clock.now();
     await this.#app.records.command(athleteId, athleteActor(athleteId), async (loaded) => {
-      const { entry, prepared, committed } = this.#found(loaded, commandId);
+      const { entry, prepared, committed } = await this.#found(loaded, commandId);
       if (!committed) throw new ReviewRefusal('not_committed', `this proposal is ${statusAt(entry, now)}; only a committed proposal can be undone`);
       const before = await this.#sealed.open<BeforeImage[]>(committed.undo);
       const decision = decideUndo({ now, record: loaded.state, entry, committedAt: committed.committed_at, affected: committed.affected, dependencies: prepared.dependencies, before });
       const undoneAt = now.toISOString();
-      const link = nextLink(athleteId, lastLink(loaded.events), { event: 'proposal.undone', command_id: commandId, undone_at: undoneAt, affected: decision.affected, record_events_sha256: recordEventsDigest(decision.recordEvents) }, decision.recordEvents.length);
+      const link = nextLink(athleteId, loaded.lastLink, { event: 'proposal.undone', command_id: commandId, undone_at: undoneAt, affected: decision.affected, record_events_sha256: recordEventsDigest(decision.recordEvents) }, decision.recordEvents.length);
       const undone: ProposalEvent = { type: 'proposal.undone', data: { command_id: commandId, undone_at: undoneAt, affected: decision.affected, link } };
       return { events: [...decision.recordEvents, undone], result: undefined };
     });
@@ -256,9 +256,9 @@ export class ProposalService {
     return { keysDestroyed: await this.#sealed.destroyBefore(cutoff), cutoff: cutoff.toISOString() };
   }
 
-  #found(loaded: Loaded, commandId: string) {
+  async #found(loaded: Loaded, commandId: string) {
     const entry = loaded.proposals.get(commandId);
-    const events = proposalEventsOf(loaded.events, commandId);
+    const events = await loaded.proposalEvents(commandId);
     const prepared = events.find((e): e is ProposalPrepared => e.type === 'proposal.prepared');
     if (!entry || !prepared) throw new DomainError('not_found', `there is no proposal ${commandId}`);
     const committed = events.find((e): e is Extract<ProposalEvent, { type: 'proposal.committed' }> => e.type === 'proposal.committed');
@@ -316,17 +316,6 @@ const athleteActor = (athleteId: string) => ({ type: 'athlete' as const, id: ath
 /** Keys made before this instant belong to proposals past every undo: prepared + expiry + retention. */
 export function retentionCutoff(now: Date): Date {
   return new Date(now.getTime() - WRITE_POLICY.recoveryRetentionDays * 86_400_000 - WRITE_POLICY.proposalExpiryMinutes * 60_000);
-}
-
-function imagesOf(loaded: Loaded, keys: ReadonlySet<string>) {
-  return itemImages(
-    loaded.events.map((e) => ({ type: e.type, data: e.data, occurred_at: String(e.metadata.occurred_at) })),
-    keys,
-  );
-}
-
-function proposalEventsOf(events: Loaded['events'], commandId: string): ProposalEvent[] {
-  return events.filter((e) => e.type.startsWith('proposal.') && (e.data as { command_id?: string }).command_id === commandId).map((e) => ({ type: e.type, data: e.data }) as ProposalEvent);
 }
 
 const GOAL_AREAS = {

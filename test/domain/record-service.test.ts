@@ -289,6 +289,32 @@ test('two concurrent updates of one item at the same base revision: one lands, t
   db.close();
 });
 
+test("a record kept between commands catches up with another process's appends before deciding", async () => {
+  const two = twoWriters(async () => {});
+  try {
+    // B decides on its kept record, then A (another process) writes a check-in and a meal.
+    await two.b.change(ATHLETE, [createMeal({ id: uid(1), name: 'Breakfast' })], athlete);
+    await two.a.change(ATHLETE, [{ op: 'create', kind: 'checkin', item: checkinItem({ id: uid(40) }) }, createMeal({ id: uid(2), name: 'Lunch' })], athlete);
+    try {
+      await two.b.change(ATHLETE, [{ op: 'create', kind: 'checkin', item: checkinItem({ id: uid(41) }) }], athlete);
+      assert.unreachable("B's record caught up: the date is taken");
+    } catch (error) {
+      assert.is((error as DomainError).code, 'date_taken');
+    }
+    // Decided on the caught-up record at once: no lost race, the append at A's revision.
+    await two.b.change(ATHLETE, [{ op: 'update', kind: 'meal', item: mealItem({ id: uid(2), name: 'Late lunch' }), base_revision: 1 }], athlete);
+    assert.equal(two.attemptsB.map((x) => [x.expected, x.outcome]), [['no_stream', 'appended'], [2, 'appended']]);
+    const loaded = await two.b.load(ATHLETE);
+    assert.is(loaded.revision, 3);
+    const images = await loaded.images(new Set([`meal/${uid(2)}`, `checkin/${uid(40)}`]));
+    assert.is((images.get(`meal/${uid(2)}`)!.item as unknown as RecordItem<'meal'>).name, 'Late lunch');
+    assert.is(images.get(`meal/${uid(2)}`)!.created_at, NOW);
+    assert.is(images.get(`checkin/${uid(40)}`)!.revision, 1);
+  } finally {
+    two.close();
+  }
+});
+
 test('load of an athlete without events is the initial state with no stream', async () => {
   const { db, service } = setup();
   const { state, revision } = await service.load(ATHLETE);

@@ -98,6 +98,18 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
     assert.is(events[1]!.type, events[2]!.type);
   });
 
+  t('a stream reads from a revision, and at chosen revisions, in revision order', async ({ fx }) => {
+    const s = fresh();
+    await fx.store.append(s, ['a', 'b', 'c', 'd', 'e'].map((t) => ev(t)), 'no_stream');
+    assert.equal((await fx.store.readStream(s, 0)).map((e) => e.type), ['a', 'b', 'c', 'd', 'e']);
+    assert.equal((await fx.store.readStream(s, 3)).map((e) => [e.type, e.revision]), [['d', 3], ['e', 4]]);
+    assert.equal(await fx.store.readStream(s, 5), []);
+    assert.equal(await fx.store.readStream(fresh(), 2), []);
+    assert.equal((await fx.store.readRevisions(s, [4, 1, 1, 9])).map((e) => [e.type, e.revision]), [['b', 1], ['e', 4]]);
+    assert.equal(await fx.store.readRevisions(s, []), []);
+    assert.equal(await fx.store.readRevisions(fresh(), [0]), []);
+  });
+
   t('a stream that does not exist reads as empty', async ({ fx }) => {
     assert.equal(await fx.store.readStream(fresh()), []);
   });

@@ -172,10 +172,20 @@ export class KurrentEventStore implements EventStore {
     return { revision, position };
   }
 
-  async readStream(stream: string): Promise<StoredEvent[]> {
+  async readStream(stream: string, from = 0): Promise<StoredEvent[]> {
+    return this.#read(stream, BigInt(from));
+  }
+
+  async readRevisions(stream: string, revisions: readonly number[]): Promise<StoredEvent[]> {
+    // KurrentDB reads a stream forwards from one revision; each asked event is one short read, in parallel.
+    const read = await Promise.all([...new Set(revisions)].sort((a, b) => a - b).map((r) => this.#read(stream, BigInt(r), 1)));
+    return read.flat();
+  }
+
+  async #read(stream: string, fromRevision: bigint, maxCount?: number): Promise<StoredEvent[]> {
     const out: StoredEvent[] = [];
     try {
-      for await (const resolved of this.#client.readStream(stream)) {
+      for await (const resolved of this.#client.readStream(stream, maxCount === undefined ? { fromRevision } : { fromRevision, maxCount })) {
         if (resolved.event) out.push(toStored(resolved));
       }
     } catch (error) {

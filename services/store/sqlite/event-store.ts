@@ -92,8 +92,14 @@ export class SqliteEventStore implements EventStore {
     return { revision: last.revision, position: last.position };
   }
 
-  async readStream(stream: string): Promise<StoredEvent[]> {
-    return this.#query('SELECT * FROM events WHERE stream = ? ORDER BY revision', [stream]);
+  async readStream(stream: string, from = 0): Promise<StoredEvent[]> {
+    return this.#query('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision', [stream, from]);
+  }
+
+  async readRevisions(stream: string, revisions: readonly number[]): Promise<StoredEvent[]> {
+    if (revisions.length === 0) return [];
+    // One statement for any number of revisions: a JSON array read as a table, not a list of `?`.
+    return this.#query('SELECT * FROM events WHERE stream = ? AND revision IN (SELECT value FROM json_each(?)) ORDER BY revision', [stream, JSON.stringify(revisions)]);
   }
 
   async readAll(after: number, limit: number): Promise<StoredEvent[]> {

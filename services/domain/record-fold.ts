@@ -1,0 +1,67 @@
+// The athlete's record stream folded into what commands decide on: the record's state, its
+// proposals, the receipt chain's last link, and where in the stream each item's and each
+// proposal's events are. Where rather than what: an item's body is read back from the stream only
+// when a decision needs it (undo, review), so the fold stays small however long the history, and
+// a fold can be kept and caught up with the events appended since (`foldEvent` on a `cloneFold`).
+import type { RecordEvent } from '../../contracts/events.ts';
+import { recordChangeOf } from '../../contracts/events.ts';
+import { evolveProposals, type ProposalState } from './proposal.ts';
+import { linkOf, type ReceiptLink } from './receipt-chain.ts';
+import { cloneRecordState, evolve, initialRecordState, itemKey, type RecordState } from './record.ts';
+
+export interface RecordFold {
+  state: RecordState;
+  proposals: ProposalState;
+  /** The revision of the last event folded. */
+  revision: number | 'no_stream';
+  lastLink: ReceiptLink | null;
+  /** By item key (`kind/id`): the stream revisions of its first and latest change, the two `itemImages` needs. */
+  itemEvents: Map<string, { first: number; latest: number }>;
+  /** By command id: the stream revisions of the proposal's events, in order. */
+  proposalEvents: Map<string, readonly number[]>;
+}
+
+export interface FoldedEvent {
+  revision: number;
+  type: string;
+  data: unknown;
+}
+
+export function emptyFold(athleteId: string): RecordFold {
+  return { state: initialRecordState(athleteId), proposals: new Map(), revision: 'no_stream', lastLink: null, itemEvents: new Map(), proposalEvents: new Map() };
+}
+
+/** A copy to fold further events into while the original stays as it was for whoever holds it. */
+export function cloneFold(f: RecordFold): RecordFold {
+  // Proposal entries, item positions and revision lists are replaced on change, never edited: sharing them is safe.
+  return { ...f, state: cloneRecordState(f.state), proposals: new Map(f.proposals), itemEvents: new Map(f.itemEvents), proposalEvents: new Map(f.proposalEvents) };
+}
+
+/** Folds the next event of the stream into `fold` (in place: the fold owns it). */
+export function foldEvent(fold: RecordFold, event: FoldedEvent): RecordFold {
+  // Events were validated when written (RecordService); folding trusts them.
+  evolve(fold.state, event as RecordEvent);
+  evolveProposals(fold.proposals, event);
+  fold.revision = event.revision;
+  const link = linkOf(event);
+  if (link) fold.lastLink = link;
+  const change = recordChangeOf(event.type);
+  if (change) {
+    const data = event.data as { item?: { id: string }; id?: string };
+    const key = itemKey(change.kind, data.item?.id ?? data.id!);
+    fold.itemEvents.set(key, { first: fold.itemEvents.get(key)?.first ?? event.revision, latest: event.revision });
+  }
+  if (event.type.startsWith('proposal.')) {
+    const commandId = (event.data as { command_id: string }).command_id;
+    fold.proposalEvents.set(commandId, [...(fold.proposalEvents.get(commandId) ?? []), event.revision]);
+  }
+  return fold;
+}
+
+/** The stream revisions holding what `itemImages` needs for `keys`. */
+export function imageRevisions(fold: RecordFold, keys: ReadonlySet<string>): number[] {
+  return [...keys].flatMap((key) => {
+    const at = fold.itemEvents.get(key);
+    return at ? [at.first, at.latest] : [];
+  });
+}

@@ -1,0 +1,88 @@
+// The record fold that RecordService keeps between commands: caught up piece by piece it must equal
+// the whole stream folded at once, a copy must leave the original as it was, and the item bodies
+// it reads back by revision must equal those folded from the whole stream.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { streams } from '../../contracts/events.ts';
+import { evolveProposals, type ProposalState } from '../../services/domain/proposal.ts';
+import { lastLink } from '../../services/domain/receipt-chain.ts';
+import { evolve, initialRecordState, itemImages, type RecordState } from '../../services/domain/record.ts';
+import { cloneFold, emptyFold, foldEvent, imageRevisions, type RecordFold } from '../../services/domain/record-fold.ts';
+import type { RecordEvent } from '../../contracts/events.ts';
+import type { StoredEvent } from '../../services/store/event-store.ts';
+import { recordLog } from '../support/event-log.ts';
+
+/** The reference log's record streams, each with its proposals' whole life cycle. */
+async function recordStreams(): Promise<Array<{ athleteId: string; events: StoredEvent[] }>> {
+  const { events } = await recordLog();
+  const byStream = new Map<string, StoredEvent[]>();
+  for (const e of events) if (e.stream.startsWith('record-')) byStream.set(e.stream, [...(byStream.get(e.stream) ?? []), e]);
+  return [...byStream].map(([stream, list]) => ({ athleteId: stream.slice('record-'.length), events: list }));
+}
+
+/** Plain values for comparing folds: maps as sorted entry lists. */
+function plain(value: unknown): unknown {
+  if (value instanceof Map) return [...value].map(([k, v]) => [k, plain(v)]).sort(([a], [b]) => String(a).localeCompare(String(b)));
+  if (value instanceof Set) return [...value].sort();
+  if (Array.isArray(value)) return value.map(plain);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  return value;
+}
+
+/** The fold as the service made it before it kept one: every event through `evolve` and `evolveProposals`. */
+function foldedOnce(athleteId: string, events: StoredEvent[]): { state: RecordState; proposals: ProposalState } {
+  const state = initialRecordState(athleteId);
+  const proposals: ProposalState = new Map();
+  for (const e of events) {
+    evolve(state, { type: e.type, data: e.data } as RecordEvent);
+    evolveProposals(proposals, e);
+  }
+  return { state, proposals };
+}
+
+test('the reference log has record streams with proposals committed and undone', async () => {
+  const all = await recordStreams();
+  assert.ok(all.length >= 1);
+  assert.ok(all.some(({ events }) => events.some((e) => e.type === 'proposal.undone')));
+  assert.is(all[0]!.events[0]!.stream, streams.record(all[0]!.athleteId));
+});
+
+test('caught up from any point, a copy of a kept fold equals the stream folded at once, and the kept one stays as it was', async () => {
+  for (const { athleteId, events } of await recordStreams()) {
+    const whole = events.reduce(foldEvent, emptyFold(athleteId));
+    const once = foldedOnce(athleteId, events);
+    assert.equal(plain(whole.state), plain(once.state));
+    assert.equal(plain(whole.proposals), plain(once.proposals));
+    assert.equal(whole.lastLink, lastLink(events));
+    assert.is(whole.revision, events.length - 1);
+    for (let k = 0; k <= events.length; k++) {
+      const kept: RecordFold = events.slice(0, k).reduce(foldEvent, emptyFold(athleteId));
+      const before = plain(kept);
+      const caught = events.slice(k).reduce(foldEvent, cloneFold(kept));
+      assert.equal(plain(caught), plain(whole), `caught up from revision ${k}`);
+      assert.equal(plain(kept), before, `the fold kept at revision ${k} changed when a copy was caught up`);
+    }
+  }
+});
+
+test('the bodies read back at the revisions the fold names equal those folded from the whole stream', async () => {
+  for (const { athleteId, events } of await recordStreams()) {
+    const fold = events.reduce(foldEvent, emptyFold(athleteId));
+    const asFolded = (list: StoredEvent[]) => list.map((e) => ({ type: e.type, data: e.data, occurred_at: String(e.metadata.occurred_at) }));
+    const keys = new Set(fold.itemEvents.keys());
+    assert.ok(keys.size > 10);
+    const revisions = new Set(imageRevisions(fold, keys));
+    const read = events.filter((e) => revisions.has(e.revision));
+    assert.ok(read.length < events.length, 'only the first and latest change of each item are read');
+    assert.equal(plain(itemImages(asFolded(read), keys)), plain(itemImages(asFolded(events), keys)));
+    for (const [commandId, at] of fold.proposalEvents) {
+      assert.equal(
+        at.map((r) => events[r]!.data),
+        events.filter((e) => e.type.startsWith('proposal.') && (e.data as { command_id: string }).command_id === commandId).map((e) => e.data),
+      );
+    }
+    assert.ok(fold.proposalEvents.size > 0);
+  }
+});
+
+test.run();
