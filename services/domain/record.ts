@@ -248,7 +248,33 @@ function parseItem<K extends RecordKind>(kind: K, input: unknown, at: string): R
     const issues = parsed.error.issues.map((i) => ({ path: join(at, ['item', ...i.path].join('.')), message: i.message }));
     throw new DomainError('invalid_input', `the ${kind} is not valid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   }
-  return parsed.data;
+  return inUtc(kind, parsed.data);
+}
+
+/** The instants of each kind: accepted with any offset, kept in UTC (spec: timestamps are UTC ISO). */
+const INSTANTS: { [K in RecordKind]: ReadonlyArray<keyof RecordItem<K>> } = {
+  exercise: [],
+  workout: ['started_at', 'ended_at'],
+  feedback: ['recorded_at'],
+  routine: [],
+  goal: ['achieved_at'],
+  checkin: [],
+  meal: ['eaten_at'],
+  body_measurement: ['measured_at'],
+  equipment_setup: [],
+  fitness_preferences: [],
+};
+
+/**
+ * The item with its instants as `Date.toISOString` writes them, so that every stored instant has
+ * one form and read models that order by them as text order them in time (`+02:00` would not).
+ */
+function inUtc<K extends RecordKind>(kind: K, item: RecordItem<K> & { id: string }): RecordItem<K> & { id: string } {
+  const out: Record<string, unknown> = { ...item };
+  for (const field of INSTANTS[kind] as readonly string[]) {
+    if (typeof out[field] === 'string') out[field] = new Date(out[field]).toISOString();
+  }
+  return out as RecordItem<K> & { id: string };
 }
 
 const massUnits = new Set(['kg', 'lbs']);

@@ -25,7 +25,7 @@ const athlete: Actor = { type: 'athlete', id: ATHLETE };
 function mealItem(overrides: Partial<RecordItem<'meal'>> = {}): RecordItem<'meal'> {
   return {
     id: uid(1),
-    eaten_at: '2026-03-02T12:30:00Z',
+    eaten_at: '2026-03-02T12:30:00.000Z',
     name: 'Chicken and rice',
     calories_kcal: 650,
     protein_g: 45,
@@ -369,8 +369,8 @@ test('import goes through the same append: the whole file lands in one append wi
         {
           source_ref: 'hevy:2026-03-01T08:00:00Z:Legs',
           title: 'Legs',
-          started_at: '2026-03-01T08:00:00Z',
-          ended_at: '2026-03-01T09:00:00Z',
+          started_at: '2026-03-01T08:00:00.000Z',
+          ended_at: '2026-03-01T09:00:00.000Z',
           notes: null,
           line: 2,
           exercises: [{ title: 'Squat', superset_key: null, notes: null, sets: [{ position: 0, set_type: 'normal', weight_kg: 100, reps: 5, distance_metres: null, duration_seconds: null, rpe: null, line: 2 }] }],

@@ -68,8 +68,8 @@ function workoutItem(overrides: Partial<RecordItem<'workout'>> = {}): RecordItem
   return {
     id: WORKOUT,
     title: 'Push Day',
-    started_at: '2026-01-05T08:00:00Z',
-    ended_at: '2026-01-05T09:05:00Z',
+    started_at: '2026-01-05T08:00:00.000Z',
+    ended_at: '2026-01-05T09:05:00.000Z',
     notes: null,
     exercises: [workoutExerciseItem()],
     source: null,
@@ -78,7 +78,7 @@ function workoutItem(overrides: Partial<RecordItem<'workout'>> = {}): RecordItem
 }
 
 function feedbackItem(overrides: Partial<RecordItem<'feedback'>> = {}): RecordItem<'feedback'> {
-  return { id: WORKOUT, difficulty: 'as_expected', next_time_intent: 'keep', recorded_at: '2026-01-05T09:10:00Z', ...overrides };
+  return { id: WORKOUT, difficulty: 'as_expected', next_time_intent: 'keep', recorded_at: '2026-01-05T09:10:00.000Z', ...overrides };
 }
 
 function routineItem(overrides: Partial<RecordItem<'routine'>> = {}): RecordItem<'routine'> {
@@ -111,7 +111,7 @@ function checkinItem(overrides: Partial<RecordItem<'checkin'>> = {}): RecordItem
 function mealItem(overrides: Partial<RecordItem<'meal'>> = {}): RecordItem<'meal'> {
   return {
     id: MEAL,
-    eaten_at: '2026-01-05T12:30:00Z',
+    eaten_at: '2026-01-05T12:30:00.000Z',
     name: 'Chicken and rice',
     calories_kcal: 650,
     protein_g: 45,
@@ -122,7 +122,7 @@ function mealItem(overrides: Partial<RecordItem<'meal'>> = {}): RecordItem<'meal
 }
 
 function bodyMeasurementItem(overrides: Partial<RecordItem<'body_measurement'>> = {}): RecordItem<'body_measurement'> {
-  return { id: MEASUREMENT, measured_at: '2026-01-05T07:00:00Z', metric: 'bodyweight', value: 82.4, ...overrides };
+  return { id: MEASUREMENT, measured_at: '2026-01-05T07:00:00.000Z', metric: 'bodyweight', value: 82.4, ...overrides };
 }
 
 function equipmentSetupItem(overrides: Partial<RecordItem<'equipment_setup'>> = {}): RecordItem<'equipment_setup'> {
@@ -219,6 +219,17 @@ for (const kind of recordKinds) {
   });
 }
 
+test('instants written with an offset or without milliseconds are kept in UTC as toISOString writes them, so they order as text', () => {
+  const state = withWorkout();
+  const [meal] = decideChanges([create('meal', mealItem({ eaten_at: '2026-01-05T14:30:00+02:00' }))], state);
+  assert.is((meal!.data as { item: RecordItem<'meal'> }).item.eaten_at, '2026-01-05T12:30:00.000Z');
+  const [workout] = decideChanges([create('workout', workoutItem({ id: uid(77), started_at: '2026-01-04T23:30:00-05:00', ended_at: '2026-01-05T05:00:00Z' }))], state);
+  const { started_at, ended_at } = (workout!.data as { item: RecordItem<'workout'> }).item;
+  assert.equal([started_at, ended_at], ['2026-01-05T04:30:00.000Z', '2026-01-05T05:00:00.000Z']);
+  const [measurement] = decideChanges([create('body_measurement', { id: uid(78), measured_at: '2026-01-05T08:00:00.5+01:00', metric: 'waist', value: 0.8 })], state);
+  assert.is((measurement!.data as { item: RecordItem<'body_measurement'> }).item.measured_at, '2026-01-05T07:00:00.500Z');
+});
+
 test('an update at the current revision yields the next revision', () => {
   const state = stateAfter([create('meal', mealItem())]);
   const first = decideChanges([update('meal', mealItem({ name: 'Lunch' }), 1)], state);
@@ -304,7 +315,7 @@ test('an exercise a workout uses cannot be deleted; once nothing uses it, it can
 // Invalid items
 
 test('a workout that starts after it ends is invalid_input at item.started_at', () => {
-  const item = workoutItem({ started_at: '2026-01-05T10:00:00Z', ended_at: '2026-01-05T09:00:00Z' });
+  const item = workoutItem({ started_at: '2026-01-05T10:00:00.000Z', ended_at: '2026-01-05T09:00:00.000Z' });
   assertRefused(() => decideChanges([create('workout', item)], withWorkout()), 'invalid_input', 'item.started_at');
 });
 
@@ -396,7 +407,7 @@ test('a target_1rm goal needs an exercise_id', () => {
 
 test('achieved_at is set exactly when the goal is achieved', () => {
   const state = withWorkout();
-  const at = '2026-02-01T10:00:00Z';
+  const at = '2026-02-01T10:00:00.000Z';
   assert.is(decideChanges([create('goal', goalItem({ status: 'achieved', achieved_at: at }))], state).length, 1);
   assert.is(decideChanges([create('goal', goalItem({ status: 'archived', achieved_at: null }))], state).length, 1);
   assertRefused(() => decideChanges([create('goal', goalItem({ status: 'achieved', achieved_at: null }))], state), 'invalid_input', 'item.achieved_at');
