@@ -8,9 +8,12 @@ import type { App } from '../app.ts';
 import { READ_SCOPES } from '../../contracts/common.ts';
 import { resourcesOf } from '../oauth/provider.ts';
 
-/** The token of an `Authorization: Bearer …` header (RFC 6750's token68), or null. */
+/**
+ * The token of an `Authorization: Bearer …` header (RFC 6750's token68), or null. The scheme is
+ * matched whatever its case, and with any run of spaces after it (RFC 9110 section 11.1, 11.4).
+ */
 export function bearerToken(authorization: string | undefined): string | null {
-  return /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(authorization ?? '')?.[1] ?? null;
+  return /^bearer +([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization ?? '')?.[1] ?? null;
 }
 
 /** The Agent Access error shape, with its challenge or Retry-After. */
