@@ -1,9 +1,6 @@
 // A real MCP client from nothing: the SDK's Client and Streamable HTTP transport meet the 401,
 // discover the authorization server, register, and send the athlete to sign in and consent in
 // Chromium; then every tool is called and its answer compared with REST's for the same input.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -16,6 +13,7 @@ import { fixedClock } from '../../services/domain/clock.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { connect, PASSWORD } from '../support/connect.ts';
 import { loopbackRedirect, MemoryOAuthClient } from '../support/oauth-client.ts';
+import { tempDir } from '../support/app.ts';
 import { startServer } from '../support/server.ts';
 import { comparable, envelopeOf, restUrl } from './support.ts';
 
@@ -32,7 +30,7 @@ if (noBrowser) {
     const redirect = await loopbackRedirect();
     const browser = await launch();
     try {
-      await seedAthlete(s.app, { label: 'small', email: EMAIL, workouts: 40 }, trainingHistory(40, todayLocal()), mkdtempSync(join(tmpdir(), 'repledger-mcp-')));
+      await seedAthlete(s.app, { label: 'small', email: EMAIL, workouts: 40 }, trainingHistory(40, todayLocal()), tempDir('repledger-mcp-'));
       const url = new URL(`${s.base}/mcp`);
       const oauth = new MemoryOAuthClient(redirect.url, 'Claude');
 

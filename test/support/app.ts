@@ -14,8 +14,16 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Directories made by this test process, removed when it exits (each test file is one process). */
+const made: string[] = [];
+process.once('exit', () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 export function tempDir(prefix = 'repledger-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
 
 export async function openTestApp(options: { dataDir?: string; now?: string } = {}): Promise<TestApp> {
