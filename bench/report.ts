@@ -1,4 +1,5 @@
 // Turns measurements into the printed table, the summary against the targets, and the JSON file.
+import type { CliMeasured } from './cli.ts';
 import { cpus, totalmem, platform, arch } from 'node:os';
 import type { AccessKind } from '../contracts/common.ts';
 import type { Surface } from './cases.ts';
@@ -94,6 +95,7 @@ export interface BenchResults {
   floors: FloorResult | null;
   prepareFloors: PrepareFloorResult[];
   review: ReviewMeasured[];
+  cli: CliMeasured;
   summary: Summary;
 }
 

@@ -32,6 +32,7 @@ import { send, withBearer, type CapturedResponse } from './http.ts';
 import { measure, type Load, type Measurement } from './measure.ts';
 import { measurePrepareFloor, type PrepareFloorMeasured } from './prepare-floor.ts';
 import { formatReview, measureReview } from './review.ts';
+import { formatCli, measureCli } from './cli.ts';
 import {
   formatFloors,
   formatPrepareFloors,
@@ -308,6 +309,8 @@ async function main(): Promise<void> {
     const { prepareFloors } = writes;
     progress('approving and undoing 50-change batches, and their floor');
     const review = await measureReview(dataDir, manifest.athletes.map((a) => ({ label: a.label, athleteId: a.athleteId })));
+    progress('the CLI: --help, athletes list, a three-year Hevy import');
+    const cli = await measureCli();
 
     const results: BenchResults = {
       at: new Date().toISOString(),
@@ -319,10 +322,11 @@ async function main(): Promise<void> {
       floors,
       prepareFloors,
       review,
+      cli,
       summary: summarise(operations, prepareFloors),
     };
     writeFileSync(RESULTS_FILE, JSON.stringify(results, null, 2));
-    const blocks = [formatTable(operations), floors ? formatFloors(floors) : null, prepareFloors.length ? formatPrepareFloors(prepareFloors) : null, formatReview(review), formatSummary(results, athletes.map((a) => a.label), RESULTS_FILE)];
+    const blocks = [formatTable(operations), floors ? formatFloors(floors) : null, prepareFloors.length ? formatPrepareFloors(prepareFloors) : null, formatReview(review), formatCli(cli), formatSummary(results, athletes.map((a) => a.label), RESULTS_FILE)];
     console.log(`\n${blocks.filter((b) => b !== null).join('\n\n')}`);
     console.log(`whole run: ${((performance.now() - started) / 1000).toFixed(0)} s${settings.profileDir ? `; server CPU profile in ${settings.profileDir}` : ''}`);
   } finally {
@@ -333,7 +337,9 @@ async function main(): Promise<void> {
 }
 
 try {
-  await main();
+  // `npm run bench -- cli` measures the CLI alone: a minute instead of the whole run.
+  if (process.argv[2] === 'cli') console.log(formatCli(await measureCli()));
+  else await main();
 } catch (error) {
   console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\nserver log: ${SERVER_LOG}`);
   process.exitCode = 1;

@@ -1,6 +1,6 @@
 // Flags and output shared by the operators' and auditors' commands (`proposals …`, `receipts …`).
 import { Args, Flags } from '@oclif/core';
-import { PROPOSAL_STATUSES } from '../contracts/write.ts';
+import { PROPOSAL_STATUSES } from '../contracts/policy.ts';
 import type { App } from '../services/app.ts';
 import { DomainError } from '../services/domain/errors.ts';
 import { findAthlete } from './athlete.ts';

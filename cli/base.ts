@@ -1,7 +1,6 @@
 // Shared by every command: `--json`, the opened app, and closing it however the command ends.
 import { Command, Errors } from '@oclif/core';
-import { openApp, type App } from '../services/app.ts';
-import { loadConfig } from '../services/config.ts';
+import type { App } from '../services/app.ts';
 import { DomainError } from '../services/domain/errors.ts';
 
 /** What a failed command prints under `--json` (on stdout, like a result), and its exit code. */
@@ -27,7 +26,11 @@ export abstract class AppCommand extends Command {
   #app: App | null = null;
 
   protected async app(): Promise<App> {
-    return (this.#app ??= await openApp(loadConfig()));
+    if (this.#app) return this.#app;
+    // Loaded here, not at the top: every command module is loaded for any command (and for --help),
+    // and only the commands that open the app should pay for the stores, projections and zod.
+    const [{ openApp }, { loadConfig }] = await Promise.all([import('../services/app.ts'), import('../services/config.ts')]);
+    return (this.#app = await openApp(loadConfig()));
   }
 
   // oclif prints nothing on stdout for most failures under --json (and for a usage error, its

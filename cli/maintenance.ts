@@ -1,7 +1,8 @@
 // Shared by the maintenance commands: which side an operator names, and how the state reads.
 import { Args } from '@oclif/core';
 import type { AccessKind } from '../contracts/common.ts';
-import { CHECK_EVERY_MS, type MaintenanceState } from '../services/maintenance.ts';
+import { MAINTENANCE_CHECK_EVERY_MS } from '../contracts/policy.ts';
+import type { MaintenanceState } from '../services/maintenance.ts';
 
 export const sideArg = Args.string({ required: true, options: ['reads', 'writes'], description: 'reads (Agent Access and the Read API) or write proposals' });
 
@@ -17,4 +18,4 @@ export function describeState(state: MaintenanceState): string[] {
   });
 }
 
-export const TAKES_EFFECT = `every running instance sees the change within ${CHECK_EVERY_MS / 1000} seconds`;
+export const TAKES_EFFECT = `every running instance sees the change within ${MAINTENANCE_CHECK_EVERY_MS / 1000} seconds`;

@@ -1,38 +1,8 @@
 // Wire primitives shared by every schema. Limits are spec section 8; names follow the spec.
 import { z } from 'zod';
+import { LIMITS } from './policy.ts';
 
-export const LIMITS = {
-  pageSizeMax: 10,
-  pageSizeDefault: 5,
-  rangeDaysMax: 90,
-  cursorLength: { min: 1, max: 4096 },
-  text: { min: 1, max: 200 },
-  timezone: { min: 1, max: 100 },
-  muscleGroupMax: 100,
-  setsPerWorkoutExercise: 200,
-  achievedSetCountMax: 200,
-  exercisesPerRoutine: 50,
-  setsPerRoutineExercise: { min: 1, max: 20 },
-  repsText: { min: 1, max: 32 },
-  calculationVersion: { min: 1, max: 64 },
-} as const;
-
-/**
- * The write-proposal life cycle's policy numbers (spec 3 and 8). Each is defined here and only
- * here; the deciders, the retention purge, the pages and the documentation read them from here.
- */
-export const WRITE_POLICY = {
-  /** Logical changes in one proposal, linked records included (spec 2.12, 8). */
-  changesPerProposal: 50,
-  /** A prepared proposal expires this long after preparation; approving it then saves nothing (spec 3). */
-  proposalExpiryMinutes: 30,
-  /** Routines are scheduled on explicit local dates at most this many days ahead, in the reviewed timezone (spec 4.3 rule 4). */
-  schedulingHorizonDays: 90,
-  /** A committed batch may be undone this long after it was saved (spec 3). */
-  undoWindowDays: 30,
-  /** The full recovery data (earlier bodies, full actions) is kept this long; minimal receipts stay (spec 3 rule 3). */
-  recoveryRetentionDays: 30,
-} as const;
+export { LIMITS, WRITE_POLICY } from './policy.ts';
 
 export const uuid = z.uuid();
 /** RFC 3339 instant with an offset or Z; the service always writes UTC `Z`. */

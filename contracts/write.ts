@@ -15,7 +15,10 @@ import {
   uuid,
 } from './common.ts';
 import { bodyMeasurement, checkin, equipmentSetup, exercise, fitnessPreferences, goal, meal, routine, routineExercise, workoutExercise, type RecordKind } from './record.ts';
+import { PROPOSAL_STATUSES } from './policy.ts';
 import { writePermission } from './write-permissions.ts';
+
+export { PROPOSAL_STATUSES };
 
 export const WRITE_VERSION = 'agent-access-write.v1';
 
@@ -169,7 +172,6 @@ export const normalisedAction = z.strictObject({
 });
 export type NormalisedAction = z.infer<typeof normalisedAction>;
 
-export const PROPOSAL_STATUSES = ['prepared', 'committed', 'rejected', 'expired', 'conflicted', 'undone'] as const;
 export const proposalStatus = z.enum(PROPOSAL_STATUSES);
 export type ProposalStatus = z.infer<typeof proposalStatus>;
 

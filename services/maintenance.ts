@@ -1,8 +1,9 @@
 // The maintenance switch: an operator pauses reads (Agent Access and the Read API) or writes, and callers get 503 with
 // the Retry-After the operator expects. Kept in the read store so every instance sees it; each
-// instance looks again at most every CHECK_EVERY_MS, so a change reaches all of them within that.
+// instance looks again at most every MAINTENANCE_CHECK_EVERY_MS, so a change reaches all of them within that.
 import { z } from 'zod';
 import type { AccessKind } from '../contracts/common.ts';
+import { MAINTENANCE_CHECK_EVERY_MS } from '../contracts/policy.ts';
 import type { Clock } from './domain/clock.ts';
 import type { ReadStore } from './store/read-store.ts';
 
@@ -21,7 +22,6 @@ const stored = z.object({ read: pause.nullable().optional(), write: pause.nullab
 const SETTINGS = 'service_settings';
 const PARTITION = 'service';
 const ID = 'maintenance';
-export const CHECK_EVERY_MS = 2000;
 
 export class Maintenance {
   readonly #reads: ReadStore;
@@ -54,7 +54,7 @@ export class Maintenance {
   /** The seconds a caller of `access` should wait, or null when it is open. Cached briefly: it is on every request. */
   async retryAfter(access: AccessKind): Promise<number | null> {
     const now = performance.now();
-    if (!this.#cached || now - this.#cached.at >= CHECK_EVERY_MS) {
+    if (!this.#cached || now - this.#cached.at >= MAINTENANCE_CHECK_EVERY_MS) {
       try {
         this.#cached = { state: await this.state(), at: now };
       } catch (error) {

@@ -1,5 +1,4 @@
 import { Flags } from '@oclif/core';
-import { buildServer } from '../../services/http/server.ts';
 import { AppCommand } from '../base.ts';
 
 export default class Serve extends AppCommand {
@@ -24,6 +23,7 @@ export default class Serve extends AppCommand {
     try {
       const { flags } = await this.parse(Serve);
       const app = await this.app();
+      const { buildServer } = await import('../../services/http/server.ts');
       const server = await buildServer(app);
       let workerFailure: unknown = null;
       let worker: Awaited<ReturnType<typeof app.runner.follow>> | null = null;

@@ -1,9 +1,8 @@
 import { Flags } from '@oclif/core';
-import { parseHevy } from '../../../services/import/hevy.ts';
 import { AppCommand } from '../../base.ts';
 import { athleteFlag } from '../../athlete.ts';
 import { progressBar } from '../../progress.ts';
-import { describeImport, importFile, type ImportSummary } from '../../import.ts';
+import type { ImportSummary } from '../../import.ts';
 
 export default class ImportHevy extends AppCommand {
   static override description = "Import a Hevy CSV export into an athlete's record (all of the file, or nothing)";
@@ -13,6 +12,8 @@ export default class ImportHevy extends AppCommand {
   };
 
   async run(): Promise<ImportSummary> {
+    const { parseHevy } = await import('../../../services/import/hevy.ts');
+    const { describeImport, importFile } = await import('../../import.ts');
     const { flags } = await this.parse(ImportHevy);
     const summary = await importFile(
       await this.app(),

@@ -1,9 +1,8 @@
 import { Flags } from '@oclif/core';
-import { parseStrong } from '../../../services/import/strong.ts';
 import { AppCommand } from '../../base.ts';
 import { athleteFlag } from '../../athlete.ts';
 import { progressBar } from '../../progress.ts';
-import { describeImport, importFile, type ImportSummary } from '../../import.ts';
+import type { ImportSummary } from '../../import.ts';
 
 export default class ImportStrong extends AppCommand {
   static override description = "Import a Strong CSV export into an athlete's record (all of the file, or nothing)";
@@ -15,6 +14,8 @@ export default class ImportStrong extends AppCommand {
   };
 
   async run(): Promise<ImportSummary> {
+    const { parseStrong } = await import('../../../services/import/strong.ts');
+    const { describeImport, importFile } = await import('../../import.ts');
     const { flags } = await this.parse(ImportStrong);
     const summary = await importFile(
       await this.app(),

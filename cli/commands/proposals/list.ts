@@ -1,5 +1,4 @@
 import type { ProposalStatus } from '../../../contracts/write.ts';
-import { listProposals } from '../../../services/writes/audit.ts';
 import { athleteIdOf, instantOf, listFlags, statusFlag, table } from '../../audit.ts';
 import { AppCommand } from '../../base.ts';
 
@@ -14,6 +13,7 @@ export default class ProposalsList extends AppCommand {
   ];
 
   async run() {
+    const { listProposals } = await import('../../../services/writes/audit.ts');
     const { flags } = await this.parse(ProposalsList);
     const since = instantOf('since', flags.since);
     const until = instantOf('until', flags.until);

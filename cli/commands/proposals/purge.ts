@@ -1,5 +1,5 @@
 import { AppCommand } from '../../base.ts';
-import { WRITE_POLICY } from '../../../contracts/common.ts';
+import { WRITE_POLICY } from '../../../contracts/policy.ts';
 
 export default class ProposalsPurge extends AppCommand {
   static override description = `Remove the full recovery data of proposals older than ${WRITE_POLICY.recoveryRetentionDays} days (their actions and earlier values); minimal receipts stay. The server also does this every hour.`;

@@ -3,7 +3,6 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { Flags } from '@oclif/core';
 import { DomainError } from '../../../services/domain/errors.ts';
-import { exportReceipts } from '../../../services/writes/audit.ts';
 import { athleteIdOf, auditFlags } from '../../audit.ts';
 import { AppCommand } from '../../base.ts';
 import { progressBar } from '../../progress.ts';
@@ -19,6 +18,7 @@ export default class ReceiptsExport extends AppCommand {
   static override examples = ['<%= config.bin %> receipts export --athlete ada@example.com > ada-receipts.jsonl', '<%= config.bin %> receipts export --output receipts.jsonl --json'];
 
   async run(): Promise<{ receipts: number; output: string }> {
+    const { exportReceipts } = await import('../../../services/writes/audit.ts');
     const { flags } = await this.parse(ReceiptsExport);
     // The lines are JSON already; a JSON summary mixed into them would spoil both.
     if (this.jsonEnabled() && !flags.output) throw new DomainError('invalid_input', '--json needs --output: without it the receipts themselves are written to stdout as JSON Lines');

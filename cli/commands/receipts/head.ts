@@ -1,4 +1,3 @@
-import { verifyChains } from '../../../services/writes/audit.ts';
 import { athleteIdOf, auditFlags, table } from '../../audit.ts';
 import { AppCommand } from '../../base.ts';
 import { progressBar } from '../../progress.ts';
@@ -12,6 +11,7 @@ Keep it somewhere the store's operators cannot write; \`receipts verify --athlet
   static override examples = ['<%= config.bin %> receipts head', '<%= config.bin %> receipts head --athlete ada@example.com --json'];
 
   async run() {
+    const { verifyChains } = await import('../../../services/writes/audit.ts');
     const { flags } = await this.parse(ReceiptsHead);
     const app = await this.app();
     const bar = progressBar('Reading receipt chains', this.progressEnabled());

@@ -1,0 +1,78 @@
+// The CLI's start (issue 18): `repledger --help` and `repledger athletes list` from process start
+// to exit, run with the project's Node directly, and a three-year Hevy import (≈450 workouts,
+// ≈10,000 rows) as time beyond the start of a command that opens the store (`athletes list`).
+// Each figure is the median of REPEATS runs, in a store of its own so the other cases are untouched.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { generateHevyExport } from '../test/fixtures/hevy-export.ts';
+import { openApp } from '../services/app.ts';
+import { loadConfig } from '../services/config.ts';
+import { registerAthlete, tempDir } from '../test/support/app.ts';
+
+const CLI = join(import.meta.dirname, '..', 'cli', 'bin', 'run.js');
+const REPEATS = 5;
+/** Three years at the fixture's two to three days between sessions. */
+const IMPORT_WORKOUTS = 450;
+
+export const CLI_TARGETS = { startSeconds: 0.25, importBeyondStartSeconds: 0.5 } as const;
+
+export interface CliMeasured {
+  helpSeconds: number;
+  athletesListSeconds: number;
+  importSeconds: number;
+  importRows: number;
+  importWorkouts: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** Wall time of one CLI run, process start to exit; a failed run fails the bench. */
+function timedRun(args: string[], dataDir: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Error(`repledger ${args.join(' ')} exited ${code}: ${stderr}`))));
+  });
+}
+
+export async function measureCli(): Promise<CliMeasured> {
+  const dataDir = tempDir('repledger-bench-cli-');
+  const file = join(dataDir, 'hevy.csv');
+  const csv = generateHevyExport({ workouts: IMPORT_WORKOUTS, seed: 18 });
+  writeFileSync(file, csv);
+  const app = await openApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+  const emails = Array.from({ length: REPEATS }, (_, i) => `import-${i}@bench.example`);
+  try {
+    for (const email of emails) await registerAthlete(app, { email });
+  } finally {
+    await app.close();
+  }
+  const help: number[] = [];
+  const list: number[] = [];
+  const imports: number[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    help.push(await timedRun(['--help'], dataDir));
+    list.push(await timedRun(['athletes', 'list'], dataDir));
+    // A fresh athlete each time: a file already imported is skipped, which would measure nothing.
+    imports.push(await timedRun(['import', 'hevy', '--athlete', emails[i]!, '--file', file], dataDir));
+  }
+  return { helpSeconds: median(help), athletesListSeconds: median(list), importSeconds: median(imports), importRows: csv.trimEnd().split('\n').length - 1, importWorkouts: IMPORT_WORKOUTS };
+}
+
+export function formatCli(m: CliMeasured): string {
+  const beyond = m.importSeconds - m.athletesListSeconds;
+  const verdict = (ok: boolean) => (ok ? 'met' : 'missed');
+  return [
+    `CLI, wall time from process start to exit (median of ${REPEATS}, the project's Node run directly)`,
+    `  repledger --help          ${m.helpSeconds.toFixed(3)} s   target <= ${CLI_TARGETS.startSeconds} s: ${verdict(m.helpSeconds <= CLI_TARGETS.startSeconds)}`,
+    `  repledger athletes list   ${m.athletesListSeconds.toFixed(3)} s   target <= ${CLI_TARGETS.startSeconds} s: ${verdict(m.athletesListSeconds <= CLI_TARGETS.startSeconds)}`,
+    `  import hevy (${m.importWorkouts} workouts, ${m.importRows} rows)  ${m.importSeconds.toFixed(3)} s, ${beyond.toFixed(3)} s beyond the start of athletes list   target < ${CLI_TARGETS.importBeyondStartSeconds} s: ${verdict(beyond < CLI_TARGETS.importBeyondStartSeconds)}`,
+  ].join('\n');
+}

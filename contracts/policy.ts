@@ -1,0 +1,42 @@
+// The spec's limits, policy numbers and the proposal life cycle's states: plain values, without
+// zod, so that what only needs a number (the CLI's help and flags) loads no schema library.
+// contracts/common.ts and contracts/write.ts build their schemas on these.
+
+export const LIMITS = {
+  pageSizeMax: 10,
+  pageSizeDefault: 5,
+  rangeDaysMax: 90,
+  cursorLength: { min: 1, max: 4096 },
+  text: { min: 1, max: 200 },
+  timezone: { min: 1, max: 100 },
+  muscleGroupMax: 100,
+  setsPerWorkoutExercise: 200,
+  achievedSetCountMax: 200,
+  exercisesPerRoutine: 50,
+  setsPerRoutineExercise: { min: 1, max: 20 },
+  repsText: { min: 1, max: 32 },
+  calculationVersion: { min: 1, max: 64 },
+} as const;
+
+/**
+ * The write-proposal life cycle's policy numbers (spec 3 and 8). Each is defined here and only
+ * here; the deciders, the retention purge, the pages and the documentation read them from here.
+ */
+export const WRITE_POLICY = {
+  /** Logical changes in one proposal, linked records included (spec 2.12, 8). */
+  changesPerProposal: 50,
+  /** A prepared proposal expires this long after preparation; approving it then saves nothing (spec 3). */
+  proposalExpiryMinutes: 30,
+  /** Routines are scheduled on explicit local dates at most this many days ahead, in the reviewed timezone (spec 4.3 rule 4). */
+  schedulingHorizonDays: 90,
+  /** A committed batch may be undone this long after it was saved (spec 3). */
+  undoWindowDays: 30,
+  /** The full recovery data (earlier bodies, full actions) is kept this long; minimal receipts stay (spec 3 rule 3). */
+  recoveryRetentionDays: 30,
+} as const;
+
+/** A write proposal's states (spec 3). */
+export const PROPOSAL_STATUSES = ['prepared', 'committed', 'rejected', 'expired', 'conflicted', 'undone'] as const;
+
+/** Every instance looks at the maintenance switch at least this often: a pause reaches all of them within it. */
+export const MAINTENANCE_CHECK_EVERY_MS = 2000;

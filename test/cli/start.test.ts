@@ -1,0 +1,47 @@
+// What a command loads before it does anything: every command module is loaded for any command
+// (and for --help), so each one keeps its heavy imports inside `run`. Timing is the benchmark's
+// job (bench/cli.ts); this holds the structure that makes a fast start possible.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tempDir } from '../support/app.ts';
+import { CLI } from '../support/cli.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+
+/** The modules a CLI run loaded: project files by path, packages by name. */
+async function loaded(args: string[]): Promise<Set<string>> {
+  const child = spawn(process.execPath, ['--import', join(root, 'test/support/module-trace.ts'), CLI, ...args], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'silent', DATA_DIR: tempDir() },
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.is(code, 0, stderr.split('\n').filter((l) => !l.startsWith('module-loaded')).join('\n'));
+  const names = new Set<string>();
+  for (const [, url] of stderr.matchAll(/^module-loaded (\S+)$/gm)) {
+    const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url!)?.[1];
+    names.add(pkg ?? url!.replace(`file://${root}/`, ''));
+  }
+  return names;
+}
+
+const SERVER = ['fastify', 'oidc-provider', '@modelcontextprotocol/sdk', '@trpc/server'];
+
+test('--help loads the command modules and oclif, and nothing of the service: no store, no schema library, no server', async () => {
+  const modules = await loaded(['--help']);
+  assert.ok(modules.has('cli/commands.ts') && modules.has('@oclif/core'), 'the trace sees what loads');
+  const service = [...modules].filter((m) => m.startsWith('services/') && m !== 'services/domain/errors.ts');
+  assert.equal(service, [], 'modules of the service loaded for --help');
+  for (const heavy of ['zod', ...SERVER]) assert.not.ok(modules.has(heavy), `${heavy} loaded for --help`);
+});
+
+test('athletes list opens the store but loads no server, authorization server or MCP SDK', async () => {
+  const modules = await loaded(['athletes', 'list']);
+  assert.ok(modules.has('services/app.ts') && modules.has('services/store/sqlite/read-store.ts'), 'the trace sees the store load');
+  for (const heavy of SERVER) assert.not.ok(modules.has(heavy), `${heavy} loaded for athletes list`);
+});
+
+test.run();
