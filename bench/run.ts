@@ -249,9 +249,8 @@ async function measureFloors(settings: Settings, dataDir: string, manifest: Mani
 
 /**
  * The writes, between two measurements of their floor. Every prepare appends its proposal to the
- * athlete's record stream, which the next command reads whole, so the stream grows while the
- * writes are measured (on the 100-workout record several times over, at ~19 KB a proposal): each
- * surface is compared with the mean of the floor just before and just after.
+ * athlete's record stream (~19 KB a proposal), so the stream grows while the writes are measured;
+ * each surface is compared with the mean of the floor just before and just after.
  */
 async function measureWrites(settings: Settings, dataDir: string, manifest: Manifest, server: RunningServer, ceiling: Ceiling, tokens: Tokens, cases: Case[]) {
   const prepares = cases.filter((c) => c.surface === 'rest' && c.operation === PREPARE);
