@@ -2,7 +2,7 @@
 // REST routes, the MCP tools and the OpenAPI document, so no surface defines an operation itself.
 // Entries are added as operations are implemented.
 import { z } from 'zod';
-import { agentAccessData, checkWindow, envelope, exercisePathParams, listQuery, pageQuery, routinePathParams, workoutPathParams, type AgentAccessOperation } from './agent-access.ts';
+import { agentAccessData, checkWindow, envelope, exerciseListQuery, exercisePathParams, listQuery, pageQuery, personalRecordsQuery, routinePathParams, workoutPathParams, type AgentAccessOperation } from './agent-access.ts';
 import { uuid, type AccessKind, type ReadScope } from './common.ts';
 import { writeKind, writeProposalBody, WRITE_VERSION } from './write.ts';
 
@@ -106,6 +106,26 @@ export const operations = {
     description:
       'The completed working sets of one exercise (warm-ups and sets not completed are left out), workout by workout, for workouts whose local date is in the window, newest first. Without from/to the window is the 30 local days ending today. An exercise not in this record is a 404.',
     input: exercisePathParams.extend(listQuery.shape).superRefine(checkWindow),
+  }),
+  list_exercises: read({
+    operationId: 'list_exercises',
+    path: '/v1/agent-access/training/exercises',
+    scope: 'training',
+    weight: 1,
+    summary: "The athlete's exercises",
+    description:
+      'Use to find an exercise id (for get_exercise_history, get_personal_records) by name, or to see what the athlete trains. Each: id, name, muscle group, tracking type, how many completed workouts include it and when it was last done. Ordered by name (case and accents ignored), then id. query finds names containing all its words as word beginnings, in any order; a misspelt word finds nothing, so list without it to choose.',
+    input: exerciseListQuery,
+  }),
+  get_personal_records: read({
+    operationId: 'get_personal_records',
+    path: '/v1/agent-access/training/personal-records',
+    scope: 'training',
+    weight: 2,
+    summary: 'Personal records',
+    description:
+      'Use for bests: the current record of each label (heaviest weight, most reps, largest set volume, highest Epley estimated 1RM) with its value, local date, workout and set, by the rules of the record labels on workout sets (historical-record-at-completion.v1; personal-records.v1). Give exercise_id for one exercise, or page like list_exercises (same query, limit, cursor; its cursors work here) to get every exercise\'s records, 10 a call.',
+    input: personalRecordsQuery,
   }),
   list_saved_routines: read({
     operationId: 'list_saved_routines',

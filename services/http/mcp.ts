@@ -18,12 +18,15 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { wireJsonSchemaOverride } from '../../contracts/common.ts';
 import { operationList, operations, type ImplementedOperation, type Operation } from '../../contracts/operations.ts';
 import { ApiError, rateLimited, unavailable } from '../api/errors.ts';
 import { createAgentAccessCaller, type ApiServices } from '../api/router.ts';
 import type { Caller } from '../api/auth.ts';
 import { bearerToken, sendApiError } from './agent-access.ts';
 import { toApiError } from './rest.ts';
+import { shareRepeated, withoutRedundancy } from './tool-schema.ts';
+import { setRateLimitHeaders } from './rate-limit.ts';
 
 /**
  * The SDK validates elicitation answers with it, which this server never asks for; without one
@@ -51,13 +54,13 @@ const UNTRUSTED_TEXT =
 const INSTRUCTIONS = `RepLedger serves the athlete's training record, read-only, limited to the areas the athlete consented to; tools for other areas are not listed. Lists return at most 10 items a page (pass next_cursor back for more) and windows of at most 90 days. ${UNTRUSTED_TEXT}`;
 
 /**
- * A JSON Schema object for MCP: no `$schema`, so validators of any draft accept it, and nullable
+ * A JSON Schema object for MCP: no `$schema`, so validators of any draft accept it; nullable
  * values as `anyOf` branches of one type each, which clients that map tool schemas onto
- * single-type dialects (Gemini function declarations, for one) understand.
+ * single-type dialects (Gemini function declarations, for one) understand; compact (tool-schema.ts).
  */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
-  return singleTyped(rest) as Tool['inputSchema'];
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', override: wireJsonSchemaOverride });
+  return shareRepeated(singleTyped(withoutRedundancy(rest)) as Record<string, unknown>) as Tool['inputSchema'];
 }
 
 function singleTyped(node: unknown): unknown {
@@ -105,8 +108,11 @@ function isOperation(name: string): name is ImplementedOperation {
   return Object.hasOwn(operations, name);
 }
 
-/** Per-request MCP server. `refuse` records an HTTP-level refusal, which then replaces the response. */
-function mcpServer(services: ApiServices, tools: ReadonlyMap<Operation, Tool>, request: FastifyRequest, caller: Caller, refuse: (error: ApiError) => void): Server {
+/**
+ * Per-request MCP server. `refuse` records an HTTP-level refusal, which then replaces the
+ * response; `charged` hears of each charge to the connection's quota.
+ */
+function mcpServer(services: ApiServices, tools: ReadonlyMap<Operation, Tool>, request: FastifyRequest, caller: Caller, refuse: (error: ApiError) => void, charged: (wait: number) => void): Server {
   const server = new Server(
     { name: 'repledger', title: 'RepLedger', version: '1.0.0' },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR },
@@ -118,11 +124,13 @@ function mcpServer(services: ApiServices, tools: ReadonlyMap<Operation, Tool>, r
     surface: 'mcp',
     token: bearerToken(request.headers.authorization),
     requestId: request.id,
+    onCharge: (_grantId, wait) => charged(wait),
   });
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     // The list carries every tool's schemas (tens of KB): it costs a unit like the cheapest read.
     const wait = services.quota.charge(caller.grantId, LIST_TOOLS_WEIGHT);
+    charged(wait);
     if (wait) refuse(rateLimited(services.quota, wait));
     return { tools: toolsFor(tools, caller) };
   });
@@ -222,15 +230,21 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
       throw error;
     }
     const invalid = invalidParams(request.body);
-    if (invalid) return reply.code(200).send({ jsonrpc: '2.0', id: invalid.id, error: { code: ErrorCode.InvalidParams, message: invalid.reason } });
+    if (invalid) {
+      setRateLimitHeaders(reply, services.quota, caller.grantId, 0);
+      return reply.code(200).send({ jsonrpc: '2.0', id: invalid.id, error: { code: ErrorCode.InvalidParams, message: invalid.reason } });
+    }
 
     const refused: { error: ApiError | null } = { error: null };
-    const mcp = mcpServer(services, tools, request, caller, (error) => (refused.error ??= error));
+    // One message a request, so at most one charge; an answer that charged nothing still says what is left.
+    let wait = 0;
+    const mcp = mcpServer(services, tools, request, caller, (error) => (refused.error ??= error), (w) => (wait = w));
     // JSON responses: a stateless server answers each POST whole and keeps no stream open.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await mcp.connect(transport);
       const response = await transport.handleRequest(new Request(`${baseUrl}/mcp`, { method: 'POST', headers: fetchHeaders(request) }), { parsedBody: request.body });
+      setRateLimitHeaders(reply, services.quota, caller.grantId, wait);
       if (refused.error) return sendApiError(request, reply, refused.error);
       reply.code(response.status);
       response.headers.forEach((value, name) => void reply.header(name, value));

@@ -339,6 +339,17 @@ const dataFixtures: Record<keyof typeof agentAccessOperations, unknown> = {
   list_completed_workouts: { window, items: [summaryFixture], next_cursor: null },
   get_completed_workout: { workout: detailFixture },
   get_exercise_history: historyFixture,
+  list_exercises: { items: [{ id: id(3), name: text('Bench Press'), muscle_group: 'chest', tracking_type: 'weight_reps', session_count: 4, last_done_at: T }], next_cursor: 'c' },
+  get_personal_records: {
+    items: [
+      {
+        exercise: { id: id(3), name: text('Bench Press') },
+        records: { weight: { value: 100, date: '2024-05-06', workout_id: id(4), set_at: T, set_number: 2, weight_kg: 100, reps: 3 }, reps: null, set_volume: null, estimated_1rm: null },
+        metadata: metadataFixture,
+      },
+    ],
+    next_cursor: null,
+  },
   list_saved_routines: { items: [routineListItemFixture], next_cursor: 'c' },
   get_saved_routine: { routine: routineDetailFixture },
   list_recovery_checkins: recoveryFixture,
