@@ -3,6 +3,7 @@
 // Nutrition and body-measurement reads are "not shown" in the spec; their operations and
 // resources below are our design, built in the same style as the specified ones.
 import { z } from 'zod';
+import { withToolJsonSchema } from './json-schema.ts';
 import { proposal, writeContext, writeRecord } from './write.ts';
 import {
   LIMITS,
@@ -26,7 +27,6 @@ import {
   trackingType,
   unitPreference,
   uuid,
-  withWireJsonSchema,
   type ReadScope,
 } from './common.ts';
 
@@ -147,13 +147,13 @@ export const LIMIT_JSON_SCHEMA = {
   minimum: 1,
   maximum: LIMITS.pageSizeMax,
   default: LIMITS.pageSizeDefault,
-  description: `Items per page, 1-${LIMITS.pageSizeMax} (default ${LIMITS.pageSizeDefault}).`,
+  description: `Items a page, 1-${LIMITS.pageSizeMax}.`,
 } as const;
-const limit = withWireJsonSchema(limitValue.default(LIMITS.pageSizeDefault), LIMIT_JSON_SCHEMA);
+const limit = withToolJsonSchema(limitValue.default(LIMITS.pageSizeDefault), LIMIT_JSON_SCHEMA);
 const pageCursor = cursor
   .nullable()
   .default(null)
-  .describe('The next_cursor of the previous page, unchanged; omit it for the first page.');
+  .describe('next_cursor of the previous page, unchanged.');
 
 const pageFields = {
   limit,
@@ -168,8 +168,8 @@ export type PageQuery = z.infer<typeof pageQuery>;
 export const listQuery = z
   .strictObject({
     ...pageFields,
-    from: localDate.nullable().default(null).describe(`First local date of the window (YYYY-MM-DD), with to; at most ${LIMITS.rangeDaysMax} days in all. Omit both for the 30 days ending today.`),
-    to: localDate.nullable().default(null).describe('Last local date of the window (YYYY-MM-DD), with from.'),
+    from: localDate.nullable().default(null).describe(`Window start, with to; at most ${LIMITS.rangeDaysMax} days. Default: the last 30 days.`),
+    to: localDate.nullable().default(null).describe('Window end (local date), with from.'),
   })
   .superRefine(checkWindow);
 export type ListQuery = z.infer<typeof listQuery>;
@@ -187,7 +187,7 @@ const exerciseQuery = z
   .max(EXERCISE_QUERY_MAX)
   .nullable()
   .default(null)
-  .describe('Words of the exercise name, any order, case and accents ignored; each must begin a word of the name ("bench barbell"). Omit to list all.');
+  .describe('Words beginning words of the name, any order ("bench barbell").');
 
 /** Query of `list_exercises`: an optional name search, paged. */
 export const exerciseListQuery = z.strictObject({ query: exerciseQuery, ...pageFields });
@@ -199,10 +199,10 @@ export type ExerciseListQuery = z.infer<typeof exerciseListQuery>;
  */
 export const personalRecordsQuery = z
   .strictObject({
-    exercise_id: uuid.nullable().default(null).describe('One exercise, from list_exercises. Leave out query, limit and cursor with it.'),
+    exercise_id: uuid.nullable().default(null).describe('One exercise (from list_exercises), alone.'),
     query: exerciseQuery,
-    limit: withWireJsonSchema(limitValue.optional(), LIMIT_JSON_SCHEMA),
-    cursor: pageCursor.describe('A next_cursor from get_personal_records or list_exercises (same query), unchanged.'),
+    limit: withToolJsonSchema(limitValue.optional(), LIMIT_JSON_SCHEMA),
+    cursor: pageCursor.describe('next_cursor of this or list_exercises (same query), unchanged.'),
   })
   .superRefine((q, ctx) => {
     if (q.exercise_id === null) return;

@@ -34,25 +34,6 @@ export const WRITE_POLICY = {
   recoveryRetentionDays: 30,
 } as const;
 
-/**
- * JSON Schemas shown for a zod schema in place of the one zod would generate, where the zod
- * schema also accepts a form only a query string needs (see `wireJsonSchemaOverride`).
- */
-const wireJsonSchemas = new WeakMap<z.core.$ZodType, Readonly<Record<string, unknown>>>();
-
-export function withWireJsonSchema<T extends z.ZodType>(schema: T, json: Readonly<Record<string, unknown>>): T {
-  wireJsonSchemas.set(schema, json);
-  return schema;
-}
-
-/** The `override` of `z.toJSONSchema` that puts the registered JSON Schemas in place. */
-export function wireJsonSchemaOverride(ctx: { zodSchema: z.core.$ZodType; jsonSchema: Record<string, unknown> }): void {
-  const wire = wireJsonSchemas.get(ctx.zodSchema);
-  if (!wire) return;
-  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
-  Object.assign(ctx.jsonSchema, wire);
-}
-
 export const uuid = z.uuid();
 /** RFC 3339 instant with an offset or Z; the service always writes UTC `Z`. */
 export const dateTime = z.iso.datetime({ offset: true });

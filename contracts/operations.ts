@@ -203,7 +203,7 @@ export const operations = {
     summary: 'An item as it is now, to edit',
     description:
       'The current body of one item in the write shape that prepare_write_proposal takes, with its revision: read it before an update or delete and send that revision as base_revision. Needs read access to the item\'s area. Ids come from the read tools (workouts, routines, check-ins, meals, measurements, goals). An id not in this record is a 404.',
-    input: z.strictObject({ kind: writeKind, id: uuid }),
+    input: z.strictObject({ kind: writeKind.describe('The kind of item.'), id: uuid.describe("The item's id, from a read tool.") }),
   }),
   prepare_write_proposal: {
     operationId: 'prepare_write_proposal',
@@ -228,7 +228,7 @@ export const operations = {
     weight: 1,
     summary: 'A proposal\'s status and receipt',
     description: `The status of a proposal this connection prepared (prepared, committed, rejected, expired, conflicted, undone), its times and summary, approval_url while it awaits review, and the receipt once committed. Call it before retrying a prepare whose response was lost. ${APPROVAL_ONLY_IN_BROWSER}`,
-    input: z.strictObject({ command_id: uuid }),
+    input: z.strictObject({ command_id: uuid.describe('The command_id the proposal was prepared with.') }),
   }),
 } as const satisfies Partial<Record<AgentAccessOperation, Operation>>;
 

@@ -325,7 +325,7 @@ const writeContextFixture = {
   permissions: ['nutrition:write'],
   read_scopes: ['nutrition'],
   permissions_url: 'https://repledger.example/connections/x/write-permissions/request?permissions=training%3Awrite',
-  kinds: [{ kind: 'meal', areas: ['nutrition'], operations: ['create', 'update', 'delete'] }],
+  kinds: [{ kind: 'meal', areas: ['nutrition'], operations: ['create', 'update', 'delete'], record_schema: { type: 'object' } }],
   goal_areas: { target_1rm: 'training', target_bodyweight: 'body_measurements', weekly_session_count: 'training', weekly_volume: 'training', daily_calories: 'nutrition', daily_protein: 'nutrition' },
   limits: { maximum_changes: 50, proposal_expiry_minutes: 30, scheduling_horizon_days: 90, undo_window_days: 30 },
   record: { timezone: 'Europe/Berlin', today: '2024-05-06', latest_scheduling_date: '2024-08-04' },

@@ -1,9 +1,51 @@
-// Tool schemas as models read them: every tool's JSON Schemas go into a model's context on each
-// tools/list, so they are kept exact but small. Patterns that restate a standard format (uuid,
-// date, date-time: the SDK's validator checks formats) and the safe-integer bounds zod adds to
-// every integer are dropped; a subschema that repeats within a tool (a workout's set, a text
-// wrapper, a metadata block) is written once under $defs and referred to.
+// JSON Schemas as MCP tools carry them: every tool's schemas go into a model's context on each
+// tools/list, so they are kept small. Patterns that restate a standard format (uuid, date,
+// date-time: the SDK's validator checks formats) and the safe-integer bounds zod adds to every
+// integer are dropped; a subschema that repeats within a schema (a workout's set, a text wrapper,
+// a metadata block) is written once under $defs and referred to. A few zod schemas are shown to
+// tools in a shorter form of their own (`withToolJsonSchema`).
+import { z } from 'zod';
+
 type Node = Record<string, unknown>;
+
+const toolForms = new WeakMap<z.core.$ZodType, Readonly<Node>>();
+
+/**
+ * Registers the JSON Schema tools show for `schema` instead of zod's: the JSON form of a value
+ * whose zod schema also reads a query string's text, or a pointer to where a long shape is given
+ * when it is needed (the write shapes of record kinds, in get_write_context).
+ */
+export function withToolJsonSchema<T extends z.ZodType>(schema: T, json: Readonly<Node>): T {
+  toolForms.set(schema, json);
+  return schema;
+}
+
+function toolForm(ctx: { zodSchema: z.core.$ZodType; jsonSchema: Node }): void {
+  const form = toolForms.get(ctx.zodSchema);
+  if (!form) return;
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+  Object.assign(ctx.jsonSchema, form);
+}
+
+/**
+ * A JSON Schema object for an MCP tool: no `$schema`, so validators of any draft accept it;
+ * nullable values as `anyOf` branches of one type each, which clients that map tool schemas onto
+ * single-type dialects (Gemini function declarations, for one) understand; compact. `exact`
+ * leaves the registered tool forms out, for a schema that must spell out every field.
+ */
+export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output', exact = false): Node {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', ...(exact ? {} : { override: toolForm }) });
+  return shareRepeated(singleTyped(withoutRedundancy(rest)) as Node);
+}
+
+function singleTyped(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(singleTyped);
+  if (typeof node !== 'object' || node === null) return node;
+  const entries = Object.entries(node).map(([key, value]) => [key, key === 'const' || key === 'enum' || key === 'default' ? value : singleTyped(value)] as const);
+  const { type, ...rest } = Object.fromEntries(entries) as { type?: unknown } & Record<string, unknown>;
+  if (!Array.isArray(type)) return Object.fromEntries(entries);
+  return { anyOf: type.map((t) => (t === 'null' ? { type: 'null' } : { type: t, ...rest })) };
+}
 
 const FORMATS_WITHOUT_PATTERN = new Set(['uuid', 'date', 'date-time']);
 
@@ -33,7 +75,7 @@ function slots(node: Node): Array<{ value: Node; set: (v: Node) => void }> {
 }
 
 /** Drops what restates a format or the safe-integer range, and `type` beside a `const`. */
-export function withoutRedundancy(node: Node): Node {
+function withoutRedundancy(node: Node): Node {
   const out: Node = { ...node };
   if (typeof out.format === 'string' && FORMATS_WITHOUT_PATTERN.has(out.format)) delete out.pattern;
   if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;
@@ -62,7 +104,7 @@ const REF_COST = '{"$ref":"#/$defs/s00"}'.length;
  * Moves subschemas that occur more than once into `$defs`, the largest saving first, until none
  * saves anything. The root keeps its own keywords; `$defs` holds the shared ones.
  */
-export function shareRepeated(schema: Node): Node {
+function shareRepeated(schema: Node): Node {
   const { $defs: existing, ...rest } = schema;
   const root: Node = structuredClone(rest);
   const defs: Node = isNode(existing) ? structuredClone(existing) : {};
