@@ -85,7 +85,7 @@ test('a year of Hevy training: every exercise, its records in at most 10 calls o
   const s = await startServer({ clock: fixedClock('2026-06-15T10:00:00.000Z') });
   try {
     const athleteId = await registerPro(s.app);
-    const csv = generateHevyExport({ workouts: 200, seed: 16, startDate: '2025-06-16' });
+    const csv = generateHevyExport({ workouts: 150, seed: 16, startDate: '2025-06-16' });
     await s.app.records.import(athleteId, { app: 'hevy', file_name: 'hevy.csv', file_sha256: sha256Hex(csv), workouts: parseHevy(csv, { timezone: TIMEZONE }) }, { type: 'import', id: 'test' });
 
     // The history as it was saved: the record stream's own events, not any read model.
@@ -97,7 +97,7 @@ test('a year of Hevy training: every exercise, its records in at most 10 calls o
       if (e.type === 'exercise.created' || e.type === 'exercise.updated') exercises.set(item!.id, item as RecordItem<'exercise'>);
     }
     const expected = expectedRecords([...workouts.values()]);
-    assert.ok(workouts.size === 200 && exercises.size > 15, `a year of training: ${workouts.size} workouts, ${exercises.size} exercises`);
+    assert.ok(workouts.size === 150 && exercises.size > 15, `a year of training: ${workouts.size} workouts, ${exercises.size} exercises`);
     const withRecords = [...expected.values()].filter((x) => LABELS.every((l) => x.records[l] !== null)).length;
     assert.ok(withRecords > 5, 'weighted lifts hold all four records');
     assert.ok([...expected.values()].some((x) => x.records.weight === null && x.records.reps !== null), 'bodyweight exercises hold a reps record only');
