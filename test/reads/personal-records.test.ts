@@ -10,74 +10,12 @@ import { fixedClock } from '../../services/domain/clock.ts';
 import { sha256Hex } from '../../services/domain/ids.ts';
 import { parseHevy } from '../../services/import/hevy.ts';
 import { generateHevyExport } from '../fixtures/hevy-export.ts';
+import { expectedRecords, LABELS, type Expected } from '../support/personal-records-reference.ts';
 import { comparable, envelopeOf, mcpClient } from '../mcp/support.ts';
 import { connect, registerPro } from '../support/connect.ts';
 import { startServer } from '../support/server.ts';
 
 const TIMEZONE = 'Europe/London';
-const LABELS = ['weight', 'reps', 'set_volume', 'estimated_1rm'] as const;
-type Label = (typeof LABELS)[number];
-type Expected = { value: number; workout_id: string; set_at: string; date: string; set_number: number; weight_kg: number | null; reps: number | null };
-
-// ---- The rules (spec 4.4), stated again without the production code: a set is eligible when it
-// was completed, is not a warm-up, and (a drop set) drops from an eligible completed set; its
-// label values are weight, reps, weight x reps and Epley's weight x (1 + reps / 30), each only
-// when positive; a workout's best of a label is a record when it beats every earlier workout's,
-// the first set in workout order winning a tie.
-
-type Set = RecordItem<'workout'>['exercises'][number]['sets'][number];
-
-function eligible(sets: Set[]): Set[] {
-  const at = new Map(sets.map((s) => [s.position, s]));
-  const ok = (s: Set, depth: number): boolean => {
-    if (!s.completed || s.set_type === 'warmup' || depth > sets.length) return false;
-    if (s.set_type !== 'drop_set') return true;
-    const parent = s.parent_position === null ? undefined : at.get(s.parent_position);
-    return parent !== undefined && parent !== s && ok(parent, depth + 1);
-  };
-  return sets.filter((s) => ok(s, 0));
-}
-
-function labelValue(label: Label, s: Set): number | null {
-  const w = s.weight_kg !== null && s.weight_kg > 0 ? s.weight_kg : null;
-  const r = s.reps !== null && s.reps > 0 ? s.reps : null;
-  if (label === 'weight') return w;
-  if (label === 'reps') return r;
-  if (w === null || r === null) return null;
-  return label === 'set_volume' ? w * r : w * (1 + r / 30);
-}
-
-function localDate(instant: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: TIMEZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(instant));
-}
-
-/** Each exercise's records, session count, last end and eligible-set count, from the workouts themselves. */
-function expectedRecords(workouts: Array<RecordItem<'workout'>>) {
-  const out = new Map<string, { records: Record<Label, Expected | null>; sessions: number; last: string | null; eligibleSets: number }>();
-  const ordered = [...workouts].sort((a, b) => a.ended_at.localeCompare(b.ended_at) || a.id.localeCompare(b.id));
-  for (const w of ordered) {
-    const byExercise = new Map<string, Set[]>();
-    for (const e of [...w.exercises].sort((a, b) => a.exercise_order - b.exercise_order)) {
-      byExercise.set(e.exercise_id, [...(byExercise.get(e.exercise_id) ?? []), ...eligible([...e.sets].sort((a, b) => a.position - b.position))]);
-    }
-    for (const [exerciseId, sets] of byExercise) {
-      const entry = out.get(exerciseId) ?? { records: { weight: null, reps: null, set_volume: null, estimated_1rm: null }, sessions: 0, last: null, eligibleSets: 0 };
-      entry.sessions += 1;
-      entry.last = w.ended_at;
-      entry.eligibleSets += sets.length;
-      for (const label of LABELS) {
-        let best: Set | null = null;
-        for (const s of sets) if (labelValue(label, s) !== null && (best === null || labelValue(label, s)! > labelValue(label, best)!)) best = s;
-        const held = entry.records[label];
-        if (best && (held === null || labelValue(label, best)! > held.value)) {
-          entry.records[label] = { value: labelValue(label, best)!, workout_id: w.id, set_at: w.ended_at, date: localDate(w.started_at ?? w.ended_at), set_number: best.set_number, weight_kg: best.weight_kg, reps: best.reps };
-        }
-      }
-      out.set(exerciseId, entry);
-    }
-  }
-  return out;
-}
 
 const recordOf = (r: PersonalRecord | null): Expected | null => r && { value: r.value, workout_id: r.workout_id, set_at: r.set_at, date: r.date, set_number: r.set_number, weight_kg: r.weight_kg, reps: r.reps };
 
@@ -96,7 +34,7 @@ test('a year of Hevy training: every exercise, its records in at most 10 calls o
       if (e.type === 'workout.created' || e.type === 'workout.updated') workouts.set(item!.id, item as RecordItem<'workout'>);
       if (e.type === 'exercise.created' || e.type === 'exercise.updated') exercises.set(item!.id, item as RecordItem<'exercise'>);
     }
-    const expected = expectedRecords([...workouts.values()]);
+    const expected = expectedRecords([...workouts.values()], TIMEZONE);
     assert.ok(workouts.size === 150 && exercises.size > 15, `a year of training: ${workouts.size} workouts, ${exercises.size} exercises`);
     const withRecords = [...expected.values()].filter((x) => LABELS.every((l) => x.records[l] !== null)).length;
     assert.ok(withRecords > 5, 'weighted lifts hold all four records');
