@@ -109,7 +109,6 @@ export const writeRecordSchemas = {
  * reads of tools/list, and only an agent about to propose needs them. Checked in full either way.
  */
 const SHAPE_IN_CONTEXT = 'get_write_context lists its fields under kinds[].record_schema';
-for (const k of writeKinds) withToolJsonSchema(writeRecordSchemas[k], { type: 'object', description: `The ${k} record; ${SHAPE_IN_CONTEXT}.` });
 export type WriteRecord<K extends WriteKind = WriteKind> = z.infer<(typeof writeRecordSchemas)[K]>;
 
 /** Each kind's write shape as a JSON Schema, for get_write_context. */
