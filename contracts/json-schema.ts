@@ -96,6 +96,20 @@ function constObject(node: Node): Node | null {
   return { const: Object.fromEntries(names.map((n) => [n, (properties[n] as Node).const])) };
 }
 
+/** `JSON.stringify(node)`, with the JSON of its subschemas from `key`. */
+function serialise(node: Node, key: (n: Node) => string): string {
+  const value = (k: string, v: unknown): string => {
+    if (ONE.includes(k) && isNode(v)) return key(v);
+    if (LIST.includes(k) && Array.isArray(v)) return `[${v.map((x) => (isNode(x) ? key(x) : JSON.stringify(x))).join(',')}]`;
+    if (MAP.includes(k) && isNode(v)) return `{${Object.entries(v).map(([name, x]) => `${JSON.stringify(name)}:${isNode(x) ? key(x) : JSON.stringify(x)}`).join(',')}}`;
+    return JSON.stringify(v);
+  };
+  return `{${Object.entries(node)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${JSON.stringify(k)}:${value(k, v)}`)
+    .join(',')}}`;
+}
+
 /** Shorter than this, a $ref saves too little to be worth the indirection. */
 const SHARE_AT_LEAST = 40;
 const REF_COST = '{"$ref":"#/$defs/s00"}'.length;
@@ -111,10 +125,21 @@ function shareRepeated(schema: Node): Node {
   const holders = () => [root, ...Object.values(defs).filter(isNode)];
   for (let n = 0; ; n++) {
     const counts = new Map<string, number>();
+    // Each subschema's JSON once, built from its children's: stringifying every subtree afresh
+    // costs its depth over again, and tools are listed on every server start.
+    const keys = new Map<Node, string>();
+    const key = (node: Node): string => {
+      let k = keys.get(node);
+      if (k === undefined) {
+        k = serialise(node, key);
+        keys.set(node, k);
+      }
+      return k;
+    };
     const count = (node: Node) => {
       for (const { value } of slots(node)) {
-        const key = JSON.stringify(value);
-        counts.set(key, (counts.get(key) ?? 0) + 1);
+        const k = key(value);
+        counts.set(k, (counts.get(k) ?? 0) + 1);
         count(value);
       }
     };
@@ -130,7 +155,7 @@ function shareRepeated(schema: Node): Node {
     const ref = { $ref: `#/$defs/${name}` };
     const replace = (node: Node) => {
       for (const slot of slots(node)) {
-        if (JSON.stringify(slot.value) === best) slot.set(ref);
+        if (key(slot.value) === best) slot.set(ref);
         else replace(slot.value);
       }
     };
