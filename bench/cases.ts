@@ -176,6 +176,8 @@ const ARGUMENTS: Record<ImplementedOperation, (found: Found) => Arguments> = {
   list_completed_workouts: () => ({}),
   get_completed_workout: (f) => ({ workout_id: f.workoutId }),
   get_exercise_history: (f) => ({ exercise_id: f.exerciseId }),
+  list_exercises: () => ({}),
+  get_personal_records: () => ({}),
   list_saved_routines: () => ({}),
   get_saved_routine: (f) => ({ routine_id: f.routineId }),
   list_recovery_checkins: () => ({}),

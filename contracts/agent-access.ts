@@ -3,6 +3,7 @@
 // Nutrition and body-measurement reads are "not shown" in the spec; their operations and
 // resources below are our design, built in the same style as the specified ones.
 import { z } from 'zod';
+import { withToolJsonSchema } from './json-schema.ts';
 import { proposal, writeContext, writeRecord } from './write.ts';
 import {
   LIMITS,
@@ -133,14 +134,30 @@ export type DateWindow = z.infer<typeof dateWindow>;
 
 // Query strings arrive as text while MCP tool arguments arrive as JSON, so accept both forms of
 // the limit; only plain digits are read as a number so that '', '1e1' or '0x5' are refused.
-const limit = z
+const limitValue = z
   .union([z.number(), z.string().regex(/^[0-9]+$/, 'limit must be an integer').transform(Number)])
-  .pipe(z.number().int().min(1).max(LIMITS.pageSizeMax))
-  .default(LIMITS.pageSizeDefault);
+  .pipe(z.number().int().min(1).max(LIMITS.pageSizeMax));
+/**
+ * What a model is told of `limit`: the JSON value a tool call sends. The digits-only text form
+ * exists for query strings, where every value is text; a tool schema that offered it would only
+ * invite models to send strings.
+ */
+export const LIMIT_JSON_SCHEMA = {
+  type: 'integer',
+  minimum: 1,
+  maximum: LIMITS.pageSizeMax,
+  default: LIMITS.pageSizeDefault,
+  description: `Items a page, 1-${LIMITS.pageSizeMax}.`,
+} as const;
+const limit = withToolJsonSchema(limitValue.default(LIMITS.pageSizeDefault), LIMIT_JSON_SCHEMA);
+const pageCursor = cursor
+  .nullable()
+  .default(null)
+  .describe('next_cursor of the previous page, unchanged.');
 
 const pageFields = {
   limit,
-  cursor: cursor.nullable().default(null),
+  cursor: pageCursor,
 };
 
 /** Query of list operations without a date window (`list_saved_routines`). */
@@ -151,15 +168,49 @@ export type PageQuery = z.infer<typeof pageQuery>;
 export const listQuery = z
   .strictObject({
     ...pageFields,
-    from: localDate.nullable().default(null),
-    to: localDate.nullable().default(null),
+    from: localDate.nullable().default(null).describe(`Window start, with to; at most ${LIMITS.rangeDaysMax} days. Default: the last 30 days.`),
+    to: localDate.nullable().default(null).describe('Window end (local date), with from.'),
   })
   .superRefine(checkWindow);
 export type ListQuery = z.infer<typeof listQuery>;
 
-export const workoutPathParams = z.strictObject({ workout_id: uuid });
-export const exercisePathParams = z.strictObject({ exercise_id: uuid });
-export const routinePathParams = z.strictObject({ routine_id: uuid });
+export const workoutPathParams = z.strictObject({ workout_id: uuid.describe('A workout id from list_completed_workouts.') });
+export const exercisePathParams = z.strictObject({ exercise_id: uuid.describe('An exercise id from list_exercises (or a workout, or the snapshot).') });
+export const routinePathParams = z.strictObject({ routine_id: uuid.describe('A routine id from list_saved_routines.') });
+
+/** Longest exercise-name query: room for any name's words (names are at most 200 characters). */
+export const EXERCISE_QUERY_MAX = 100;
+const exerciseQuery = z
+  .string()
+  .trim()
+  .min(1)
+  .max(EXERCISE_QUERY_MAX)
+  .nullable()
+  .default(null)
+  .describe('Words beginning words of the name, any order ("bench barbell").');
+
+/** Query of `list_exercises`: an optional name search, paged. */
+export const exerciseListQuery = z.strictObject({ query: exerciseQuery, ...pageFields });
+export type ExerciseListQuery = z.infer<typeof exerciseListQuery>;
+
+/**
+ * Query of `get_personal_records`: one exercise by id, or the page of exercises that
+ * `list_exercises` gives for the same query, limit and cursor (its cursors work here too).
+ */
+export const personalRecordsQuery = z
+  .strictObject({
+    exercise_id: uuid.nullable().default(null).describe('One exercise (from list_exercises), alone.'),
+    query: exerciseQuery,
+    limit: withToolJsonSchema(limitValue.optional(), LIMIT_JSON_SCHEMA),
+    cursor: pageCursor.describe('next_cursor of this or list_exercises (same query), unchanged.'),
+  })
+  .superRefine((q, ctx) => {
+    if (q.exercise_id === null) return;
+    for (const key of ['query', 'limit', 'cursor'] as const) {
+      if (q[key] !== null && q[key] !== undefined) ctx.addIssue({ code: 'custom', message: 'give exercise_id alone, or query, limit and cursor without it', path: [key] });
+    }
+  });
+export type PersonalRecordsQuery = z.infer<typeof personalRecordsQuery>;
 
 // ---------------------------------------------------------------------------------------------
 // 2.4 access context
@@ -377,6 +428,62 @@ export const exerciseHistory = z.strictObject({
 export type ExerciseHistory = z.infer<typeof exerciseHistory>;
 
 // ---------------------------------------------------------------------------------------------
+// Exercises and personal records: OUR DESIGN (issue 16; the spec has neither operation). Exercises
+// are listed by name, case and accents folded, ids breaking ties.
+
+export const exerciseListItem = z.strictObject({
+  id: uuid,
+  name: textWrapper,
+  muscle_group: muscleGroup.nullable(),
+  tracking_type: trackingType,
+  /** Completed workouts that include the exercise. */
+  session_count: nonNegativeInt,
+  /** When the latest of them ended; null when none has. */
+  last_done_at: dateTime.nullable(),
+});
+export type ExerciseListItem = z.infer<typeof exerciseListItem>;
+
+export const exerciseList = z.strictObject({
+  items: z.array(exerciseListItem).max(LIMITS.pageSizeMax),
+  next_cursor: nextCursor,
+});
+export type ExerciseList = z.infer<typeof exerciseList>;
+
+/** The set holding a best: the value, and the workout and set where it was done. */
+export const personalRecord = z.strictObject({
+  value: z.number().positive(),
+  /** The workout's local date in the record timezone. */
+  date: localDate,
+  workout_id: uuid,
+  /** When the record was set: the end of that workout. */
+  set_at: dateTime,
+  set_number: positiveInt,
+  weight_kg: z.number().nullable(),
+  reps: z.number().int().nullable(),
+});
+export type PersonalRecord = z.infer<typeof personalRecord>;
+
+export const exercisePersonalRecords = z.strictObject({
+  exercise: z.strictObject({ id: uuid, name: textWrapper }),
+  records: z
+    .strictObject({
+      weight: personalRecord.nullable(),
+      reps: personalRecord.nullable(),
+      set_volume: personalRecord.nullable(),
+      estimated_1rm: personalRecord.nullable(),
+    })
+    .describe('Current best per label (null: no eligible set yet). Values: weight and estimated_1rm in kg, reps a count, set_volume kg x reps.'),
+  metadata: derivedMetricMetadata,
+});
+export type ExercisePersonalRecords = z.infer<typeof exercisePersonalRecords>;
+
+export const personalRecords = z.strictObject({
+  items: z.array(exercisePersonalRecords).max(LIMITS.pageSizeMax),
+  next_cursor: nextCursor,
+});
+export type PersonalRecords = z.infer<typeof personalRecords>;
+
+// ---------------------------------------------------------------------------------------------
 // 2.9 saved routine
 
 const routineListItemShape = {
@@ -561,6 +668,8 @@ export const agentAccessOperations = {
   list_completed_workouts: { path: '/v1/agent-access/training/workouts', scope: 'training' },
   get_completed_workout: { path: '/v1/agent-access/training/workouts/:workout_id', scope: 'training' },
   get_exercise_history: { path: '/v1/agent-access/training/exercises/:exercise_id/history', scope: 'training' },
+  list_exercises: { path: '/v1/agent-access/training/exercises', scope: 'training' },
+  get_personal_records: { path: '/v1/agent-access/training/personal-records', scope: 'training' },
   list_saved_routines: { path: '/v1/agent-access/training/routines', scope: 'training' },
   get_saved_routine: { path: '/v1/agent-access/training/routines/:routine_id', scope: 'training' },
   list_recovery_checkins: { path: '/v1/agent-access/recovery/check-ins', scope: 'recovery' },
@@ -606,6 +715,8 @@ export const agentAccessData = {
   list_completed_workouts: windowedList(workoutSummary),
   get_completed_workout: z.strictObject({ workout: workoutDetail }),
   get_exercise_history: exerciseHistory,
+  list_exercises: exerciseList,
+  get_personal_records: personalRecords,
   list_saved_routines: z.strictObject({
     items: z.array(routineListItem).max(LIMITS.pageSizeMax),
     next_cursor: nextCursor,
@@ -654,6 +765,8 @@ export const agentAccessResponses = {
   list_completed_workouts: listCompletedWorkoutsResponse,
   get_completed_workout: getCompletedWorkoutResponse,
   get_exercise_history: getExerciseHistoryResponse,
+  list_exercises: envelope('list_exercises', agentAccessData.list_exercises),
+  get_personal_records: envelope('get_personal_records', agentAccessData.get_personal_records),
   list_saved_routines: listSavedRoutinesResponse,
   get_saved_routine: getSavedRoutineResponse,
   list_recovery_checkins: listRecoveryCheckinsResponse,

@@ -2,7 +2,7 @@
 // REST routes, the MCP tools and the OpenAPI document, so no surface defines an operation itself.
 // Entries are added as operations are implemented.
 import { z } from 'zod';
-import { agentAccessData, checkWindow, envelope, exercisePathParams, listQuery, pageQuery, routinePathParams, workoutPathParams, type AgentAccessOperation } from './agent-access.ts';
+import { agentAccessData, checkWindow, envelope, exerciseListQuery, exercisePathParams, listQuery, pageQuery, personalRecordsQuery, routinePathParams, workoutPathParams, type AgentAccessOperation } from './agent-access.ts';
 import { uuid, type AccessKind, type ReadScope } from './common.ts';
 import { writeKind, writeProposalBody, WRITE_VERSION } from './write.ts';
 
@@ -107,6 +107,26 @@ export const operations = {
       'The completed working sets of one exercise (warm-ups and sets not completed are left out), workout by workout, for workouts whose local date is in the window, newest first. Without from/to the window is the 30 local days ending today. An exercise not in this record is a 404.',
     input: exercisePathParams.extend(listQuery.shape).superRefine(checkWindow),
   }),
+  list_exercises: read({
+    operationId: 'list_exercises',
+    path: '/v1/agent-access/training/exercises',
+    scope: 'training',
+    weight: 1,
+    summary: "The athlete's exercises",
+    description:
+      'Use to find an exercise id (for get_exercise_history, get_personal_records) by name, or to see what the athlete trains. Each: id, name, muscle group, tracking type, how many completed workouts include it and when it was last done. Ordered by name (case and accents ignored), then id. query finds names containing all its words as word beginnings, in any order; a misspelt word finds nothing, so list without it to choose.',
+    input: exerciseListQuery,
+  }),
+  get_personal_records: read({
+    operationId: 'get_personal_records',
+    path: '/v1/agent-access/training/personal-records',
+    scope: 'training',
+    weight: 2,
+    summary: 'Personal records',
+    description:
+      'Use for bests: the current record of each label (heaviest weight, most reps, largest set volume, highest Epley estimated 1RM) with its value, local date, workout and set, by the rules of the record labels on workout sets (historical-record-at-completion.v1; personal-records.v1). Give exercise_id for one exercise, or page like list_exercises (same query, limit, cursor; its cursors work here) to get every exercise\'s records, 10 a call.',
+    input: personalRecordsQuery,
+  }),
   list_saved_routines: read({
     operationId: 'list_saved_routines',
     path: '/v1/agent-access/training/routines',
@@ -183,7 +203,7 @@ export const operations = {
     summary: 'An item as it is now, to edit',
     description:
       'The current body of one item in the write shape that prepare_write_proposal takes, with its revision: read it before an update or delete and send that revision as base_revision. Needs read access to the item\'s area. Ids come from the read tools (workouts, routines, check-ins, meals, measurements, goals). An id not in this record is a 404.',
-    input: z.strictObject({ kind: writeKind, id: uuid }),
+    input: z.strictObject({ kind: writeKind.describe('The kind of item.'), id: uuid.describe("The item's id, from a read tool.") }),
   }),
   prepare_write_proposal: {
     operationId: 'prepare_write_proposal',
@@ -208,7 +228,7 @@ export const operations = {
     weight: 1,
     summary: 'A proposal\'s status and receipt',
     description: `The status of a proposal this connection prepared (prepared, committed, rejected, expired, conflicted, undone), its times and summary, approval_url while it awaits review, and the receipt once committed. Call it before retrying a prepare whose response was lost. ${APPROVAL_ONLY_IN_BROWSER}`,
-    input: z.strictObject({ command_id: uuid }),
+    input: z.strictObject({ command_id: uuid.describe('The command_id the proposal was prepared with.') }),
   }),
 } as const satisfies Partial<Record<AgentAccessOperation, Operation>>;
 

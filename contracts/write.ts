@@ -16,6 +16,7 @@ import {
 } from './common.ts';
 import { bodyMeasurement, checkin, equipmentSetup, exercise, fitnessPreferences, goal, meal, routine, routineExercise, workoutExercise, type RecordKind } from './record.ts';
 import { PROPOSAL_STATUSES } from './policy.ts';
+import { toolJsonSchema, withToolJsonSchema } from './json-schema.ts';
 import { writePermission } from './write-permissions.ts';
 
 export { PROPOSAL_STATUSES };
@@ -104,12 +105,25 @@ export const writeRecordSchemas = {
   equipment_setup: equipmentSetup.omit({ id: true }),
   fitness_preferences: fitnessPreferences.omit({ id: true }),
 } as const satisfies Record<WriteKind, z.ZodObject>;
+
+/**
+ * Where tools meet a write shape they point to get_write_context, which gives each kind's shape
+ * (`kinds[].record_schema`): spelt out in every tool, the nine shapes were most of what a model
+ * reads of tools/list, and only an agent about to propose needs them. Checked in full either way.
+ */
+const SHAPE_IN_CONTEXT = 'get_write_context lists its fields under kinds[].record_schema';
 export type WriteRecord<K extends WriteKind = WriteKind> = z.infer<(typeof writeRecordSchemas)[K]>;
+
+/** Each kind's write shape as a JSON Schema, for get_write_context. */
+export const WRITE_RECORD_JSON_SCHEMAS = Object.fromEntries(writeKinds.map((k) => [k, toolJsonSchema(writeRecordSchemas[k], 'input', true)])) as Record<WriteKind, Record<string, unknown>>;
 
 const revision = z.number().int().positive();
 
 /** Any kind's write shape, as answers carry it (each answer also names the kind). */
-const anyWriteRecord = z.union(Object.values(writeRecordSchemas) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]]);
+const anyWriteRecord = withToolJsonSchema(z.union(Object.values(writeRecordSchemas) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]]), {
+  type: 'object',
+  description: `The record in the write shape of its kind; ${SHAPE_IN_CONTEXT}.`,
+});
 
 function actionOf<K extends WriteKind>(kind: K) {
   return z
@@ -138,6 +152,13 @@ export const writeAction = z.discriminatedUnion(
   'kind',
   writeKinds.map((k) => actionOf(k)) as unknown as [ReturnType<typeof actionOf<'exercise'>>, ...Array<ReturnType<typeof actionOf<WriteKind>>>],
 );
+// Tools see one action shape for every kind (the operations each kind allows are in
+// get_write_context too); the union above checks each kind's own.
+const { shape: exerciseAction } = actionOf('exercise');
+withToolJsonSchema(
+  writeAction,
+  toolJsonSchema(z.strictObject({ ...exerciseAction, op: writeOp.describe('What each kind allows is in get_write_context (kinds[].operations).'), kind: writeKind, record: anyWriteRecord.optional() }), 'input'),
+);
 export interface WriteAction<K extends WriteKind = WriteKind> {
   op: WriteOp;
   kind: K;
@@ -149,12 +170,13 @@ export interface WriteAction<K extends WriteKind = WriteKind> {
 
 /** The body of `prepare_write_proposal`. */
 export const writeProposalBody = z.strictObject({
-  version: z.literal(WRITE_VERSION, { error: `version must be "${WRITE_VERSION}"` }),
+  version: z.literal(WRITE_VERSION, { error: `version must be "${WRITE_VERSION}"` }).describe(`Always "${WRITE_VERSION}".`),
   command_id: uuid.describe('A uuid you choose for this proposal and keep: resending the same body returns the same proposal.'),
   actions: z
     .array(writeAction)
     .min(1, { error: 'a proposal holds at least one action' })
-    .max(WRITE_POLICY.changesPerProposal, { error: `a proposal holds at most ${WRITE_POLICY.changesPerProposal} changes` }),
+    .max(WRITE_POLICY.changesPerProposal, { error: `a proposal holds at most ${WRITE_POLICY.changesPerProposal} changes` })
+    .describe('The changes, applied in order when the athlete approves.'),
 });
 export type WriteProposalBody = z.infer<typeof writeProposalBody>;
 
@@ -231,7 +253,18 @@ export const writeContext = z.strictObject({
   read_scopes: z.array(readScope),
   /** The athlete's permission form, asking for the permissions this connection lacks. */
   permissions_url: z.url(),
-  kinds: z.array(z.strictObject({ kind: writeKind, areas: z.array(readScope).min(1), operations: z.array(writeOp).min(1) })),
+  kinds: z.array(
+    z.strictObject({
+      kind: writeKind,
+      areas: z.array(readScope).min(1),
+      operations: z.array(writeOp).min(1),
+      record_schema: withToolJsonSchema(z.record(z.string(), z.unknown()), {
+        type: 'object',
+        additionalProperties: true,
+        description: "The JSON Schema of this kind's record in an action.",
+      }),
+    }),
+  ),
   /** The area of a goal depends on its type. */
   goal_areas: z.record(goalType, readScope),
   limits: z.strictObject({

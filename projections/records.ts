@@ -2,14 +2,57 @@
 // keeps the best values after it, so a new workout needs only the entry before it; a workout
 // changed or added in the past re-labels the later entries of its exercises until they agree
 // with what is stored again.
+//
+// Each entry also keeps which set holds each best after it (`holders`), and every exercise has a
+// summary: its catalog fields, how many workouts include it, its first and last, and its latest
+// entry's bests and holders. Personal records and the exercise list then read one document per
+// exercise instead of walking its history.
 import type { RecordItem, WorkoutSet } from '../contracts/record.ts';
-import { NO_BEST, recordsOf, type Best, type Indicator } from '../services/domain/records.ts';
+import { sortName } from '../services/domain/exercise-search.ts';
+import { NO_BEST, recordsOf, valueOf, type Best, type Indicator } from '../services/domain/records.ts';
 import type { Doc, Documents, KeyValue } from '../services/store/read-store.ts';
 import { athleteOf, occurredAt, type Projection } from './projection.ts';
 
 export const RECORD_INDICATORS = 'record_indicators';
+export const EXERCISE_SUMMARIES = 'exercise_summaries';
 const BY_EXERCISE = 'by_exercise';
 const BY_WORKOUT = 'by_workout';
+/** Exercises by folded name (see exercise-search.ts), ids breaking ties. */
+export const BY_SORT_NAME = { name: 'by_sort_name', fields: ['sort_name', 'id'] };
+
+/** The set that holds a best: where it was done and what it was. */
+export interface RecordHolder {
+  value: number;
+  workout_id: string;
+  ended_at: string;
+  set_number: number;
+  weight_kg: number | null;
+  reps: number | null;
+}
+export type Holders = Record<Indicator, RecordHolder | null>;
+export const NO_HOLDERS: Holders = { weight: null, reps: null, set_volume: null, estimated_1rm: null };
+
+/** The bests after an entry and the sets holding them. */
+interface Standing {
+  after: Best;
+  holders: Holders;
+}
+const NO_STANDING: Standing = { after: NO_BEST, holders: NO_HOLDERS };
+
+export interface ExerciseSummaryDoc extends Doc {
+  /** Null for an exercise a workout names that the catalog does not hold (a damaged store). */
+  name: string | null;
+  sort_name: string;
+  muscle_group: string | null;
+  tracking_type: RecordItem<'exercise'>['tracking_type'] | null;
+  /** Completed workouts that include the exercise. */
+  session_count: number;
+  first_done_at: string | null;
+  last_done_at: string | null;
+  best: Best;
+  holders: Holders;
+  computed_at: string;
+}
 
 export interface RecordEntryDoc extends Doc {
   exercise_id: string;
@@ -21,6 +64,7 @@ export interface RecordEntryDoc extends Doc {
   labels: Record<string, Indicator[]>;
   sample_count: number;
   after: Best;
+  holders: Holders;
   computed_at: string;
 }
 
@@ -35,27 +79,35 @@ function entriesOf(w: RecordItem<'workout'>): Map<string, RecordEntryDoc['sets']
   return out;
 }
 
-/** Labels of an entry given the best before it; sets are renumbered so positions are unique. */
-function label(sets: RecordEntryDoc['sets'], prior: Best) {
+/** Labels of an entry given the standing before it; sets are renumbered so positions are unique. */
+function label(entry: Position & { sets: RecordEntryDoc['sets'] }, prior: Standing) {
+  const { sets } = entry;
   const index = new Map(sets.map((s, i) => [setKey(s.exercise_order, s.position), i]));
   const renumbered = sets.map((s, i) => ({
     ...s,
     position: i,
     parent_position: s.parent_position === null ? null : (index.get(setKey(s.exercise_order, s.parent_position)) ?? null),
   }));
-  const r = recordsOf(renumbered, prior);
+  const r = recordsOf(renumbered, prior.after);
   const labels: Record<string, Indicator[]> = {};
+  const holders = { ...prior.holders };
   for (const [i, l] of Object.entries(r.labels)) {
     const s = sets[Number(i)]!;
     labels[setKey(s.exercise_order, s.position)] = l;
+    // A label is a new best, so its set holds that best from here on.
+    for (const indicator of l) {
+      holders[indicator] = { value: valueOf(indicator, s)!, workout_id: entry.workout_id, ended_at: entry.ended_at, set_number: s.set_number, weight_kg: s.weight_kg, reps: s.reps };
+    }
   }
-  return { labels, sample_count: r.sampleCount, after: r.after };
+  return { labels, sample_count: r.sampleCount, after: r.after, holders };
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 export const recordsProjection: Projection = {
   name: 'record_indicators',
+  // 2: entries keep their holders; exercise summaries.
+  version: 2,
   collections: [
     {
       name: RECORD_INDICATORS,
@@ -64,11 +116,13 @@ export const recordsProjection: Projection = {
         { name: BY_WORKOUT, fields: ['workout_id', 'id'] },
       ],
     },
+    { name: EXERCISE_SUMMARIES, indexes: [BY_SORT_NAME] },
   ],
-  handles: (type) => type.startsWith('workout.'),
+  handles: (type) => type.startsWith('workout.') || type.startsWith('exercise.'),
   async apply(event, docs) {
     const athleteId = athleteOf(event);
     const at = occurredAt(event);
+    if (event.type.startsWith('exercise.')) return catalogChanged(docs, athleteId, event.data as { item?: RecordItem<'exercise'>; id?: string }, at);
     const data = event.data as { item?: RecordItem<'workout'>; id?: string };
     const workoutId = data.item?.id ?? data.id!;
     const old = await docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_WORKOUT, prefix: [workoutId], direction: 'asc', limit: 500 });
@@ -82,9 +136,39 @@ export const recordsProjection: Projection = {
       const from = [added?.ended_at, removedAt].filter((x): x is string => !!x).sort()[0]!;
       const removed = removedAt === null ? null : { ended_at: removedAt, workout_id: workoutId };
       await relabel(docs, athleteId, exerciseId, from, added, removed, at);
+      await summarise(docs, athleteId, exerciseId, (sets ? 1 : 0) - (removedAt === null ? 0 : 1), at);
     }
   },
 };
+
+function unlisted(id: string, at: string): ExerciseSummaryDoc {
+  return { id, name: null, sort_name: '', muscle_group: null, tracking_type: null, session_count: 0, first_done_at: null, last_done_at: null, best: NO_BEST, holders: NO_HOLDERS, computed_at: at };
+}
+
+/** An exercise created, renamed or deleted: its summary's catalog fields follow, its history stays. */
+async function catalogChanged(docs: Documents, athleteId: string, data: { item?: RecordItem<'exercise'>; id?: string }, at: string): Promise<void> {
+  if (!data.item) return docs.delete(EXERCISE_SUMMARIES, athleteId, data.id!);
+  const e = data.item;
+  const current = (await docs.get<ExerciseSummaryDoc>(EXERCISE_SUMMARIES, athleteId, e.id)) ?? unlisted(e.id, at);
+  await docs.upsert(EXERCISE_SUMMARIES, athleteId, { ...current, name: e.name, sort_name: sortName(e.name), muscle_group: e.muscle_group, tracking_type: e.tracking_type } satisfies ExerciseSummaryDoc);
+}
+
+/** After an exercise's entries changed: its session count moves by `sessions`; first, last and bests are read off its entries. */
+async function summarise(docs: Documents, athleteId: string, exerciseId: string, sessions: number, at: string): Promise<void> {
+  const ends = (direction: 'asc' | 'desc') => docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_EXERCISE, prefix: [exerciseId], direction, limit: 1 });
+  const [first] = await ends('asc');
+  const [last] = await ends('desc');
+  const current = (await docs.get<ExerciseSummaryDoc>(EXERCISE_SUMMARIES, athleteId, exerciseId)) ?? unlisted(exerciseId, at);
+  await docs.upsert(EXERCISE_SUMMARIES, athleteId, {
+    ...current,
+    session_count: current.session_count + sessions,
+    first_done_at: first?.ended_at ?? null,
+    last_done_at: last?.ended_at ?? null,
+    best: last?.after ?? NO_BEST,
+    holders: last?.holders ?? NO_HOLDERS,
+    computed_at: at,
+  } satisfies ExerciseSummaryDoc);
+}
 
 type Position = { ended_at: string; workout_id: string };
 const isBefore = (a: Position, b: Position) => a.ended_at < b.ended_at || (a.ended_at === b.ended_at && a.workout_id < b.workout_id);
@@ -104,7 +188,7 @@ async function relabel(
   at: string,
 ): Promise<void> {
   const before = await docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_EXERCISE, prefix: [exerciseId], direction: 'desc', after: [from, ''], limit: 1 });
-  let prior = before[0]?.after ?? NO_BEST;
+  let prior: Standing = before[0] ?? NO_STANDING;
   let pending = added;
   let after: KeyValue[] = [from, ''];
   for (;;) {
@@ -114,11 +198,11 @@ async function relabel(
         prior = await write(docs, athleteId, exerciseId, pending, prior, at);
         pending = null;
       }
-      const next = label(entry.sets, prior);
-      const unchanged = same(next.labels, entry.labels) && next.sample_count === entry.sample_count && same(next.after, entry.after);
+      const next = label(entry, prior);
+      const unchanged = same(next.labels, entry.labels) && next.sample_count === entry.sample_count && same(next.after, entry.after) && same(next.holders, entry.holders);
       if (unchanged && !pending && (removed === null || isBefore(removed, entry))) return;
       if (!unchanged) await docs.upsert(RECORD_INDICATORS, athleteId, { ...entry, ...next, computed_at: at });
-      prior = next.after;
+      prior = next;
     }
     if (page.length < 200) break;
     const last = page[page.length - 1]!;
@@ -132,10 +216,10 @@ async function write(
   athleteId: string,
   exerciseId: string,
   entry: { ended_at: string; workout_id: string; sets: RecordEntryDoc['sets'] },
-  prior: Best,
+  prior: Standing,
   at: string,
-): Promise<Best> {
-  const next = label(entry.sets, prior);
+): Promise<Standing> {
+  const next = label(entry, prior);
   await docs.upsert(RECORD_INDICATORS, athleteId, {
     id: `${entry.workout_id}:${exerciseId}`,
     exercise_id: exerciseId,
@@ -145,5 +229,5 @@ async function write(
     ...next,
     computed_at: at,
   } satisfies RecordEntryDoc);
-  return next.after;
+  return next;
 }

@@ -2,7 +2,7 @@
 // several instances each keep their own budget, so a connection's real budget behind a load
 // balancer is at most `units` times the number of instances (see docs/decisions.md).
 import type { Clock } from '../domain/clock.ts';
-import { admit, type QuotaPolicy } from '../domain/quota.ts';
+import { admit, standing, type QuotaPolicy } from '../domain/quota.ts';
 
 /** Keys whose budget has refilled are forgotten on a sweep every this many charges. */
 const SWEEP_EVERY = 1024;
@@ -26,6 +26,12 @@ export class Quota {
     if (!decision.admitted) return Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
     this.#tats.set(key, decision.tat);
     return 0;
+  }
+
+  /** The units `key` could spend now and the whole seconds until its budget is whole again. */
+  left(key: string): { units: number; fullInSeconds: number } {
+    const s = standing(this.policy, this.#tats.get(key), this.#clock.now().getTime());
+    return { units: s.units, fullInSeconds: Math.ceil(s.fullInMs / 1000) };
   }
 
   #sweep(now: number): void {

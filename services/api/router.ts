@@ -14,6 +14,7 @@ import { WriteRefusal } from '../domain/proposal.ts';
 import type { ProposalService } from '../writes/proposals.ts';
 import { listBodyMeasurements, listDailyNutrition, listMeals } from '../reads/body-nutrition.ts';
 import { getExerciseHistory } from '../reads/exercise-history.ts';
+import { getPersonalRecords, listExercises } from '../reads/exercises.ts';
 import { listRecoveryCheckins } from '../reads/recovery.ts';
 import { getSavedRoutine, listSavedRoutines } from '../reads/routines.ts';
 import { getTrainingSnapshot } from '../reads/snapshot.ts';
@@ -36,6 +37,8 @@ export interface ApiContext extends Omit<ApiServices, 'auth'> {
   /** The request's bearer token (null when it carried none), checked by every procedure. */
   token: string | null;
   requestId: string;
+  /** Told of every charge to a connection's quota (seconds to wait, 0 when admitted), so a surface can state what is left. */
+  onCharge?: (grantId: string, wait: number) => void;
 }
 
 const t = initTRPC.context<ApiContext>().create();
@@ -52,6 +55,7 @@ function procedure<I extends z.ZodObject>(op: Operation<AgentAccessOperation, I>
       if (paused) throw unavailable(op.access, paused);
       const caller = await ctx.auth.check(ctx.token, ctx.surface, op.scope);
       const wait = ctx.quota.charge(caller.grantId, op.weight);
+      ctx.onCharge?.(caller.grantId, wait);
       if (wait) throw rateLimited(ctx.quota, wait);
       return next({ ctx: { caller } });
     })
@@ -127,6 +131,12 @@ export const agentAccessRouter = t.router({
   ),
   get_exercise_history: procedure(operations.get_exercise_history).query(async ({ ctx, input }) =>
     envelope(ctx, operations.get_exercise_history, await getExerciseHistory(ctx.app.reads, ctx.caller, input.exercise_id, input, ctx.app.clock.now(), ctx.cursorKey)),
+  ),
+  list_exercises: procedure(operations.list_exercises).query(async ({ ctx, input }) =>
+    envelope(ctx, operations.list_exercises, await listExercises(ctx.app.reads, ctx.caller, input, ctx.cursorKey)),
+  ),
+  get_personal_records: procedure(operations.get_personal_records).query(async ({ ctx, input }) =>
+    envelope(ctx, operations.get_personal_records, await getPersonalRecords(ctx.app.reads, ctx.caller, input, ctx.cursorKey)),
   ),
   list_saved_routines: procedure(operations.list_saved_routines).query(async ({ ctx, input }) =>
     envelope(ctx, operations.list_saved_routines, await listSavedRoutines(ctx.app.reads, ctx.caller, input, ctx.cursorKey)),

@@ -26,3 +26,15 @@ export function admit(policy: QuotaPolicy, tat: number | undefined, now: number,
   // a minute ends 1e-9 ms over and refuses its last unit.
   return overBy <= ROUNDING_MS ? { admitted: true, tat: next } : { admitted: false, retryAfterMs: overBy };
 }
+
+/**
+ * What a key has left at `now` (its `tat` as `admit` keeps it): the whole units a call could still
+ * spend, and the milliseconds until its budget is whole again. A call of weight w is admitted
+ * exactly when w <= units.
+ */
+export function standing(policy: QuotaPolicy, tat: number | undefined, now: number): { units: number; fullInMs: number } {
+  const owed = Math.max(0, (tat ?? now) - now);
+  const perUnitMs = policy.windowMs / policy.units;
+  // The same tolerance as `admit`, in units: a budget spent to the last unit reads 0, not -1e-9.
+  return { units: Math.max(0, Math.floor((policy.windowMs - owed + ROUNDING_MS) / perUnitMs)), fullInMs: owed };
+}

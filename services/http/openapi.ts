@@ -37,6 +37,11 @@ export function openApiDocument(baseUrl: string, quotas: { agentAccess: QuotaPol
   const challenge = { 'WWW-Authenticate': { description: 'Bearer challenge with resource_metadata (RFC 9728)', schema: { type: 'string' } } };
   const botChallenge = { 'WWW-Authenticate': { description: 'Bearer challenge (RFC 6750), realm "RepLedger Read API"', schema: { type: 'string' } } };
   const retryAfter = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } };
+  // Every answer to an identified connection (draft-ietf-httpapi-ratelimit-headers-11; see services/http/rate-limit.ts).
+  const rateLimit = {
+    'RateLimit-Policy': { description: `The connection's budget: \`"connection";q=${quotas.agentAccess.units};w=${quotas.agentAccess.windowMs / 1000}\` (units per window, refilled continuously)`, schema: { type: 'string' } },
+    RateLimit: { description: 'What is left: `"connection";r=<units left>;t=<seconds until the budget is whole again>`; on a 429, t is the Retry-After', schema: { type: 'string' } },
+  };
   const requestId = { 'X-Request-Id': { description: 'The request id, also in the body', schema: { type: 'string' } } };
   const noStore = { 'Cache-Control': { schema: { type: 'string', const: 'private, no-store' } } };
   const paths: Record<string, Record<string, unknown>> = {};
@@ -57,15 +62,15 @@ export function openApiDocument(baseUrl: string, quotas: { agentAccess: QuotaPol
         responses: {
           '200': {
             description: 'The envelope of spec 2.1 with the operation\'s data',
-            headers: { 'X-Request-Id': { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string', const: 'private, no-store' } } },
+            headers: { 'X-Request-Id': { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string', const: 'private, no-store' } }, ...rateLimit },
             content: { 'application/json': { schema: jsonSchema(op.response) } },
           },
-          '400': errorResponse('Invalid input: the message says what was wrong', {}),
+          '400': errorResponse('Invalid input: the message says what was wrong', rateLimit),
           '401': errorResponse('Missing, invalid, expired or revoked token; disconnected grant; no active Pro subscription', challenge),
           '403': errorResponse('The grant lacks the scope this operation needs', challenge),
-          '404': errorResponse('No such item in this athlete\'s record', {}),
+          '404': errorResponse('No such item in this athlete\'s record', rateLimit),
           '413': errorResponse('Request too large', {}),
-          '429': errorResponse(`Quota used up: each connection may spend ${budget}; this operation costs ${op.weight}`, retryAfter),
+          '429': errorResponse(`Quota used up: each connection may spend ${budget}; this operation costs ${op.weight}`, { ...retryAfter, ...rateLimit }),
           '503': errorResponse(`Temporarily unavailable: ${op.access === 'read' ? 'reads' : 'writes'} are paused for maintenance`, retryAfter),
         },
       },

@@ -6,6 +6,7 @@ import { operationList } from '../../contracts/operations.ts';
 import { ApiError } from '../api/errors.ts';
 import { createAgentAccessCaller, type ApiServices } from '../api/router.ts';
 import { bearerToken, sendApiError } from './agent-access.ts';
+import { setRateLimitHeaders } from './rate-limit.ts';
 
 /** Reads take no body; a larger one than a stray form is refused (413) before anything else. */
 const READ_BODY_LIMIT = 16 * 1024;
@@ -47,7 +48,13 @@ export function registerRest(server: FastifyInstance, services: ApiServices): vo
       // Operations without a body refuse one before Fastify would read it.
       ...(op.body ? { bodyLimit: op.bodyLimit ?? undefined } : { onRequest: refuseReadBody }),
       handler: async (request: FastifyRequest, reply) => {
-        const caller = createAgentAccessCaller({ ...services, surface: 'rest', token: bearerToken(request.headers.authorization), requestId: request.id });
+        const caller = createAgentAccessCaller({
+          ...services,
+          surface: 'rest',
+          token: bearerToken(request.headers.authorization),
+          requestId: request.id,
+          onCharge: (grantId, wait) => setRateLimitHeaders(reply, services.quota, grantId, wait),
+        });
         // A body that is not a JSON object is left for the input schema to refuse.
         const body = op.body && typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body) ? request.body : op.body ? { body: request.body } : {};
         const input = { ...(request.query as object), ...body, ...(request.params as object) };

@@ -6,7 +6,7 @@ import { WRITE_POLICY } from '../../contracts/common.ts';
 import type { ProposalEvent, ProposalPrepared } from '../../contracts/events.ts';
 import type { RecordItem, RecordKind } from '../../contracts/record.ts';
 import type { z } from 'zod';
-import { KIND_OPERATIONS, WRITE_KINDS, WRITE_VERSION, writeKindOf, writeKinds, writeRecordSchemas, type ProposalStatus, type writeContext, type NormalisedAction, type Proposal, type WriteKind, type WriteProposalBody } from '../../contracts/write.ts';
+import { KIND_OPERATIONS, WRITE_KINDS, WRITE_RECORD_JSON_SCHEMAS, WRITE_VERSION, writeKindOf, writeKinds, writeRecordSchemas, type ProposalStatus, type writeContext, type NormalisedAction, type Proposal, type WriteKind, type WriteProposalBody } from '../../contracts/write.ts';
 import { areaOf, permissionFormPath, WRITE_PERMISSIONS, type WritePermission } from '../../contracts/write-permissions.ts';
 import { PROPOSALS, proposalDocOf, type ProposalDoc } from '../../projections/proposals.ts';
 import { WORKOUT_DETAILS, WORKOUTS } from '../../projections/workouts.ts';
@@ -74,6 +74,7 @@ export class ProposalService {
         kind,
         areas: kind === 'goal' ? [...new Set(Object.values(GOAL_AREAS))].sort() : [areaOf(WRITE_KINDS[kind], null)],
         operations: [...KIND_OPERATIONS[kind]],
+        record_schema: WRITE_RECORD_JSON_SCHEMAS[kind],
       })),
       goal_areas: GOAL_AREAS,
       limits: {

@@ -325,7 +325,7 @@ const writeContextFixture = {
   permissions: ['nutrition:write'],
   read_scopes: ['nutrition'],
   permissions_url: 'https://repledger.example/connections/x/write-permissions/request?permissions=training%3Awrite',
-  kinds: [{ kind: 'meal', areas: ['nutrition'], operations: ['create', 'update', 'delete'] }],
+  kinds: [{ kind: 'meal', areas: ['nutrition'], operations: ['create', 'update', 'delete'], record_schema: { type: 'object' } }],
   goal_areas: { target_1rm: 'training', target_bodyweight: 'body_measurements', weekly_session_count: 'training', weekly_volume: 'training', daily_calories: 'nutrition', daily_protein: 'nutrition' },
   limits: { maximum_changes: 50, proposal_expiry_minutes: 30, scheduling_horizon_days: 90, undo_window_days: 30 },
   record: { timezone: 'Europe/Berlin', today: '2024-05-06', latest_scheduling_date: '2024-08-04' },
@@ -339,6 +339,17 @@ const dataFixtures: Record<keyof typeof agentAccessOperations, unknown> = {
   list_completed_workouts: { window, items: [summaryFixture], next_cursor: null },
   get_completed_workout: { workout: detailFixture },
   get_exercise_history: historyFixture,
+  list_exercises: { items: [{ id: id(3), name: text('Bench Press'), muscle_group: 'chest', tracking_type: 'weight_reps', session_count: 4, last_done_at: T }], next_cursor: 'c' },
+  get_personal_records: {
+    items: [
+      {
+        exercise: { id: id(3), name: text('Bench Press') },
+        records: { weight: { value: 100, date: '2024-05-06', workout_id: id(4), set_at: T, set_number: 2, weight_kg: 100, reps: 3 }, reps: null, set_volume: null, estimated_1rm: null },
+        metadata: metadataFixture,
+      },
+    ],
+    next_cursor: null,
+  },
   list_saved_routines: { items: [routineListItemFixture], next_cursor: 'c' },
   get_saved_routine: { routine: routineDetailFixture },
   list_recovery_checkins: recoveryFixture,

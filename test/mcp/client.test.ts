@@ -89,6 +89,10 @@ if (noBrowser) {
       await both('list_completed_workouts', { limit: 3, cursor: workouts.next_cursor });
       const detail = (await both('get_completed_workout', { workout_id: workouts.items![0]!.id })) as { workout: { exercises: Array<{ exercise_id: string }> } };
       await both('get_exercise_history', { exercise_id: detail.workout.exercises[0]!.exercise_id, limit: 5 });
+      const exercises = await both('list_exercises', { limit: 2 });
+      assert.is(exercises.items?.length, 2);
+      await both('get_personal_records', { limit: 2, ...(exercises.next_cursor ? { cursor: exercises.next_cursor } : {}) });
+      await both('get_personal_records', { exercise_id: detail.workout.exercises[0]!.exercise_id });
       const routines = await both('list_saved_routines', { limit: 2 });
       await both('get_saved_routine', { routine_id: routines.items![0]!.id });
       const today = todayLocal();
