@@ -74,6 +74,13 @@ export interface EventStore {
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** All events of a stream in order; an empty array for a stream that does not exist. */
   readStream(stream: string): Promise<StoredEvent[]>;
+  /**
+   * Up to `limit` events of a stream from revision `from` on, in order (none for a stream that does
+   * not exist): a long stream read a page at a time, in memory bounded by the page.
+   */
+  readStreamPage(stream: string, from: number, limit: number): Promise<StoredEvent[]>;
+  /** The revision of a stream's last event, or `no_stream`. */
+  streamRevision(stream: string): Promise<number | 'no_stream'>;
   /** Up to `limit` events with a global position greater than `after` (0 = from the start). */
   readAll(after: number, limit: number): Promise<StoredEvent[]>;
   /** Position of the last event in the store; 0 when empty. */

@@ -185,6 +185,24 @@ export class KurrentEventStore implements EventStore {
     return out;
   }
 
+  async readStreamPage(stream: string, from: number, limit: number): Promise<StoredEvent[]> {
+    const out: StoredEvent[] = [];
+    if (limit <= 0) return out;
+    try {
+      for await (const resolved of this.#client.readStream(stream, { fromRevision: BigInt(from), maxCount: limit })) {
+        if (resolved.event) out.push(toStored(resolved));
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw error;
+    }
+    return out;
+  }
+
+  async streamRevision(stream: string): Promise<number | 'no_stream'> {
+    return this.#revisionOf(stream);
+  }
+
   async readAll(after: number, limit: number): Promise<StoredEvent[]> {
     const out: StoredEvent[] = [];
     if (limit <= 0) return out;

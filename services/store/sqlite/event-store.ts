@@ -96,6 +96,15 @@ export class SqliteEventStore implements EventStore {
     return this.#query('SELECT * FROM events WHERE stream = ? ORDER BY revision', [stream]);
   }
 
+  async readStreamPage(stream: string, from: number, limit: number): Promise<StoredEvent[]> {
+    return this.#query('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?', [stream, from, limit]);
+  }
+
+  async streamRevision(stream: string): Promise<number | 'no_stream'> {
+    const row = statement(this.#db.reader, 'SELECT MAX(revision) AS r FROM events WHERE stream = ?').get(stream) as { r: number | null };
+    return row.r ?? 'no_stream';
+  }
+
   async readAll(after: number, limit: number): Promise<StoredEvent[]> {
     return this.#query('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?', [after, limit]);
   }
