@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import type { ConnectionHistory } from '../../../services/access-history.ts';
+import { FLUSH_EVERY_MS, type ConnectionHistory } from '../../../services/access-history.ts';
 import { ACCESS_HISTORY_DAYS } from '../../../services/domain/access-history.ts';
 import { DomainError } from '../../../services/domain/errors.ts';
 import { athleteFlag, findAthlete } from '../../athlete.ts';
@@ -14,7 +14,7 @@ interface ConnectionActivity extends ConnectionHistory {
 }
 
 export default class ConnectionsActivity extends AppCommand {
-  static override description = `What an athlete's connected AI clients read (each operation: calls, items, last call) and proposed (how many, what came of them) over the last ${ACCESS_HISTORY_DAYS} days, the period the counts are kept. Counts a running server has not written yet (at most 10 seconds' worth) are not included.`;
+  static override description = `What an athlete's connected AI clients read (each operation: calls, items, last call) and proposed (how many, what came of them) over the last ${ACCESS_HISTORY_DAYS} days, the period the counts are kept. Counts a running server has not written yet (at most ${FLUSH_EVERY_MS / 1000} seconds' worth) are not included.`;
 
   static override flags = {
     athlete: athleteFlag,
