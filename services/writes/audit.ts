@@ -1,6 +1,7 @@
 // What operators and auditors read about proposals (issue 14): proposals across athletes, one
 // proposal's life cycle from the event log, the receipts, and the receipt chains recomputed from
 // the log. Read-only: nothing here appends, so an auditor's tool cannot change what it inspects.
+import { setImmediate } from 'node:timers/promises';
 import { WRITE_POLICY } from '../../contracts/common.ts';
 import { streams } from '../../contracts/events.ts';
 import type { ProposalStatus, Receipt } from '../../contracts/write.ts';
@@ -13,8 +14,11 @@ import { ChainVerifier, linkOf, type ChainReport } from '../domain/receipt-chain
 export type AuditDeps = Pick<App, 'reads' | 'events' | 'athletes' | 'proposals' | 'clock'>;
 
 const PAGE = 200;
-/** Events of a record stream read at once by `verifyChains`: a workout event is a few KB, a proposal's up to ~20 KB. */
-const EVENT_PAGE = 500;
+/**
+ * Events of a record stream read at once by `verifyChains` (a workout event is a few KB, a
+ * proposal's up to ~20 KB): small pages die young, so the heap does not grow with the history.
+ */
+const EVENT_PAGE = 100;
 
 /** Every athlete's id, in the athletes read model's order, a page at a time. */
 export async function* athleteIds(app: AuditDeps): AsyncGenerator<string> {
@@ -287,6 +291,9 @@ export async function verifyChains(app: AuditDeps, athleteId: string | undefined
       progress(done, total);
       if (page.length < EVENT_PAGE || verifier.broken) break;
       from = page[page.length - 1]!.revision + 1;
+      // The embedded store reads synchronously: without a turn of the event loop between pages,
+      // nothing else (a progress bar's redraw) would run until the whole stream was read.
+      await setImmediate();
     }
     const report = verifier.report();
     // A head kept elsewhere that is no longer a link: the chain was rebuilt (or cut back) since.
