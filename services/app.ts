@@ -90,8 +90,9 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     proposals: new ProposalService({ config, clock, reads, records, maintenance }),
     access,
     async close() {
-      // What this process counted and has not written yet, before the stores go.
-      await access.flush();
+      // What this process counted and has not written yet, before the stores go. Counts that
+      // cannot be written are lost, as in a crash: the stores close all the same.
+      await access.flush().catch(() => undefined);
       await events.close();
       await reads.close(); // the SQLite read store closes the shared database
       if (sqlite && !(reads instanceof SqliteReadStore)) sqlite.close();
