@@ -4,6 +4,7 @@ import AthletesSetPassword from './commands/athletes/set-password.ts';
 import BotTokensCreate from './commands/bot-tokens/create.ts';
 import BotTokensList from './commands/bot-tokens/list.ts';
 import BotTokensRevoke from './commands/bot-tokens/revoke.ts';
+import ConnectionsActivity from './commands/connections/activity.ts';
 import ImportHevy from './commands/import/hevy.ts';
 import ImportStrong from './commands/import/strong.ts';
 import MaintenancePause from './commands/maintenance/pause.ts';
@@ -35,6 +36,7 @@ export const COMMANDS = {
   'bot-tokens:create': BotTokensCreate,
   'bot-tokens:list': BotTokensList,
   'bot-tokens:revoke': BotTokensRevoke,
+  'connections:activity': ConnectionsActivity,
   'import:hevy': ImportHevy,
   'import:strong': ImportStrong,
   'maintenance:pause': MaintenancePause,

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { projections } from '../projections/index.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
+import { AccessHistory } from './access-history.ts';
 import { AthleteService } from './athletes.ts';
 import { BotTokenService } from './bot-tokens.ts';
 import type { Config } from './config.ts';
@@ -38,6 +39,8 @@ export interface App {
   botTokens: BotTokenService;
   maintenance: Maintenance;
   proposals: ProposalService;
+  /** What each connection read (counted in this process's memory, flushed) and proposed. */
+  access: AccessHistory;
   close(): Promise<void>;
 }
 
@@ -54,7 +57,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
 
   const runner = new ProjectionRunner(projections, reads, events);
   await runner.ensureCollections();
-  await reads.ensureCollections([...Maintenance.collections, ...ProposalService.collections]);
+  await reads.ensureCollections([...Maintenance.collections, ...ProposalService.collections, ...AccessHistory.collections]);
   const botTokens = new BotTokenService(events, reads, clock);
   await botTokens.ensureCollections();
   const allEmbedded = events instanceof SqliteEventStore && reads instanceof SqliteReadStore;
@@ -69,6 +72,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
 
   const records = new RecordService(events, clock);
   const maintenance = new Maintenance(reads, clock);
+  const access = new AccessHistory(reads, clock);
   return {
     config,
     clock,
@@ -84,7 +88,11 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     botTokens,
     maintenance,
     proposals: new ProposalService({ config, clock, reads, records, maintenance }),
+    access,
     async close() {
+      // What this process counted and has not written yet, before the stores go. Counts that
+      // cannot be written are lost, as in a crash: the stores close all the same.
+      await access.flush().catch(() => undefined);
       await events.close();
       await reads.close(); // the SQLite read store closes the shared database
       if (sqlite && !(reads instanceof SqliteReadStore)) sqlite.close();

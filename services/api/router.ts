@@ -7,6 +7,7 @@ import { SCHEMA_VERSION, type AgentAccessData, type AgentAccessOperation } from 
 import { LIMITS } from '../../contracts/common.ts';
 import { operations, type Operation } from '../../contracts/operations.ts';
 import type { App } from '../app.ts';
+import { itemsIn } from '../domain/access-history.ts';
 import { ApiError, rateLimited, unavailable } from './errors.ts';
 import type { Quota } from './quota.ts';
 import { protectedResourceMetadataUrl, unitsOf, type AgentAccessAuth, type Caller, type Surface } from './auth.ts';
@@ -57,7 +58,12 @@ function procedure<I extends z.ZodObject>(op: Operation<AgentAccessOperation, I>
       const wait = ctx.quota.charge(caller.grantId, op.weight);
       ctx.onCharge?.(caller.grantId, wait);
       if (wait) throw rateLimited(ctx.quota, wait);
-      return next({ ctx: { caller } });
+      const result = await next({ ctx: { caller } });
+      // The athlete's access history counts successful reads only; proposals have their own.
+      if (result.ok && op.access === 'read') {
+        ctx.app.access.record(caller.athlete.athlete_id, caller.grantId, op.operationId, op.scope, itemsIn((result.data as { data: unknown }).data));
+      }
+      return result;
     })
     .input(op.input);
 }

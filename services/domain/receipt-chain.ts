@@ -7,6 +7,7 @@
 // append as the commit, on the same stream, on every adapter; nothing else has to be kept in step.
 // Pure: computing a link and verifying a stream are functions of events (docs/decisions.md).
 import { createHash } from 'node:crypto';
+import { WRITE_POLICY } from '../../contracts/common.ts';
 import type { AffectedItem } from '../../contracts/events.ts';
 import type { Receipt } from '../../contracts/write.ts';
 import { canonicalJson } from './proposal.ts';
@@ -205,8 +206,14 @@ export class ChainVerifier {
   }
 }
 
-/** A bound on the record events one append writes with a commit or undo (50 changes and what they carry along). */
-const RECENT = 10_000;
+/**
+ * A bound on the record events one append writes with a commit or undo: a commit writes at most
+ * two a change (a workout's deletion takes its feedback along), 100, and an undo at most two for
+ * each item the commit affected, 200; twice that. The verifier holds this many events however
+ * long the stream, which keeps its memory flat: a larger window keeps more events alive long
+ * enough to be promoted, and the heap grows with the history (measured in the README).
+ */
+const RECENT = 8 * WRITE_POLICY.changesPerProposal;
 
 /** The minimal receipt of a commit, as the proposals read model and `get_write_proposal` show it. */
 export function receiptOf(client: { client_id: string; name: string }, committed: { committed_at: string; changes: Receipt['changes'] }): Receipt {

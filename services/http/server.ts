@@ -56,11 +56,20 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
 
   // Retention (spec 3 rule 3): each instance purges hourly; the purge is idempotent, so several
   // instances doing it is harmless. `repledger proposals purge` runs it by hand.
-  const purge = () => void app.proposals.purge().catch((err: unknown) => server.log.error({ err }, 'purging proposal recovery data failed'));
+  // The access history's counts older than its period go on the same schedule.
+  const purge = () => {
+    void app.proposals.purge().catch((err: unknown) => server.log.error({ err }, 'purging proposal recovery data failed'));
+    void app.access.purge().catch((err: unknown) => server.log.error({ err }, 'purging the access history failed'));
+  };
   const purger = setInterval(purge, PURGE_EVERY_MS);
   purger.unref();
+  const stopFlushing = app.access.schedule((err: unknown) => server.log.error({ err }, 'writing the access history failed'));
   server.addHook('onReady', async () => purge());
-  server.addHook('onClose', async () => clearInterval(purger));
+  // What is still counted is written when the app closes (App.close), after the last request.
+  server.addHook('onClose', async () => {
+    clearInterval(purger);
+    stopFlushing();
+  });
 
   // Status and engine names only: where the data lives is for operators (`repledger projections status`).
   server.get('/health', async () => {

@@ -73,12 +73,15 @@ export interface EventStore {
   /** Appends all events or none; fails with WrongExpectedRevisionError if the stream moved. */
   append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /**
-   * The events of a stream in order from revision `from` (0: all of them); an empty array for a
-   * stream that does not exist or has no event at or past `from`.
+   * The events of a stream in order from revision `from` (0: from the start), at most `limit` of
+   * them (all when left out): a long stream can be read a page at a time, in memory bounded by the
+   * page. An empty array for a stream that does not exist or has no event at or past `from`.
    */
-  readStream(stream: string, from?: number): Promise<StoredEvent[]>;
+  readStream(stream: string, from?: number, limit?: number): Promise<StoredEvent[]>;
   /** The events of a stream at the given revisions, in revision order; revisions not in it are left out. */
   readRevisions(stream: string, revisions: readonly number[]): Promise<StoredEvent[]>;
+  /** The revision of a stream's last event, or `no_stream`. */
+  streamRevision(stream: string): Promise<number | 'no_stream'>;
   /** Up to `limit` events with a global position greater than `after` (0 = from the start). */
   readAll(after: number, limit: number): Promise<StoredEvent[]>;
   /** Position of the last event in the store; 0 when empty. */

@@ -12,6 +12,7 @@ import { html, page, TIME_ZONE_SCRIPT, type Html } from './html.ts';
 import { pageHeaders, type Show } from './layout.ts';
 import { addressKey, AttemptLimiter } from './limiter.ts';
 import { registerBotTokens } from './bot-tokens.ts';
+import { registerConnectionActivity } from './connection-activity.ts';
 import { registerConnections } from './connections.ts';
 import { registerProposals } from './proposals.ts';
 import { registerPermissionForm } from './write-permissions.ts';
@@ -188,6 +189,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
 
     registerConsent(web, { app, provider, sessions, show });
     registerConnections(web, app, show);
+    registerConnectionActivity(web, app, show);
     registerProposals(web, app, show);
     registerPermissionForm(web, app, show);
     registerBotTokens(web, app, sessions, show);

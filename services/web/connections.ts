@@ -1,5 +1,5 @@
 // Connection settings: the AI clients the athlete connected, what each may read, when it last
-// read, and a button that disconnects it at once.
+// read, a link to what it read and suggested, and a button that disconnects it at once.
 import type { FastifyInstance } from 'fastify';
 import type { DisconnectReason } from '../../contracts/events.ts';
 import { READ_SCOPE_AREAS } from '../../contracts/common.ts';
@@ -67,6 +67,7 @@ export function registerConnections(web: FastifyInstance, app: App, show: Show):
 <p><strong>May read:</strong> ${c.scopes.map((s) => AREA_NAMES[s] ?? s).join(', ')}</p>
 ${writePermissions(c.id, c.client_name, c.write_permissions ?? [], session.csrf)}
 <p>Connected ${when(c.connected_at, tz)} · last read ${when(lastRead, tz)}</p>
+<p><a href="/connections/${c.id}/activity">What ${c.client_name} read and suggested</a></p>
 <form method="post" action="/connections/${c.id}/disconnect"><input type="hidden" name="_csrf" value="${session.csrf}"><button class="secondary" type="submit">Disconnect ${c.client_name}</button></form>
 </div>`;
       }),
@@ -85,6 +86,7 @@ ${ended.length ? html`<h2>Disconnected</h2>${ended.map(
   (c) => html`<div class="card connection disconnected">
 <h2>${c.client_name}</h2>
 <p><strong>Disconnected</strong> ${when(c.disconnected_at, tz)}. ${whyDisconnected(c.disconnect_reason)}</p>
+<p><a href="/connections/${c.id}/activity">What ${c.client_name} read and suggested</a></p>
 </div>`,
 )}` : ''}`,
     );

@@ -116,6 +116,8 @@ const STYLE = `
   ol.steps { padding-left: 1.25rem; margin: .25rem 0 0; }
   details.client { border-top: 1px solid var(--line); padding: .5rem 0; }
   details.client summary { cursor: pointer; font-weight: 600; }
+  .card h3 { font-size: 1.05rem; margin: 1rem 0 .4rem; }
+  ul.activity .hint { display: block; }
   .pager { display: flex; justify-content: space-between; gap: 1rem; margin-top: 1rem; }
   @media (max-width: 40rem) {
     table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }

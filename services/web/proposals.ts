@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { uuid } from '../../contracts/common.ts';
-import { WRITE_KINDS, writeKindOf, type NormalisedAction } from '../../contracts/write.ts';
+import { WRITE_KINDS, writeKindOf, type NormalisedAction, type ProposalStatus } from '../../contracts/write.ts';
 import type { ProposalDoc } from '../../projections/proposals.ts';
 import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
@@ -18,7 +18,8 @@ import type { Show } from './layout.ts';
 import { changedFields, fieldsOf, kindTitle, type ViewContext } from './record-view.ts';
 import type { Session } from './sessions.ts';
 
-const STATUS_WORDS: Record<string, string> = {
+/** Each status as the athlete reads it (the connection's activity page uses them too). */
+export const STATUS_WORDS: Record<ProposalStatus, string> = {
   prepared: 'Waiting for your review',
   committed: 'Saved',
   rejected: 'Rejected — nothing saved',

@@ -1,6 +1,7 @@
 // What operators and auditors read about proposals (issue 14): proposals across athletes, one
 // proposal's life cycle from the event log, the receipts, and the receipt chains recomputed from
 // the log. Read-only: nothing here appends, so an auditor's tool cannot change what it inspects.
+import { setImmediate } from 'node:timers/promises';
 import { WRITE_POLICY } from '../../contracts/common.ts';
 import { streams } from '../../contracts/events.ts';
 import type { ProposalStatus, Receipt } from '../../contracts/write.ts';
@@ -13,6 +14,11 @@ import { ChainVerifier, linkOf, type ChainReport } from '../domain/receipt-chain
 export type AuditDeps = Pick<App, 'reads' | 'events' | 'athletes' | 'proposals' | 'clock'>;
 
 const PAGE = 200;
+/**
+ * Events of a record stream read at once by `verifyChains` (a workout event is a few KB, a
+ * proposal's up to ~20 KB): small pages die young, so the heap does not grow with the history.
+ */
+const EVENT_PAGE = 100;
 
 /** Every athlete's id, in the athletes read model's order, a page at a time. */
 export async function* athleteIds(app: AuditDeps): AsyncGenerator<string> {
@@ -258,25 +264,43 @@ export async function* exportReceipts(app: AuditDeps, athleteId: string | undefi
 /**
  * Recomputes the receipt chain of one athlete or of every athlete from the event log (never the
  * read models, which are derived and could be rebuilt to match anything). Stops at the first
- * broken chain. `progress` counts events read.
+ * broken chain. Streams are read a page at a time, so memory stays flat however long a record's
+ * history; `progress` counts the events read of all there are.
  */
 export async function verifyChains(app: AuditDeps, athleteId: string | undefined, progress: (done: number, total: number) => void, expectHead?: string): Promise<ChainReport[]> {
   const reports: ChainReport[] = [];
-  const ids: string[] = [];
-  for await (const id of athleteId ? [athleteId] : athleteIds(app)) ids.push(id);
+  const streamsOf: Array<{ id: string; events: number }> = [];
+  let total = 0;
+  // Counting first gives the bar its total; only ids and counts are held.
+  for await (const id of athleteId ? [athleteId] : athleteIds(app)) {
+    const last = await app.events.streamRevision(streams.record(id));
+    const events = last === 'no_stream' ? 0 : last + 1;
+    streamsOf.push({ id, events });
+    total += events;
+  }
   let done = 0;
-  progress(0, ids.length);
-  for (const id of ids) {
+  progress(0, total);
+  for (const { id } of streamsOf) {
     const verifier = new ChainVerifier(id);
-    // One athlete's stream at a time: the same memory bound as any command on that record.
-    for (const e of await app.events.readStream(streams.record(id))) verifier.add(e);
+    for (let from = 0; ; ) {
+      const page = await app.events.readStream(streams.record(id), from, EVENT_PAGE);
+      for (const e of page) verifier.add(e);
+      done += page.length;
+      // Events appended since the count make the total grow, never the bar run past it.
+      total = Math.max(total, done);
+      progress(done, total);
+      if (page.length < EVENT_PAGE || verifier.broken) break;
+      from = page[page.length - 1]!.revision + 1;
+      // The embedded store reads synchronously: without a turn of the event loop between pages,
+      // nothing else (a progress bar's redraw) would run until the whole stream was read.
+      await setImmediate();
+    }
     const report = verifier.report();
     // A head kept elsewhere that is no longer a link: the chain was rebuilt (or cut back) since.
     if (expectHead && !report.broken && !verifier.holds(expectHead)) {
       report.broken = { sequence: report.links + 1, command_id: null, event: null, revision: null, reason: `the head ${expectHead} kept earlier is not a link of this chain: the chain was rewritten or cut back since it was recorded` };
     }
     reports.push(report);
-    progress(++done, ids.length);
     if (report.broken) break;
   }
   return reports;

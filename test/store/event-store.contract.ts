@@ -112,6 +112,28 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
 
   t('a stream that does not exist reads as empty', async ({ fx }) => {
     assert.equal(await fx.store.readStream(fresh()), []);
+    assert.equal(await fx.store.readStream(fresh(), 0, 10), []);
+    assert.is(await fx.store.streamRevision(fresh()), 'no_stream');
+  });
+
+  t('readStream with a limit reads a stream a page at a time from a revision, as readStream reads it whole', async ({ fx }) => {
+    const s = fresh();
+    const other = fresh();
+    await fx.store.append(s, Array.from({ length: 7 }, (_, i) => ev('p', { i })), 'no_stream');
+    await fx.store.append(other, [ev('elsewhere')], 'no_stream');
+    await fx.store.append(s, [ev('p', { i: 7 })], 6);
+    const pages: StoredEvent[][] = [];
+    for (let from = 0; ; ) {
+      const page = await fx.store.readStream(s, from, 3);
+      pages.push(page);
+      if (page.length < 3) break;
+      from = page[page.length - 1]!.revision + 1;
+    }
+    assert.equal(pages.map((p) => p.length), [3, 3, 2]);
+    assert.equal(pages.flat(), await fx.store.readStream(s));
+    assert.equal((await fx.store.readStream(s, 6, 100)).map((e) => e.data), [{ i: 6 }, { i: 7 }]);
+    assert.equal(await fx.store.readStream(s, 8, 10), []);
+    assert.is(await fx.store.streamRevision(s), 7);
   });
 
   t('readAll pages through every stream in global order from a position', async ({ fx }) => {

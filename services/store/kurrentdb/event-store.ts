@@ -172,8 +172,9 @@ export class KurrentEventStore implements EventStore {
     return { revision, position };
   }
 
-  async readStream(stream: string, from = 0): Promise<StoredEvent[]> {
-    return this.#read(stream, BigInt(from));
+  async readStream(stream: string, from = 0, limit?: number): Promise<StoredEvent[]> {
+    if (limit !== undefined && limit <= 0) return [];
+    return this.#read(stream, BigInt(from), limit);
   }
 
   async readRevisions(stream: string, revisions: readonly number[]): Promise<StoredEvent[]> {
@@ -193,6 +194,10 @@ export class KurrentEventStore implements EventStore {
       throw error;
     }
     return out;
+  }
+
+  async streamRevision(stream: string): Promise<number | 'no_stream'> {
+    return this.#revisionOf(stream);
   }
 
   async readAll(after: number, limit: number): Promise<StoredEvent[]> {

@@ -92,14 +92,20 @@ export class SqliteEventStore implements EventStore {
     return { revision: last.revision, position: last.position };
   }
 
-  async readStream(stream: string, from = 0): Promise<StoredEvent[]> {
-    return this.#query('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision', [stream, from]);
+  async readStream(stream: string, from = 0, limit?: number): Promise<StoredEvent[]> {
+    // LIMIT -1 is SQLite's "no limit".
+    return this.#query('SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?', [stream, from, limit ?? -1]);
   }
 
   async readRevisions(stream: string, revisions: readonly number[]): Promise<StoredEvent[]> {
     if (revisions.length === 0) return [];
     // One statement for any number of revisions: a JSON array read as a table, not a list of `?`.
     return this.#query('SELECT * FROM events WHERE stream = ? AND revision IN (SELECT value FROM json_each(?)) ORDER BY revision', [stream, JSON.stringify(revisions)]);
+  }
+
+  async streamRevision(stream: string): Promise<number | 'no_stream'> {
+    const row = statement(this.#db.reader, 'SELECT MAX(revision) AS r FROM events WHERE stream = ?').get(stream) as { r: number | null };
+    return row.r ?? 'no_stream';
   }
 
   async readAll(after: number, limit: number): Promise<StoredEvent[]> {

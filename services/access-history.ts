@@ -1,0 +1,176 @@
+// The athlete's access history: what each connection read and what it proposed, for the
+// connection settings and `repledger connections activity`.
+//
+// Reads are counted in memory, per (athlete, connection, operation, UTC hour), and flushed to the
+// read store every FLUSH_EVERY_MS, when a history is read on this instance, and when the app
+// closes: a request costs a map update, never a store write. Each process writes documents of its
+// own (keyed by an id it draws at start), so instances sharing a store never overwrite each
+// other's counts, and the port needs no atomic increment; readers add them up. A crash loses what
+// was counted since the last flush. Proposals come from the proposals projection as they are.
+import { randomUUID } from 'node:crypto';
+import type { ProposalStatus } from '../contracts/write.ts';
+import { PROPOSAL_STATUSES } from '../contracts/write.ts';
+import { PROPOSALS, type ProposalDoc } from '../projections/proposals.ts';
+import { ACCESS_HISTORY_DAYS, countOf, hourOf, mergeCounts, retentionStart, summariseReads, type AccessBucket, type ReadSummary } from './domain/access-history.ts';
+import type { Clock } from './domain/clock.ts';
+import { statusAt } from './domain/proposal.ts';
+import type { CollectionSpec, Doc, KeyValue, ReadStore } from './store/read-store.ts';
+
+const READS = 'connection_reads';
+/**
+ * One partition for every athlete's counts, as the proposals' keys have: retention walks them by
+ * hour in one range, whoever they belong to.
+ */
+const PARTITION = 'all';
+/** How often counts are written; what a crash can lose. */
+export const FLUSH_EVERY_MS = 10_000;
+/** Buckets counted in memory at most before a flush starts early: a bound on memory, not a limit on calls. */
+const PENDING_MAX = 10_000;
+const PAGE = 500;
+/** The newest proposals a history lists (counts cover all of the period). */
+const LATEST_PROPOSALS = 5;
+
+interface ReadsDoc extends Doc, AccessBucket {
+  /** The process that wrote it: no other writes this document. */
+  instance: string;
+}
+
+export interface ProposalOutcomes {
+  total: number;
+  /** Each status as it stands now (a prepared proposal past its expiry counts as expired). */
+  counts: Record<ProposalStatus, number>;
+  /** Newest prepared first. */
+  latest: Array<{ command_id: string; status: ProposalStatus; prepared_at: string; decided_at: string | null; changes: number }>;
+}
+
+export interface ConnectionHistory {
+  /** The first hour (UTC) and the period in days the history covers. */
+  since: string;
+  days: number;
+  reads: ReadSummary;
+  proposals: ProposalOutcomes;
+}
+
+export class AccessHistory {
+  static readonly collections: CollectionSpec[] = [
+    {
+      name: READS,
+      indexes: [
+        { name: 'by_connection', fields: ['athlete_id', 'grant_id', 'hour', 'id'] },
+        { name: 'by_hour', fields: ['hour', 'id'] },
+      ],
+    },
+  ];
+
+  readonly #reads: ReadStore;
+  readonly #clock: Clock;
+  readonly #instance = randomUUID();
+  #pending = new Map<string, AccessBucket>();
+  /** Flushes run one after another, so that this instance's documents have one writer at a time. */
+  #flushing: Promise<void> = Promise.resolve();
+  #onError: (error: unknown) => void = () => {};
+
+  constructor(reads: ReadStore, clock: Clock) {
+    this.#reads = reads;
+    this.#clock = clock;
+  }
+
+  /** Counts one successful read by a connection: `items` items in its answer. Never waits on the store. */
+  record(athleteId: string, grantId: string, operation: string, scope: string | null, items: number): void {
+    const now = this.#clock.now().getTime();
+    const hour = hourOf(now);
+    const key = `${athleteId} ${grantId} ${operation} ${hour}`;
+    const count = countOf(items, now);
+    const known = this.#pending.get(key);
+    this.#pending.set(key, known ? { ...known, ...mergeCounts(known, count) } : { athlete_id: athleteId, grant_id: grantId, operation, scope, hour, ...count });
+    if (this.#pending.size >= PENDING_MAX) void this.flush().catch(this.#onError);
+  }
+
+  /** Writes what was counted since the last flush, adding it to this instance's documents. */
+  flush(): Promise<void> {
+    const next = this.#flushing.then(() => this.#write());
+    // A failed flush leaves its counts pending for the next; the chain goes on.
+    this.#flushing = next.catch(() => {});
+    return next;
+  }
+
+  async #write(): Promise<void> {
+    if (this.#pending.size === 0) return;
+    const batch = this.#pending;
+    this.#pending = new Map();
+    try {
+      await this.#reads.transaction(async (docs) => {
+        for (const bucket of batch.values()) {
+          const id = `${this.#instance} ${bucket.grant_id} ${bucket.operation} ${bucket.hour}`;
+          const mine = await docs.get<ReadsDoc>(READS, PARTITION, id);
+          const count = mine ? mergeCounts(mine, bucket) : bucket;
+          await docs.upsert(READS, PARTITION, { ...bucket, ...count, id, instance: this.#instance } satisfies ReadsDoc);
+        }
+      });
+    } catch (error) {
+      for (const [key, bucket] of batch) {
+        const later = this.#pending.get(key);
+        this.#pending.set(key, later ? { ...bucket, ...mergeCounts(bucket, later) } : bucket);
+      }
+      throw error;
+    }
+  }
+
+  /** Flushes every FLUSH_EVERY_MS until stopped; never keeps the process alive. */
+  schedule(onError: (error: unknown) => void, everyMs = FLUSH_EVERY_MS): () => void {
+    this.#onError = onError;
+    const timer = setInterval(() => void this.flush().catch(onError), everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  /** Retention: deletes the counts of hours before the kept period. Returns how many documents. */
+  async purge(): Promise<number> {
+    const cutoff = retentionStart(this.#clock.now().getTime());
+    let deleted = 0;
+    for (;;) {
+      const batch = await this.#reads.page<ReadsDoc>(READS, { partition: PARTITION, index: 'by_hour', direction: 'asc', limit: PAGE, range: { lte: cutoff } });
+      const old = batch.filter((d) => d.hour < cutoff);
+      for (const d of old) await this.#reads.delete(READS, PARTITION, d.id);
+      deleted += old.length;
+      if (old.length < PAGE) return deleted;
+    }
+  }
+
+  /**
+   * What connection `grantId` of the athlete read and proposed over the last `days` days (at most
+   * the retention period), with local days in `timeZone`. This instance's counts are flushed first.
+   */
+  async connection(athleteId: string, grantId: string, timeZone: string, days = ACCESS_HISTORY_DAYS): Promise<ConnectionHistory> {
+    await this.flush();
+    const now = this.#clock.now();
+    const kept = Math.min(days, ACCESS_HISTORY_DAYS);
+    const since = retentionStart(now.getTime(), kept);
+    const buckets = await this.#all<ReadsDoc>(READS, PARTITION, 'by_connection', [athleteId, grantId], 'hour', since);
+    const proposals = await this.#all<ProposalDoc>(PROPOSALS, athleteId, 'by_grant', [grantId], 'prepared_at', since);
+    return { since, days: kept, reads: summariseReads(buckets, since, timeZone), proposals: outcomesOf(proposals, now) };
+  }
+
+  /** Every document of an index under `prefix` whose next field, `field`, is at least `from`, in pages. */
+  async #all<T extends Doc>(collection: string, partition: string, index: string, prefix: KeyValue[], field: string, from: string): Promise<T[]> {
+    const out: T[] = [];
+    let after: KeyValue[] | undefined;
+    for (;;) {
+      const page = await this.#reads.page<T>(collection, { partition, index, direction: 'asc', limit: PAGE, prefix, range: { gte: from }, ...(after ? { after } : {}) });
+      out.push(...page);
+      if (page.length < PAGE) return out;
+      const last = page[page.length - 1]!;
+      after = [last[field] as KeyValue, last.id];
+    }
+  }
+}
+
+function outcomesOf(docs: ProposalDoc[], now: Date): ProposalOutcomes {
+  const counts = Object.fromEntries(PROPOSAL_STATUSES.map((s) => [s, 0])) as Record<ProposalStatus, number>;
+  for (const d of docs) counts[statusAt(d, now)]++;
+  const latest = [...docs]
+    .sort((a, b) => b.prepared_at.localeCompare(a.prepared_at) || b.id.localeCompare(a.id))
+    .slice(0, LATEST_PROPOSALS)
+    .map((d) => ({ command_id: d.id, status: statusAt(d, now), prepared_at: d.prepared_at, decided_at: d.undone_at ?? d.decided_at, changes: d.changes.length }));
+  return { total: docs.length, counts, latest };
+}
