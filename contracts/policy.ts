@@ -40,3 +40,8 @@ export const PROPOSAL_STATUSES = ['prepared', 'committed', 'rejected', 'expired'
 
 /** Every instance looks at the maintenance switch at least this often: a pause reaches all of them within it. */
 export const MAINTENANCE_CHECK_EVERY_MS = 2000;
+
+/** An athlete's access history (what each connection read) is kept this many days. */
+export const ACCESS_HISTORY_DAYS = 90;
+/** Each instance writes the reads it counted at least this often: what a crash can lose. */
+export const ACCESS_HISTORY_FLUSH_EVERY_MS = 10_000;

@@ -2,12 +2,13 @@
 // connection settings and `repledger connections activity`.
 //
 // Reads are counted in memory, per (athlete, connection, operation, UTC hour), and flushed to the
-// read store every FLUSH_EVERY_MS, when a history is read on this instance, and when the app
+// read store every ACCESS_HISTORY_FLUSH_EVERY_MS, when a history is read on this instance, and when the app
 // closes: a request costs a map update, never a store write. Each process writes documents of its
 // own (keyed by an id it draws at start), so instances sharing a store never overwrite each
 // other's counts, and the port needs no atomic increment; readers add them up. A crash loses what
 // was counted since the last flush. Proposals come from the proposals projection as they are.
 import { randomUUID } from 'node:crypto';
+import { ACCESS_HISTORY_FLUSH_EVERY_MS } from '../contracts/policy.ts';
 import type { ProposalStatus } from '../contracts/write.ts';
 import { PROPOSAL_STATUSES } from '../contracts/write.ts';
 import { PROPOSALS, type ProposalDoc } from '../projections/proposals.ts';
@@ -22,8 +23,6 @@ const READS = 'connection_reads';
  * hour in one range, whoever they belong to.
  */
 const PARTITION = 'all';
-/** How often counts are written; what a crash can lose. */
-export const FLUSH_EVERY_MS = 10_000;
 /** Buckets counted in memory at most before a flush starts early: a bound on memory, not a limit on calls. */
 const PENDING_MAX = 10_000;
 const PAGE = 500;
@@ -116,8 +115,8 @@ export class AccessHistory {
     }
   }
 
-  /** Flushes every FLUSH_EVERY_MS until stopped; never keeps the process alive. */
-  schedule(onError: (error: unknown) => void, everyMs = FLUSH_EVERY_MS): () => void {
+  /** Flushes every ACCESS_HISTORY_FLUSH_EVERY_MS until stopped; never keeps the process alive. */
+  schedule(onError: (error: unknown) => void, everyMs = ACCESS_HISTORY_FLUSH_EVERY_MS): () => void {
     this.#onError = onError;
     const timer = setInterval(() => void this.flush().catch(onError), everyMs);
     timer.unref();

@@ -2,13 +2,10 @@
 // operation and hour rather than noted per request. Pure: folding calls into counts, merging
 // counts that several service instances wrote, cutting off what retention removes, and grouping
 // by the athlete's local day. Where the counts are kept is services/access-log.ts.
+import { ACCESS_HISTORY_DAYS } from '../../contracts/policy.ts';
 import { localDateOf } from './time.ts';
 
-/**
- * How long read counts are kept, and how far back the history pages and
- * `repledger connections activity` look (proposals included). Defined here only.
- */
-export const ACCESS_HISTORY_DAYS = 90;
+export { ACCESS_HISTORY_DAYS };
 
 const HOUR_MS = 3_600_000;
 

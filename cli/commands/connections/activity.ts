@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
-import { FLUSH_EVERY_MS, type ConnectionHistory } from '../../../services/access-history.ts';
-import { ACCESS_HISTORY_DAYS } from '../../../services/domain/access-history.ts';
+import { ACCESS_HISTORY_DAYS, ACCESS_HISTORY_FLUSH_EVERY_MS } from '../../../contracts/policy.ts';
+import type { ConnectionHistory } from '../../../services/access-history.ts';
 import { DomainError } from '../../../services/domain/errors.ts';
 import { athleteFlag, findAthlete } from '../../athlete.ts';
 import { table } from '../../audit.ts';
@@ -14,7 +14,7 @@ interface ConnectionActivity extends ConnectionHistory {
 }
 
 export default class ConnectionsActivity extends AppCommand {
-  static override description = `What an athlete's connected AI clients read (each operation: calls, items, last call) and proposed (how many, what came of them) over the last ${ACCESS_HISTORY_DAYS} days, the period the counts are kept. Counts a running server has not written yet (at most ${FLUSH_EVERY_MS / 1000} seconds' worth) are not included.`;
+  static override description = `What an athlete's connected AI clients read (each operation: calls, items, last call) and proposed (how many, what came of them) over the last ${ACCESS_HISTORY_DAYS} days, the period the counts are kept. Counts a running server has not written yet (at most ${ACCESS_HISTORY_FLUSH_EVERY_MS / 1000} seconds' worth) are not included.`;
 
   static override flags = {
     athlete: athleteFlag,
