@@ -194,7 +194,9 @@ function fetchHeaders(request: FastifyRequest): Headers {
 export function registerMcp(server: FastifyInstance, services: ApiServices): void {
   const baseUrl = services.app.config.baseUrl;
   const ownOrigin = new URL(baseUrl).origin;
-  const tools = new Map(operationList.map((op) => [op, toolOf(op)]));
+  // Built at the first MCP request, not at start: converting every schema takes a noticeable part
+  // of a server's start, which every test and every CLI-started server would pay.
+  let tools: ReadonlyMap<Operation, Tool> | null = null;
 
   server.post('/mcp', { bodyLimit: MCP_BODY_LIMIT }, async (request, reply) => {
     if (!originAllowed(request, ownOrigin)) return jsonRpcError(reply, 403, `requests from ${request.headers.origin} are not allowed`);
@@ -221,6 +223,7 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
     const refused: { error: ApiError | null } = { error: null };
     // One message a request, so at most one charge; an answer that charged nothing still says what is left.
     let wait = 0;
+    tools ??= new Map(operationList.map((op) => [op, toolOf(op)]));
     const mcp = mcpServer(services, tools, request, caller, (error) => (refused.error ??= error), (w) => (wait = w));
     // JSON responses: a stateless server answers each POST whole and keeps no stream open.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
