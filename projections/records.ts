@@ -8,7 +8,7 @@ import type { Doc, Documents, KeyValue } from '../services/store/read-store.ts';
 import { athleteOf, occurredAt, type Projection } from './projection.ts';
 
 export const RECORD_INDICATORS = 'record_indicators';
-const BY_EXERCISE = 'by_exercise';
+export const BY_EXERCISE = 'by_exercise';
 const BY_WORKOUT = 'by_workout';
 
 export interface RecordEntryDoc extends Doc {

@@ -126,6 +126,27 @@ const STYLE = `
     table.stack td[data-label]::before { content: attr(data-label) " "; color: var(--muted); font-size: .85rem; }
   }
   input[type=file] { width: 100%; font: inherit; }
+  svg.chart { display: block; width: 100%; max-width: 36rem; height: auto; margin: .5rem 0; }
+  svg.chart text { font: 20px system-ui, -apple-system, "Segoe UI", sans-serif; fill: var(--muted); }
+  @media (min-width: 40rem) { svg.chart text { font-size: 15px; } }
+  svg.chart .grid { stroke: #e4e8ef; stroke-width: 1; }
+  svg.chart .tick { stroke: var(--muted); stroke-width: 1; }
+  svg.chart .line { fill: none; stroke-width: 3; stroke-linejoin: round; }
+  svg.chart .first { stroke: var(--accent); fill: var(--accent); }
+  svg.chart .second { stroke: #9a4d0b; fill: #9a4d0b; }
+  svg.chart .line.second { stroke-dasharray: 8 5; fill: none; }
+  svg.chart .line.first { fill: none; }
+  svg.chart .record { fill: #f2b705; stroke: #4a3700; stroke-width: 2; }
+  svg.chart .bar { fill: var(--accent); }
+  .legend { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: 0; padding: 0; list-style: none; font-size: .9rem; color: var(--muted); }
+  .legend li { display: flex; align-items: center; gap: .4rem; }
+  .key { display: inline-block; width: 1.5rem; height: 0; border-top: 3px solid var(--accent); }
+  .key.second { border-top: 3px dashed #9a4d0b; }
+  .key.record { width: .8rem; height: .8rem; border: 2px solid #4a3700; background: #f2b705; transform: rotate(45deg); }
+  details.figures { margin-top: .75rem; }
+  details.figures summary { cursor: pointer; font-weight: 600; }
+  ul.columns { columns: 16rem; column-gap: 1.5rem; list-style: none; padding: 0; margin: 0; }
+  ul.columns li { padding: .3rem 0; break-inside: avoid; }
   input[type=radio] { width: 1.1rem; height: 1.1rem; }
 `;
 

@@ -23,7 +23,7 @@ import { bodyweight, clock, count, dateTime, distance, duration, localDate, shor
 export const WORKOUTS_PER_PAGE = 20;
 const ROUTINES_PER_PAGE = 20;
 const GOALS_PER_STATUS = 50;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The signed-in athlete, or null after sending the browser to sign in (and back here). */
 export async function signedInAthlete(app: App, request: FastifyRequest, reply: FastifyReply): Promise<{ session: Session; athlete: AthleteState } | null> {
@@ -36,11 +36,11 @@ export async function signedInAthlete(app: App, request: FastifyRequest, reply: 
   return { session, athlete };
 }
 
-/** "Newer" and "Older" links of a paged list. */
-export function pager(path: string, page: KeysetPage<unknown>, what: string): Html {
+/** "Newer" and "Older" links of a paged list (other words for a list that is not by date). */
+export function pager(path: string, page: KeysetPage<unknown>, what: string, words = { newer: `Newer ${what}`, older: `Older ${what}` }): Html {
   if (!page.newer && !page.older) return html``;
-  return html`<nav class="pager" aria-label="${what} pages">${page.newer ? html`<a href="${path}?${positionParam('newer', page.newer)}">← Newer ${what}</a>` : html`<span></span>`}${
-    page.older ? html`<a href="${path}?${positionParam('older', page.older)}">Older ${what} →</a>` : ''
+  return html`<nav class="pager" aria-label="${what} pages">${page.newer ? html`<a href="${path}?${positionParam('newer', page.newer)}">← ${words.newer}</a>` : html`<span></span>`}${
+    page.older ? html`<a href="${path}?${positionParam('older', page.older)}">${words.older} →</a>` : ''
   }</nav>`;
 }
 
