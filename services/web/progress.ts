@@ -26,7 +26,7 @@ export const WEEKS_CHARTED = 53;
 export const BODYWEIGHTS_CHARTED = 366;
 /** The latest sessions of an exercise charted: years of training it twice a week. */
 export const SESSIONS_CHARTED = 250;
-export const EXERCISES_PER_PAGE = 40;
+export const EXERCISES_PER_PAGE = 20;
 
 type ExerciseDoc = ItemDoc & RecordItem<'exercise'>;
 type MeasurementDoc = ItemDoc & RecordItem<'body_measurement'> & { local_date: string };
