@@ -93,7 +93,26 @@ if (noBrowser) {
       await consent.waitForSelector('text=What Pro gives you');
       assert.equal(await seriousViolations(consent), [], 'the Pro page');
       await screenshot(consent, 'consent-needs-pro');
+      await consent.setViewportSize({ width: 1280, height: 900 });
+      assert.equal(await seriousViolations(consent), [], 'the Pro page at 1280 px');
+      await screenshot(consent, 'consent-needs-pro-1280');
       await phone.close();
+
+      // A Pro athlete's consent: the areas to tick, at both widths.
+      const pro = await beginAuthorization(`${s.base}/mcp`, 'training recovery');
+      const desk = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
+      const form = await desk.newPage();
+      await form.goto(pro.authorizationUrl!.href);
+      await form.fill('#email', 'ada@example.com');
+      await form.fill('#password', PASSWORD);
+      await form.click('button[type=submit]');
+      await form.waitForSelector('form[action$="/consent"]');
+      for (const width of [390, 1280]) {
+        await form.setViewportSize({ width, height: 900 });
+        assert.equal(await seriousViolations(form), [], `the consent form at ${width}px`);
+        await screenshot(form, `consent-${width}`);
+      }
+      await desk.close();
     } finally {
       await browser.close();
       await s.close();

@@ -20,6 +20,7 @@ const VIEWPORTS = [
 interface Extras {
   exerciseId: string;
   proposalPath: string;
+  grantId: string;
 }
 
 /** The pages of the web app, by the name their screenshots get; the large record has more to show. */
@@ -38,6 +39,7 @@ function pagesOf(r: WebRecord, extras: Extras | null): Array<[string, string]> {
     ['proposals', '/proposals'],
     ...(extras ? ([['proposal', extras.proposalPath]] as Array<[string, string]>) : []),
     ['connections', '/connections'],
+    ...(extras ? ([['write-permissions', `/connections/${extras.grantId}/write-permissions/request?permissions=training:write,nutrition:delete`]] as Array<[string, string]>) : []),
     ['settings', '/settings'],
     // Pages whose content does not depend on the record: once, where they have most to show.
     ...(extras
@@ -53,14 +55,14 @@ function pagesOf(r: WebRecord, extras: Extras | null): Array<[string, string]> {
 
 /** For the large record: a connected AI client that has proposed a meal, and a bot token. */
 async function extrasOf(r: WebRecord): Promise<Extras> {
-  const { api } = await writer(r.s, r.largeId, ['training', 'nutrition'], ['nutrition:write']);
+  const { api, grantId } = await writer(r.s, r.largeId, ['training', 'nutrition'], ['nutrition:write']);
   const prepared = await api.prepare(
     proposalBody([{ op: 'create', kind: 'meal', record: { eaten_at: `${TODAY}T07:30:00.000Z`, name: 'Porridge', calories_kcal: 350, protein_g: 12, carbohydrate_g: 60, fat_g: 6 } }]),
   );
   assert.is(prepared.status, 201, JSON.stringify(prepared.body));
   await r.s.app.botTokens.create(r.largeId, 'Discord stats bot', { type: 'athlete', id: r.largeId });
   const exercises = await r.s.app.reads.page<{ id: string; name: string }>('exercises', { partition: r.largeId, index: 'by_name', direction: 'asc', limit: 100 });
-  return { exerciseId: exercises.find((e) => e.name === 'Bench Press (Barbell)')!.id, proposalPath: new URL(prepared.body.data.proposal.approval_url as string).pathname };
+  return { exerciseId: exercises.find((e) => e.name === 'Bench Press (Barbell)')!.id, proposalPath: new URL(prepared.body.data.proposal.approval_url as string).pathname, grantId };
 }
 
 async function signIn(browser: Browser, base: string, email: string, width: number, height: number): Promise<Page> {
