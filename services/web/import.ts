@@ -25,6 +25,7 @@ import { count } from './units.ts';
 export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
 /** Room for the form's other fields and the multipart framing around the file. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
+const UNREADABLE = 'The upload could not be read as this form. Nothing was imported: choose the file again and send it from this page.';
 const TOO_LARGE = `The file is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MB, the most one import takes. Nothing was imported.`;
 
 export interface UploadedFile {
@@ -70,13 +71,17 @@ export function registerImport(web: FastifyInstance, app: App, show: Show): void
   };
   web.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) => readMultipart(request, body));
 
-  // An upload larger than the route takes is refused before it is read: on the form, with the
-  // limit, rather than as a bare error page. Every other error goes on to the server's handler.
+  // An upload larger than the route takes is refused before it is read, and one that is not the
+  // multipart form it claims to be cannot be read: either is shown on the form, rather than as a
+  // bare error page (or JSON, to a client that did not ask for a page). Every other error goes on
+  // to the server's handler.
   web.setErrorHandler(async (error: { statusCode?: number }, request, reply) => {
+    const status = error.statusCode ?? 500;
     const session = request.session;
-    const athlete = session && error.statusCode === 413 && request.url.split('?')[0] === '/import' ? await app.athletes.get(session.athlete_id) : null;
+    const onForm = request.url.split('?')[0] === '/import' && [400, 413, 415].includes(status);
+    const athlete = session && onForm ? await app.athletes.get(session.athlete_id) : null;
     if (!session || !athlete) throw error;
-    return showImport(reply, session, importPage(athlete, session, null, TOO_LARGE), 413);
+    return showImport(reply, session, importPage(athlete, session, null, status === 413 ? TOO_LARGE : UNREADABLE), status);
   });
 
   web.get('/import', async (request, reply) => {

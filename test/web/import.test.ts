@@ -66,6 +66,9 @@ test('over HTTP: the summary, the size limit, a missing file, a field twice, a f
     assert.is(big.status, 413);
     assert.match(big.text, 'larger than 10 MB');
     assert.match(big.text, 'href="/proposals"', 'shown on the page, with the navigation');
+    const garbled = await fetch(`${s.base}/import`, { method: 'POST', body: 'not a multipart body', headers: { 'content-type': 'multipart/form-data; boundary=x', origin: s.base, cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    assert.is(garbled.status, 400);
+    assert.match(await garbled.text(), 'could not be read as this form', 'on the form, even for a client that did not ask for a page');
     const none = await upload(c, { _csrf: csrf, app: 'hevy' }, null);
     assert.is(none.status, 400);
     assert.match(none.text, 'File: choose the export file');
