@@ -81,38 +81,28 @@ if (noBrowser) {
       assert.is(await plain.inputValue('#timezone'), 'UTC');
       await noScript.close();
 
-      // A Free athlete connecting an AI client: what Pro gives, how to get it, a way back.
+      // What an athlete sees on connecting an AI client, at both widths: a Free athlete what Pro
+      // gives (and a way back), a Pro athlete the areas to tick.
       await registerPro(s.app, 'bea@example.com', 'free');
-      const client = await beginAuthorization(`${s.base}/mcp`, 'training');
-      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
-      const consent = await phone.newPage();
-      await consent.goto(client.authorizationUrl!.href);
-      await consent.fill('#email', 'bea@example.com');
-      await consent.fill('#password', PASSWORD);
-      await consent.click('button[type=submit]');
-      await consent.waitForSelector('text=What Pro gives you');
-      assert.equal(await seriousViolations(consent), [], 'the Pro page');
-      await screenshot(consent, 'consent-needs-pro');
-      await consent.setViewportSize({ width: 1280, height: 900 });
-      assert.equal(await seriousViolations(consent), [], 'the Pro page at 1280 px');
-      await screenshot(consent, 'consent-needs-pro-1280');
-      await phone.close();
-
-      // A Pro athlete's consent: the areas to tick, at both widths.
-      const pro = await beginAuthorization(`${s.base}/mcp`, 'training recovery');
-      const desk = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
-      const form = await desk.newPage();
-      await form.goto(pro.authorizationUrl!.href);
-      await form.fill('#email', 'ada@example.com');
-      await form.fill('#password', PASSWORD);
-      await form.click('button[type=submit]');
-      await form.waitForSelector('form[action$="/consent"]');
-      for (const width of [390, 1280]) {
-        await form.setViewportSize({ width, height: 900 });
-        assert.equal(await seriousViolations(form), [], `the consent form at ${width}px`);
-        await screenshot(form, `consent-${width}`);
+      for (const [email, scope, shown, name] of [
+        ['bea@example.com', 'training', 'text=What Pro gives you', 'consent-needs-pro'],
+        ['ada@example.com', 'training recovery', 'form[action$="/consent"]', 'consent'],
+      ] as const) {
+        const client = await beginAuthorization(`${s.base}/mcp`, scope);
+        const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
+        const consent = await phone.newPage();
+        await consent.goto(client.authorizationUrl!.href);
+        await consent.fill('#email', email);
+        await consent.fill('#password', PASSWORD);
+        await consent.click('button[type=submit]');
+        await consent.waitForSelector(shown);
+        for (const width of [390, 1280]) {
+          await consent.setViewportSize({ width, height: 900 });
+          assert.equal(await seriousViolations(consent), [], `${name} at ${width}px`);
+          await screenshot(consent, `${name}-${width}`);
+        }
+        await phone.close();
       }
-      await desk.close();
     } finally {
       await browser.close();
       await s.close();
