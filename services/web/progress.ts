@@ -11,12 +11,11 @@ import { BY_EXERCISE, RECORD_INDICATORS, type RecordEntryDoc } from '../../proje
 import { EXERCISE_HISTORY, type ExerciseHistoryDoc } from '../../projections/workouts.ts';
 import type { App } from '../app.ts';
 import { sessionProgress, type SessionProgress } from '../domain/progress.ts';
-import type { Indicator } from '../domain/records.ts';
 import { addDays, todayIn, weekStart } from '../domain/time.ts';
 import { lineChart, weekBarChart, type Point } from './charts.ts';
 import { html, scrollTable, type Html } from './html.ts';
 import type { Show } from './layout.ts';
-import { pager, signedInAthlete, UUID } from './record-pages.ts';
+import { pager, RECORD_NAMES, signedInAthlete, UUID } from './record-pages.ts';
 import { keysetPage, positionOf } from './record-reads.ts';
 import { bodyweight, bodyweightValue, count, shortDate, weight, weightUnitName, weightValue, type BodyweightUnit, type WeightUnit } from './units.ts';
 
@@ -30,13 +29,6 @@ export const EXERCISES_PER_PAGE = 20;
 
 type ExerciseDoc = ItemDoc & RecordItem<'exercise'>;
 type MeasurementDoc = ItemDoc & RecordItem<'body_measurement'> & { local_date: string };
-
-const RECORD_NAMES: Record<Indicator, string> = {
-  weight: 'Heaviest weight',
-  reps: 'Most reps',
-  set_volume: 'Best set volume',
-  estimated_1rm: 'Best est. 1RM',
-};
 
 const figures = (summary: string, table: Html) => html`<details class="figures"><summary>${summary}</summary>${table}</details>`;
 

@@ -12,6 +12,7 @@ import { ApiError } from '../api/errors.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { getSavedRoutine } from '../reads/routines.ts';
 import { getCompletedWorkout } from '../reads/workouts.ts';
+import type { Indicator } from '../domain/records.ts';
 import { todayIn } from '../domain/time.ts';
 import { html, scrollTable, type Html } from './html.ts';
 import { workoutLine } from './home.ts';
@@ -54,7 +55,8 @@ function trainingNav(here: '/workouts' | '/routines' | '/goals'): Html {
   return html`<nav class="subnav" aria-label="Training">${links.map(([href, label]) => html`<a href="${href}"${href === here ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>`;
 }
 
-const RECORD_NAMES: Record<string, string> = {
+/** The record badges' words. */
+export const RECORD_NAMES: Record<Indicator, string> = {
   weight: 'Heaviest weight',
   reps: 'Most reps',
   set_volume: 'Best set volume',
@@ -85,7 +87,7 @@ ${e.sets.length === 0
   : scrollTable(`Sets of ${e.name.value}`, html`<table><caption class="visually-hidden">Sets of ${e.name.value}</caption><thead><tr><th scope="col">Set</th>${columns.map((c) => html`<th scope="col" class="num">${c.head}</th>`)}<th scope="col">Records</th></tr></thead><tbody>
 ${e.sets.map(
   (s) => html`<tr><th scope="row">${s.set_number}${SET_TYPES[s.set_type] ? html` <span class="meta">${SET_TYPES[s.set_type]}</span>` : ''}</th>${columns.map((c) => html`<td class="num">${c.cell(s)}</td>`)}<td>${s.historical_record_at_completion.indicators.map(
-    (i) => html`<span class="badge">${RECORD_NAMES[i] ?? i}</span>`,
+    (i) => html`<span class="badge">${RECORD_NAMES[i]}</span>`,
   )}</td></tr>`,
 )}</tbody></table>`)}
 </section>`;
