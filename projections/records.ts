@@ -15,7 +15,7 @@ import { athleteOf, occurredAt, type Projection } from './projection.ts';
 
 export const RECORD_INDICATORS = 'record_indicators';
 export const EXERCISE_SUMMARIES = 'exercise_summaries';
-const BY_EXERCISE = 'by_exercise';
+export const BY_EXERCISE = 'by_exercise';
 const BY_WORKOUT = 'by_workout';
 /** Exercises by folded name (see exercise-search.ts), ids breaking ties. */
 export const BY_SORT_NAME = { name: 'by_sort_name', fields: ['sort_name', 'id'] };

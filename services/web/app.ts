@@ -23,6 +23,7 @@ import { registerRecordPages } from './record-pages.ts';
 import { registerRecoveryBodyPages } from './recovery-body-pages.ts';
 import { registerSettings } from './settings.ts';
 import { registerImport } from './import.ts';
+import { registerProgress } from './progress.ts';
 import { csrfMatches, Sessions, type Session } from './sessions.ts';
 import { z } from 'zod';
 
@@ -197,6 +198,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
 
     registerHome(web, app, sessions, show);
     registerRecordPages(web, app, show);
+    registerProgress(web, app, show);
     registerRecoveryBodyPages(web, app, show);
     registerSettings(web, app, show);
     registerImport(web, app, show);

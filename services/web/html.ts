@@ -50,6 +50,7 @@ const STYLE = `
   input[type=text], input[type=email], input[type=password], select { width: 100%; padding: .65rem .75rem; font: inherit; border: 1px solid var(--line); border-radius: 8px; background: #fff; }
   .hint { color: var(--muted); font-size: .9rem; margin: .25rem 0 0; }
   button, .button { display: inline-block; margin-top: 1.2rem; padding: .7rem 1.1rem; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 8px; cursor: pointer; text-decoration: none; }
+  button:disabled { opacity: .6; cursor: progress; }
   button.secondary { background: #fff; color: var(--ink); border: 1px solid var(--line); margin-top: 0; }
   .error { background: #fbeceb; border: 1px solid #f0c4be; color: var(--bad); border-radius: 8px; padding: .75rem; }
   .notice { background: #e8f4f0; border: 1px solid #bfe0d5; border-radius: 8px; padding: .75rem; margin-bottom: 1rem; }
@@ -128,6 +129,28 @@ const STYLE = `
     table.stack td[data-label]::before { content: attr(data-label) " "; color: var(--muted); font-size: .85rem; }
   }
   input[type=file] { width: 100%; font: inherit; }
+  progress { display: block; width: 100%; height: 1.25rem; margin: .75rem 0 .25rem; accent-color: var(--accent); }
+  svg.chart { display: block; width: 100%; max-width: 36rem; height: auto; margin: .5rem 0; }
+  svg.chart text { font: 20px system-ui, -apple-system, "Segoe UI", sans-serif; fill: var(--muted); }
+  @media (min-width: 40rem) { svg.chart text { font-size: 15px; } }
+  svg.chart .grid { stroke: #e4e8ef; stroke-width: 1; }
+  svg.chart .tick { stroke: var(--muted); stroke-width: 1; }
+  svg.chart .line { fill: none; stroke-width: 3; stroke-linejoin: round; }
+  svg.chart .first { stroke: var(--accent); fill: var(--accent); }
+  svg.chart .second { stroke: #9a4d0b; fill: #9a4d0b; }
+  svg.chart .line.second { stroke-dasharray: 8 5; fill: none; }
+  svg.chart .line.first { fill: none; }
+  svg.chart .record { fill: #f2b705; stroke: #4a3700; stroke-width: 2; }
+  svg.chart .bar { fill: var(--accent); }
+  .legend { display: flex; flex-wrap: wrap; gap: .25rem 1rem; margin: 0; padding: 0; list-style: none; font-size: .9rem; color: var(--muted); }
+  .legend li { display: flex; align-items: center; gap: .4rem; }
+  .key { display: inline-block; width: 1.5rem; height: 0; border-top: 3px solid var(--accent); }
+  .key.second { border-top: 3px dashed #9a4d0b; }
+  .key.record { width: .8rem; height: .8rem; border: 2px solid #4a3700; background: #f2b705; transform: rotate(45deg); }
+  details.figures { margin-top: .75rem; }
+  details.figures summary { cursor: pointer; font-weight: 600; }
+  ul.columns { columns: 16rem; column-gap: 1.5rem; list-style: none; padding: 0; margin: 0; }
+  ul.columns li { padding: .3rem 0; break-inside: avoid; }
   input[type=radio] { width: 1.1rem; height: 1.1rem; }
 `;
 
@@ -181,8 +204,63 @@ const COPY_SOURCE = `(function () {
 })();`;
 export const COPY_SCRIPT = new Html(COPY_SOURCE);
 
+/**
+ * The import form's progress: sends the form itself so that the bar can show the upload's bytes,
+ * then says the file is being saved until the server answers. The answer is the summary (the
+ * upload was redirected to it: that page is opened) or the form with the refusal (shown in place
+ * of this page, its alert focused). Without script the form posts as any other.
+ */
+const IMPORT_PROGRESS_SOURCE = `(function () {
+  var form = document.getElementById('import-form');
+  var box = document.getElementById('import-progress');
+  if (!form || !box || !window.XMLHttpRequest || !window.FormData || !window.DOMParser) return;
+  var bar = document.getElementById('import-bar');
+  var words = document.getElementById('import-words');
+  var button = form.querySelector('button[type=submit]');
+  form.addEventListener('submit', function (event) {
+    event.preventDefault();
+    var request = new XMLHttpRequest();
+    request.open('POST', form.action);
+    box.hidden = false;
+    bar.hidden = false;
+    button.disabled = true;
+    words.textContent = 'Uploading the file…';
+    request.upload.onprogress = function (e) {
+      if (!e.lengthComputable) return;
+      bar.max = e.total;
+      bar.value = e.loaded;
+      words.textContent = 'Uploading the file: ' + Math.floor((e.loaded / e.total) * 100) + '%';
+    };
+    request.upload.onload = function () {
+      bar.removeAttribute('value');
+      words.textContent = 'Uploaded. Reading the file and saving your workouts…';
+    };
+    request.onload = function () {
+      if (request.status === 200 && request.responseURL && request.responseURL.indexOf('/import?') >= 0) {
+        window.location.assign(request.responseURL);
+        return;
+      }
+      var answer = new DOMParser().parseFromString(request.responseText, 'text/html');
+      document.title = answer.title;
+      document.body.replaceWith(document.adoptNode(answer.body));
+      var alert = document.querySelector('[role=alert]');
+      if (alert) {
+        alert.setAttribute('tabindex', '-1');
+        alert.focus();
+      }
+    };
+    request.onerror = function () {
+      bar.hidden = true;
+      button.disabled = false;
+      words.textContent = 'The upload did not reach RepLedger: nothing was imported. Check your connection and try again.';
+    };
+    request.send(new FormData(form));
+  });
+})();`;
+export const IMPORT_PROGRESS_SCRIPT = new Html(IMPORT_PROGRESS_SOURCE);
+
 /** The only inline scripts, allowed by hash: pages work without them. */
-export const SCRIPT_HASH = `${hashOf(TIME_ZONE_SOURCE)} ${hashOf(COPY_SOURCE)}`;
+export const SCRIPT_HASH = `${hashOf(TIME_ZONE_SOURCE)} ${hashOf(COPY_SOURCE)} ${hashOf(IMPORT_PROGRESS_SOURCE)}`;
 
 /**
  * A table that scrolls sideways on a narrow screen when it must: the scrolling region is

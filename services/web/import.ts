@@ -1,7 +1,11 @@
 // Importing a Hevy or Strong export from the browser: the same import as `repledger import`
 // (services/import/run.ts), so a file lands whole or not at all and a bad row is refused with
-// its line number. Uploads are multipart forms, read into memory up to IMPORT_MAX_BYTES.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// its line number. Uploads are multipart forms, read into memory up to IMPORT_MAX_BYTES. The
+// import runs while the upload waits for its answer: on the embedded store it holds the process
+// until it has saved (a year of training takes about a second), so there is nothing to follow
+// from another page meanwhile; the form's script shows the upload's bytes, then that the file is
+// being saved, then the summary.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
@@ -11,8 +15,8 @@ import { importExport } from '../import/run.ts';
 import { parseStrong } from '../import/strong.ts';
 import { APP_NAMES } from '../import/types.ts';
 import { readForm } from './forms.ts';
-import { html, type Html } from './html.ts';
-import type { Show } from './layout.ts';
+import { html, IMPORT_PROGRESS_SCRIPT, type Html } from './html.ts';
+import { contentSecurityPolicy, type Show } from './layout.ts';
 import { signedInAthlete } from './record-pages.ts';
 import type { Session } from './sessions.ts';
 import { count } from './units.ts';
@@ -21,6 +25,7 @@ import { count } from './units.ts';
 export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
 /** Room for the form's other fields and the multipart framing around the file. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
+const UNREADABLE = 'The upload could not be read as this form. Nothing was imported: choose the file again and send it from this page.';
 const TOO_LARGE = `The file is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MB, the most one import takes. Nothing was imported.`;
 
 export interface UploadedFile {
@@ -59,15 +64,24 @@ const fields = z.object({
 });
 
 export function registerImport(web: FastifyInstance, app: App, show: Show): void {
+  /** The import form's page: its script sends the upload itself (connect-src), to show its progress. */
+  const showImport = (reply: FastifyReply, session: Session, body: Html, status = 200) => {
+    reply.header('Content-Security-Policy', contentSecurityPolicy([], true));
+    return show(reply, 'Import workouts', session, body, status);
+  };
   web.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) => readMultipart(request, body));
 
-  // An upload larger than the route takes is refused before it is read: on the form, with the
-  // limit, rather than as a bare error page. Every other error goes on to the server's handler.
+  // An upload larger than the route takes is refused before it is read, and one that is not the
+  // multipart form it claims to be cannot be read: either is shown on the form, rather than as a
+  // bare error page (or JSON, to a client that did not ask for a page). Every other error goes on
+  // to the server's handler.
   web.setErrorHandler(async (error: { statusCode?: number }, request, reply) => {
+    const status = error.statusCode ?? 500;
     const session = request.session;
-    const athlete = session && error.statusCode === 413 && request.url.split('?')[0] === '/import' ? await app.athletes.get(session.athlete_id) : null;
+    const onForm = request.url.split('?')[0] === '/import' && [400, 413, 415].includes(status);
+    const athlete = session && onForm ? await app.athletes.get(session.athlete_id) : null;
     if (!session || !athlete) throw error;
-    return show(reply, 'Import workouts', session, importPage(athlete, session, null, TOO_LARGE), 413);
+    return showImport(reply, session, importPage(athlete, session, null, status === 413 ? TOO_LARGE : UNREADABLE), status);
   });
 
   web.get('/import', async (request, reply) => {
@@ -76,16 +90,16 @@ export function registerImport(web: FastifyInstance, app: App, show: Show): void
     const q = request.query as Record<string, unknown>;
     const done =
       typeof q.added === 'string' && typeof q.skipped === 'string' && typeof q.from === 'string' && (q.from === 'hevy' || q.from === 'strong')
-        ? { added: Number(q.added) || 0, skipped: Number(q.skipped) || 0, exercises: Number(q.exercises) || 0, from: APP_NAMES[q.from] }
+        ? { added: Number(q.added) || 0, skipped: Number(q.skipped) || 0, exercises: Number(q.exercises) || 0, inFile: Number(q.in_file) || 0, from: APP_NAMES[q.from] }
         : null;
-    return show(reply, 'Import workouts', who.session, importPage(who.athlete, who.session, done, null));
+    return showImport(reply, who.session, importPage(who.athlete, who.session, done, null));
   });
 
   web.post('/import', { bodyLimit: IMPORT_MAX_BYTES + FORM_OVERHEAD_BYTES }, async (request, reply) => {
     const session = request.session;
     const athlete = session ? await app.athletes.get(session.athlete_id) : null;
     if (!session || !athlete) return reply.redirect('/sign-in', 303);
-    const refuse = (message: string, status = 400) => show(reply, 'Import workouts', session, importPage(athlete, session, null, message), status);
+    const refuse = (message: string, status = 400) => showImport(reply, session, importPage(athlete, session, null, message), status);
     const form = readForm(fields, request.body);
     if (!form.ok) return refuse(form.message);
     const { app: from, file: upload } = form.data;
@@ -101,7 +115,7 @@ export function registerImport(web: FastifyInstance, app: App, show: Show): void
         parse: (text, a) => (from === 'hevy' ? parseHevy(text, { timezone: a.profile.timezone }) : parseStrong(text, { timezone: a.profile.timezone, weightUnit, distanceUnit })),
         importHint: (detected) => `choose ${APP_NAMES[detected]} above and upload it again`,
       });
-      return reply.redirect(`/import?from=${from}&added=${result.workouts_added}&skipped=${result.workouts_skipped}&exercises=${result.exercises_added}`, 303);
+      return reply.redirect(`/import?from=${from}&in_file=${result.workouts_in_file}&added=${result.workouts_added}&skipped=${result.workouts_skipped}&exercises=${result.exercises_added}`, 303);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       return refuse(error.message, error.code === 'busy' ? 503 : 400);
@@ -110,18 +124,18 @@ export function registerImport(web: FastifyInstance, app: App, show: Show): void
 }
 
 
-function importPage(athlete: AthleteState, session: Session, done: { added: number; skipped: number; exercises: number; from: string } | null, error: string | null): Html {
+function importPage(athlete: AthleteState, session: Session, done: { added: number; skipped: number; exercises: number; inFile: number; from: string } | null, error: string | null): Html {
   const unit = athlete.profile.unit_preference;
   return html`<h1>Import workouts</h1>
 ${done
-  ? html`<div class="notice" role="status"><p><strong>Imported ${count(done.added, 'workout')} from ${done.from}.</strong></p><p>${
+  ? html`<div class="notice" role="status"><p><strong>Imported ${count(done.added, 'workout')} from ${done.from}.</strong></p><p>${done.inFile ? `The file held ${count(done.inFile, 'workout')}. ` : ''}${
       done.skipped ? `${count(done.skipped, 'workout')} ${done.skipped === 1 ? 'was' : 'were'} already in your record and skipped. ` : ''
-    }${done.exercises ? `${count(done.exercises, 'new exercise')} added.` : 'No new exercises.'}</p><p><a href="/workouts">See your workouts</a></p></div>`
+    }${done.exercises ? `${count(done.exercises, 'new exercise')} added.` : 'No new exercises.'}</p><p><a href="/workouts">See your workouts</a> · <a href="/progress">See your progress</a></p></div>`
   : ''}
 ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <div class="card">
 <p>Bring your history from Hevy or Strong: export it as CSV in the app, then upload the file here. The whole file is imported, or none of it: a row RepLedger cannot read is named by its line, and nothing is saved. Importing the same file again, or a later export that overlaps it, adds only the workouts not yet in your record.</p>
-<form method="post" action="/import" enctype="multipart/form-data"><input type="hidden" name="_csrf" value="${session.csrf}">
+<form id="import-form" method="post" action="/import" enctype="multipart/form-data"><input type="hidden" name="_csrf" value="${session.csrf}">
 <fieldset><legend><strong>Exported from</strong></legend>
 <label class="area"><input type="radio" name="app" value="hevy" checked><span>Hevy <span class="hint">(in Hevy's settings, export your workouts as CSV; the file says itself whether it is in kilograms or pounds)</span></span></label>
 <label class="area"><input type="radio" name="app" value="strong"><span>Strong <span class="hint">(in Strong's settings, export your data as CSV)</span></span></label>
@@ -134,7 +148,9 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 </fieldset>
 <label for="file">Export file (CSV, at most ${IMPORT_MAX_BYTES / 1024 / 1024} MB)</label>
 <input type="file" id="file" name="file" accept=".csv,text/csv" required>
-<p class="hint">Times in the file are read in your timezone, ${athlete.profile.timezone.replaceAll('_', ' ')}. Your browser shows the upload's progress; the summary appears here when the import has finished (a few seconds for years of training).</p>
+<p class="hint">Times in the file are read in your timezone, ${athlete.profile.timezone.replaceAll('_', ' ')}. After the upload, saving takes about a second for a year of training; the summary then appears here.</p>
+<div id="import-progress" hidden><progress id="import-bar" aria-labelledby="import-words"></progress><p id="import-words" aria-live="polite"></p></div>
 <button type="submit">Import</button>
-</form></div>`;
+</form></div>
+<script>${IMPORT_PROGRESS_SCRIPT}</script>`;
 }

@@ -4,13 +4,17 @@ import type { FastifyReply } from 'fastify';
 import { html, page, SCRIPT_HASH, STYLE_HASH, type Html } from './html.ts';
 import { SESSION_COOKIE, type Session } from './sessions.ts';
 
-/** Forms may post to this site, and (on the consent page) be redirected on to the client. */
-export function contentSecurityPolicy(formTargets: string[] = []): string {
+/**
+ * Forms may post to this site, and (on the consent page) be redirected on to the client. Only the
+ * import status page's script reads from this site (`connectSelf`).
+ */
+export function contentSecurityPolicy(formTargets: string[] = [], connectSelf = false): string {
   return [
     "default-src 'none'",
     `style-src ${STYLE_HASH}`,
     `script-src ${SCRIPT_HASH}`,
     "img-src 'self' data:",
+    ...(connectSelf ? ["connect-src 'self'"] : []),
     `form-action 'self'${formTargets.map((t) => ` ${t}`).join('')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",

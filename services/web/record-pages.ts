@@ -12,6 +12,7 @@ import { ApiError } from '../api/errors.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { getSavedRoutine } from '../reads/routines.ts';
 import { getCompletedWorkout } from '../reads/workouts.ts';
+import type { Indicator } from '../domain/records.ts';
 import { todayIn } from '../domain/time.ts';
 import { html, scrollTable, type Html } from './html.ts';
 import { workoutLine } from './home.ts';
@@ -23,7 +24,7 @@ import { bodyweight, clock, count, dateTime, distance, duration, localDate, shor
 export const WORKOUTS_PER_PAGE = 20;
 const ROUTINES_PER_PAGE = 20;
 const GOALS_PER_STATUS = 50;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The signed-in athlete, or null after sending the browser to sign in (and back here). */
 export async function signedInAthlete(app: App, request: FastifyRequest, reply: FastifyReply): Promise<{ session: Session; athlete: AthleteState } | null> {
@@ -36,11 +37,11 @@ export async function signedInAthlete(app: App, request: FastifyRequest, reply: 
   return { session, athlete };
 }
 
-/** "Newer" and "Older" links of a paged list. */
-export function pager(path: string, page: KeysetPage<unknown>, what: string): Html {
+/** "Newer" and "Older" links of a paged list (other words for a list that is not by date). */
+export function pager(path: string, page: KeysetPage<unknown>, what: string, words = { newer: `Newer ${what}`, older: `Older ${what}` }): Html {
   if (!page.newer && !page.older) return html``;
-  return html`<nav class="pager" aria-label="${what} pages">${page.newer ? html`<a href="${path}?${positionParam('newer', page.newer)}">← Newer ${what}</a>` : html`<span></span>`}${
-    page.older ? html`<a href="${path}?${positionParam('older', page.older)}">Older ${what} →</a>` : ''
+  return html`<nav class="pager" aria-label="${what} pages">${page.newer ? html`<a href="${path}?${positionParam('newer', page.newer)}">← ${words.newer}</a>` : html`<span></span>`}${
+    page.older ? html`<a href="${path}?${positionParam('older', page.older)}">${words.older} →</a>` : ''
   }</nav>`;
 }
 
@@ -54,7 +55,8 @@ function trainingNav(here: '/workouts' | '/routines' | '/goals'): Html {
   return html`<nav class="subnav" aria-label="Training">${links.map(([href, label]) => html`<a href="${href}"${href === here ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>`;
 }
 
-const RECORD_NAMES: Record<string, string> = {
+/** The record badges' words. */
+export const RECORD_NAMES: Record<Indicator, string> = {
   weight: 'Heaviest weight',
   reps: 'Most reps',
   set_volume: 'Best set volume',
@@ -85,7 +87,7 @@ ${e.sets.length === 0
   : scrollTable(`Sets of ${e.name.value}`, html`<table><caption class="visually-hidden">Sets of ${e.name.value}</caption><thead><tr><th scope="col">Set</th>${columns.map((c) => html`<th scope="col" class="num">${c.head}</th>`)}<th scope="col">Records</th></tr></thead><tbody>
 ${e.sets.map(
   (s) => html`<tr><th scope="row">${s.set_number}${SET_TYPES[s.set_type] ? html` <span class="meta">${SET_TYPES[s.set_type]}</span>` : ''}</th>${columns.map((c) => html`<td class="num">${c.cell(s)}</td>`)}<td>${s.historical_record_at_completion.indicators.map(
-    (i) => html`<span class="badge">${RECORD_NAMES[i] ?? i}</span>`,
+    (i) => html`<span class="badge">${RECORD_NAMES[i]}</span>`,
   )}</td></tr>`,
 )}</tbody></table>`)}
 </section>`;

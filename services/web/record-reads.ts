@@ -54,18 +54,21 @@ export interface KeysetPage<D> {
 }
 
 /**
- * One page of a list, newest first, over an index whose fields (after any prefix) `keyOf`
- * returns. One store read, one document more than the page to tell whether more follow.
+ * One page of a list, newest first (or in index order, with `order: 'asc'`: `older` then means
+ * further down the list), over an index whose fields (after any prefix) `keyOf` returns. One
+ * store read, one document more than the page to tell whether more follow.
  */
 export async function keysetPage<D extends Doc>(
   reads: ReadStore,
   collection: string,
-  list: { partition: string; index: string; prefix?: KeyValue[]; keyOf: (doc: D) => KeyValue[]; limit: number },
+  list: { partition: string; index: string; prefix?: KeyValue[]; keyOf: (doc: D) => KeyValue[]; limit: number; order?: 'asc' | 'desc' },
   position: PagePosition | null,
 ): Promise<KeysetPage<D>> {
   const base = { partition: list.partition, index: list.index, limit: list.limit + 1, ...(list.prefix ? { prefix: list.prefix } : {}) };
+  const down = list.order ?? 'desc';
+  const up = down === 'desc' ? 'asc' : 'desc';
   if (position?.towards === 'newer') {
-    const rows = await reads.page<D>(collection, { ...base, direction: 'asc', after: position.key });
+    const rows = await reads.page<D>(collection, { ...base, direction: up, after: position.key });
     const docs = rows.slice(0, list.limit).reverse();
     return {
       docs,
@@ -74,7 +77,7 @@ export async function keysetPage<D extends Doc>(
       older: docs.length ? list.keyOf(docs[docs.length - 1]!) : null,
     };
   }
-  const rows = await reads.page<D>(collection, { ...base, direction: 'desc', ...(position ? { after: position.key } : {}) });
+  const rows = await reads.page<D>(collection, { ...base, direction: down, ...(position ? { after: position.key } : {}) });
   const docs = rows.slice(0, list.limit);
   return {
     docs,

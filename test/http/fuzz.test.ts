@@ -1,6 +1,7 @@
 // A bounded fuzz of every surface a stranger can reach (issue 10): several thousand malformed
-// requests to Agent Access, MCP, the Read API, the OAuth endpoints and every web form. Nothing
-// may answer 5xx, and every API refusal must be in its contract's shape with its headers.
+// requests to Agent Access, MCP, the Read API, the OAuth endpoints, and every web form (the import
+// form also as multipart) and page. Nothing may answer 5xx, and every API refusal must be in its
+// contract's shape with its headers.
 // Seeded, so a failure names an input that reproduces it.
 import { request as httpRequest } from 'node:http';
 import { connect as tcpConnect } from 'node:net';
@@ -224,7 +225,8 @@ test('several thousand malformed requests: no 5xx, every API refusal in its cont
     assert.is(signedIn.status, 303);
     const athleteCsrf = FormClient.csrf((await athlete.get('/account')).text);
     const value = fc.oneof(nasty, fc.array(nasty, { minLength: 2, maxLength: 3 }));
-    const fields = fc.dictionary(fc.constantFrom('email', 'password', 'display_name', 'timezone', 'unit_preference', 'return_to', 'name', 'area', 'current_password', 'new_password', 'confirm_password', 'keep', 'allow', '_csrf'), value, { maxKeys: 6 });
+    const fieldNames = ['email', 'password', 'display_name', 'timezone', 'unit_preference', 'height_unit_preference', 'bodyweight_unit_preference', 'return_to', 'name', 'area', 'current_password', 'new_password', 'confirm_password', 'keep', 'allow', 'app', 'weight_unit', 'distance_unit', 'file', '_csrf'] as const;
+    const fields = fc.dictionary(fc.constantFrom(...fieldNames), fc.oneof(value, fc.constantFrom('kg', 'lbs', 'stone', 'cm', 'ft_in', 'hevy', 'strong', 'km', 'mi', 'Europe/London')), { maxKeys: 6 });
     const webForms: Array<[FormClient, string, string]> = [
       [visitor, '/sign-up', visitorCsrf],
       [visitor, '/sign-in', visitorCsrf],
@@ -236,6 +238,8 @@ test('several thousand malformed requests: no 5xx, every API refusal in its cont
       [athlete, '/account/password', athleteCsrf],
       [athlete, '/connections/not-a-grant/write-permissions', athleteCsrf],
       [athlete, '/connections/not-a-grant/write-permissions/request', athleteCsrf],
+      [athlete, '/settings', athleteCsrf],
+      [athlete, '/import', athleteCsrf],
     ];
     for (const [[client, path, csrf], body, keepToken] of sample(fc.tuple(fc.constantFrom(...webForms), fields, fc.boolean()), 700, 7)) {
       const answer = await client.post(path, keepToken ? { ...body, _csrf: csrf } : body);
@@ -243,8 +247,31 @@ test('several thousand malformed requests: no 5xx, every API refusal in its cont
       expect(answer.status === 303 || answer.status === 302 || /text\/html/.test(answer.headers.get('content-type') ?? ''), `a page for people: POST ${path} → ${answer.status} ${answer.headers.get('content-type')}`);
       sent++;
     }
-    for (const q of sample(fc.dictionary(fc.constantFrom('return_to', 'disconnected', 'x'), nasty, { maxKeys: 2 }), 200, 8)) {
-      for (const path of ['/sign-in', '/sign-up', '/connections', '/bot-tokens', '/account', '/account/password', '/connections/not-a-grant/write-permissions/request']) {
+    // The import form as browsers send it: multipart, with parts missing, repeated or strange, a
+    // file of anything, or a body that is not the multipart it claims to be.
+    const part = fc.tuple(fc.constantFrom(...fieldNames), fc.oneof(nasty, fc.constantFrom('hevy', 'strong', 'kg', 'lbs', 'km', 'mi')), fc.boolean());
+    const csv = fc.oneof(fc.string({ maxLength: 300 }), fc.array(fc.array(nasty, { maxLength: 6 }).map((cells) => cells.map((c) => `"${c}"`).join(',')), { maxLength: 6 }).map((rows) => ['"title","start_time","end_time","exercise_title","set_index","weight_kg","reps"', ...rows].join('\n')));
+    for (const [parts, file, keepToken, broken] of sample(fc.tuple(fc.array(part, { maxLength: 5 }), fc.option(csv), fc.boolean(), fc.constantFrom(false, false, false, true)), 250, 9)) {
+      const form = new FormData();
+      if (keepToken) form.append('_csrf', athleteCsrf);
+      for (const [name, v, asFile] of parts) form.append(name, asFile ? new Blob([v]) : v, ...(asFile ? ['part.csv'] : []));
+      if (file !== null) form.append('file', new Blob([file], { type: 'text/csv' }), 'export.csv');
+      const encoded = new Response(form);
+      const type = broken ? 'multipart/form-data; boundary=not-the-boundary' : encoded.headers.get('content-type')!;
+      const res = await fetch(`${s.base}/import`, { method: 'POST', body: await encoded.arrayBuffer(), redirect: 'manual', headers: { 'content-type': type, origin: s.base, cookie: [...athlete.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+      const where = `POST /import multipart ${JSON.stringify({ parts, file: file?.slice(0, 80), broken })} → ${res.status}`;
+      expect(res.status < 500, `5xx: ${where}`);
+      expect(res.status === 303 || /text\/html/.test(res.headers.get('content-type') ?? ''), `a page for people: ${where} ${res.headers.get('content-type')}`);
+      await res.arrayBuffer();
+      sent++;
+    }
+    for (const segmentValue of sample(segment, 100, 10)) {
+      const answer = await send(s.base, 'GET', `/progress/exercises/${segmentValue}`, { cookie: [...athlete.cookies].map(([k, v]) => `${k}=${v}`).join('; ') });
+      expect(answer.status < 500, `5xx: GET /progress/exercises/${segmentValue} → ${answer.status}`);
+      sent++;
+    }
+    for (const q of sample(fc.dictionary(fc.constantFrom('return_to', 'disconnected', 'older', 'newer', 'saved', 'from', 'added', 'skipped', 'in_file', 'exercises', 'x'), nasty, { maxKeys: 3 }), 160, 8)) {
+      for (const path of ['/sign-in', '/sign-up', '/connections', '/bot-tokens', '/account', '/account/password', '/connections/not-a-grant/write-permissions/request', '/progress', '/settings', '/import', '/workouts']) {
         const answer = await athlete.get(`${path}?${new URLSearchParams(q)}`);
         expect(answer.status < 500, `5xx: GET ${path}?${new URLSearchParams(q)} → ${answer.status}`);
         sent++;

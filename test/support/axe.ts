@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
+import { screenshot } from './browser.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -23,4 +24,20 @@ export async function seriousViolations(page: Page): Promise<string[]> {
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+export const WIDTHS = [390, 1280] as const;
+
+/**
+ * The page as it is now on a phone and on a desktop: its serious and critical axe violations at
+ * each width (prefixed with the width), and a screenshot of each, `<name>-<width>.png`.
+ */
+export async function atBothWidths(page: Page, name: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    found.push(...(await seriousViolations(page)).map((v) => `${width}px: ${v}`));
+    await screenshot(page, `${name}-${width}`);
+  }
+  return found;
 }

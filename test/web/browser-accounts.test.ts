@@ -1,7 +1,7 @@
 // Sign-up and sign-in in headless Chromium, as an athlete would, with screenshots.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { seriousViolations } from '../support/axe.ts';
+import { atBothWidths, seriousViolations } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { beginAuthorization, PASSWORD, registerPro } from '../support/connect.ts';
 import { startServer } from '../support/server.ts';
@@ -81,19 +81,24 @@ if (noBrowser) {
       assert.is(await plain.inputValue('#timezone'), 'UTC');
       await noScript.close();
 
-      // A Free athlete connecting an AI client: what Pro gives, how to get it, a way back.
+      // What an athlete sees on connecting an AI client, at both widths: a Free athlete what Pro
+      // gives (and a way back), a Pro athlete the areas to tick.
       await registerPro(s.app, 'bea@example.com', 'free');
-      const client = await beginAuthorization(`${s.base}/mcp`, 'training');
-      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
-      const consent = await phone.newPage();
-      await consent.goto(client.authorizationUrl!.href);
-      await consent.fill('#email', 'bea@example.com');
-      await consent.fill('#password', PASSWORD);
-      await consent.click('button[type=submit]');
-      await consent.waitForSelector('text=What Pro gives you');
-      assert.equal(await seriousViolations(consent), [], 'the Pro page');
-      await screenshot(consent, 'consent-needs-pro');
-      await phone.close();
+      for (const [email, scope, shown, name] of [
+        ['bea@example.com', 'training', 'text=What Pro gives you', 'consent-needs-pro'],
+        ['ada@example.com', 'training recovery', 'form[action$="/consent"]', 'consent'],
+      ] as const) {
+        const client = await beginAuthorization(`${s.base}/mcp`, scope);
+        const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
+        const consent = await phone.newPage();
+        await consent.goto(client.authorizationUrl!.href);
+        await consent.fill('#email', email);
+        await consent.fill('#password', PASSWORD);
+        await consent.click('button[type=submit]');
+        await consent.waitForSelector(shown);
+        assert.equal(await atBothWidths(consent, name), [], name);
+        await phone.close();
+      }
     } finally {
       await browser.close();
       await s.close();

@@ -1,13 +1,15 @@
 // Every page of the athlete's web app in headless Chromium, on a phone (390 px) and a desktop
-// (1280 px), for an empty record and a year of imported training: no serious or critical axe
-// violation, nothing wider than the screen, and a screenshot of each for a person to look at.
+// (1280 px), for an empty record and a year of imported training (with a connected client, its
+// proposal waiting and a bot token): no serious or critical axe violation, nothing wider than the
+// screen, and a screenshot of each for a person to look at.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { seriousViolations } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { PASSWORD } from '../support/connect.ts';
-import { startWebRecord, type WebRecord } from '../support/web-record.ts';
+import { startWebRecord, TODAY, type WebRecord } from '../support/web-record.ts';
+import { proposalBody, writer } from '../support/writes.ts';
 
 const noBrowser = whyNoBrowser();
 const VIEWPORTS = [
@@ -15,20 +17,52 @@ const VIEWPORTS = [
   { name: 'desktop', width: 1280, height: 900 },
 ] as const;
 
-/** The pages every athlete has, by the name their screenshots get. */
-function pagesOf(r: WebRecord, large: boolean): Array<[string, string]> {
+interface Extras {
+  exerciseId: string;
+  proposalPath: string;
+  grantId: string;
+}
+
+/** The pages of the web app, by the name their screenshots get; the large record has more to show. */
+function pagesOf(r: WebRecord, extras: Extras | null): Array<[string, string]> {
   return [
     ['home', '/account'],
     ['workouts', '/workouts'],
-    ...(large ? ([['workout', `/workouts/${r.hostileWorkoutId}`]] as Array<[string, string]>) : []),
+    ...(extras ? ([['workout', `/workouts/${r.hostileWorkoutId}`]] as Array<[string, string]>) : []),
     ['routines', '/routines'],
     ['goals', '/goals'],
+    ['progress', '/progress'],
+    ...(extras ? ([['progress-exercise', `/progress/exercises/${extras.exerciseId}`]] as Array<[string, string]>) : []),
     ['recovery', '/recovery'],
     ['nutrition', '/nutrition'],
     ['body', '/body'],
+    ['proposals', '/proposals'],
+    ...(extras ? ([['proposal', extras.proposalPath]] as Array<[string, string]>) : []),
+    ['connections', '/connections'],
+    ...(extras ? ([['write-permissions', `/connections/${extras.grantId}/write-permissions/request?permissions=training:write,nutrition:delete`]] as Array<[string, string]>) : []),
     ['settings', '/settings'],
+    // Pages whose content does not depend on the record: once, where they have most to show.
+    ...(extras
+      ? ([
+          ['bot-tokens', '/bot-tokens'],
+          ['password', '/account/password'],
+          ['import', '/import'],
+        ] as Array<[string, string]>)
+      : []),
     ['not-found', '/workouts/00000000-0000-4000-8000-000000000000'],
   ];
+}
+
+/** For the large record: a connected AI client that has proposed a meal, and a bot token. */
+async function extrasOf(r: WebRecord): Promise<Extras> {
+  const { api, grantId } = await writer(r.s, r.largeId, ['training', 'nutrition'], ['nutrition:write']);
+  const prepared = await api.prepare(
+    proposalBody([{ op: 'create', kind: 'meal', record: { eaten_at: `${TODAY}T07:30:00.000Z`, name: 'Porridge', calories_kcal: 350, protein_g: 12, carbohydrate_g: 60, fat_g: 6 } }]),
+  );
+  assert.is(prepared.status, 201, JSON.stringify(prepared.body));
+  await r.s.app.botTokens.create(r.largeId, 'Discord stats bot', { type: 'athlete', id: r.largeId });
+  const exercises = await r.s.app.reads.page<{ id: string; name: string }>('exercises', { partition: r.largeId, index: 'by_name', direction: 'asc', limit: 100 });
+  return { exerciseId: exercises.find((e) => e.name === 'Bench Press (Barbell)')!.id, proposalPath: new URL(prepared.body.data.proposal.approval_url as string).pathname, grantId };
 }
 
 async function signIn(browser: Browser, base: string, email: string, width: number, height: number): Promise<Page> {
@@ -50,10 +84,21 @@ if (noBrowser) {
     const r = await startWebRecord();
     const browser = await launch();
     try {
+      const extras = await extrasOf(r);
+      for (const v of VIEWPORTS) {
+        // Before signing in.
+        const visitor = await (await browser.newContext({ viewport: { width: v.width, height: v.height }, bypassCSP: true })).newPage();
+        for (const [name, path] of [['sign-in', '/sign-in'], ['sign-up', '/sign-up']]) {
+          assert.is((await visitor.goto(`${r.s.base}${path}`))?.status(), 200);
+          assert.equal(await seriousViolations(visitor), [], `${path} at ${v.width}px`);
+          await screenshot(visitor, `web-${name}-${v.width}`);
+        }
+        await visitor.context().close();
+      }
       for (const [who, email, large] of [['empty', 'empty@example.com', false], ['large', 'ada@example.com', true]] as const) {
         for (const v of VIEWPORTS) {
           const page = await signIn(browser, r.s.base, email, v.width, v.height);
-          for (const [name, path] of pagesOf(r, large)) {
+          for (const [name, path] of pagesOf(r, large ? extras : null)) {
             const res = await page.goto(`${r.s.base}${path}`);
             assert.is(res?.status(), name === 'not-found' ? 404 : 200, `${who} ${path}`);
             assert.equal(await seriousViolations(page), [], `${who} ${path} at ${v.width}px`);

@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { KG_PER_LB } from '../../contracts/common.ts';
 import { WORKOUTS } from '../../projections/workouts.ts';
 import { IMPORT_MAX_BYTES } from '../../services/web/import.ts';
-import { seriousViolations } from '../support/axe.ts';
+import { atBothWidths, seriousViolations } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { PASSWORD, registerPro } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
@@ -47,13 +47,16 @@ test('over HTTP: the summary, the size limit, a missing file, a field twice, a f
     const c = await signedInClient(s.base, 'ada@example.com');
     const page = await c.get('/import');
     assert.match(page.text, `at most ${IMPORT_MAX_BYTES / 1024 / 1024} MB`);
+    // Only the import form's script may send a request of its own.
+    assert.match(page.headers.get('content-security-policy') ?? '', "connect-src 'self'");
+    assert.not.match((await c.get('/settings')).headers.get('content-security-policy') ?? '', 'connect-src');
     const csrf = FormClient.csrf(page.text);
     const hevy = generateHevyExport({ workouts: 12, seed: 4 });
 
     const done = await upload(c, { _csrf: csrf, app: 'hevy' }, { name: 'workouts.csv', text: hevy });
     assert.is(done.status, 303);
-    assert.match(done.location ?? '', /^\/import\?from=hevy&added=12&skipped=0&exercises=\d+$/);
-    assert.match((await c.get(done.location!)).text, 'Imported 12 workouts from Hevy.');
+    assert.match(done.location ?? '', /^\/import\?from=hevy&in_file=12&added=12&skipped=0&exercises=\d+$/);
+    assert.match((await c.get(done.location!)).text, 'Imported 12 workouts from Hevy.</strong></p><p>The file held 12 workouts.');
     const again = await upload(c, { _csrf: csrf, app: 'hevy' }, { name: 'workouts.csv', text: hevy });
     assert.match((await c.get(again.location!)).text, '12 workouts were already in your record and skipped');
     assert.is((await workoutsOf(s, athleteId)).length, 12);
@@ -63,6 +66,9 @@ test('over HTTP: the summary, the size limit, a missing file, a field twice, a f
     assert.is(big.status, 413);
     assert.match(big.text, 'larger than 10 MB');
     assert.match(big.text, 'href="/proposals"', 'shown on the page, with the navigation');
+    const garbled = await fetch(`${s.base}/import`, { method: 'POST', body: 'not a multipart body', headers: { 'content-type': 'multipart/form-data; boundary=x', origin: s.base, cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    assert.is(garbled.status, 400);
+    assert.match(await garbled.text(), 'could not be read as this form', 'on the form, even for a client that did not ask for a page');
     const none = await upload(c, { _csrf: csrf, app: 'hevy' }, null);
     assert.is(none.status, 400);
     assert.match(none.text, 'File: choose the export file');
@@ -117,8 +123,28 @@ if (noBrowser) {
       assert.equal(await seriousViolations(page), []);
       await screenshot(page, 'web-import-390');
 
+      // While the upload is on its way (held here), the form shows its progress, at both widths.
       const kilos = generateHevyExport({ workouts: 20, seed: 5 });
-      await send(page, 'hevy', 'hevy-kg.csv', kilos);
+      let release: () => void = () => undefined;
+      const arrived = new Promise<void>((resolve) => {
+        void page.route(`${s.base}/import`, async (route) => {
+          if (route.request().method() !== 'POST') return route.continue();
+          resolve();
+          await new Promise<void>((r) => (release = r));
+          await route.continue();
+        });
+      });
+      await page.setInputFiles('#file', { name: 'hevy-kg.csv', mimeType: 'text/csv', buffer: Buffer.from(kilos) });
+      await page.click('form[action="/import"] button[type=submit]');
+      await arrived;
+      await page.waitForSelector('#import-progress:not([hidden])');
+      assert.match((await page.textContent('#import-words')) ?? '', /^Upload/);
+      assert.ok(await page.isDisabled('form[action="/import"] button[type=submit]'), 'no second upload meanwhile');
+      assert.equal(await atBothWidths(page, 'web-import-under-way'), [], 'the form under way');
+      await page.setViewportSize({ width: 390, height: 844 });
+      release();
+      await page.waitForSelector('[role=status]');
+      await page.unroute(`${s.base}/import`);
       assert.match((await page.textContent('[role=status]')) ?? '', 'Imported 20 workouts from Hevy.');
       assert.equal(await seriousViolations(page), []);
       await screenshot(page, 'web-import-done-390');
@@ -156,6 +182,37 @@ if (noBrowser) {
       await screenshot(page, 'web-import-refused-390');
       assert.is(await recordEvents(s, athleteId), before, 'nothing of the bad file was saved');
       assert.is((await workoutsOf(s, athleteId)).length, 28);
+
+      // Under the real CSP (no bypass): the form's script runs by its hash and sends the upload
+      // (connect-src 'self'), a summary follows, and a refusal is shown in place with its alert focused.
+      const strict = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const blocked: string[] = [];
+      const live = await strict.newPage();
+      live.on('console', (m) => {
+        if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
+      });
+      await live.goto(`${s.base}/sign-in`);
+      await live.fill('#email', 'ada@example.com');
+      await live.fill('#password', PASSWORD);
+      await live.click('button[type=submit]');
+      await live.waitForURL(`${s.base}/account`);
+      await live.goto(`${s.base}/import`);
+      const sent = live.waitForRequest((r) => r.method() === 'POST' && r.url() === `${s.base}/import`);
+      await live.setInputFiles('#file', { name: 'hevy-year.csv', mimeType: 'text/csv', buffer: Buffer.from(generateHevyExport({ workouts: 310, seed: 13, startDate: '2019-01-07' })) });
+      await live.click('form[action="/import"] button[type=submit]');
+      assert.is((await sent).resourceType(), 'xhr', "the form's script sent the upload");
+      await live.waitForSelector('[role=status]');
+      assert.match((await live.textContent('[role=status]')) ?? '', 'Imported 310 workouts from Hevy.');
+      assert.match(live.url(), '/import?from=hevy&in_file=310&added=310');
+      await screenshot(live, 'web-import-done-1280');
+      await live.setInputFiles('#file', { name: 'broken.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n')) });
+      await live.click('form[action="/import"] button[type=submit]');
+      await live.waitForSelector('[role=alert]');
+      assert.match((await live.textContent('[role=alert]')) ?? '', 'broken.csv line 7');
+      assert.ok(await live.evaluate(() => (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } | null } }).document.activeElement?.getAttribute('role') === 'alert'), 'the refusal has the focus');
+      await screenshot(live, 'web-import-refused-1280');
+      assert.equal(blocked, [], 'no script or request was blocked');
+      await strict.close();
     } finally {
       await browser.close();
       await s.close();

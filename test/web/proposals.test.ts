@@ -5,7 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { seriousViolations } from '../support/axe.ts';
+import { atBothWidths } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { connect, PASSWORD, registerPro } from '../support/connect.ts';
 import { workoutSet } from '../support/sets.ts';
@@ -66,16 +66,11 @@ if (noBrowser) {
       assert.not.match(text!, /Sleep quality\s*3\s*3/);
       assert.match(text!, 'Will be removed');
       assert.match(text!, 'Oats');
-      assert.equal(await seriousViolations(page), []);
-      await screenshot(page, 'proposal-review-phone');
-      await page.setViewportSize({ width: 1280, height: 900 });
-      await screenshot(page, 'proposal-review-desktop');
-      await page.setViewportSize({ width: 390, height: 844 });
+      assert.equal(await atBothWidths(page, 'proposal-review'), []);
 
       await page.click('text=Approve all 4 changes');
       await page.waitForSelector('text=Receipt');
-      assert.equal(await seriousViolations(page), []);
-      await screenshot(page, 'proposal-committed');
+      assert.equal(await atBothWidths(page, 'proposal-committed'), []);
 
       const committed = (await call('get_write_proposal', { command_id: body.command_id })).proposal;
       assert.is(committed.status, 'committed');
@@ -91,8 +86,7 @@ if (noBrowser) {
       assert.match(confirm!, 'Remove the workout it added');
       assert.match(confirm!, 'Bring back the meal it removed');
       assert.match(confirm!, 'Set the recovery check-in back as it was');
-      assert.equal(await seriousViolations(page), []);
-      await screenshot(page, 'proposal-undo-confirm');
+      assert.equal(await atBothWidths(page, 'proposal-undo-confirm'), []);
       await page.click('text=Yes, undo all of it');
       await page.waitForSelector('text=Your record is as it was before this batch');
       await screenshot(page, 'proposal-undone');
@@ -100,8 +94,7 @@ if (noBrowser) {
       assert.equal(await reads(), before, 'every read is as before the batch (revisions aside: undo is new revisions)');
 
       await page.goto(`${s.base}/proposals`);
-      assert.equal(await seriousViolations(page), []);
-      await screenshot(page, 'proposals-list');
+      assert.equal(await atBothWidths(page, 'proposals-list'), []);
       await client.close();
     } finally {
       await browser.close();
