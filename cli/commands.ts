@@ -4,7 +4,9 @@ import AthletesSetPassword from './commands/athletes/set-password.ts';
 import BotTokensCreate from './commands/bot-tokens/create.ts';
 import BotTokensList from './commands/bot-tokens/list.ts';
 import BotTokensRevoke from './commands/bot-tokens/revoke.ts';
+import Export from './commands/export.ts';
 import ImportHevy from './commands/import/hevy.ts';
+import ImportRepledger from './commands/import/repledger.ts';
 import ImportStrong from './commands/import/strong.ts';
 import MaintenancePause from './commands/maintenance/pause.ts';
 import MaintenanceResume from './commands/maintenance/resume.ts';
@@ -37,6 +39,8 @@ export const COMMANDS = {
   'bot-tokens:revoke': BotTokensRevoke,
   'import:hevy': ImportHevy,
   'import:strong': ImportStrong,
+  'import:repledger': ImportRepledger,
+  export: Export,
   'maintenance:pause': MaintenancePause,
   'maintenance:resume': MaintenanceResume,
   'maintenance:status': MaintenanceStatus,

@@ -5,7 +5,7 @@
 import type { RecordItem, WorkoutSet } from '../contracts/record.ts';
 import { NO_BEST, recordsOf, type Best, type Indicator } from '../services/domain/records.ts';
 import type { Doc, Documents, KeyValue } from '../services/store/read-store.ts';
-import { athleteOf, occurredAt, type Projection } from './projection.ts';
+import { athleteOf, changedAt, type Projection } from './projection.ts';
 
 export const RECORD_INDICATORS = 'record_indicators';
 const BY_EXERCISE = 'by_exercise';
@@ -68,7 +68,7 @@ export const recordsProjection: Projection = {
   handles: (type) => type.startsWith('workout.'),
   async apply(event, docs) {
     const athleteId = athleteOf(event);
-    const at = occurredAt(event);
+    const at = changedAt(event);
     const data = event.data as { item?: RecordItem<'workout'>; id?: string };
     const workoutId = data.item?.id ?? data.id!;
     const old = await docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_WORKOUT, prefix: [workoutId], direction: 'asc', limit: 500 });

@@ -22,6 +22,7 @@ import { registerRecordPages } from './record-pages.ts';
 import { registerRecoveryBodyPages } from './recovery-body-pages.ts';
 import { registerSettings } from './settings.ts';
 import { registerImport } from './import.ts';
+import { registerExport } from './export.ts';
 import { csrfMatches, Sessions, type Session } from './sessions.ts';
 import { z } from 'zod';
 
@@ -198,6 +199,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
     registerRecoveryBodyPages(web, app, show);
     registerSettings(web, app, show);
     registerImport(web, app, show);
+    registerExport(web, app);
   };
   await server.register(pages);
 }
