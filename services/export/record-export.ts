@@ -30,8 +30,9 @@ export async function exportRecord(app: App, athleteId: string): Promise<RecordD
   for (const image of images.values()) {
     if (image.item) byKind.get(image.kind)!.push({ revision: image.revision, created_at: image.created_at, updated_at: image.updated_at, item: image.item });
   }
-  // Workouts in the order they were completed: an import then labels each set's records once.
-  byKind.get('workout')!.sort((a, b) => endedAt(a).localeCompare(endedAt(b)) || a.item.id.localeCompare(b.item.id));
+  // Workouts in the order the record projection walks them (end, then id): an import then labels
+  // each set's records once, never re-labelling a later workout.
+  byKind.get('workout')!.sort((a, b) => (endedAt(a) === endedAt(b) ? order(a.item.id, b.item.id) : order(endedAt(a), endedAt(b))));
   const counts = Object.fromEntries(recordKinds.map((k) => [EXPORT_SECTIONS[k], byKind.get(k)!.length])) as Record<ExportSection, number>;
   const items = Object.values(counts).reduce((a, b) => a + b, 0);
   const exportedAt = app.clock.now().toISOString();
@@ -60,6 +61,7 @@ export async function exportRecord(app: App, athleteId: string): Promise<RecordD
 }
 
 const endedAt = (e: ExportEntry) => String((e.item as Record<string, unknown>).ended_at);
+const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The name a download is saved under, dated by the export's UTC day. */
 export function exportFileName(dump: RecordDump): string {
