@@ -87,5 +87,5 @@ ${athlete.tier === 'pro'
 </section>
 <section class="card" aria-labelledby="data-title"><h2 id="data-title">Your data</h2>
 <p><a href="/import">Import workouts from Hevy or Strong</a></p>
-<p><a href="${EXPORT_PATH}" download>Download my record</a>: every workout, routine, goal, check-in, meal and measurement in one JSON file, kept in kilograms and metres, that another RepLedger can import.</p></section>`;
+<p><a href="${EXPORT_PATH}" download>Download my record</a>: every workout, routine, goal, check-in, meal and measurement, with these settings, in one JSON file (weights in kilograms, distances in metres), to keep or to move to a new RepLedger account.</p></section>`;
 }
