@@ -290,13 +290,13 @@ test('an export imported into an empty account answers every Agent Access read w
         if (difference) console.error(`A and B differ at ${difference}`);
         assert.is(difference, null);
       }),
-      { numRuns: 12, endOnFailure: true },
+      { numRuns: 10, endOnFailure: true },
     );
   } finally {
     await s.close();
   }
   // The generators reached what the property is about.
-  assert.ok(reached.update >= 12 && reached.delete >= 8 && reached.profile >= 3, `edits ${reached.update}, deletes ${reached.delete}, profile changes ${reached.profile}`);
+  assert.ok(reached.update >= 10 && reached.delete >= 6 && reached.profile >= 3, `edits ${reached.update}, deletes ${reached.delete}, profile changes ${reached.profile}`);
   assert.ok(reached.workoutsRead >= 5 && reached.mealsRead >= 3, `workouts read ${reached.workoutsRead}, meals listed ${reached.mealsRead}`);
 });
 
