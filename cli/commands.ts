@@ -5,7 +5,9 @@ import BotTokensCreate from './commands/bot-tokens/create.ts';
 import BotTokensList from './commands/bot-tokens/list.ts';
 import BotTokensRevoke from './commands/bot-tokens/revoke.ts';
 import ConnectionsActivity from './commands/connections/activity.ts';
+import Export from './commands/export.ts';
 import ImportHevy from './commands/import/hevy.ts';
+import ImportRepledger from './commands/import/repledger.ts';
 import ImportStrong from './commands/import/strong.ts';
 import MaintenancePause from './commands/maintenance/pause.ts';
 import MaintenanceResume from './commands/maintenance/resume.ts';
@@ -39,6 +41,8 @@ export const COMMANDS = {
   'connections:activity': ConnectionsActivity,
   'import:hevy': ImportHevy,
   'import:strong': ImportStrong,
+  'import:repledger': ImportRepledger,
+  export: Export,
   'maintenance:pause': MaintenancePause,
   'maintenance:resume': MaintenanceResume,
   'maintenance:status': MaintenanceStatus,

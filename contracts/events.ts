@@ -29,8 +29,13 @@ function recordEventSchemas<K extends RecordKind>(kind: K) {
   const item = recordItemSchemas[kind] as unknown as z.ZodType<RecordItem<K>>;
   return [
     // `created_at` is on an item brought back after a delete (an undo): the time it was first
-    // created, which it keeps (a workout without a start is dated by it).
-    z.strictObject({ type: z.literal(`${kind}.created`), data: z.strictObject({ item, revision, created_at: dateTime.optional() }) }),
+    // created, which it keeps (a workout without a start is dated by it). An item carried over
+    // from a RepLedger export also has `updated_at`, its last change there: it arrives with the
+    // revision and the times it had, so reads of the two records agree (docs/decisions.md).
+    z.strictObject({
+      type: z.literal(`${kind}.created`),
+      data: z.strictObject({ item, revision, created_at: dateTime.optional(), updated_at: dateTime.optional() }),
+    }),
     z.strictObject({ type: z.literal(`${kind}.updated`), data: z.strictObject({ item, revision }) }),
     z.strictObject({ type: z.literal(`${kind}.deleted`), data: z.strictObject({ id: uuid, revision }) }),
   ] as const;
@@ -39,7 +44,7 @@ function recordEventSchemas<K extends RecordKind>(kind: K) {
 export const importCompleted = z.strictObject({
   type: z.literal('import.completed'),
   data: z.strictObject({
-    app: z.enum(['hevy', 'strong']),
+    app: z.enum(['hevy', 'strong', 'repledger']),
     file_name: z.string().min(1).max(500),
     file_sha256: z.string().regex(/^[0-9a-f]{64}$/),
     workouts_added: z.number().int().nonnegative(),

@@ -8,7 +8,7 @@ import { localDateOf } from '../services/domain/time.ts';
 import type { StoredEvent } from '../services/store/event-store.ts';
 import type { Doc, Documents, IndexSpec } from '../services/store/read-store.ts';
 import { timezoneOf } from './athletes.ts';
-import { athleteOf, BY_ID, firstCreatedAt, occurredAt, rebucketLocalDates, type Projection } from './projection.ts';
+import { athleteOf, BY_ID, changedAt, firstCreatedAt, rebucketLocalDates, type Projection } from './projection.ts';
 
 export interface ItemDoc extends Doc {
   revision: number;
@@ -61,7 +61,7 @@ export async function applyItemChange<K extends RecordKind>(
     await docs.delete(collection, athleteId, data.id!);
     return;
   }
-  const at = occurredAt(event);
+  const at = changedAt(event);
   const previous = await docs.get<ItemDoc>(collection, athleteId, data.item.id);
   await docs.upsert(collection, athleteId, {
     ...(await shape(data.item)),

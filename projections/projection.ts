@@ -36,6 +36,15 @@ export function firstCreatedAt(event: StoredEvent): string {
   return typeof kept === 'string' ? kept : occurredAt(event);
 }
 
+/**
+ * When the item an event writes was last changed: the event's own time, unless the item was
+ * carried over from a RepLedger export, which brings the time of its last change there.
+ */
+export function changedAt(event: StoredEvent): string {
+  const kept = (event.data as { updated_at?: unknown }).updated_at;
+  return typeof kept === 'string' ? kept : occurredAt(event);
+}
+
 /** Visits every document of a partition in index order, a page at a time. */
 export async function forEachDoc<T extends Doc>(
   docs: Documents,

@@ -11,7 +11,7 @@ import type { RecordItem, WorkoutSet } from '../contracts/record.ts';
 import { sortName } from '../services/domain/exercise-search.ts';
 import { NO_BEST, recordsOf, valueOf, type Best, type Indicator } from '../services/domain/records.ts';
 import type { Doc, Documents, KeyValue } from '../services/store/read-store.ts';
-import { athleteOf, occurredAt, type Projection } from './projection.ts';
+import { athleteOf, changedAt, type Projection } from './projection.ts';
 
 export const RECORD_INDICATORS = 'record_indicators';
 export const EXERCISE_SUMMARIES = 'exercise_summaries';
@@ -121,7 +121,7 @@ export const recordsProjection: Projection = {
   handles: (type) => type.startsWith('workout.') || type.startsWith('exercise.'),
   async apply(event, docs) {
     const athleteId = athleteOf(event);
-    const at = occurredAt(event);
+    const at = changedAt(event);
     if (event.type.startsWith('exercise.')) return catalogChanged(docs, athleteId, event.data as { item?: RecordItem<'exercise'>; id?: string }, at);
     const data = event.data as { item?: RecordItem<'workout'>; id?: string };
     const workoutId = data.item?.id ?? data.id!;

@@ -6,7 +6,7 @@ import { localDateOf } from '../services/domain/time.ts';
 import type { Doc, Documents } from '../services/store/read-store.ts';
 import { timezoneOf } from './athletes.ts';
 import { applyItemChange, type ItemDoc } from './items.ts';
-import { athleteOf, BY_ID, firstCreatedAt, occurredAt, rebucketLocalDates, type Projection } from './projection.ts';
+import { athleteOf, BY_ID, changedAt, firstCreatedAt, rebucketLocalDates, type Projection } from './projection.ts';
 
 export const WORKOUTS = 'workouts';
 export const WORKOUT_DETAILS = 'workout_details';
@@ -73,7 +73,7 @@ export const workoutsProjection: Projection = {
       await rebucketLocalDates<WorkoutSummaryDoc>(docs, WORKOUTS, athleteId, await timezoneOf(docs, athleteId), (w) => w.started_at ?? w.created_at);
       return;
     }
-    const at = occurredAt(event);
+    const at = changedAt(event);
     const tz = await timezoneOf(docs, athleteId);
     await applyItemChange<'workout'>(event, docs, WORKOUTS, async (w) => {
       const createdAt = (await docs.get<ItemDoc>(WORKOUTS, athleteId, w.id))?.created_at ?? firstCreatedAt(event);

@@ -124,7 +124,12 @@ export type RecordChange =
    * Brings back an item deleted at `base_revision` with `item` as its body (an undo), as a new
    * revision; it keeps `created_at`, the time it was first created (see `itemImages`).
    */
-  | { op: 'restore'; kind: RecordKind; item: unknown; base_revision: number; created_at: string };
+  | { op: 'restore'; kind: RecordKind; item: unknown; base_revision: number; created_at: string }
+  /**
+   * Brings an item over from a RepLedger export into a record that never held its id, with the
+   * revision and the creation and last-change times it had there (`repledger import repledger`).
+   */
+  | { op: 'carry'; kind: RecordKind; item: unknown; revision: number; created_at: string; updated_at: string };
 
 /**
  * Decides a batch of changes against the state: all are valid together, or the batch is refused.
@@ -185,6 +190,21 @@ function decideChange(change: RecordChange, state: RecordState, at: string): Rec
     checkItemRules(change.kind, item, state, at);
     return [{ type: `${change.kind}.created`, data: { item, revision: deleted.revision + 1, created_at: change.created_at } } as RecordEvent];
   }
+  if (change.op === 'carry') {
+    if (state.items.has(itemKey(change.kind, item.id))) {
+      throw new DomainError('already_exists', `${change.kind} ${item.id} already exists`, [{ path: join(at, 'item.id'), message: 'an item with this id exists or existed' }]);
+    }
+    if (!Number.isInteger(change.revision) || change.revision < 1) {
+      throw new DomainError('invalid_input', 'revision must be a positive integer', [{ path: join(at, 'revision'), message: 'not a positive integer' }]);
+    }
+    for (const field of ['created_at', 'updated_at'] as const) {
+      if (!dateTime.safeParse(change[field]).success) {
+        throw new DomainError('invalid_input', `${field} must be an instant such as 2026-01-05T08:00:00Z`, [{ path: join(at, field), message: 'not a date-time' }]);
+      }
+    }
+    checkItemRules(change.kind, item, state, at);
+    return [{ type: `${change.kind}.created`, data: { item, revision: change.revision, created_at: change.created_at, updated_at: change.updated_at } } as RecordEvent];
+  }
   // Whether the item exists at that revision comes first: it is the answer that tells the
   // client to re-read, whatever else is wrong with the new body.
   if (change.op === 'create' && state.items.has(itemKey(change.kind, item.id))) {
@@ -210,7 +230,7 @@ function requireLive(state: RecordState, kind: RecordKind, id: string, baseRevis
   return current;
 }
 
-/** An item as the record holds it now: its body, revision and when it was first created. */
+/** An item as the record holds it now: its body, revision, when it was first created and last changed. */
 export interface ItemImage {
   kind: RecordKind;
   id: string;
@@ -218,25 +238,35 @@ export interface ItemImage {
   /** Null when the item is deleted. */
   item: { id: string } | null;
   created_at: string;
+  updated_at: string;
 }
 
 /**
  * The current image of each named item (`kind/id`), from the record's events: what undo restores
- * and what a review shows as "before". `RecordState` keeps only revisions, so that every decision
- * need not hold every body; this fold keeps bodies for the asked items only.
+ * and what a review shows as "before", and (every item, without `keys`) what an export writes.
+ * `RecordState` keeps only revisions, so that every decision need not hold every body; this fold
+ * keeps bodies for the asked items only.
  */
-export function itemImages(events: ReadonlyArray<{ type: string; data: unknown; occurred_at: string }>, keys: ReadonlySet<string>): Map<string, ItemImage> {
+export function itemImages(events: ReadonlyArray<{ type: string; data: unknown; occurred_at: string }>, keys?: ReadonlySet<string>): Map<string, ItemImage> {
   const images = new Map<string, ItemImage>();
   for (const event of events) {
     const change = recordChangeOf(event.type);
     if (!change) continue;
-    const data = event.data as { item?: { id: string }; id?: string; revision: number };
+    const data = event.data as { item?: { id: string }; id?: string; revision: number; created_at?: string; updated_at?: string };
     const id = data.item?.id ?? data.id!;
     const key = itemKey(change.kind, id);
-    if (!keys.has(key)) continue;
+    if (keys && !keys.has(key)) continue;
     const known = images.get(key);
-    // A re-created id (restored after a delete) keeps the time it was first created.
-    images.set(key, { kind: change.kind, id, revision: data.revision, item: data.item ?? null, created_at: known?.created_at ?? event.occurred_at });
+    // A re-created id (restored after a delete) keeps the time it was first created; an item
+    // carried over from an export brings the times it had there, as the projections read them.
+    images.set(key, {
+      kind: change.kind,
+      id,
+      revision: data.revision,
+      item: data.item ?? null,
+      created_at: known?.created_at ?? data.created_at ?? event.occurred_at,
+      updated_at: data.updated_at ?? event.occurred_at,
+    });
   }
   return images;
 }

@@ -24,6 +24,7 @@ import { registerRecoveryBodyPages } from './recovery-body-pages.ts';
 import { registerSettings } from './settings.ts';
 import { registerImport } from './import.ts';
 import { registerProgress } from './progress.ts';
+import { registerExport } from './export.ts';
 import { csrfMatches, Sessions, type Session } from './sessions.ts';
 import { z } from 'zod';
 
@@ -202,6 +203,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
     registerRecoveryBodyPages(web, app, show);
     registerSettings(web, app, show);
     registerImport(web, app, show);
+    registerExport(web, app);
   };
   await server.register(pages);
 }

@@ -8,6 +8,7 @@ import type { Profile } from '../../contracts/record.ts';
 import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { AthleteState } from '../domain/athlete.ts';
+import { EXPORT_PATH } from './export.ts';
 import { readForm, requiredText } from './forms.ts';
 import { PRO_GIVES } from './home.ts';
 import { html, type Html } from './html.ts';
@@ -85,5 +86,6 @@ ${athlete.tier === 'pro'
   : html`<p>You are on Free: your record, import, export and bot tokens work as they are; AI clients cannot connect. To move to Pro, ask whoever runs this RepLedger (an operator runs <code>repledger subscriptions set</code>).</p>`}
 </section>
 <section class="card" aria-labelledby="data-title"><h2 id="data-title">Your data</h2>
-<p><a href="/import">Import workouts from Hevy or Strong</a></p></section>`;
+<p><a href="/import">Import workouts from Hevy or Strong</a></p>
+<p><a href="${EXPORT_PATH}" download>Download my record</a>: every workout, routine, goal, check-in, meal and measurement, with these settings, in one JSON file (weights in kilograms, distances in metres), to keep or to move to a new RepLedger account.</p></section>`;
 }

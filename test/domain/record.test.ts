@@ -303,6 +303,34 @@ test('creating an id that existed (and was deleted) is already_exists', () => {
   assertRefused(() => decideChanges([create('meal', mealItem())], state), 'already_exists', 'item.id');
 });
 
+// ---------------------------------------------------------------------------------------------
+// Carrying items over from a RepLedger export
+
+const carry = (kind: RecordKind, item: unknown, revision: number): RecordChange => ({ op: 'carry', kind, item, revision, created_at: '2026-01-05T08:00:00.000Z', updated_at: '2026-02-01T09:30:00.000Z' });
+
+test('a carried item keeps its revision and times; the next update continues from that revision', () => {
+  const state = stateAfter([create('exercise', exerciseItem())]);
+  const events = decideChanges([carry('meal', mealItem(), 4)], state);
+  assert.equal(events, [{ type: 'meal.created', data: { item: mealItem(), revision: 4, created_at: '2026-01-05T08:00:00.000Z', updated_at: '2026-02-01T09:30:00.000Z' } }] as unknown as RecordEvent[]);
+  evolve(state, events[0]!);
+  assert.equal(decideChanges([update('meal', mealItem({ name: 'Lunch' }), 4)], state).map(revisionOf), [5]);
+});
+
+test('carrying an id the record holds or held is already_exists; a carried item obeys the rules of a create', () => {
+  assertRefused(() => decideChanges([carry('workout', workoutItem(), 2)], withWorkout()), 'already_exists', 'item.id');
+  const deleted = stateAfter([create('meal', mealItem())], [del('meal', MEAL, 1)]);
+  assertRefused(() => decideChanges([carry('meal', mealItem(), 2)], deleted), 'already_exists', 'item.id');
+  assertRefused(() => decideChanges([carry('workout', workoutItem(), 3)], initialRecordState(ATHLETE)), 'unknown_reference', 'item.exercises.0.exercise_id');
+  assertRefused(() => decideChanges([{ ...carry('meal', mealItem(), 1), updated_at: 'yesterday' } as RecordChange], initialRecordState(ATHLETE)), 'invalid_input', 'updated_at');
+  assertRefused(() => decideChanges([carry('meal', mealItem(), 0)], initialRecordState(ATHLETE)), 'invalid_input', 'revision');
+});
+
+test('itemImages takes a carried item\'s times from its event, not from when the event was written', () => {
+  const events = decideChanges([carry('meal', mealItem(), 3)], initialRecordState(ATHLETE));
+  const images = itemImages(events.map((e) => ({ type: e.type, data: e.data, occurred_at: '2026-11-26T11:00:00.000Z' })));
+  assert.equal(images.get(itemKey('meal', MEAL)), { kind: 'meal', id: MEAL, revision: 3, item: mealItem(), created_at: '2026-01-05T08:00:00.000Z', updated_at: '2026-02-01T09:30:00.000Z' });
+});
+
 test('an exercise a workout uses cannot be deleted; once nothing uses it, it can', () => {
   const state = withWorkout();
   assertRefused(() => decideChanges([del('exercise', BENCH, 1)], state), 'not_supported');
@@ -655,7 +683,7 @@ test('expect: a later change in the same batch is seen, so expecting what the ba
 // ---------------------------------------------------------------------------------------------
 // itemImages: bodies as they are, for undo and for review
 
-test('itemImages: given created, updated and deleted items, then each asked item has its latest body, revision and first creation time', () => {
+test('itemImages: given created, updated and deleted items, then each asked item has its latest body, revision, first creation and last change', () => {
   const at = (i: number) => `2026-01-0${i}T10:00:00.000Z`;
   const batches: RecordChange[][] = [
     [create('meal', mealItem()), create('checkin', checkinItem())],
@@ -673,8 +701,8 @@ test('itemImages: given created, updated and deleted items, then each asked item
   });
   const images = itemImages(log, new Set([itemKey('meal', MEAL), itemKey('checkin', CHECKIN_A), itemKey('goal', GOAL)]));
   assert.equal([...images.keys()].sort(), [itemKey('checkin', CHECKIN_A), itemKey('meal', MEAL)]);
-  assert.equal(images.get(itemKey('meal', MEAL)), { kind: 'meal', id: MEAL, revision: 2, item: mealItem({ name: 'Lunch' }), created_at: at(1) });
-  assert.equal(images.get(itemKey('checkin', CHECKIN_A)), { kind: 'checkin', id: CHECKIN_A, revision: 2, item: null, created_at: at(1) });
+  assert.equal(images.get(itemKey('meal', MEAL)), { kind: 'meal', id: MEAL, revision: 2, item: mealItem({ name: 'Lunch' }), created_at: at(1), updated_at: at(2) });
+  assert.equal(images.get(itemKey('checkin', CHECKIN_A)), { kind: 'checkin', id: CHECKIN_A, revision: 2, item: null, created_at: at(1), updated_at: at(3) });
 });
 
 // ---------------------------------------------------------------------------------------------
