@@ -5,10 +5,10 @@
 import { z } from 'zod';
 import { dateTime, uuid } from './common.ts';
 import { revision } from './events.ts';
+import { EXPORT_FORMAT } from './policy.ts';
 import { profile, recordItemSchemas, type RecordKind } from './record.ts';
 
-/** The format's name and version in one: a reader refuses any other (see `formatRefusal`). */
-export const EXPORT_FORMAT = 'repledger.export.v1';
+export { EXPORT_FORMAT };
 
 /**
  * Where each kind sits in the document, in the order an import applies them: exercises before

@@ -45,3 +45,6 @@ export const MAINTENANCE_CHECK_EVERY_MS = 2000;
 export const ACCESS_HISTORY_DAYS = 90;
 /** Each instance writes the reads it counted at least this often: what a crash can lose. */
 export const ACCESS_HISTORY_FLUSH_EVERY_MS = 10_000;
+
+/** The name and version of a RepLedger export document (contracts/export.ts). */
+export const EXPORT_FORMAT = 'repledger.export.v1';

@@ -2,9 +2,9 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { Flags } from '@oclif/core';
-import { EXPORT_FORMAT, type ExportSection } from '../../contracts/export.ts';
+import { EXPORT_FORMAT } from '../../contracts/policy.ts';
+import type { ExportSection } from '../../contracts/export.ts';
 import { DomainError } from '../../services/domain/errors.ts';
-import { exportRecord } from '../../services/export/record-export.ts';
 import { athleteFlag, findAthlete } from '../athlete.ts';
 import { AppCommand } from '../base.ts';
 import { progressBar } from '../progress.ts';
@@ -23,6 +23,7 @@ export default class Export extends AppCommand {
   ];
 
   async run(): Promise<{ athlete_id: string; file: string; items: number; sections: Record<ExportSection, number> }> {
+    const { exportRecord } = await import('../../services/export/record-export.ts');
     const { flags } = await this.parse(Export);
     const toStdout = flags.file === '-';
     // The document is JSON already; a JSON summary mixed into it would spoil both.

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Flags } from '@oclif/core';
-import { EXPORT_FORMAT } from '../../../contracts/export.ts';
-import { importRecordExport, type RecordImportResult } from '../../../services/import/repledger.ts';
+import { EXPORT_FORMAT } from '../../../contracts/policy.ts';
+import type { RecordImportResult } from '../../../services/import/repledger.ts';
 import { AppCommand } from '../../base.ts';
 import { athleteFlag, findAthlete } from '../../athlete.ts';
 import { progressBar } from '../../progress.ts';
@@ -17,6 +17,7 @@ export default class ImportRepledger extends AppCommand {
   static override examples = ['<%= config.bin %> import repledger --athlete ada.new@example.com --file ada-record.json'];
 
   async run(): Promise<RecordImportResult> {
+    const { importRecordExport } = await import('../../../services/import/repledger.ts');
     const { flags } = await this.parse(ImportRepledger);
     const app = await this.app();
     const athlete = await findAthlete(app, flags.athlete);
