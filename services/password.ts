@@ -4,7 +4,15 @@
 // next successful sign-in (see `hashIsCurrent`).
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-const PARAMS = { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
+/**
+ * A hash at N=2^17 takes ~0.7 s of CPU on the CI machines, and the test suite makes hundreds (every
+ * sign-up and sign-in): test/run.ts sets REPLEDGER_TEST_SCRYPT_N=16384 for the files it runs. It is
+ * honoured only with NODE_ENV=test, so that a stray variable cannot weaken a deployment's hashes;
+ * test/web/password.test.ts checks the production cost in a process without it.
+ */
+const TEST_N = process.env.NODE_ENV === 'test' ? Number(process.env.REPLEDGER_TEST_SCRYPT_N) : NaN;
+export const PASSWORD_PARAMS = { N: TEST_N >= 2 ** 10 ? TEST_N : 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
+const PARAMS = PASSWORD_PARAMS;
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, o: ScryptOptions & { N: number; r: number; p: number }): Promise<Buffer> {

@@ -1,11 +1,13 @@
 // Passwords after sign-up: the athlete's own change form, and hashes made with older scrypt
 // parameters replaced at the next sign-in.
+import { spawn } from 'node:child_process';
 import { randomBytes, scryptSync } from 'node:crypto';
+import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { athleteEvent, streams } from '../../contracts/events.ts';
 import { appendEvents } from '../../services/append.ts';
-import { hashIsCurrent, verifyPassword } from '../../services/password.ts';
+import { hashIsCurrent, PASSWORD_PARAMS, verifyPassword } from '../../services/password.ts';
 import { PASSWORD, registerPro } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
 
@@ -72,12 +74,22 @@ test('wrong current passwords are limited like sign-in attempts', async () => {
   }
 });
 
+test("outside the test runner's cheaper setting, a new hash has OWASP's parameters (N=2^17, r=8, p=1), whatever REPLEDGER_TEST_SCRYPT_N says without NODE_ENV=test", async () => {
+  const script = "const { hashPassword } = await import('./services/password.ts'); process.stdout.write(await hashPassword('correct horse battery staple'));";
+  const env: Record<string, string | undefined> = { ...process.env, NODE_ENV: 'production', REPLEDGER_TEST_SCRYPT_N: '1024' };
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: join(import.meta.dirname, '..', '..'), env });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  assert.is(await new Promise((resolve) => child.on('close', resolve)), 0);
+  assert.match(out, /^scrypt\$131072\$8\$1\$/);
+});
+
 test('a hash made with older scrypt parameters verifies, and is replaced with a current one at sign-in', async () => {
   const s = await startServer();
   try {
     const athleteId = await registerPro(s.app);
-    assert.ok(hashIsCurrent((await s.app.athletes.get(athleteId))!.password_hash), 'new hashes use N=2^17');
-    assert.match((await s.app.athletes.get(athleteId))!.password_hash, /^scrypt\$131072\$8\$1\$/);
+    assert.ok(hashIsCurrent((await s.app.athletes.get(athleteId))!.password_hash), 'new hashes use the current parameters');
+    assert.match((await s.app.athletes.get(athleteId))!.password_hash, new RegExp(`^scrypt\\$${PASSWORD_PARAMS.N}\\$8\\$1\\$`));
     // What the service stored before: N=2^15.
     const salt = randomBytes(16);
     const old = ['scrypt', 2 ** 15, 8, 1, salt.toString('base64url'), scryptSync(PASSWORD.normalize('NFKC'), salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString('base64url')].join('$');
