@@ -9,6 +9,7 @@ import { generateHevyExport } from '../test/fixtures/hevy-export.ts';
 import { openApp } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
 import { registerAthlete, tempDir } from '../test/support/app.ts';
+import { median } from './measure.ts';
 
 const CLI = join(import.meta.dirname, '..', 'cli', 'bin', 'run.js');
 const REPEATS = 5;
@@ -23,11 +24,6 @@ export interface CliMeasured {
   importSeconds: number;
   importRows: number;
   importWorkouts: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 /** Wall time of one CLI run, process start to exit; a failed run fails the bench. */

@@ -9,6 +9,7 @@ import { writeProposalBody } from '../contracts/write.ts';
 import type { Caller } from '../services/api/auth.ts';
 import { openApp, type App } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
+import { median } from './measure.ts';
 
 const CHANGES = 50;
 /** Each figure is the median of this many batches. */
@@ -19,11 +20,6 @@ export interface ReviewMeasured {
   approveMsPerChange: number;
   undoMsPerChange: number;
   floorMsPerChange: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 async function callerOf(app: App, athleteId: string): Promise<Caller> {
