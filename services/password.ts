@@ -12,7 +12,6 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
  */
 const TEST_N = process.env.NODE_ENV === 'test' ? Number(process.env.REPLEDGER_TEST_SCRYPT_N) : NaN;
 export const PASSWORD_PARAMS = { N: TEST_N >= 2 ** 10 ? TEST_N : 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 };
-const PARAMS = PASSWORD_PARAMS;
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, o: ScryptOptions & { N: number; r: number; p: number }): Promise<Buffer> {
@@ -23,20 +22,20 @@ function derive(password: string, salt: Buffer, o: ScryptOptions & { N: number; 
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = await derive(password, salt, PASSWORD_PARAMS);
+  return ['scrypt', PASSWORD_PARAMS.N, PASSWORD_PARAMS.r, PASSWORD_PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, key] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !key) return false;
   const expected = Buffer.from(key, 'base64url');
-  const actual = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p), maxmem: PARAMS.maxmem });
+  const actual = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p), maxmem: PASSWORD_PARAMS.maxmem });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
 /** Whether a stored hash was made with today's parameters; if not, it is replaced at sign-in. */
 export function hashIsCurrent(stored: string): boolean {
   const [scheme, n, r, p] = stored.split('$');
-  return scheme === 'scrypt' && Number(n) === PARAMS.N && Number(r) === PARAMS.r && Number(p) === PARAMS.p;
+  return scheme === 'scrypt' && Number(n) === PASSWORD_PARAMS.N && Number(r) === PASSWORD_PARAMS.r && Number(p) === PASSWORD_PARAMS.p;
 }
