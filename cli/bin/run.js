@@ -19,5 +19,11 @@ if (major < REQUIRED_MAJOR) {
   }
   process.exit(1);
 }
+// Node compiles every module (and strips the types of every .ts file, loading its TypeScript
+// parser to do so) anew on each start; a command is mostly that. The cache, in the OS temp
+// directory unless NODE_COMPILE_CACHE says otherwise, keeps the results; a changed file is
+// compiled again (each entry is checked against its source).
+const { enableCompileCache } = await import('node:module');
+enableCompileCache();
 const { execute } = await import('@oclif/core');
 await execute({ dir: import.meta.url });
