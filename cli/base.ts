@@ -27,8 +27,9 @@ export abstract class AppCommand extends Command {
 
   protected async app(): Promise<App> {
     if (this.#app) return this.#app;
-    // Loaded here, not at the top: every command module is loaded for any command (and for --help),
-    // and only the commands that open the app should pay for the stores, projections and zod.
+    // Loaded here, not at the top: building oclif's manifest loads every command module (and so
+    // would the CLI, without one), and only the commands that open the app should pay for the
+    // stores, projections and zod.
     const [{ openApp }, { loadConfig }] = await Promise.all([import('../services/app.ts'), import('../services/config.ts')]);
     return (this.#app = await openApp(loadConfig()));
   }

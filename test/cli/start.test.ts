@@ -1,5 +1,6 @@
-// What a command loads before it does anything: every command module is loaded for any command
-// (and for --help), so each one keeps its heavy imports inside `run`. Timing is the benchmark's
+// What a command loads before it does anything: oclif answers --help from its manifest and loads
+// only the module of the command being run (cli/manifest.ts); building the manifest loads every
+// command module, so each one keeps its heavy imports inside `run`. Timing is the benchmark's
 // job (bench/cli.ts); this holds the structure that makes a fast start possible.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -30,17 +31,21 @@ async function loaded(args: string[]): Promise<Set<string>> {
 
 const SERVER = ['fastify', 'oidc-provider', '@modelcontextprotocol/sdk', '@trpc/server'];
 
-test('--help loads the command modules and oclif, and nothing of the service: no store, no schema library, no server', async () => {
+const commandModules = (modules: Set<string>) => [...modules].filter((m) => m.startsWith('cli/commands/'));
+
+test('--help loads oclif and nothing of the project: no command module, no store, no schema library, no server', async () => {
   const modules = await loaded(['--help']);
-  assert.ok(modules.has('cli/commands.ts') && modules.has('@oclif/core'), 'the trace sees what loads');
-  const service = [...modules].filter((m) => m.startsWith('services/') && m !== 'services/domain/errors.ts');
+  assert.ok(modules.has('cli/bin/run.js') && modules.has('@oclif/core'), 'the trace sees what loads');
+  assert.equal(commandModules(modules), [], 'command modules loaded for --help');
+  const service = [...modules].filter((m) => m.startsWith('services/'));
   assert.equal(service, [], 'modules of the service loaded for --help');
   for (const heavy of ['zod', ...SERVER]) assert.not.ok(modules.has(heavy), `${heavy} loaded for --help`);
 });
 
-test('athletes list opens the store but loads no server, authorization server or MCP SDK', async () => {
+test('athletes list loads its own command module only, and opens the store but loads no server, authorization server or MCP SDK', async () => {
   const modules = await loaded(['athletes', 'list']);
   assert.ok(modules.has('services/app.ts') && modules.has('services/store/sqlite/read-store.ts'), 'the trace sees the store load');
+  assert.equal(commandModules(modules), ['cli/commands/athletes/list.ts']);
   for (const heavy of SERVER) assert.not.ok(modules.has(heavy), `${heavy} loaded for athletes list`);
 });
 
