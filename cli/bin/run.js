@@ -25,5 +25,8 @@ if (major < REQUIRED_MAJOR) {
 // compiled again (each entry is checked against its source).
 const { enableCompileCache } = await import('node:module');
 enableCompileCache();
+// Loading @oclif/core otherwise checks its own engines range with semver (47 modules, a tenth of
+// --help's time); the check above already refused any Node this CLI cannot run on.
+process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
 const { execute } = await import('@oclif/core');
 await execute({ dir: import.meta.url });
