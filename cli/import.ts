@@ -9,8 +9,6 @@ import type { ParsedWorkout } from '../services/import/types.ts';
 import { findAthlete } from './athlete.ts';
 import type { ProgressBar } from './progress.ts';
 
-export { workoutCounter } from '../services/import/run.ts';
-
 export interface ImportSummary {
   athlete_id: string;
   file: string;

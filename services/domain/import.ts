@@ -21,7 +21,40 @@ export interface ImportDecision {
   exercisesAdded: number;
 }
 
+/**
+ * What an import creates, in order: each new exercise just before the first workout that uses it,
+ * and the workouts not yet in the record. Each change decides into one `*.created` event.
+ */
+export interface ImportPlan {
+  changes: RecordChange[];
+  workoutsSkipped: number;
+  exercisesAdded: number;
+}
+
 export function decideImport(command: ImportCommand, state: RecordState): ImportDecision {
+  const { changes, workoutsSkipped, exercisesAdded } = planImport(command, state);
+  const events = changes.length > 0 ? decideChanges(changes, state) : [];
+  const completed: ImportCompletedEvent = {
+    type: 'import.completed',
+    data: {
+      app: command.app,
+      file_name: command.file_name,
+      file_sha256: command.file_sha256,
+      workouts_added: changes.length - exercisesAdded,
+      workouts_skipped: workoutsSkipped,
+      exercises_added: exercisesAdded,
+    },
+  };
+  return {
+    events: [...events, completed],
+    workoutsAdded: completed.data.workouts_added,
+    workoutsSkipped,
+    exercisesAdded,
+  };
+}
+
+/** The changes without deciding them: no item is validated, so it costs a fraction of `decideImport`. */
+export function planImport(command: ImportCommand, state: RecordState): ImportPlan {
   const changes: RecordChange[] = [];
   const newExercises = new Map<string, string>();
   const exerciseId = (exercise: ParsedExercise): string => {
@@ -65,25 +98,7 @@ export function decideImport(command: ImportCommand, state: RecordState): Import
     };
     changes.push({ op: 'create', kind: 'workout', item });
   }
-
-  const events = changes.length > 0 ? decideChanges(changes, state) : [];
-  const completed: ImportCompletedEvent = {
-    type: 'import.completed',
-    data: {
-      app: command.app,
-      file_name: command.file_name,
-      file_sha256: command.file_sha256,
-      workouts_added: changes.length - newExercises.size,
-      workouts_skipped: skipped,
-      exercises_added: newExercises.size,
-    },
-  };
-  return {
-    events: [...events, completed],
-    workoutsAdded: completed.data.workouts_added,
-    workoutsSkipped: skipped,
-    exercisesAdded: newExercises.size,
-  };
+  return { changes, workoutsSkipped: skipped, exercisesAdded: newExercises.size };
 }
 
 function trackingTypeOf(exercise: ParsedExercise): RecordItem<'exercise'>['tracking_type'] {

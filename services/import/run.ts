@@ -5,7 +5,7 @@ import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { DomainError } from '../domain/errors.ts';
 import { sha256Hex } from '../domain/ids.ts';
-import { decideImport, type ImportCommand, type ImportDecision } from '../domain/import.ts';
+import { planImport, type ImportCommand, type ImportDecision } from '../domain/import.ts';
 import { ImportRowError, WrongExportError, type ExportApp, type ParsedWorkout } from './types.ts';
 
 export interface ImportResult {
@@ -40,14 +40,16 @@ export async function importExport(app: App, athlete: AthleteState, input: Impor
   }
   const command: ImportCommand = { app: input.app, file_name: input.fileName, file_sha256: sha256Hex(input.bytes), workouts };
   // Embedded mode projects inside the append's transaction, which is where the time goes. The
-  // runner counts events; deciding the import once more beforehand says which are workouts.
-  // That costs a load and a decide, so only when someone watches and the append projects.
+  // runner counts events; planning the import beforehand says which are workouts. Planning
+  // only (deciding validates every item, and the append decides anyway) and only when someone
+  // watches and the append projects.
   if (input.progress && app.projectionMode === 'inline') {
-    const preview = decideImport(command, (await app.records.load(athlete.athlete_id)).state);
-    const workoutsDone = workoutCounter(preview.events);
+    const plan = planImport(command, (await app.records.load(athlete.athlete_id)).state);
+    const workoutsDone = workoutCounter(plan.changes);
+    const workoutsAdded = plan.changes.length - plan.exercisesAdded;
     const report = input.progress;
     app.runner.onProgress = (eventsDone) => {
-      if (preview.workoutsAdded > 0) report(workoutsDone(eventsDone), preview.workoutsAdded);
+      if (workoutsAdded > 0) report(workoutsDone(eventsDone), workoutsAdded);
     };
   }
   let decision: ImportDecision;
@@ -72,12 +74,12 @@ function refusal(input: ImportInput, error: ImportRowError): string {
 }
 
 /**
- * How many workouts the first n events of an import are. The runner counts the events it
- * applies, and an import's events are its new exercises and its receipt too (193 workouts were
- * 208 events), so the bar would count those as well.
+ * How many workouts the first n events of an import are, from its planned changes (one event
+ * each, in order). The runner counts the events it applies, and an import's events are its new
+ * exercises and its receipt too (193 workouts were 208 events), so the bar would count those as well.
  */
-export function workoutCounter(events: ReadonlyArray<{ type: string }>): (eventsDone: number) => number {
+export function workoutCounter(changes: ReadonlyArray<{ kind: string }>): (eventsDone: number) => number {
   const workoutsBefore = [0];
-  for (const e of events) workoutsBefore.push(workoutsBefore.at(-1)! + (e.type === 'workout.created' ? 1 : 0));
-  return (eventsDone) => workoutsBefore[Math.max(0, Math.min(eventsDone, events.length))]!;
+  for (const c of changes) workoutsBefore.push(workoutsBefore.at(-1)! + (c.kind === 'workout' ? 1 : 0));
+  return (eventsDone) => workoutsBefore[Math.max(0, Math.min(eventsDone, changes.length))]!;
 }
