@@ -13,29 +13,65 @@ export interface CsvRecord {
 }
 
 const LINE_BREAK = /\r\n|\r|\n/g;
+const QUOTE = 0x22;
+const CR = 0x0d;
+const LF = 0x0a;
 
 /**
  * The records of a CSV text. A leading UTF-8 BOM is dropped; blank lines are skipped. Line breaks
  * inside quoted fields become `\n`, so notes read the same whichever platform wrote the file.
  */
 export function* csvRecords(text: string, separator: Separator): Generator<CsvRecord> {
+  // An import reads its file once, mostly before the JIT has compiled this: fields are found with
+  // indexOf (native scans), not a loop over characters. The next separator and line break of
+  // each kind are found once and reused until passed, so no character is scanned twice (a file
+  // without separators would otherwise be scanned to its end for every line).
+  const sep = separator.charCodeAt(0);
+  let sepAt = -1;
+  let lf = -1;
+  let cr = -1;
+  const nextSep = (from: number) => (sepAt >= from ? sepAt : (sepAt = indexOrEnd(text, separator, from)));
+  const nextLf = (from: number) => (lf >= from ? lf : (lf = indexOrEnd(text, '\n', from)));
+  const nextCr = (from: number) => (cr >= from ? cr : (cr = indexOrEnd(text, '\r', from)));
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let line = 1;
   while (i < text.length) {
     const start = line;
-    const quoted = text[i] === '"';
+    const quoted = text.charCodeAt(i) === QUOTE;
     const fields: string[] = [];
     for (;;) {
-      const field = text[i] === '"' ? quotedField(text, i, line, separator) : unquotedField(text, i, separator);
-      fields.push(field.value);
-      i = field.end;
-      line += field.lineBreaks;
-      if (text[i] === separator) {
+      if (text.charCodeAt(i) === QUOTE) {
+        let value = '';
+        let chunkStart = i + 1;
+        let quote: number;
+        for (;;) {
+          quote = text.indexOf('"', chunkStart);
+          if (quote === -1) throw new ImportRowError(line, 'a quoted field is never closed');
+          if (text.charCodeAt(quote + 1) !== QUOTE) break;
+          value += text.slice(chunkStart, quote + 1);
+          chunkStart = quote + 2;
+        }
+        value += text.slice(chunkStart, quote);
+        const end = quote + 1;
+        const lineBreaks = nextLf(i) < end || nextCr(i) < end ? countLineBreaks(text, i, end) : 0;
+        const next = text.charCodeAt(end);
+        if (end < text.length && next !== sep && next !== LF && next !== CR) {
+          throw new ImportRowError(line + lineBreaks, `unexpected '${text[end]}' after the closing quote of a field`);
+        }
+        fields.push(lineBreaks === 0 ? value : value.replace(LINE_BREAK, '\n'));
+        i = end;
+        line += lineBreaks;
+      } else {
+        const end = Math.min(nextSep(i), nextLf(i), nextCr(i));
+        fields.push(text.slice(i, end));
+        i = end;
+      }
+      if (text.charCodeAt(i) === sep) {
         i++;
         continue;
       }
-      if (text[i] === '\r') i++;
-      if (text[i] === '\n') i++;
+      if (text.charCodeAt(i) === CR) i++;
+      if (text.charCodeAt(i) === LF) i++;
       line++;
       break;
     }
@@ -43,49 +79,15 @@ export function* csvRecords(text: string, separator: Separator): Generator<CsvRe
   }
 }
 
+function indexOrEnd(text: string, search: string, from: number): number {
+  const at = text.indexOf(search, from);
+  return at === -1 ? text.length : at;
+}
+
 // Only a line with nothing on it but spaces is blank. `""` is a record of one empty field (RFC
 // 4180): skipping it would hide a damaged row, which the column count then refuses.
 function isBlankLine(fields: string[], quoted: boolean): boolean {
   return fields.length === 1 && !quoted && fields[0]!.trim() === '';
-}
-
-interface Field {
-  value: string;
-  /** Index just after the field. */
-  end: number;
-  lineBreaks: number;
-}
-
-function unquotedField(text: string, from: number, separator: Separator): Field {
-  let end = from;
-  while (end < text.length) {
-    const c = text[end];
-    if (c === separator || c === '\n' || c === '\r') break;
-    end++;
-  }
-  return { value: text.slice(from, end), end, lineBreaks: 0 };
-}
-
-function quotedField(text: string, from: number, line: number, separator: Separator): Field {
-  let value = '';
-  let chunkStart = from + 1;
-  for (;;) {
-    const quote = text.indexOf('"', chunkStart);
-    if (quote === -1) throw new ImportRowError(line, 'a quoted field is never closed');
-    value += text.slice(chunkStart, quote);
-    if (text[quote + 1] === '"') {
-      value += '"';
-      chunkStart = quote + 2;
-      continue;
-    }
-    const end = quote + 1;
-    const lineBreaks = countLineBreaks(text, from, end);
-    const next = text[end];
-    if (next !== undefined && next !== separator && next !== '\n' && next !== '\r') {
-      throw new ImportRowError(line + lineBreaks, `unexpected '${next}' after the closing quote of a field`);
-    }
-    return { value: lineBreaks === 0 ? value : value.replace(LINE_BREAK, '\n'), end, lineBreaks };
-  }
 }
 
 function countLineBreaks(text: string, from: number, end: number): number {
@@ -158,11 +160,13 @@ export function readCsvTable<R extends string, O extends string = never>(
   if (first.done) throw new ImportRowError(1, 'the file is empty: an export has a header line and a row per set');
   const header = first.value;
   const columns = locateColumns<R | O>(header, spec);
+  const names = [...columns.keys()];
+  const indexes = [...columns.values()];
   const rows: CsvRow<R | O>[] = [];
   for (const record of records) {
     checkFieldCount(record, header.fields.length);
     const values = {} as Record<R | O, string>;
-    for (const [name, index] of columns) values[name] = index === -1 ? '' : (record.fields[index] ?? '');
+    for (let c = 0; c < names.length; c++) values[names[c]!] = indexes[c] === -1 ? '' : (record.fields[indexes[c]!] ?? '');
     rows.push({ line: record.line, values });
   }
   const present = new Set([...columns].filter(([, index]) => index !== -1).map(([name]) => name));
@@ -215,8 +219,7 @@ export function checkHasWorkouts(workouts: ParsedWorkout[], table: CsvTable<stri
 
 // A short row means a damaged file (a cut line or a stray line break), not empty values.
 function checkFieldCount(record: CsvRecord, expected: number): void {
-  const extra = record.fields.slice(expected);
-  if (record.fields.length < expected || extra.some((f) => f.trim() !== '')) {
+  if (record.fields.length < expected || record.fields.some((f, i) => i >= expected && f.trim() !== '')) {
     const noun = record.fields.length === 1 ? 'field' : 'fields';
     throw new ImportRowError(record.line, `row has ${record.fields.length} ${noun}; the header has ${expected}`);
   }
