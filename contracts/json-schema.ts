@@ -8,20 +8,23 @@ import { z } from 'zod';
 
 type Node = Record<string, unknown>;
 
-const toolForms = new WeakMap<z.core.$ZodType, Readonly<Node>>();
+const toolForms = new WeakMap<z.core.$ZodType, Readonly<Node> | (() => Readonly<Node>)>();
 
 /**
  * Registers the JSON Schema tools show for `schema` instead of zod's: the JSON form of a value
  * whose zod schema also reads a query string's text, or a pointer to where a long shape is given
- * when it is needed (the write shapes of record kinds, in get_write_context).
+ * when it is needed (the write shapes of record kinds, in get_write_context). A function is called
+ * when the form is first needed: a form built with `toolJsonSchema` costs milliseconds that every
+ * process loading the contract would pay, and only the MCP server's tool list asks.
  */
-export function withToolJsonSchema<T extends z.ZodType>(schema: T, json: Readonly<Node>): T {
+export function withToolJsonSchema<T extends z.ZodType>(schema: T, json: Readonly<Node> | (() => Readonly<Node>)): T {
   toolForms.set(schema, json);
   return schema;
 }
 
 function toolForm(ctx: { zodSchema: z.core.$ZodType; jsonSchema: Node }): void {
-  const form = toolForms.get(ctx.zodSchema);
+  let form = toolForms.get(ctx.zodSchema);
+  if (typeof form === 'function') toolForms.set(ctx.zodSchema, (form = form()));
   if (!form) return;
   for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
   Object.assign(ctx.jsonSchema, form);

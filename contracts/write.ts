@@ -114,8 +114,20 @@ export const writeRecordSchemas = {
 const SHAPE_IN_CONTEXT = 'get_write_context lists its fields under kinds[].record_schema';
 export type WriteRecord<K extends WriteKind = WriteKind> = z.infer<(typeof writeRecordSchemas)[K]>;
 
-/** Each kind's write shape as a JSON Schema, for get_write_context. */
-export const WRITE_RECORD_JSON_SCHEMAS = Object.fromEntries(writeKinds.map((k) => [k, toolJsonSchema(writeRecordSchemas[k], 'input', true)])) as Record<WriteKind, Record<string, unknown>>;
+/**
+ * Each kind's write shape as a JSON Schema, for get_write_context. Built on first read: the nine
+ * conversions cost tens of milliseconds, which every process loading this module (any command of
+ * the CLI that opens the app) would pay otherwise.
+ */
+export const WRITE_RECORD_JSON_SCHEMAS = Object.defineProperties(
+  {},
+  Object.fromEntries(
+    writeKinds.map((k) => {
+      let built: Record<string, unknown> | undefined;
+      return [k, { enumerable: true, get: () => (built ??= toolJsonSchema(writeRecordSchemas[k], 'input', true)) }];
+    }),
+  ),
+) as Readonly<Record<WriteKind, Record<string, unknown>>>;
 
 const revision = z.number().int().positive();
 
@@ -155,8 +167,7 @@ export const writeAction = z.discriminatedUnion(
 // Tools see one action shape for every kind (the operations each kind allows are in
 // get_write_context too); the union above checks each kind's own.
 const { shape: exerciseAction } = actionOf('exercise');
-withToolJsonSchema(
-  writeAction,
+withToolJsonSchema(writeAction, () =>
   toolJsonSchema(z.strictObject({ ...exerciseAction, op: writeOp.describe('What each kind allows is in get_write_context (kinds[].operations).'), kind: writeKind, record: anyWriteRecord.optional() }), 'input'),
 );
 export interface WriteAction<K extends WriteKind = WriteKind> {
