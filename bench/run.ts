@@ -362,9 +362,24 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * `npm run bench -- review` measures approving and undoing alone, on the athletes seeded in
+ * BENCH_DATA_DIR (seeded there first if it is new): seconds instead of the whole run.
+ */
+async function review(): Promise<void> {
+  const { dataDir } = settingsFromEnv(process.env);
+  const dir = dataDir ?? tempDir('repledger-bench-');
+  try {
+    console.log(formatReview(await measureReview(dir, (await seeded(dir)).athletes)));
+  } finally {
+    if (!dataDir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 try {
   // `npm run bench -- cli` measures the CLI alone: a minute instead of the whole run.
   if (process.argv[2] === 'cli') console.log(formatCli(await measureCli()));
+  else if (process.argv[2] === 'review') await review();
   else await main();
 } catch (error) {
   console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\nserver log: ${SERVER_LOG}`);
