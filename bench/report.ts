@@ -344,6 +344,7 @@ export function formatSummary(results: BenchResults, athletes: string[], results
     target(`p50 ${last}/${first} (reads), highest:`, s.maxP50Ratio, 2, `<= ${LATENCY_RATIO_TARGET}`),
     target(`p99 ${last}/${first} (reads), highest:`, s.maxP99Ratio, 2, `<= ${LATENCY_RATIO_TARGET}`),
     target(`prepare / floor, lowest:`, s.minOfPrepareFloor, 3, `>= ${fixed(OF_PREPARE_FLOOR_TARGET, 3)}`),
+    target(`approve, undo / floor, highest:`, highestReview(results.review), 2, `<= ${REVIEW_TARGET}`),
     `machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}, ${m.platform}`,
     `load: ${load.connections} connections, ${load.seconds} s per case after a ${load.warmupSeconds} s warm-up; ${PREPARE}: ${writeLoad.connections} connections, ${writeLoad.seconds} s after ${writeLoad.warmupSeconds} s; server, ceiling and load generator in separate processes`,
     `seeding: ${Object.entries(results.seedingSeconds).map(([label, s]) => `${label} workouts ${fixed(s, 1)} s`).join(', ')}`,
@@ -352,6 +353,18 @@ export function formatSummary(results: BenchResults, athletes: string[], results
 }
 
 const LABEL_WIDTH = 38;
+
+/** Approving and undoing a 50-change batch: at most this multiple of appending its events. */
+const REVIEW_TARGET = 2;
+
+function highestReview(review: ReviewMeasured[]): Extreme {
+  const found = extreme(
+    review.flatMap((r) => [{ athlete: r.athlete, operation: 'approve', value: r.approveOverFloor }, { athlete: r.athlete, operation: 'undo', value: r.undoOverFloor }]),
+    (x) => x.value,
+    (a, b) => a > b,
+  );
+  return found && { value: found.value, operation: found.item.operation, athlete: found.item.athlete, met: found.value <= REVIEW_TARGET };
+}
 
 /** One summary line without a target: the value and where it was. */
 function information(label: string, value: Extreme, digits: number): string {
