@@ -4,14 +4,14 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { CeilingMessage, CeilingReply } from './ceiling-server.ts';
 import type { FloorMessage, FloorReply, Framework } from './floor-server.ts';
-import type { CapturedResponse } from './http.ts';
-import type { PageQuery } from '../services/store/read-store.ts';
+import type { BenchRequest, CapturedResponse } from './http.ts';
 
 /** Set per connection and per message by node:http itself; copying them would duplicate or lie. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date']);
 
 export interface Ceiling {
   base: string;
+  pid: number;
   /** Makes the server answer every request with `response` from now on. */
   serve(response: CapturedResponse): Promise<void>;
   stop(): void;
@@ -19,8 +19,12 @@ export interface Ceiling {
 
 export interface Floor {
   base: string;
-  /** Makes the server answer every request with `response`, after reading the page `read` selects, if any. */
-  serve(response: CapturedResponse, read: { collection: string; query: PageQuery } | null): Promise<void>;
+  pid: number;
+  /**
+   * Makes the server answer every request with `response`, after the store reads the service makes
+   * for `request` (none when null). Returns those reads, by store and method.
+   */
+  serve(response: CapturedResponse, request: BenchRequest | null): Promise<string[]>;
   stop(): void;
 }
 
@@ -28,6 +32,7 @@ export async function startCeiling(): Promise<Ceiling> {
   const { child, base } = await forkServer('./ceiling-server.ts', []);
   return {
     base,
+    pid: child.pid!,
     async serve(response) {
       const message: CeilingMessage = { kind: 'serve', ...replayed(response) };
       child.send(message);
@@ -39,15 +44,19 @@ export async function startCeiling(): Promise<Ceiling> {
   };
 }
 
-export async function startFloor(framework: Framework, dataDir: string): Promise<Floor> {
-  const { child, base } = await forkServer('./floor-server.ts', [framework, dataDir]);
+/** `serviceBase`: the measured server's address, which the tokens the floor is sent were issued for. */
+export async function startFloor(framework: Framework, dataDir: string, serviceBase: string): Promise<Floor> {
+  const { child, base } = await forkServer('./floor-server.ts', [framework, dataDir, serviceBase]);
   return {
     base,
-    async serve(response, read) {
-      const message: FloorMessage = { kind: 'serve', ...replayed(response), read };
+    pid: child.pid!,
+    async serve(response, request) {
+      const message: FloorMessage = { kind: 'serve', ...replayed(response), request };
       child.send(message);
       const serving = await nextReply(child);
-      if (serving.kind !== 'serving' || !('documents' in serving) || (read && serving.documents === 0)) throw new Error(`floor server (${framework}): the page it reads is empty`);
+      if (serving.kind === 'failed') throw new Error(`floor server (${framework}): ${serving.message}`);
+      if (serving.kind !== 'serving' || !('storeCalls' in serving)) throw new Error(`floor server (${framework}): unexpected ${serving.kind}`);
+      return serving.storeCalls;
     },
     stop() {
       child.disconnect();

@@ -1,30 +1,80 @@
-// The floor: the ceiling's bytes, answered after the store read a list operation makes (one keyset
-// page from the seeded store, through the project's own read store), or after no read at all. Over
-// node:http and over Fastify, so that what the framework and the read each take from the ceiling
-// shows apart from what the service itself does (authorization, tRPC, validation, the envelope, the
-// cursor, serialisation). Started by bench/ceiling.ts in a process of its own.
+// The floor under a read: the ceiling's bytes, answered after the very store reads the service
+// makes for that request, or after no read at all. Over node:http and over Fastify, so that what
+// the framework and the reads each take from the ceiling shows apart from what the service itself
+// does (authorization, tRPC, validation, the envelope, the cursor, serialisation).
+//
+// The reads are not rebuilt by hand for each operation: this process runs the real server on the
+// same store, sends it the measured request (once to warm what the service remembers, such as the
+// token's caller, and once more while recording), and keeps every call the second request made to
+// the read store and the event store. Each request to the floor then repeats those calls, with
+// the same arguments, before it answers. Started by bench/ceiling.ts in a process of its own.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { openApp } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
-import type { PageQuery } from '../services/store/read-store.ts';
+import { buildServer } from '../services/http/server.ts';
+import type { BenchRequest } from './http.ts';
 
 export type Framework = 'node:http' | 'fastify';
-export type FloorMessage = { kind: 'serve'; status: number; headers: Record<string, string>; bodyBase64: string; read: { collection: string; query: PageQuery } | null };
-export type FloorReply = { kind: 'listening'; port: number } | { kind: 'serving'; documents: number };
+/** `request` null: answer the bytes without reading anything. */
+export type FloorMessage = { kind: 'serve'; status: number; headers: Record<string, string>; bodyBase64: string; request: BenchRequest | null };
+export type FloorReply = { kind: 'listening'; port: number } | { kind: 'serving'; storeCalls: string[] } | { kind: 'failed'; message: string };
 
-const [framework, dataDir] = process.argv.slice(2) as [Framework, string];
-const app = await openApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+/** The store methods a request reads through; writes are not part of a read's floor. */
+const READ_METHODS = {
+  reads: ['get', 'getMany', 'page', 'count'],
+  events: ['readStream', 'readRevisions', 'streamRevision', 'readAll', 'headPosition'],
+} as const;
 
-let current: { status: number; headers: Record<string, string>; body: Buffer; read: FloorMessage['read'] } | null = null;
-const read = async () => (current?.read ? app.reads.page(current.read.collection, current.read.query) : []);
+type StoreCall = { store: keyof typeof READ_METHODS; method: string; args: unknown[] };
+
+/** `baseUrl`: the measured server's, which its tokens are issued for. */
+const [framework, dataDir, baseUrl] = process.argv.slice(2) as [Framework, string, string];
+const app = await openApp(loadConfig({ DATA_DIR: dataDir, BASE_URL: baseUrl, LOG_LEVEL: 'silent', AGENT_ACCESS_QUOTA_UNITS: '1000000000', READ_API_QUOTA_UNITS: '1000000000' }));
+
+let recording: StoreCall[] | null = null;
+// Every service holds these same two store objects, so wrapping their methods on the instances
+// sees every read the request makes, whichever service makes it.
+const original = new Map<string, (...args: unknown[]) => Promise<unknown>>();
+for (const store of Object.keys(READ_METHODS) as Array<keyof typeof READ_METHODS>) {
+  const target = app[store] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  for (const method of READ_METHODS[store]) {
+    const call = target[method]!.bind(target);
+    original.set(`${store}.${method}`, call);
+    target[method] = (...args: unknown[]) => {
+      recording?.push({ store, method, args: structuredClone(args) });
+      return call(...args);
+    };
+  }
+}
+
+let service: FastifyInstance | null = null;
+
+/** The store calls the real service makes for `request` once it is warm. */
+async function recordReads(request: BenchRequest, expectedStatus: number): Promise<StoreCall[]> {
+  service ??= await buildServer(app, { logger: false });
+  const inject = () => service!.inject({ method: request.method as 'GET', url: request.path, headers: request.headers, ...(request.body !== undefined ? { payload: request.body } : {}) });
+  await inject();
+  recording = [];
+  const response = await inject();
+  const calls = recording;
+  recording = null;
+  if (response.statusCode !== expectedStatus) throw new Error(`the service answered ${response.statusCode} while its reads were recorded: ${response.body.slice(0, 300)}`);
+  return calls;
+}
+
+let current: { status: number; headers: Record<string, string>; body: Buffer; calls: StoreCall[] } | null = null;
+
+async function read(): Promise<void> {
+  for (const { store, method, args } of current!.calls) await original.get(`${store}.${method}`)!(...args);
+}
 
 const reply = (message: FloorReply) => process.send?.(message);
 
 async function listen(): Promise<number> {
   if (framework === 'fastify') {
     const server = Fastify({ logger: false });
-    server.get('/*', async (_request, response) => {
+    server.all('/*', async (_request, response) => {
       await read();
       return response.code(current!.status).headers(current!.headers).send(current!.body);
     });
@@ -42,10 +92,12 @@ async function listen(): Promise<number> {
 
 process.on('message', (message: FloorMessage) => {
   const body = Buffer.from(message.bodyBase64, 'base64');
-  current = { status: message.status, headers: { ...message.headers, 'content-length': String(body.length) }, body, read: message.read };
-  // The parent checks that a read finds what the operation found: an empty page would measure nothing.
-  void read().then((docs) => reply({ kind: 'serving', documents: docs.length }));
+  void (async () => {
+    const calls = message.request ? await recordReads(message.request, message.status) : [];
+    current = { status: message.status, headers: { ...message.headers, 'content-length': String(body.length) }, body, calls };
+    reply({ kind: 'serving', storeCalls: calls.map((c) => `${c.store}.${c.method}`) });
+  })().catch((error: unknown) => reply({ kind: 'failed', message: error instanceof Error ? error.message : String(error) }));
 });
-process.on('disconnect', () => void app.close().then(() => process.exit(0)));
+process.on('disconnect', () => void (service?.close() ?? Promise.resolve()).then(() => app.close()).then(() => process.exit(0)));
 
 reply({ kind: 'listening', port: await listen() });

@@ -1,5 +1,6 @@
 // Drives one request at a server with many concurrent connections (autocannon) and reports
 // throughput and latency. Knows nothing of operations or surfaces: a request and a base URL.
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { bodyToSend, send, varies, type BenchRequest } from './http.ts';
 
@@ -12,6 +13,12 @@ export interface Load {
 
 export interface Measurement {
   responses: number;
+  /**
+   * The server's CPU time (user and system) per response during the run, in µs, where its
+   * process was given and the platform tells (Linux); null otherwise. Unlike requests/s it does
+   * not move when other work shares the machine, so ratios of it stay comparable between runs.
+   */
+  cpuUsPerResponse: number | null;
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -31,15 +38,36 @@ const REQUEST_TIMEOUT_SECONDS = 30;
 /** A run that got anything but the request's success status: the numbers would not be of the operation. */
 export class NotAllOk extends Error {}
 
-export async function measure(base: string, request: BenchRequest, load: Load): Promise<Measurement> {
+/** `serverPid`: the process answering at `base`, whose CPU time is counted. */
+export async function measure(base: string, request: BenchRequest, load: Load, serverPid?: number): Promise<Measurement> {
   if (load.warmupSeconds > 0) {
     // A warm-up shorter than one slow command may see no answer at all; it only has to see no failure.
     await drive(base, request, load.connections, load.warmupSeconds, false);
     await drain(base, request);
   }
+  const cpuBefore = cpuSeconds(serverPid);
   const measured = await drive(base, request, load.connections, load.seconds, true);
+  // Before the drain: the backlog it waits for was counted in the run's responses' time.
+  const cpuAfter = cpuSeconds(serverPid);
   await drain(base, request);
-  return measured;
+  const cpu = cpuBefore !== null && cpuAfter !== null && measured.responses > 0 ? ((cpuAfter - cpuBefore) * 1e6) / measured.responses : null;
+  return { ...measured, cpuUsPerResponse: cpu };
+}
+
+/** Linux's clock ticks, which /proc reports CPU time in (USER_HZ: 100 on every Linux platform Node runs on). */
+const TICKS_PER_SECOND = 100;
+
+/** A process's CPU time so far (user and system), from /proc; null where there is none. */
+function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command name, which is in parentheses and may hold spaces: utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -51,7 +79,7 @@ async function drain(base: string, request: BenchRequest): Promise<void> {
   await send(base, request);
 }
 
-async function drive(base: string, request: BenchRequest, connections: number, seconds: number, needsAnswers: boolean): Promise<Measurement> {
+async function drive(base: string, request: BenchRequest, connections: number, seconds: number, needsAnswers: boolean): Promise<Omit<Measurement, 'cpuUsPerResponse'>> {
   // Latencies are kept here rather than read from autocannon's histogram, which truncates them to
   // whole milliseconds: too coarse for a ratio of two latencies of a few milliseconds each.
   const latencies: number[] = [];

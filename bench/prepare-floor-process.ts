@@ -54,6 +54,7 @@ async function callerOf(app: App, athleteId: string, grantId: string): Promise<C
  */
 async function drive(prepare: () => Promise<unknown>, concurrency: number, seconds: number): Promise<Measurement> {
   const latencies: number[] = [];
+  const cpuBefore = process.cpuUsage();
   const end = performance.now() + seconds * 1000;
   const caller = async () => {
     while (performance.now() < end) {
@@ -64,9 +65,17 @@ async function drive(prepare: () => Promise<unknown>, concurrency: number, secon
     }
   };
   await Promise.all(Array.from({ length: concurrency }, caller));
+  const cpu = process.cpuUsage(cpuBefore);
   latencies.sort((a, b) => a - b);
   const at = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]! : NaN);
-  return { responses: latencies.length, requestsPerSecond: latencies.length / seconds, p50Ms: at(50), p99Ms: at(99), bytesPerResponse: 0 };
+  return {
+    responses: latencies.length,
+    requestsPerSecond: latencies.length / seconds,
+    p50Ms: at(50),
+    p99Ms: at(99),
+    bytesPerResponse: 0,
+    cpuUsPerResponse: latencies.length ? (cpu.user + cpu.system) / latencies.length : null,
+  };
 }
 
 async function streamFacts(app: App, athleteId: string): Promise<StreamFacts> {

@@ -8,13 +8,20 @@ import type { Load, Measurement } from './measure.ts';
 import type { PrepareFloorMeasured } from './prepare-floor.ts';
 import type { StreamFacts } from './prepare-floor-process.ts';
 
-/** Read throughput must reach this fraction of the bare node:http ceiling. */
-export const THROUGHPUT_TARGET = 1 / 3;
+/**
+ * Issue 18: a read's throughput as a fraction of its floor (Fastify making the service's own store
+ * reads for the request, then answering the same bytes), on the long-history athlete. The snapshot
+ * and the workout detail assemble their answer from several reads, hence a lower target; every
+ * other read is held to the lists' target.
+ */
+export function ofFloorTarget(operation: string): number {
+  return operation === 'get_training_snapshot' || operation === 'get_completed_workout' ? 0.4 : 0.5;
+}
 /** The long-history athlete's latency may be at most this multiple of the short one's. */
-export const LATENCY_RATIO_TARGET = 1.3;
+export const LATENCY_RATIO_TARGET = 1.1;
 /** MCP tool calls must reach this fraction of REST's throughput for the same operation and athlete. */
-export const OF_REST_TARGET = 0.5;
-/** Issue 18's target for later: a prepare over HTTP reaches this fraction of the same prepare in-process. */
+export const OF_REST_TARGET = 0.6;
+/** A prepare over HTTP reaches this fraction of the same prepare in-process. */
 export const OF_PREPARE_FLOOR_TARGET = 0.5;
 export const PREPARE = 'prepare_write_proposal';
 
@@ -25,6 +32,10 @@ export interface CaseResult {
   measurement: Measurement;
   /** Requests/s as a fraction of the ceiling's for the same operation and surface; null without a ceiling. */
   ofCeiling: number | null;
+  /** Requests/s as a fraction of the operation's floor; null without one (or for another athlete than the floor's). */
+  ofFloor: number | null;
+  /** The floor's server CPU time per response over the service's: the same ratio, unmoved by other work on the machine. */
+  ofFloorCpu: number | null;
   /**
    * Requests/s as a fraction of REST's for the same operation and athlete (for a Read API route,
    * its Agent Access twin's); null on REST itself.
@@ -41,6 +52,8 @@ export interface OperationResult {
   access: AccessKind;
   /** Null for a surface measured against REST instead (MCP). */
   ceiling: Measurement | null;
+  /** Null where no floor was measured (another surface, a write, or no floor server). */
+  floor: FloorMeasurement | null;
   cases: CaseResult[];
   /** Latency of the last athlete (the longest history) over the first's; null for a single athlete. */
   p50Ratio: number | null;
@@ -50,8 +63,18 @@ export interface OperationResult {
 /** The worst case or operation for one target; null when no case has the value (e.g. no MCP cases). */
 export type Extreme = { value: number; operation: string; athlete?: string; met: boolean } | null;
 
+/** Fastify making the store reads the service made for one athlete's request, then replaying its bytes. */
+export interface FloorMeasurement {
+  athlete: string;
+  /** The reads repeated for every request, as `store.method`. */
+  storeCalls: string[];
+  measurement: Measurement;
+}
+
 export interface Summary {
+  /** Information: the bare ceiling moves with the machine, the floor with it. */
   minOfCeiling: Extreme;
+  minOfFloor: Extreme;
   /** Over reads only. */
   maxP50Ratio: Extreme;
   maxP99Ratio: Extreme;
@@ -99,19 +122,29 @@ export interface BenchResults {
   summary: Summary;
 }
 
-export function operationResult(operation: string, surface: Surface, access: AccessKind, ceiling: Measurement | null, measured: Array<{ athlete: string; measurement: Measurement }>, twin: string | null = null): OperationResult {
+export function operationResult(
+  operation: string,
+  surface: Surface,
+  access: AccessKind,
+  ceiling: Measurement | null,
+  measured: Array<{ athlete: string; measurement: Measurement }>,
+  twin: string | null = null,
+  floor: FloorMeasurement | null = null,
+): OperationResult {
   const cases = measured.map(({ athlete, measurement }) => ({
     operation,
     surface,
     athlete,
     measurement,
     ofCeiling: ceiling ? measurement.requestsPerSecond / ceiling.requestsPerSecond : null,
+    ofFloor: floor?.athlete === athlete ? measurement.requestsPerSecond / floor.measurement.requestsPerSecond : null,
+    ofFloorCpu: floor?.athlete === athlete && floor.measurement.cpuUsPerResponse && measurement.cpuUsPerResponse ? floor.measurement.cpuUsPerResponse / measurement.cpuUsPerResponse : null,
     ofRest: null,
   }));
   const first = cases[0]!.measurement;
   const last = cases[cases.length - 1]!.measurement;
   const single = cases.length === 1;
-  return { operation, twin, surface, access, ceiling, cases, p50Ratio: single ? null : last.p50Ms / first.p50Ms, p99Ratio: single ? null : last.p99Ms / first.p99Ms };
+  return { operation, twin, surface, access, ceiling, floor, cases, p50Ratio: single ? null : last.p50Ms / first.p50Ms, p99Ratio: single ? null : last.p99Ms / first.p99Ms };
 }
 
 /**
@@ -134,10 +167,12 @@ export function summarise(operations: OperationResult[], prepareFloors: PrepareF
   const cases = operations.flatMap((o) => o.cases);
   const reads = operations.filter((o) => o.access === 'read');
   const name = (o: { surface: Surface; operation: string }) => `${o.surface} ${o.operation}`;
-  const lowestCase = (value: (c: CaseResult) => number | null, target: number, among = cases): Extreme => {
+  const lowestCase = (value: (c: CaseResult) => number | null, target: (c: CaseResult) => number, among = cases): Extreme => {
     const found = extreme(among, value, (a, b) => a < b);
-    return found && { value: found.value, operation: name(found.item), athlete: found.item.athlete, met: found.value >= target };
+    return found && { value: found.value, operation: name(found.item), athlete: found.item.athlete, met: found.value >= target(found.item) };
   };
+  // Against each case's own target: the worst miss, or the closest to its target when all are met.
+  const ofFloorMargin = extreme(cases, (c) => (c.ofFloor === null ? null : c.ofFloor / ofFloorTarget(c.operation)), (a, b) => a < b);
   const readApi = cases.filter((c) => c.surface === 'read_api');
   const highestReadApi = extreme(readApi, (c) => c.ofRest, (a, b) => a > b);
   const highestRatio = (value: (o: OperationResult) => number | null): Extreme => {
@@ -145,13 +180,19 @@ export function summarise(operations: OperationResult[], prepareFloors: PrepareF
     return found && { value: found.value, operation: name(found.item), met: found.value <= LATENCY_RATIO_TARGET };
   };
   return {
-    minOfCeiling: lowestCase((c) => c.ofCeiling, THROUGHPUT_TARGET),
+    minOfCeiling: lowestCase((c) => c.ofCeiling, () => 0),
+    minOfFloor: ofFloorMargin && {
+      value: ofFloorMargin.item.ofFloor!,
+      operation: name(ofFloorMargin.item),
+      athlete: ofFloorMargin.item.athlete,
+      met: ofFloorMargin.value >= 1,
+    },
     maxP50Ratio: highestRatio((o) => o.p50Ratio),
     maxP99Ratio: highestRatio((o) => o.p99Ratio),
-    minOfRest: lowestCase((c) => c.ofRest, OF_REST_TARGET, cases.filter((c) => c.surface === 'mcp')),
+    minOfRest: lowestCase((c) => c.ofRest, () => OF_REST_TARGET, cases.filter((c) => c.surface === 'mcp')),
     minOfPrepareFloor: lowestOfFloor(prepareFloors),
     // No target: how the two APIs compare is information, not a goal either must meet.
-    minReadApiOfTwin: lowestCase((c) => c.ofRest, 0, readApi),
+    minReadApiOfTwin: lowestCase((c) => c.ofRest, () => 0, readApi),
     maxReadApiOfTwin: highestReadApi && { value: highestReadApi.value, operation: name(highestReadApi.item), athlete: highestReadApi.item.athlete, met: true },
   };
 }
@@ -190,21 +231,38 @@ export function machineInfo() {
 
 // ---- Printing
 
-const HEADINGS = ['operation', 'athlete', 'bytes', 'req/s', 'p50 ms', 'p99 ms', 'of ceiling', 'p50 x', 'p99 x', 'of REST/twin'];
+const HEADINGS = [
+  'operation',
+  'athlete',
+  'bytes',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'cpu µs',
+  'of ceiling',
+  'of floor (target)',
+  'by cpu',
+  `p50 x (<= ${LATENCY_RATIO_TARGET})`,
+  `p99 x (<= ${LATENCY_RATIO_TARGET})`,
+  `of REST (>= ${OF_REST_TARGET}) / twin`,
+];
 const MISSED = ' !';
 
 /** One block per operation and surface; a surface without a ceiling has no ceiling row. */
 export function formatTable(operations: OperationResult[]): string {
   const rows: string[][] = [];
   for (const o of operations) {
-    if (o.ceiling) rows.push([`${o.surface} ${o.operation}`, 'ceiling', ...numbers(o.ceiling), '', '', '', '']);
+    if (o.ceiling) rows.push([`${o.surface} ${o.operation}`, 'ceiling', ...numbers(o.ceiling), '', '', '', '', '', '']);
+    if (o.floor) rows.push(['', `floor (${o.floor.storeCalls.length} store reads)`, ...numbers(o.floor.measurement), fixed(o.ceiling ? o.floor.measurement.requestsPerSecond / o.ceiling.requestsPerSecond : NaN, 2), '', '', '', '', '']);
     o.cases.forEach((c, i) => {
       const last = i === o.cases.length - 1;
       rows.push([
         i === 0 && !o.ceiling ? `${o.surface} ${o.operation}${o.twin ? ` (twin ${o.twin})` : ''}` : '',
         c.athlete,
         ...numbers(c.measurement),
-        atLeast(c.ofCeiling, THROUGHPUT_TARGET),
+        c.ofCeiling === null ? '' : fixed(c.ofCeiling, 2),
+        c.ofFloor === null ? '' : `${fixed(c.ofFloor, 2)} (${fixed(ofFloorTarget(c.operation), 2)})${c.ofFloor < ofFloorTarget(c.operation) ? MISSED : ''}`,
+        c.ofFloorCpu === null ? '' : fixed(c.ofFloorCpu, 2),
         last ? atMost(o.p50Ratio, LATENCY_RATIO_TARGET) : '',
         last ? atMost(o.p99Ratio, LATENCY_RATIO_TARGET) : '',
         c.surface === 'read_api' ? fixed(c.ofRest ?? NaN, 2) : atLeast(c.ofRest, OF_REST_TARGET),
@@ -219,7 +277,7 @@ export function formatTable(operations: OperationResult[]): string {
 
 function numbers(m: Measurement): string[] {
   // A tenth where whole requests/s would round a slow write to 0.
-  return [String(m.bytesPerResponse), fixed(m.requestsPerSecond, m.requestsPerSecond < 100 ? 1 : 0), fixed(m.p50Ms, 2), fixed(m.p99Ms, 2)];
+  return [String(m.bytesPerResponse), fixed(m.requestsPerSecond, m.requestsPerSecond < 100 ? 1 : 0), fixed(m.p50Ms, 2), fixed(m.p99Ms, 2), m.cpuUsPerResponse === null ? '' : fixed(m.cpuUsPerResponse, 0)];
 }
 
 /** A fraction that must reach `target`, flagged when it does not; blank when there is none. */
@@ -278,13 +336,15 @@ export function formatSummary(results: BenchResults, athletes: string[], results
   const { summary: s, machine: m, load, writeLoad } = results;
   const [first, last] = [athletes[0], athletes[athletes.length - 1]];
   return [
-    target(`throughput / ceiling, lowest:`, s.minOfCeiling, 3, `>= ${fixed(THROUGHPUT_TARGET, 3)}`),
+    target(`reads / floor, nearest its target:`, s.minOfFloor, 3, `>= 0.5 for lists and other reads, >= 0.4 for the snapshot and the workout detail`),
+    information(`reads / ceiling, lowest:`, s.minOfCeiling, 3),
     target(`mcp / rest throughput, lowest:`, s.minOfRest, 3, `>= ${fixed(OF_REST_TARGET, 3)}`),
     information(`read api / twin, lowest:`, s.minReadApiOfTwin, 3),
     information(`read api / twin, highest:`, s.maxReadApiOfTwin, 3),
     target(`p50 ${last}/${first} (reads), highest:`, s.maxP50Ratio, 2, `<= ${LATENCY_RATIO_TARGET}`),
     target(`p99 ${last}/${first} (reads), highest:`, s.maxP99Ratio, 2, `<= ${LATENCY_RATIO_TARGET}`),
-    target(`prepare / floor, lowest:`, s.minOfPrepareFloor, 3, `>= ${fixed(OF_PREPARE_FLOOR_TARGET, 3)} (issue 18, for later)`),
+    target(`prepare / floor, lowest:`, s.minOfPrepareFloor, 3, `>= ${fixed(OF_PREPARE_FLOOR_TARGET, 3)}`),
+    target(`approve, undo / floor, highest:`, highestReview(results.review), 2, `<= ${REVIEW_TARGET}`),
     `machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}, ${m.platform}`,
     `load: ${load.connections} connections, ${load.seconds} s per case after a ${load.warmupSeconds} s warm-up; ${PREPARE}: ${writeLoad.connections} connections, ${writeLoad.seconds} s after ${writeLoad.warmupSeconds} s; server, ceiling and load generator in separate processes`,
     `seeding: ${Object.entries(results.seedingSeconds).map(([label, s]) => `${label} workouts ${fixed(s, 1)} s`).join(', ')}`,
@@ -293,6 +353,18 @@ export function formatSummary(results: BenchResults, athletes: string[], results
 }
 
 const LABEL_WIDTH = 38;
+
+/** Approving and undoing a 50-change batch: at most this multiple of appending its events. */
+const REVIEW_TARGET = 2;
+
+function highestReview(review: ReviewMeasured[]): Extreme {
+  const found = extreme(
+    review.flatMap((r) => [{ athlete: r.athlete, operation: 'approve', value: r.approveOverFloor }, { athlete: r.athlete, operation: 'undo', value: r.undoOverFloor }]),
+    (x) => x.value,
+    (a, b) => a > b,
+  );
+  return found && { value: found.value, operation: found.item.operation, athlete: found.item.athlete, met: found.value <= REVIEW_TARGET };
+}
 
 /** One summary line without a target: the value and where it was. */
 function information(label: string, value: Extreme, digits: number): string {

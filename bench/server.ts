@@ -18,6 +18,8 @@ export interface ServerOptions {
 
 export interface RunningServer {
   base: string;
+  /** Its process, whose CPU time a measurement counts. */
+  pid: number;
   /** SIGTERM, then waits for the graceful exit (which is when --cpu-prof writes its profile). */
   stop(): Promise<void>;
   /** Throws, with the end of the log, if the server has exited. */
@@ -63,6 +65,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   return {
     base,
+    pid: child.pid!,
     checkAlive,
     async stop() {
       if (exited === undefined) child.kill('SIGTERM');

@@ -52,9 +52,16 @@ export class RecordService {
     this.#clock = clock;
   }
 
-  async load(athleteId: string): Promise<Loaded> {
-    const fold = await this.#fold(athleteId);
-    const stream = streams.record(athleteId);
+  /**
+   * The record as it is now, for a look outside any command (an import's preview): a copy, which
+   * the commands after it do not change, taken in the athlete's queue like a command.
+   */
+  load(athleteId: string): Promise<Loaded> {
+    return this.#queued(athleteId, async () => this.#loaded(cloneFold(await this.#fold(athleteId))));
+  }
+
+  #loaded(fold: RecordFold): Loaded {
+    const stream = streams.record(fold.state.athleteId);
     const read = async (revisions: number[]) => (await this.#events.readRevisions(stream, revisions)).map((e) => ({ type: e.type, data: e.data, occurred_at: String(e.metadata.occurred_at) }));
     return {
       state: fold.state,
@@ -66,15 +73,24 @@ export class RecordService {
     };
   }
 
-  /** The record's fold caught up with the stream: the kept one and the events since, or the whole stream. */
+  /**
+   * The record's fold caught up with the stream: the kept one and the events since, or the whole
+   * stream. Runs only in the athlete's queue, where no other command is deciding on the kept fold,
+   * so the events since are folded into it in place: a copy would cost the whole record.
+   */
   async #fold(athleteId: string): Promise<RecordFold> {
     const kept = this.#folds.get(athleteId);
     const from = kept && kept.revision !== 'no_stream' ? kept.revision + 1 : 0;
     const tail = await this.#events.readStream(streams.record(athleteId), from);
     let fold: RecordFold;
-    if (kept && tail.length === 0) fold = kept;
-    else if (kept && from > 0 && tail[0]!.revision === from) fold = tail.reduce(foldEvent, cloneFold(kept));
-    else fold = (from === 0 ? tail : await this.#events.readStream(streams.record(athleteId))).reduce(foldEvent, emptyFold(athleteId));
+    try {
+      if (kept && (tail.length === 0 || (from > 0 && tail[0]!.revision === from))) fold = tail.reduce(foldEvent, kept);
+      else fold = (from === 0 ? tail : await this.#events.readStream(streams.record(athleteId))).reduce(foldEvent, emptyFold(athleteId));
+    } catch (error) {
+      // A fold that failed part of the way through an event is no longer as of any revision.
+      this.#folds.delete(athleteId);
+      throw error;
+    }
     this.#folds.delete(athleteId);
     this.#folds.set(athleteId, fold);
     if (this.#folds.size > KEPT_FOLDS) this.#folds.delete(this.#folds.keys().next().value!);
@@ -107,11 +123,13 @@ export class RecordService {
   }
 
   #decideAndAppend<T>(athleteId: string, actor: Actor, decide: (loaded: Loaded) => Decided<T> | Promise<Decided<T>>): Promise<T> {
+    return this.#queued(athleteId, () => this.#attempt(athleteId, actor, decide));
+  }
+
+  /** Runs `work` after the athlete's earlier work in this process, whether that succeeded or failed. */
+  #queued<T>(athleteId: string, work: () => Promise<T>): Promise<T> {
     const previous = this.#queues.get(athleteId) ?? Promise.resolve();
-    const run = previous.then(
-      () => this.#attempt(athleteId, actor, decide),
-      () => this.#attempt(athleteId, actor, decide),
-    );
+    const run = previous.then(work, work);
     this.#queues.set(athleteId, run);
     const forget = () => {
       if (this.#queues.get(athleteId) === run) this.#queues.delete(athleteId);
@@ -122,7 +140,7 @@ export class RecordService {
 
   async #attempt<T>(athleteId: string, actor: Actor, decide: (loaded: Loaded) => Decided<T> | Promise<Decided<T>>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const loaded = await this.load(athleteId);
+      const loaded = this.#loaded(await this.#fold(athleteId));
       const { events, result } = await decide(loaded);
       if (events.length === 0) return result;
       for (const e of events) recordStreamEvent.parse(e);

@@ -3,12 +3,12 @@
 // quota, then the input — so an anonymous caller learns nothing, not even which parameters exist.
 // The HTTP adapter calls these in-process.
 import type { KeyObject } from 'node:crypto';
-import { initTRPC } from '@trpc/server';
+import { initTRPC, TRPCError } from '@trpc/server';
 import type { z } from 'zod';
 import { readApiOperations, type ReadApiOperation, type ReadApiOperationId } from '../../contracts/read-api.ts';
 import type { App } from '../app.ts';
 import { getSavedWorkout, getWorkout, listSavedWorkouts, listWorkouts, me, stats } from '../reads/read-api.ts';
-import type { BotAuth } from './bot-auth.ts';
+import type { BotAuth, BotCaller } from './bot-auth.ts';
 import { rateLimited, unavailable } from './errors.ts';
 import type { Quota } from './quota.ts';
 
@@ -26,22 +26,32 @@ export interface ReadApiContext extends ReadApiServices {
   /** The request's bearer token (null when it carried none). */
   token: string | null;
   requestId: string;
+  /** The route's path and query parameters, parsed by the procedure after its checks. */
+  input: unknown;
 }
+
+/** The context once the bot token has passed the checks. */
+type Admitted = ReadApiContext & { caller: BotCaller };
 
 const t = initTRPC.context<ReadApiContext>().create();
 
-function procedure<I extends z.ZodObject>(op: ReadApiOperation<ReadApiOperationId, I>) {
-  return t.procedure
-    .use(async ({ ctx, next }) => {
-      // Every route reads; pausing reads pauses the Read API with Agent Access.
-      const paused = await ctx.app.maintenance.retryAfter('read');
-      if (paused) throw unavailable('read', paused);
-      const caller = await ctx.auth.identify(ctx.token);
-      const wait = ctx.quota.charge(caller.tokenId, op.weight);
-      if (wait) throw rateLimited(ctx.quota, wait, 'this bot token');
-      return next({ ctx: { caller } });
-    })
-    .input(op.input);
+/**
+ * A procedure for a table entry: the checks, then the input, in the resolver (as Agent Access's
+ * `procedure` does, for the same reason: each level of tRPC's middleware chain costs a copy of the
+ * call's options and context).
+ */
+function procedure<I extends z.ZodObject, R>(op: ReadApiOperation<ReadApiOperationId, I>, resolve: (ctx: Admitted, input: z.output<I>) => Promise<R> | R) {
+  return t.procedure.query(async ({ ctx }): Promise<R> => {
+    // Every route reads; pausing reads pauses the Read API with Agent Access.
+    const paused = await ctx.app.maintenance.retryAfter('read');
+    if (paused) throw unavailable('read', paused);
+    const caller = await ctx.auth.identify(ctx.token);
+    const wait = ctx.quota.charge(caller.tokenId, op.weight);
+    if (wait) throw rateLimited(ctx.quota, wait, 'this bot token');
+    const input = op.input.safeParse(ctx.input);
+    if (!input.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: input.error });
+    return resolve({ ...ctx, caller }, input.data);
+  });
 }
 
 /** The Read API envelope (spec 4.4): `data` and the request id that `X-Request-Id` carries too. */
@@ -50,16 +60,16 @@ const envelope = <D>(ctx: ReadApiContext, data: D) => ({ data, request_id: ctx.r
 const ops = readApiOperations;
 
 export const readApiRouter = t.router({
-  get_me: procedure(ops.get_me).query(({ ctx }) => envelope(ctx, me(ctx.caller.athlete))),
-  get_stats: procedure(ops.get_stats).query(async ({ ctx }) => envelope(ctx, await stats(ctx.app.reads, ctx.caller.athlete, ctx.app.clock.now()))),
-  list_workouts: procedure(ops.list_workouts).query(async ({ ctx, input }) =>
+  get_me: procedure(ops.get_me, (ctx) => envelope(ctx, me(ctx.caller.athlete))),
+  get_stats: procedure(ops.get_stats, async (ctx) => envelope(ctx, await stats(ctx.app.reads, ctx.caller.athlete, ctx.app.clock.now()))),
+  list_workouts: procedure(ops.list_workouts, async (ctx, input) =>
     envelope(ctx, await listWorkouts(ctx.app.reads, ctx.caller.athlete.athlete_id, input, ctx.cursorKey)),
   ),
-  get_workout: procedure(ops.get_workout).query(async ({ ctx, input }) => envelope(ctx, await getWorkout(ctx.app.reads, ctx.caller.athlete.athlete_id, input.id))),
-  list_saved_workouts: procedure(ops.list_saved_workouts).query(async ({ ctx, input }) =>
+  get_workout: procedure(ops.get_workout, async (ctx, input) => envelope(ctx, await getWorkout(ctx.app.reads, ctx.caller.athlete.athlete_id, input.id))),
+  list_saved_workouts: procedure(ops.list_saved_workouts, async (ctx, input) =>
     envelope(ctx, await listSavedWorkouts(ctx.app.reads, ctx.caller.athlete.athlete_id, input, ctx.cursorKey)),
   ),
-  get_saved_workout: procedure(ops.get_saved_workout).query(async ({ ctx, input }) =>
+  get_saved_workout: procedure(ops.get_saved_workout, async (ctx, input) =>
     envelope(ctx, await getSavedWorkout(ctx.app.reads, ctx.caller.athlete.athlete_id, input.id)),
   ),
 });

@@ -64,11 +64,31 @@ export function bodyDigest(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
 
+/**
+ * JSON with every object's keys sorted (by UTF-16 code units) and undefined members left out.
+ * Receipt links hash it, so its output may never change. Built in one string, not with arrays of
+ * entries: a commit's receipt and record events are hashed with it on every approve and undo.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      // As `join` writes them: nothing for what JSON cannot hold.
+      out += (canonicalJson(value[i]) as string | undefined) ?? '';
+    }
+    return `${out}]`;
+  }
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    const object = value as Record<string, unknown>;
+    let out = '{';
+    for (const key of Object.keys(object).sort()) {
+      const member = object[key];
+      if (member === undefined) continue;
+      if (out.length > 1) out += ',';
+      out += `${JSON.stringify(key)}:${canonicalJson(member)}`;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(value);
 }

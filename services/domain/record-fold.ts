@@ -2,7 +2,7 @@
 // proposals, the receipt chain's last link, and where in the stream each item's and each
 // proposal's events are. Where rather than what: an item's body is read back from the stream only
 // when a decision needs it (undo, review), so the fold stays small however long the history, and
-// a fold can be kept and caught up with the events appended since (`foldEvent` on a `cloneFold`).
+// a fold can be kept and caught up with the events appended since (`foldEvent`).
 import type { RecordEvent } from '../../contracts/events.ts';
 import { recordChangeOf } from '../../contracts/events.ts';
 import { evolveProposals, type ProposalState } from './proposal.ts';
@@ -31,7 +31,7 @@ export function emptyFold(athleteId: string): RecordFold {
   return { state: initialRecordState(athleteId), proposals: new Map(), revision: 'no_stream', lastLink: null, itemEvents: new Map(), proposalEvents: new Map() };
 }
 
-/** A copy to fold further events into while the original stays as it was for whoever holds it. */
+/** A copy that stays as it was while the original is folded further: for whoever holds it outside the commands. */
 export function cloneFold(f: RecordFold): RecordFold {
   // Proposal entries, item positions and revision lists are replaced on change, never edited: sharing them is safe.
   return { ...f, state: cloneRecordState(f.state), proposals: new Map(f.proposals), itemEvents: new Map(f.itemEvents), proposalEvents: new Map(f.proposalEvents) };

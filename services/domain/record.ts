@@ -43,50 +43,77 @@ export function initialRecordState(athleteId: string): RecordState {
 export function cloneRecordState(s: RecordState): RecordState {
   return {
     athleteId: s.athleteId,
-    items: new Map([...s.items].map(([k, v]) => [k, { ...v }])),
+    // Item states and exercise-use arrays are replaced, never changed, so sharing them is safe.
+    items: new Map(s.items),
     checkinIdByDate: new Map(s.checkinIdByDate),
     checkinDateById: new Map(s.checkinDateById),
     exerciseIdByName: new Map(s.exerciseIdByName),
     workoutIdBySourceRef: new Map(s.workoutIdBySourceRef),
     importedFiles: new Set(s.importedFiles),
-    // The arrays are replaced, never changed, so sharing them is safe.
     exerciseUses: new Map(s.exerciseUses),
   };
 }
 
+/** What puts back each write `evolve` made, for a decision that tries a batch on the state itself. */
+type UndoLog = Array<() => void>;
+
+function put<K, V>(map: Map<K, V>, key: K, value: V, undo: UndoLog | null): void {
+  if (undo) undo.push(restorer(map, key));
+  map.set(key, value);
+}
+
+function remove<K, V>(map: Map<K, V>, key: K, undo: UndoLog | null): void {
+  if (undo && map.has(key)) undo.push(restorer(map, key));
+  map.delete(key);
+}
+
+/** Puts `key` back as it is now. Entry order may change: nothing reads the state's maps in order. */
+function restorer<K, V>(map: Map<K, V>, key: K): () => void {
+  if (!map.has(key)) return () => map.delete(key);
+  const value = map.get(key)!;
+  return () => map.set(key, value);
+}
+
 /** Applies one event. Updates `state` in place (the fold owns it) and returns it. */
 export function evolve(state: RecordState, event: RecordEvent): RecordState {
+  return evolveLogged(state, event, null);
+}
+
+/** `evolve`, recording in `undo` (when given) how to take each write back. */
+function evolveLogged(state: RecordState, event: RecordEvent, undo: UndoLog | null): RecordState {
   if (event.type === 'import.completed') {
-    state.importedFiles.add(event.data.file_sha256);
+    const file = event.data.file_sha256;
+    if (undo && !state.importedFiles.has(file)) undo.push(() => state.importedFiles.delete(file));
+    state.importedFiles.add(file);
     return state;
   }
   const change = recordChangeOf(event.type);
   if (!change) return state;
   const { kind, op } = change;
   const id = 'item' in event.data ? (event.data.item as { id: string }).id : event.data.id;
-  state.items.set(itemKey(kind, id), { revision: event.data.revision, deleted: op === 'deleted' });
+  put(state.items, itemKey(kind, id), { revision: event.data.revision, deleted: op === 'deleted' }, undo);
 
   if (kind === 'checkin') {
     const previous = state.checkinDateById.get(id);
-    if (previous !== undefined) state.checkinIdByDate.delete(previous);
-    state.checkinDateById.delete(id);
+    if (previous !== undefined) remove(state.checkinIdByDate, previous, undo);
+    remove(state.checkinDateById, id, undo);
     if (op !== 'deleted') {
       const date = (event.data as { item: RecordItem<'checkin'> }).item.date;
-      state.checkinIdByDate.set(date, id);
-      state.checkinDateById.set(id, date);
+      put(state.checkinIdByDate, date, id, undo);
+      put(state.checkinDateById, id, date, undo);
     }
   }
   if (kind === 'exercise' && op !== 'deleted') {
-    state.exerciseIdByName.set(exerciseNameKey((event.data as { item: RecordItem<'exercise'> }).item.name), id);
+    put(state.exerciseIdByName, exerciseNameKey((event.data as { item: RecordItem<'exercise'> }).item.name), id, undo);
   }
   if (kind === 'workout') {
     const source = op === 'deleted' ? null : (event.data as { item: RecordItem<'workout'> }).item.source;
-    if (source) state.workoutIdBySourceRef.set(`${source.app}:${source.ref}`, id);
+    if (source) put(state.workoutIdBySourceRef, `${source.app}:${source.ref}`, id, undo);
   }
   if (kind === 'workout' || kind === 'routine' || kind === 'goal') {
     const uses = op === 'deleted' ? [] : exercisesUsedBy(kind, (event.data as { item: RecordItem }).item);
-    if (uses.length) state.exerciseUses.set(itemKey(kind, id), uses);
-    else state.exerciseUses.delete(itemKey(kind, id));
+    if (uses.length) put(state.exerciseUses, itemKey(kind, id), uses, undo);
+    else remove(state.exerciseUses, itemKey(kind, id), undo);
   }
   return state;
 }
@@ -136,15 +163,22 @@ export type RecordChange =
  * Later changes see the effect of earlier ones (a new exercise, then a workout that uses it).
  */
 export function decideChanges(changes: RecordChange[], state: RecordState): RecordEvent[] {
-  const scratch = cloneRecordState(state);
+  // Each change is folded into the state itself and taken back at the end, refused or not: a copy
+  // would cost the whole record (every item ever made) for a batch of a few changes. Nothing else
+  // runs meanwhile, as this is synchronous, so no one sees the state half-decided.
+  const undo: UndoLog = [];
   const events: RecordEvent[] = [];
-  changes.forEach((change, index) => {
-    const prefix = changes.length > 1 ? `changes[${index}]` : '';
-    for (const event of decideChange(change, scratch, prefix)) {
-      evolve(scratch, event);
-      events.push(event);
-    }
-  });
+  try {
+    changes.forEach((change, index) => {
+      const prefix = changes.length > 1 ? `changes[${index}]` : '';
+      for (const event of decideChange(change, state, prefix)) {
+        evolveLogged(state, event, undo);
+        events.push(event);
+      }
+    });
+  } finally {
+    for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
+  }
   return events;
 }
 

@@ -100,15 +100,17 @@ function mcpServer(services: ApiServices, tools: ReadonlyMap<Operation, Tool>, r
     { name: 'repledger', title: 'RepLedger', version: '1.0.0' },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR },
   );
-  const api = createAgentAccessCaller({
-    ...services,
-    // Identified once for the HTTP request; each tool call still checks its own scope.
-    auth: { check: async (_token, surface, scope) => services.auth.authorize(caller, surface, scope), authorize: (c, surface, scope) => services.auth.authorize(c, surface, scope) },
-    surface: 'mcp',
-    token: bearerToken(request.headers.authorization),
-    requestId: request.id,
-    onCharge: (_grantId, wait) => charged(wait),
-  });
+  const api = (input: unknown) =>
+    createAgentAccessCaller({
+      ...services,
+      // Identified once for the HTTP request; each tool call still checks its own scope.
+      auth: { check: async (_token, surface, scope) => services.auth.authorize(caller, surface, scope), authorize: (c, surface, scope) => services.auth.authorize(c, surface, scope) },
+      surface: 'mcp',
+      token: bearerToken(request.headers.authorization),
+      requestId: request.id,
+      input,
+      onCharge: (_grantId, wait) => charged(wait),
+    });
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     // The list carries every tool's schemas (tens of KB): it costs a unit like the cheapest read.
@@ -119,9 +121,8 @@ function mcpServer(services: ApiServices, tools: ReadonlyMap<Operation, Tool>, r
   });
   server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
     if (!isOperation(params.name)) throw new McpError(ErrorCode.InvalidParams, `no tool named ${params.name}`);
-    const procedure = api[params.name] as (input: unknown) => Promise<Record<string, unknown>>;
     try {
-      const envelope = await procedure(params.arguments ?? {});
+      const envelope = await api(params.arguments ?? {})[params.name]();
       // REST's request log names the operation in its URL; every tool call is one POST /mcp.
       request.log.info({ tool: params.name }, 'tool call answered');
       // Clients that ignore structured output read the same JSON as text (MCP 2025-06-18, tools).

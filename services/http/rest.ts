@@ -48,19 +48,18 @@ export function registerRest(server: FastifyInstance, services: ApiServices): vo
       // Operations without a body refuse one before Fastify would read it.
       ...(op.body ? { bodyLimit: op.bodyLimit ?? undefined } : { onRequest: refuseReadBody }),
       handler: async (request: FastifyRequest, reply) => {
+        // A body that is not a JSON object is left for the input schema to refuse.
+        const body = op.body && typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body) ? request.body : op.body ? { body: request.body } : {};
         const caller = createAgentAccessCaller({
           ...services,
           surface: 'rest',
           token: bearerToken(request.headers.authorization),
           requestId: request.id,
+          input: { ...(request.query as object), ...body, ...(request.params as object) },
           onCharge: (grantId, wait) => setRateLimitHeaders(reply, services.quota, grantId, wait),
         });
-        // A body that is not a JSON object is left for the input schema to refuse.
-        const body = op.body && typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body) ? request.body : op.body ? { body: request.body } : {};
-        const input = { ...(request.query as object), ...body, ...(request.params as object) };
         try {
-          const procedure = caller[op.operationId as keyof typeof caller] as (input: unknown) => Promise<unknown>;
-          const result = await procedure(input);
+          const result = await caller[op.operationId]();
           return reply.code(op.successStatus).send(result);
         } catch (error) {
           return sendApiError(request, reply, toApiError(error));

@@ -1,11 +1,12 @@
 // The proposal decider, pure: given a record and its proposals, when an agent's batch is
 // prepared, then a proposal (normalised actions, summaries, dependencies) or a refusal naming the
 // action and field. Nothing here touches a store.
+import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WriteProposalBody } from '../../contracts/write.ts';
 import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
-import { bodyDigest, decidePrepare, evolveProposals, itemKeysOf, statusAt, WriteRefusal, type ProposalState, type PrepareCommand } from '../../services/domain/proposal.ts';
+import { bodyDigest, canonicalJson, decidePrepare, evolveProposals, itemKeysOf, statusAt, WriteRefusal, type ProposalState, type PrepareCommand } from '../../services/domain/proposal.ts';
 import { decideChanges, evolve, initialRecordState, itemImages, type RecordChange } from '../../services/domain/record.ts';
 
 const uid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -132,6 +133,36 @@ test('bodyDigest: key order does not matter, any value does', () => {
   assert.is(bodyDigest({ a: 1, b: [{ c: 2, d: null }] }), bodyDigest({ b: [{ d: null, c: 2 }], a: 1 }));
   assert.is.not(bodyDigest({ a: 1 }), bodyDigest({ a: 2 }));
   assert.is.not(bodyDigest({ a: [1, 2] }), bodyDigest({ a: [2, 1] }));
+});
+
+/** canonicalJson as first written, which every stored receipt link was hashed with. */
+function canonicalJsonAsFirstWritten(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJsonAsFirstWritten).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJsonAsFirstWritten(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+test('property: canonicalJson writes what it first wrote, so that links hashed before still verify', () => {
+  const key = fc.string({ unit: 'binary', maxLength: 6 });
+  const { value } = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom(null, true, false, undefined, 0, -0, 1.5e300, Number.NaN),
+      fc.double(),
+      fc.string({ unit: 'binary' }),
+      fc.array(tie('value')),
+      fc.dictionary(key, tie('value')),
+    ),
+  }));
+  fc.assert(
+    fc.property(value, (v) => {
+      assert.is(canonicalJson(v), canonicalJsonAsFirstWritten(v));
+    }),
+    { numRuns: 2000 },
+  );
 });
 
 test.run();

@@ -315,6 +315,22 @@ test("a record kept between commands catches up with another process's appends b
   }
 });
 
+test('what load gives stays as it was: the commands after it fold their events into the kept record, not into it', async () => {
+  const { db, service } = setup();
+  await service.change(ATHLETE, [createMeal({ id: uid(1), name: 'Breakfast' })], athlete);
+  const looked = await service.load(ATHLETE);
+  await service.change(ATHLETE, [createMeal({ id: uid(2), name: 'Lunch' }), { op: 'update', kind: 'meal', item: mealItem({ id: uid(1), name: 'Brunch' }), base_revision: 1 }], athlete);
+  await service.change(ATHLETE, [{ op: 'create', kind: 'checkin', item: checkinItem() }], athlete);
+  assert.is(looked.revision, 0);
+  assert.equal([...looked.state.items], [[`meal/${uid(1)}`, { revision: 1, deleted: false }]]);
+  assert.is(looked.state.checkinIdByDate.size, 0);
+  const now = await service.load(ATHLETE);
+  assert.is(now.revision, 3);
+  assert.equal(now.state.items.get(`meal/${uid(1)}`), { revision: 2, deleted: false });
+  assert.is(now.state.checkinIdByDate.get('2026-03-02'), uid(40));
+  db.close();
+});
+
 test('load of an athlete without events is the initial state with no stream', async () => {
   const { db, service } = setup();
   const { state, revision } = await service.load(ATHLETE);

@@ -187,19 +187,20 @@ const revisionOf = (e: RecordEvent) => ('revision' in e.data ? e.data.revision :
 /** The id of the item a record change event is about. */
 const idOf = (e: RecordEvent) => ('item' in e.data ? e.data.item.id : 'id' in e.data ? e.data.id : '');
 
-/** A plain snapshot of the state, to compare before and after a decision. */
-const snapshot = (s: RecordState) =>
-  JSON.parse(
-    JSON.stringify({
-      athleteId: s.athleteId,
-      items: [...s.items],
-      checkinIdByDate: [...s.checkinIdByDate],
-      checkinDateById: [...s.checkinDateById],
-      exerciseIdByName: [...s.exerciseIdByName],
-      workoutIdBySourceRef: [...s.workoutIdBySourceRef],
-      importedFiles: [...s.importedFiles],
-    }),
-  ) as unknown;
+/** A plain snapshot of the state, to compare before and after a decision; entry order is no part of it. */
+const snapshot = (s: RecordState) => {
+  const sorted = (entries: Iterable<unknown>) => [...entries].map((e) => JSON.stringify(e)).sort();
+  return {
+    athleteId: s.athleteId,
+    items: sorted(s.items),
+    checkinIdByDate: sorted(s.checkinIdByDate),
+    checkinDateById: sorted(s.checkinDateById),
+    exerciseIdByName: sorted(s.exerciseIdByName),
+    workoutIdBySourceRef: sorted(s.workoutIdBySourceRef),
+    importedFiles: sorted(s.importedFiles),
+    exerciseUses: sorted(s.exerciseUses),
+  };
+};
 
 // ---------------------------------------------------------------------------------------------
 // Create, update, delete
@@ -581,6 +582,43 @@ test('a batch that touches the same item twice sees its own revisions', () => {
   assertRefused(() => decideChanges([update('meal', mealItem({ name: 'A' }), 1), update('meal', mealItem({ name: 'B' }), 1)], state), 'revision_conflict', 'changes[1].base_revision');
   const events = decideChanges([update('meal', mealItem({ name: 'A' }), 1), update('meal', mealItem({ name: 'B' }), 2), del('meal', MEAL, 3)], state);
   assert.equal(events.map(revisionOf), [2, 3, 4]);
+});
+
+test('property: deciding any batch, decided or refused at any change, leaves the state as it was', () => {
+  // Every map of the state is written by some change here: a date moved and taken, an exercise
+  // renamed, deleted in use or not, a workout with its source and feedback, a routine and a goal.
+  const state = stateAfter(
+    [create('exercise', exerciseItem()), create('exercise', exerciseItem({ id: SQUAT, name: 'Squat' }))],
+    [create('workout', workoutItem()), create('routine', routineItem()), create('goal', goalItem()), create('checkin', checkinItem()), create('meal', mealItem())],
+    [create('feedback', feedbackItem())],
+  );
+  const pool: RecordChange[] = [
+    del('workout', WORKOUT, 1),
+    del('routine', ROUTINE, 1),
+    del('goal', GOAL, 1),
+    del('exercise', BENCH, 1),
+    del('exercise', SQUAT, 1),
+    update('exercise', exerciseItem({ name: 'Bench' }), 1),
+    update('checkin', checkinItem({ date: '2026-01-09' }), 1),
+    create('checkin', checkinItem({ id: CHECKIN_B })),
+    del('checkin', CHECKIN_A, 1),
+    create('workout', workoutItem({ id: OTHER_WORKOUT, exercises: [workoutExerciseItem({ exercise_id: SQUAT })], source: { app: 'hevy', ref: 'w-1' } })),
+    update('goal', goalItem({ exercise_id: SQUAT }), 1),
+    update('meal', mealItem({ name: 'Lunch' }), 1),
+    create('meal', mealItem({ id: uid(51), calories_kcal: -5 })),
+  ];
+  const before = snapshot(state);
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom(...pool), { minLength: 1, maxLength: 8 }), (batch) => {
+      try {
+        decideChanges(batch, state);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+      }
+      assert.equal(snapshot(state), before);
+    }),
+    { numRuns: 300 },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
