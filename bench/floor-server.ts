@@ -50,17 +50,28 @@ for (const store of Object.keys(READ_METHODS) as Array<keyof typeof READ_METHODS
 
 let service: FastifyInstance | null = null;
 
-/** The store calls the real service makes for `request` once it is warm. */
+/** How many recorded requests the floor's reads are chosen from. */
+const RECORDINGS = 3;
+
+/**
+ * The store calls the real service makes for `request` once it is warm: the fewest of a few
+ * requests', since a commit anywhere in between (another process's, or this one's access history
+ * being written) makes the next request look its caller up again, which steady requests do not.
+ */
 async function recordReads(request: BenchRequest, expectedStatus: number): Promise<StoreCall[]> {
   service ??= await buildServer(app, { logger: false });
   const inject = () => service!.inject({ method: request.method as 'GET', url: request.path, headers: request.headers, ...(request.body !== undefined ? { payload: request.body } : {}) });
   await inject();
-  recording = [];
-  const response = await inject();
-  const calls = recording;
-  recording = null;
-  if (response.statusCode !== expectedStatus) throw new Error(`the service answered ${response.statusCode} while its reads were recorded: ${response.body.slice(0, 300)}`);
-  return calls;
+  let fewest: StoreCall[] | null = null;
+  for (let i = 0; i < RECORDINGS; i++) {
+    recording = [];
+    const response = await inject();
+    const calls = recording;
+    recording = null;
+    if (response.statusCode !== expectedStatus) throw new Error(`the service answered ${response.statusCode} while its reads were recorded: ${response.body.slice(0, 300)}`);
+    if (!fewest || calls.length < fewest.length) fewest = calls;
+  }
+  return fewest!;
 }
 
 let current: { status: number; headers: Record<string, string>; body: Buffer; calls: StoreCall[] } | null = null;
