@@ -1,5 +1,5 @@
 // Turns measurements into the printed table, the summary against the targets, and the JSON file.
-import type { CliMeasured } from './cli.ts';
+import { CLI_TARGETS, type CliMeasured } from './cli.ts';
 import { cpus, totalmem, platform, arch } from 'node:os';
 import type { AccessKind } from '../contracts/common.ts';
 import type { Surface } from './cases.ts';
@@ -345,6 +345,8 @@ export function formatSummary(results: BenchResults, athletes: string[], results
     target(`p99 ${last}/${first} (reads), highest:`, s.maxP99Ratio, 2, `<= ${LATENCY_RATIO_TARGET}`),
     target(`prepare / floor, lowest:`, s.minOfPrepareFloor, 3, `>= ${fixed(OF_PREPARE_FLOOR_TARGET, 3)}`),
     target(`approve, undo / floor, highest:`, highestReview(results.review), 2, `<= ${REVIEW_TARGET}`),
+    target(`cli start, slowest:`, slowestStart(results.cli), 3, `<= ${CLI_TARGETS.startSeconds} s`),
+    target(`import, beyond the start:`, importBeyondStart(results.cli), 3, `< ${CLI_TARGETS.importBeyondStartSeconds} s`),
     `machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}, ${m.platform}`,
     `load: ${load.connections} connections, ${load.seconds} s per case after a ${load.warmupSeconds} s warm-up; ${PREPARE}: ${writeLoad.connections} connections, ${writeLoad.seconds} s after ${writeLoad.warmupSeconds} s; server, ceiling and load generator in separate processes`,
     `seeding: ${Object.entries(results.seedingSeconds).map(([label, s]) => `${label} workouts ${fixed(s, 1)} s`).join(', ')}`,
@@ -356,6 +358,16 @@ const LABEL_WIDTH = 38;
 
 /** Approving and undoing a 50-change batch: at most this multiple of appending its events. */
 const REVIEW_TARGET = 2;
+
+function slowestStart(cli: CliMeasured): Extreme {
+  const [operation, value] = cli.helpSeconds >= cli.athletesListSeconds ? ['repledger --help', cli.helpSeconds] : ['repledger athletes list', cli.athletesListSeconds];
+  return { value, operation, met: value <= CLI_TARGETS.startSeconds };
+}
+
+function importBeyondStart(cli: CliMeasured): Extreme {
+  const value = cli.importSeconds - cli.athletesListSeconds;
+  return { value, operation: `import hevy, ${cli.importWorkouts} workouts`, met: value < CLI_TARGETS.importBeyondStartSeconds };
+}
 
 function highestReview(review: ReviewMeasured[]): Extreme {
   const found = extreme(
