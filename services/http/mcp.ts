@@ -1,18 +1,25 @@
-// MCP at /mcp: Streamable HTTP, stateless (a server and a transport per request, so any instance
-// answers any request), one tool per operation of the table. A tool call runs the same tRPC
+// MCP at /mcp: Streamable HTTP, stateless (each request answered whole by its own server, so any
+// instance answers any request), one tool per operation of the table. A tool call runs the same tRPC
 // procedure as the REST route. Refusals a client acts on at the HTTP level (401, a 403 it can step
 // up from, 429, 503) are answered as HTTP, exactly as on REST; input errors and unknown ids are
 // tool errors carrying the REST code and message.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
   InitializeRequestSchema,
+  isInitializeRequest,
+  isJSONRPCRequest,
+  JSONRPCMessageSchema,
   ListToolsRequestSchema,
   McpError,
   PingRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -181,14 +188,74 @@ function jsonRpcError(reply: FastifyReply, status: number, message: string, head
   return reply.code(status).headers(headers).send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-/** The Node request's headers as Fetch headers, for the SDK's web-standard transport. */
-function fetchHeaders(request: FastifyRequest): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string') headers.set(name, value);
-    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+/**
+ * The SDK's transport for one message Fastify has already parsed. The SDK's Server still
+ * dispatches it (its request schemas, errors, initialize); its answer comes back as the message
+ * itself, with no Fetch Request, Response or stream between.
+ */
+class InProcessTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  #answered: ((message: JSONRPCMessage) => void) | null = null;
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.onclose?.();
   }
-  return headers;
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    // As the Streamable HTTP transport in JSON mode: only the answer to the request goes back.
+    if ('id' in message && ('result' in message || 'error' in message)) this.#answered?.(message);
+  }
+
+  /** The server's answer to a request. */
+  answer(request: JSONRPCRequest): Promise<JSONRPCMessage> {
+    return new Promise((resolve) => {
+      this.#answered = resolve;
+      this.onmessage?.(request);
+    });
+  }
+
+  /** Notifications and responses, which get no answer. */
+  deliver(message: JSONRPCMessage): void {
+    this.onmessage?.(message);
+  }
+}
+
+/** The SDK's Streamable HTTP transport answers its own refusals with this body and a bare JSON type. */
+function transportError(reply: FastifyReply, { status, code, message }: TransportRefusal): FastifyReply {
+  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+interface TransportRefusal {
+  status: number;
+  code: number;
+  message: string;
+}
+
+/**
+ * The message, or what the SDK's Streamable HTTP transport answered a POST it refused before its
+ * server saw the message: the same checks in the same order, with its statuses and errors.
+ */
+function acceptedMessage(request: FastifyRequest): { message: JSONRPCMessage } | { refusal: TransportRefusal } {
+  const accept = request.headers.accept;
+  // A list of types, so a substring check (as the SDK does).
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
+    return { refusal: { status: 406, code: SERVER_ERROR, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' } };
+  }
+  if (!isJsonContentType(request.headers['content-type'])) return { refusal: { status: 415, code: SERVER_ERROR, message: 'Unsupported Media Type: Content-Type must be application/json' } };
+  const parsed = JSONRPCMessageSchema.safeParse(request.body);
+  if (!parsed.success) return { refusal: { status: 400, code: ErrorCode.ParseError, message: 'Parse error: Invalid JSON-RPC message' } };
+  const message = parsed.data;
+  // Every message but initialize may name the protocol version; one the SDK does not know is refused.
+  const version = request.headers['mcp-protocol-version'];
+  const initialize = 'method' in message && message.method === 'initialize' && isInitializeRequest(message);
+  if (!initialize && version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) {
+    return { refusal: { status: 400, code: SERVER_ERROR, message: `Bad Request: Unsupported protocol version: ${String(version)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})` } };
+  }
+  return { message };
 }
 
 export function registerMcp(server: FastifyInstance, services: ApiServices): void {
@@ -220,24 +287,30 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
       return reply.code(200).send({ jsonrpc: '2.0', id: invalid.id, error: { code: ErrorCode.InvalidParams, message: invalid.reason } });
     }
 
+    const accepted = acceptedMessage(request);
+    if ('refusal' in accepted) {
+      setRateLimitHeaders(reply, services.quota, caller.grantId, 0);
+      return transportError(reply, accepted.refusal);
+    }
+    const { message } = accepted;
+
     const refused: { error: ApiError | null } = { error: null };
     // One message a request, so at most one charge; an answer that charged nothing still says what is left.
     let wait = 0;
     tools ??= new Map(operationList.map((op) => [op, toolOf(op)]));
     const mcp = mcpServer(services, tools, request, caller, (error) => (refused.error ??= error), (w) => (wait = w));
-    // JSON responses: a stateless server answers each POST whole and keeps no stream open.
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    try {
-      await mcp.connect(transport);
-      const response = await transport.handleRequest(new Request(`${baseUrl}/mcp`, { method: 'POST', headers: fetchHeaders(request) }), { parsedBody: request.body });
+    const transport = new InProcessTransport();
+    await mcp.connect(transport);
+    if (!isJSONRPCRequest(message)) {
+      // Notifications and responses: accepted, nothing to answer.
+      transport.deliver(message);
       setRateLimitHeaders(reply, services.quota, caller.grantId, wait);
-      if (refused.error) return sendApiError(request, reply, refused.error);
-      reply.code(response.status);
-      response.headers.forEach((value, name) => void reply.header(name, value));
-      return response.body ? reply.send(await response.text()) : reply.send();
-    } finally {
-      await mcp.close();
+      return reply.code(202).send();
     }
+    const answer = await transport.answer(message);
+    setRateLimitHeaders(reply, services.quota, caller.grantId, wait);
+    if (refused.error) return sendApiError(request, reply, refused.error);
+    return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(answer));
   });
 
   // Stateless: no server-to-client stream to open and no session to end.
