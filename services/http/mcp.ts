@@ -45,6 +45,9 @@ const MCP_BODY_LIMIT = Math.max(...operationList.map((op) => op.bodyLimit ?? 0))
 
 const LIST_TOOLS_WEIGHT = 1;
 
+/** Servers kept for the next requests: enough for the requests one instance has in flight at once. */
+const POOL_SIZE = 64;
+
 /**
  * Refusals the client must see as HTTP statuses: MCP clients re-authorise on 401 and on a 403 for
  * a scope, and wait on 429/503. A missing write permission is the athlete's to give in the
@@ -98,16 +101,74 @@ function isOperation(name: string): name is ImplementedOperation {
   return Object.hasOwn(operations, name);
 }
 
+/** What answering one HTTP request needs of it, for the handlers of the server that answers it. */
+interface Exchange {
+  request: FastifyRequest;
+  caller: Caller;
+  api: ReturnType<typeof createAgentAccessCaller>;
+  /** An HTTP-level refusal, which then replaces the response. */
+  refused: ApiError | null;
+  /** The wait of the charge to the connection's quota (one message a request, so at most one charge). */
+  wait: number;
+}
+
 /**
- * Per-request MCP server. `refuse` records an HTTP-level refusal, which then replaces the
- * response; `charged` hears of each charge to the connection's quota.
+ * An SDK Server on its own transport, answering one request at a time: building one and
+ * registering its handlers cost each request ~25 µs, so servers are kept between requests and only
+ * the exchange they answer changes.
  */
-function mcpServer(services: ApiServices, tools: ReadonlyMap<Operation, Tool>, request: FastifyRequest, caller: Caller, refuse: (error: ApiError) => void, charged: (wait: number) => void): Server {
-  const server = new Server(
+class PooledServer {
+  readonly transport = new InProcessTransport();
+  readonly server = new Server(
     { name: 'repledger', title: 'RepLedger', version: '1.0.0' },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR },
   );
-  const api = createAgentAccessCaller({
+  exchange: Exchange | null = null;
+
+  static async connected(services: ApiServices, tools: ReadonlyMap<Operation, Tool>): Promise<PooledServer> {
+    const pooled = new PooledServer(services, tools);
+    await pooled.server.connect(pooled.transport);
+    return pooled;
+  }
+
+  private constructor(services: ApiServices, tools: ReadonlyMap<Operation, Tool>) {
+    this.server.setRequestHandler(ListToolsRequestSchema, () => {
+      const exchange = this.#current();
+      // The list carries every tool's schemas (tens of KB): it costs a unit like the cheapest read.
+      exchange.wait = services.quota.charge(exchange.caller.grantId, LIST_TOOLS_WEIGHT);
+      if (exchange.wait) exchange.refused ??= rateLimited(services.quota, exchange.wait);
+      return { tools: toolsFor(tools, exchange.caller) };
+    });
+    this.server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
+      const exchange = this.#current();
+      const { request, api } = exchange;
+      if (!isOperation(params.name)) throw new McpError(ErrorCode.InvalidParams, `no tool named ${params.name}`);
+      const procedure = api[params.name] as (input: unknown) => Promise<Record<string, unknown>>;
+      try {
+        const envelope = await procedure(params.arguments ?? {});
+        // REST's request log names the operation in its URL; every tool call is one POST /mcp.
+        request.log.info({ tool: params.name }, 'tool call answered');
+        // Clients that ignore structured output read the same JSON as text (MCP 2025-06-18, tools).
+        return { content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope };
+      } catch (error) {
+        const refusal = refusalOf(error, request);
+        request.log.info({ tool: params.name, refused: refusal.code }, 'tool call refused');
+        if (answeredAsHttp(refusal)) exchange.refused ??= refusal;
+        const body = refusal.body(request.id);
+        return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+      }
+    });
+  }
+
+  #current(): Exchange {
+    if (!this.exchange) throw new Error('a pooled MCP server was handed a message outside an exchange');
+    return this.exchange;
+  }
+}
+
+/** The caller's tRPC procedures, on the identity the HTTP request already established. */
+function agentAccessApi(services: ApiServices, request: FastifyRequest, caller: Caller, charged: (wait: number) => void) {
+  return createAgentAccessCaller({
     ...services,
     // Identified once for the HTTP request; each tool call still checks its own scope.
     auth: { check: async (_token, surface, scope) => services.auth.authorize(caller, surface, scope), authorize: (c, surface, scope) => services.auth.authorize(c, surface, scope) },
@@ -116,32 +177,6 @@ function mcpServer(services: ApiServices, tools: ReadonlyMap<Operation, Tool>, r
     requestId: request.id,
     onCharge: (_grantId, wait) => charged(wait),
   });
-
-  server.setRequestHandler(ListToolsRequestSchema, () => {
-    // The list carries every tool's schemas (tens of KB): it costs a unit like the cheapest read.
-    const wait = services.quota.charge(caller.grantId, LIST_TOOLS_WEIGHT);
-    charged(wait);
-    if (wait) refuse(rateLimited(services.quota, wait));
-    return { tools: toolsFor(tools, caller) };
-  });
-  server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
-    if (!isOperation(params.name)) throw new McpError(ErrorCode.InvalidParams, `no tool named ${params.name}`);
-    const procedure = api[params.name] as (input: unknown) => Promise<Record<string, unknown>>;
-    try {
-      const envelope = await procedure(params.arguments ?? {});
-      // REST's request log names the operation in its URL; every tool call is one POST /mcp.
-      request.log.info({ tool: params.name }, 'tool call answered');
-      // Clients that ignore structured output read the same JSON as text (MCP 2025-06-18, tools).
-      return { content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope };
-    } catch (error) {
-      const refusal = refusalOf(error, request);
-      request.log.info({ tool: params.name, refused: refusal.code }, 'tool call refused');
-      if (answeredAsHttp(refusal)) refuse(refusal);
-      const body = refusal.body(request.id);
-      return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
-    }
-  });
-  return server;
 }
 
 /** The operation a `tools/call` message names, if it names one. */
@@ -264,6 +299,7 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
   // Built at the first MCP request, not at start: converting every schema takes a noticeable part
   // of a server's start, which every test and every CLI-started server would pay.
   let tools: ReadonlyMap<Operation, Tool> | null = null;
+  const idle: PooledServer[] = [];
 
   server.post('/mcp', { bodyLimit: MCP_BODY_LIMIT }, async (request, reply) => {
     if (!originAllowed(request, ownOrigin)) return jsonRpcError(reply, 403, `requests from ${request.headers.origin} are not allowed`);
@@ -294,23 +330,26 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
     }
     const { message } = accepted;
 
-    const refused: { error: ApiError | null } = { error: null };
-    // One message a request, so at most one charge; an answer that charged nothing still says what is left.
-    let wait = 0;
     tools ??= new Map(operationList.map((op) => [op, toolOf(op)]));
-    const mcp = mcpServer(services, tools, request, caller, (error) => (refused.error ??= error), (w) => (wait = w));
-    const transport = new InProcessTransport();
-    await mcp.connect(transport);
-    if (!isJSONRPCRequest(message)) {
-      // Notifications and responses: accepted, nothing to answer.
-      transport.deliver(message);
-      setRateLimitHeaders(reply, services.quota, caller.grantId, wait);
-      return reply.code(202).send();
+    const pooled = idle.pop() ?? (await PooledServer.connected(services, tools));
+    const exchange: Exchange = { request, caller, api: agentAccessApi(services, request, caller, (wait) => (exchange.wait = wait)), refused: null, wait: 0 };
+    pooled.exchange = exchange;
+    try {
+      if (!isJSONRPCRequest(message)) {
+        // Notifications and responses: accepted, nothing to answer.
+        pooled.transport.deliver(message);
+        setRateLimitHeaders(reply, services.quota, caller.grantId, 0);
+        return reply.code(202).send();
+      }
+      const answer = await pooled.transport.answer(message);
+      setRateLimitHeaders(reply, services.quota, caller.grantId, exchange.wait);
+      if (exchange.refused) return sendApiError(request, reply, exchange.refused);
+      return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(answer));
+    } finally {
+      pooled.exchange = null;
+      // Stateless: a server that answered initialize holds that client's capabilities, so it is not kept.
+      if (!('method' in message && message.method === 'initialize') && idle.length < POOL_SIZE) idle.push(pooled);
     }
-    const answer = await transport.answer(message);
-    setRateLimitHeaders(reply, services.quota, caller.grantId, wait);
-    if (refused.error) return sendApiError(request, reply, refused.error);
-    return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(answer));
   });
 
   // Stateless: no server-to-client stream to open and no session to end.
