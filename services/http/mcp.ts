@@ -1,8 +1,8 @@
-// MCP at /mcp: Streamable HTTP, stateless (each request answered whole by its own server, so any
-// instance answers any request), one tool per operation of the table. A tool call runs the same tRPC
-// procedure as the REST route. Refusals a client acts on at the HTTP level (401, a 403 it can step
-// up from, 429, 503) are answered as HTTP, exactly as on REST; input errors and unknown ids are
-// tool errors carrying the REST code and message.
+// MCP at /mcp: Streamable HTTP, stateless (each POST answered whole, by a server that keeps nothing
+// of it, so any instance answers any request), one tool per operation of the table. A tool call
+// runs the same tRPC procedure as the REST route. Refusals a client acts on at the HTTP level (401,
+// a 403 it can step up from, 429, 503) are answered as HTTP, exactly as on REST; input errors and
+// unknown ids are tool errors carrying the REST code and message.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -259,15 +259,15 @@ class InProcessTransport implements Transport {
   }
 }
 
-/** The SDK's Streamable HTTP transport answers its own refusals with this body and a bare JSON type. */
-function transportError(reply: FastifyReply, { status, code, message }: TransportRefusal): FastifyReply {
-  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
 interface TransportRefusal {
   status: number;
   code: number;
   message: string;
+}
+
+/** The SDK's Streamable HTTP transport answers its own refusals with this body and a bare JSON type. */
+function transportError(reply: FastifyReply, { status, code, message }: TransportRefusal): FastifyReply {
+  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 /**
