@@ -110,6 +110,8 @@ interface Exchange {
   refused: ApiError | null;
   /** The wait of the charge to the connection's quota (one message a request, so at most one charge). */
   wait: number;
+  /** A successful tool call's envelope as JSON, made once for the text content and reused for the structured content. */
+  envelopeJson: string | null;
 }
 
 /**
@@ -149,7 +151,8 @@ class PooledServer {
         // REST's request log names the operation in its URL; every tool call is one POST /mcp.
         request.log.info({ tool: params.name }, 'tool call answered');
         // Clients that ignore structured output read the same JSON as text (MCP 2025-06-18, tools).
-        return { content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope };
+        exchange.envelopeJson = JSON.stringify(envelope);
+        return { content: [{ type: 'text', text: exchange.envelopeJson }], structuredContent: envelope };
       } catch (error) {
         const refusal = refusalOf(error, request);
         request.log.info({ tool: params.name, refused: refusal.code }, 'tool call refused');
@@ -265,6 +268,23 @@ interface TransportRefusal {
   message: string;
 }
 
+/** Stands for the structured content while an answer is serialised, for the envelope's JSON to replace. */
+const STRUCTURED = 'repledger:structured-content';
+/** Inside a JSON string every quote is escaped, so this member can only be the one put there. */
+const STRUCTURED_MEMBER = `"structuredContent":${JSON.stringify(STRUCTURED)}`;
+
+/**
+ * The answer as JSON. A tool result carries the envelope twice, as text and as structured content;
+ * the text is the envelope's JSON already, so it is written in as the structured content instead
+ * of serialising the envelope a second time.
+ */
+function answerJson(answer: JSONRPCMessage, envelopeJson: string | null): string {
+  if (envelopeJson === null || !('result' in answer)) return JSON.stringify(answer);
+  const json = JSON.stringify({ ...answer, result: { ...answer.result, structuredContent: STRUCTURED } });
+  const at = json.indexOf(STRUCTURED_MEMBER);
+  return `${json.slice(0, at)}"structuredContent":${envelopeJson}${json.slice(at + STRUCTURED_MEMBER.length)}`;
+}
+
 /** The SDK's Streamable HTTP transport answers its own refusals with this body and a bare JSON type. */
 function transportError(reply: FastifyReply, { status, code, message }: TransportRefusal): FastifyReply {
   return reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
@@ -332,7 +352,7 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
 
     tools ??= new Map(operationList.map((op) => [op, toolOf(op)]));
     const pooled = idle.pop() ?? (await PooledServer.connected(services, tools));
-    const exchange: Exchange = { request, caller, api: agentAccessApi(services, request, caller, (wait) => (exchange.wait = wait)), refused: null, wait: 0 };
+    const exchange: Exchange = { request, caller, api: agentAccessApi(services, request, caller, (wait) => (exchange.wait = wait)), refused: null, wait: 0, envelopeJson: null };
     pooled.exchange = exchange;
     try {
       if (!isJSONRPCRequest(message)) {
@@ -344,7 +364,7 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
       const answer = await pooled.transport.answer(message);
       setRateLimitHeaders(reply, services.quota, caller.grantId, exchange.wait);
       if (exchange.refused) return sendApiError(request, reply, exchange.refused);
-      return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(answer));
+      return reply.code(200).header('content-type', 'application/json').send(answerJson(answer, exchange.envelopeJson));
     } finally {
       pooled.exchange = null;
       // Stateless: a server that answered initialize holds that client's capabilities, so it is not kept.
