@@ -1,18 +1,25 @@
-// MCP at /mcp: Streamable HTTP, stateless (a server and a transport per request, so any instance
-// answers any request), one tool per operation of the table. A tool call runs the same tRPC
-// procedure as the REST route. Refusals a client acts on at the HTTP level (401, a 403 it can step
-// up from, 429, 503) are answered as HTTP, exactly as on REST; input errors and unknown ids are
-// tool errors carrying the REST code and message.
+// MCP at /mcp: Streamable HTTP, stateless (each POST answered whole, by a server that keeps nothing
+// of it, so any instance answers any request), one tool per operation of the table. A tool call
+// runs the same tRPC procedure as the REST route. Refusals a client acts on at the HTTP level (401,
+// a 403 it can step up from, 429, 503) are answered as HTTP, exactly as on REST; input errors and
+// unknown ids are tool errors carrying the REST code and message.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
   InitializeRequestSchema,
+  isInitializeRequest,
+  isJSONRPCRequest,
+  JSONRPCMessageSchema,
   ListToolsRequestSchema,
   McpError,
   PingRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -37,6 +44,9 @@ const VALIDATOR = new AjvJsonSchemaValidator();
 const MCP_BODY_LIMIT = Math.max(...operationList.map((op) => op.bodyLimit ?? 0)) + 64 * 1024;
 
 const LIST_TOOLS_WEIGHT = 1;
+
+/** Servers kept for the next requests: enough for the requests one instance has in flight at once. */
+const POOL_SIZE = 64;
 
 /**
  * Refusals the client must see as HTTP statuses: MCP clients re-authorise on 401 and on a 403 for
@@ -91,16 +101,77 @@ function isOperation(name: string): name is ImplementedOperation {
   return Object.hasOwn(operations, name);
 }
 
+/** What answering one HTTP request needs of it, for the handlers of the server that answers it. */
+interface Exchange {
+  request: FastifyRequest;
+  caller: Caller;
+  /** The caller's tRPC procedures for a tool call's arguments. */
+  api: (input: unknown) => ReturnType<typeof createAgentAccessCaller>;
+  /** An HTTP-level refusal, which then replaces the response. */
+  refused: ApiError | null;
+  /** The wait of the charge to the connection's quota (one message a request, so at most one charge). */
+  wait: number;
+  /** A successful tool call's envelope as JSON, made once for the text content and reused for the structured content. */
+  envelopeJson: string | null;
+}
+
 /**
- * Per-request MCP server. `refuse` records an HTTP-level refusal, which then replaces the
- * response; `charged` hears of each charge to the connection's quota.
+ * An SDK Server on its own transport, answering one request at a time: building one and
+ * registering its handlers cost each request ~25 µs, so servers are kept between requests and only
+ * the exchange they answer changes.
  */
-function mcpServer(services: ApiServices, tools: ReadonlyMap<Operation, Tool>, request: FastifyRequest, caller: Caller, refuse: (error: ApiError) => void, charged: (wait: number) => void): Server {
-  const server = new Server(
+class PooledServer {
+  readonly transport = new InProcessTransport();
+  readonly server = new Server(
     { name: 'repledger', title: 'RepLedger', version: '1.0.0' },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR },
   );
-  const api = (input: unknown) =>
+  exchange: Exchange | null = null;
+
+  static async connected(services: ApiServices, tools: ReadonlyMap<Operation, Tool>): Promise<PooledServer> {
+    const pooled = new PooledServer(services, tools);
+    await pooled.server.connect(pooled.transport);
+    return pooled;
+  }
+
+  private constructor(services: ApiServices, tools: ReadonlyMap<Operation, Tool>) {
+    this.server.setRequestHandler(ListToolsRequestSchema, () => {
+      const exchange = this.#current();
+      // The list carries every tool's schemas (tens of KB): it costs a unit like the cheapest read.
+      exchange.wait = services.quota.charge(exchange.caller.grantId, LIST_TOOLS_WEIGHT);
+      if (exchange.wait) exchange.refused ??= rateLimited(services.quota, exchange.wait);
+      return { tools: toolsFor(tools, exchange.caller) };
+    });
+    this.server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
+      const exchange = this.#current();
+      const { request, api } = exchange;
+      if (!isOperation(params.name)) throw new McpError(ErrorCode.InvalidParams, `no tool named ${params.name}`);
+      try {
+        const envelope = await api(params.arguments ?? {})[params.name]();
+        // REST's request log names the operation in its URL; every tool call is one POST /mcp.
+        request.log.info({ tool: params.name }, 'tool call answered');
+        // Clients that ignore structured output read the same JSON as text (MCP 2025-06-18, tools).
+        exchange.envelopeJson = JSON.stringify(envelope);
+        return { content: [{ type: 'text', text: exchange.envelopeJson }], structuredContent: envelope };
+      } catch (error) {
+        const refusal = refusalOf(error, request);
+        request.log.info({ tool: params.name, refused: refusal.code }, 'tool call refused');
+        if (answeredAsHttp(refusal)) exchange.refused ??= refusal;
+        const body = refusal.body(request.id);
+        return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+      }
+    });
+  }
+
+  #current(): Exchange {
+    if (!this.exchange) throw new Error('a pooled MCP server was handed a message outside an exchange');
+    return this.exchange;
+  }
+}
+
+/** The caller's tRPC procedures for some input, on the identity the HTTP request already established. */
+function agentAccessApi(services: ApiServices, request: FastifyRequest, caller: Caller, charged: (wait: number) => void) {
+  return (input: unknown) =>
     createAgentAccessCaller({
       ...services,
       // Identified once for the HTTP request; each tool call still checks its own scope.
@@ -111,31 +182,6 @@ function mcpServer(services: ApiServices, tools: ReadonlyMap<Operation, Tool>, r
       input,
       onCharge: (_grantId, wait) => charged(wait),
     });
-
-  server.setRequestHandler(ListToolsRequestSchema, () => {
-    // The list carries every tool's schemas (tens of KB): it costs a unit like the cheapest read.
-    const wait = services.quota.charge(caller.grantId, LIST_TOOLS_WEIGHT);
-    charged(wait);
-    if (wait) refuse(rateLimited(services.quota, wait));
-    return { tools: toolsFor(tools, caller) };
-  });
-  server.setRequestHandler(CallToolRequestSchema, async ({ params }): Promise<CallToolResult> => {
-    if (!isOperation(params.name)) throw new McpError(ErrorCode.InvalidParams, `no tool named ${params.name}`);
-    try {
-      const envelope = await api(params.arguments ?? {})[params.name]();
-      // REST's request log names the operation in its URL; every tool call is one POST /mcp.
-      request.log.info({ tool: params.name }, 'tool call answered');
-      // Clients that ignore structured output read the same JSON as text (MCP 2025-06-18, tools).
-      return { content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope };
-    } catch (error) {
-      const refusal = refusalOf(error, request);
-      request.log.info({ tool: params.name, refused: refusal.code }, 'tool call refused');
-      if (answeredAsHttp(refusal)) refuse(refusal);
-      const body = refusal.body(request.id);
-      return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
-    }
-  });
-  return server;
 }
 
 /** The operation a `tools/call` message names, if it names one. */
@@ -182,14 +228,91 @@ function jsonRpcError(reply: FastifyReply, status: number, message: string, head
   return reply.code(status).headers(headers).send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-/** The Node request's headers as Fetch headers, for the SDK's web-standard transport. */
-function fetchHeaders(request: FastifyRequest): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string') headers.set(name, value);
-    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+/**
+ * The SDK's transport for one message Fastify has already parsed. The SDK's Server still
+ * dispatches it (its request schemas, errors, initialize); its answer comes back as the message
+ * itself, with no Fetch Request, Response or stream between.
+ */
+class InProcessTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  #answered: ((message: JSONRPCMessage) => void) | null = null;
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.onclose?.();
   }
-  return headers;
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    // As the Streamable HTTP transport in JSON mode: only the answer to the request goes back.
+    if ('id' in message && ('result' in message || 'error' in message)) this.#answered?.(message);
+  }
+
+  /** The server's answer to a request. */
+  answer(request: JSONRPCRequest): Promise<JSONRPCMessage> {
+    return new Promise((resolve) => {
+      this.#answered = resolve;
+      this.onmessage?.(request);
+    });
+  }
+
+  /** Notifications and responses, which get no answer. */
+  deliver(message: JSONRPCMessage): void {
+    this.onmessage?.(message);
+  }
+}
+
+interface TransportRefusal {
+  status: number;
+  code: number;
+  message: string;
+}
+
+/** Stands for the structured content while an answer is serialised, for the envelope's JSON to replace. */
+const STRUCTURED = 'repledger:structured-content';
+/** Inside a JSON string every quote is escaped, so this member can only be the one put there. */
+const STRUCTURED_MEMBER = `"structuredContent":${JSON.stringify(STRUCTURED)}`;
+
+/**
+ * The answer as JSON. A tool result carries the envelope twice, as text and as structured content;
+ * the text is the envelope's JSON already, so it is written in as the structured content instead
+ * of serialising the envelope a second time.
+ */
+function answerJson(answer: JSONRPCMessage, envelopeJson: string | null): string {
+  if (envelopeJson === null || !('result' in answer)) return JSON.stringify(answer);
+  const json = JSON.stringify({ ...answer, result: { ...answer.result, structuredContent: STRUCTURED } });
+  const at = json.indexOf(STRUCTURED_MEMBER);
+  return `${json.slice(0, at)}"structuredContent":${envelopeJson}${json.slice(at + STRUCTURED_MEMBER.length)}`;
+}
+
+/** The SDK's Streamable HTTP transport answers its own refusals with this body and a bare JSON type. */
+function transportError(reply: FastifyReply, { status, code, message }: TransportRefusal): FastifyReply {
+  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/**
+ * The message, or what the SDK's Streamable HTTP transport answered a POST it refused before its
+ * server saw the message: the same checks in the same order, with its statuses and errors.
+ */
+function acceptedMessage(request: FastifyRequest): { message: JSONRPCMessage } | { refusal: TransportRefusal } {
+  const accept = request.headers.accept;
+  // A list of types, so a substring check (as the SDK does).
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
+    return { refusal: { status: 406, code: SERVER_ERROR, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' } };
+  }
+  if (!isJsonContentType(request.headers['content-type'])) return { refusal: { status: 415, code: SERVER_ERROR, message: 'Unsupported Media Type: Content-Type must be application/json' } };
+  const parsed = JSONRPCMessageSchema.safeParse(request.body);
+  if (!parsed.success) return { refusal: { status: 400, code: ErrorCode.ParseError, message: 'Parse error: Invalid JSON-RPC message' } };
+  const message = parsed.data;
+  // Every message but initialize may name the protocol version; one the SDK does not know is refused.
+  const version = request.headers['mcp-protocol-version'];
+  const initialize = 'method' in message && message.method === 'initialize' && isInitializeRequest(message);
+  if (!initialize && version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) {
+    return { refusal: { status: 400, code: SERVER_ERROR, message: `Bad Request: Unsupported protocol version: ${String(version)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})` } };
+  }
+  return { message };
 }
 
 export function registerMcp(server: FastifyInstance, services: ApiServices): void {
@@ -198,6 +321,7 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
   // Built at the first MCP request, not at start: converting every schema takes a noticeable part
   // of a server's start, which every test and every CLI-started server would pay.
   let tools: ReadonlyMap<Operation, Tool> | null = null;
+  const idle: PooledServer[] = [];
 
   server.post('/mcp', { bodyLimit: MCP_BODY_LIMIT }, async (request, reply) => {
     if (!originAllowed(request, ownOrigin)) return jsonRpcError(reply, 403, `requests from ${request.headers.origin} are not allowed`);
@@ -221,23 +345,32 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
       return reply.code(200).send({ jsonrpc: '2.0', id: invalid.id, error: { code: ErrorCode.InvalidParams, message: invalid.reason } });
     }
 
-    const refused: { error: ApiError | null } = { error: null };
-    // One message a request, so at most one charge; an answer that charged nothing still says what is left.
-    let wait = 0;
+    const accepted = acceptedMessage(request);
+    if ('refusal' in accepted) {
+      setRateLimitHeaders(reply, services.quota, caller.grantId, 0);
+      return transportError(reply, accepted.refusal);
+    }
+    const { message } = accepted;
+
     tools ??= new Map(operationList.map((op) => [op, toolOf(op)]));
-    const mcp = mcpServer(services, tools, request, caller, (error) => (refused.error ??= error), (w) => (wait = w));
-    // JSON responses: a stateless server answers each POST whole and keeps no stream open.
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const pooled = idle.pop() ?? (await PooledServer.connected(services, tools));
+    const exchange: Exchange = { request, caller, api: agentAccessApi(services, request, caller, (wait) => (exchange.wait = wait)), refused: null, wait: 0, envelopeJson: null };
+    pooled.exchange = exchange;
     try {
-      await mcp.connect(transport);
-      const response = await transport.handleRequest(new Request(`${baseUrl}/mcp`, { method: 'POST', headers: fetchHeaders(request) }), { parsedBody: request.body });
-      setRateLimitHeaders(reply, services.quota, caller.grantId, wait);
-      if (refused.error) return sendApiError(request, reply, refused.error);
-      reply.code(response.status);
-      response.headers.forEach((value, name) => void reply.header(name, value));
-      return response.body ? reply.send(await response.text()) : reply.send();
+      if (!isJSONRPCRequest(message)) {
+        // Notifications and responses: accepted, nothing to answer.
+        pooled.transport.deliver(message);
+        setRateLimitHeaders(reply, services.quota, caller.grantId, 0);
+        return reply.code(202).send();
+      }
+      const answer = await pooled.transport.answer(message);
+      setRateLimitHeaders(reply, services.quota, caller.grantId, exchange.wait);
+      if (exchange.refused) return sendApiError(request, reply, exchange.refused);
+      return reply.code(200).header('content-type', 'application/json').send(answerJson(answer, exchange.envelopeJson));
     } finally {
-      await mcp.close();
+      pooled.exchange = null;
+      // Stateless: a server that answered initialize holds that client's capabilities, so it is not kept.
+      if (!('method' in message && message.method === 'initialize') && idle.length < POOL_SIZE) idle.push(pooled);
     }
   });
 
