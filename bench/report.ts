@@ -8,14 +8,19 @@ import type { Load, Measurement } from './measure.ts';
 import type { PrepareFloorMeasured } from './prepare-floor.ts';
 import type { StreamFacts } from './prepare-floor-process.ts';
 
+/** The paged lists: every `list_` operation, an exercise's history and the personal records. */
+const PAGED_LISTS = new Set(['get_exercise_history', 'get_personal_records']);
+
 /**
  * Issue 18: a read's throughput as a fraction of its floor (Fastify making the service's own store
- * reads for the request, then answering the same bytes), on the long-history athlete. The snapshot
- * and the workout detail assemble their answer from several reads, hence a lower target; every
- * other read is held to the lists' target.
+ * reads for the request, then answering the same bytes), on the long-history athlete: every list
+ * at least 0.5, the snapshot and the workout detail at least 0.4. The issue sets none for the
+ * other reads (the access and write contexts, a routine, the write record and proposal): their
+ * fraction is printed without one.
  */
-export function ofFloorTarget(operation: string): number {
-  return operation === 'get_training_snapshot' || operation === 'get_completed_workout' ? 0.4 : 0.5;
+export function ofFloorTarget(operation: string): number | null {
+  if (operation === 'get_training_snapshot' || operation === 'get_completed_workout') return 0.4;
+  return operation.startsWith('list_') || PAGED_LISTS.has(operation) ? 0.5 : null;
 }
 /** The long-history athlete's latency may be at most this multiple of the short one's. */
 export const LATENCY_RATIO_TARGET = 1.1;
@@ -75,6 +80,8 @@ export interface Summary {
   /** Information: the bare ceiling moves with the machine, the floor with it. */
   minOfCeiling: Extreme;
   minOfFloor: Extreme;
+  /** The same by server CPU time per response, as information. */
+  minOfFloorCpu: Extreme;
   /** Over reads only. */
   maxP50Ratio: Extreme;
   maxP99Ratio: Extreme;
@@ -172,7 +179,10 @@ export function summarise(operations: OperationResult[], prepareFloors: PrepareF
     return found && { value: found.value, operation: name(found.item), athlete: found.item.athlete, met: found.value >= target(found.item) };
   };
   // Against each case's own target: the worst miss, or the closest to its target when all are met.
-  const ofFloorMargin = extreme(cases, (c) => (c.ofFloor === null ? null : c.ofFloor / ofFloorTarget(c.operation)), (a, b) => a < b);
+  const ofFloorMargin = extreme(cases, (c) => {
+    const target = ofFloorTarget(c.operation);
+    return c.ofFloor === null || target === null ? null : c.ofFloor / target;
+  }, (a, b) => a < b);
   const readApi = cases.filter((c) => c.surface === 'read_api');
   const highestReadApi = extreme(readApi, (c) => c.ofRest, (a, b) => a > b);
   const highestRatio = (value: (o: OperationResult) => number | null): Extreme => {
@@ -187,6 +197,7 @@ export function summarise(operations: OperationResult[], prepareFloors: PrepareF
       athlete: ofFloorMargin.item.athlete,
       met: ofFloorMargin.value >= 1,
     },
+    minOfFloorCpu: lowestCase((c) => (ofFloorTarget(c.operation) === null ? null : c.ofFloorCpu), () => 0),
     maxP50Ratio: highestRatio((o) => o.p50Ratio),
     maxP99Ratio: highestRatio((o) => o.p99Ratio),
     minOfRest: lowestCase((c) => c.ofRest, () => OF_REST_TARGET, cases.filter((c) => c.surface === 'mcp')),
@@ -261,7 +272,7 @@ export function formatTable(operations: OperationResult[]): string {
         c.athlete,
         ...numbers(c.measurement),
         c.ofCeiling === null ? '' : fixed(c.ofCeiling, 2),
-        c.ofFloor === null ? '' : `${fixed(c.ofFloor, 2)} (${fixed(ofFloorTarget(c.operation), 2)})${c.ofFloor < ofFloorTarget(c.operation) ? MISSED : ''}`,
+        c.ofFloor === null ? '' : ofFloorCell(c.ofFloor, ofFloorTarget(c.operation)),
         c.ofFloorCpu === null ? '' : fixed(c.ofFloorCpu, 2),
         last ? atMost(o.p50Ratio, LATENCY_RATIO_TARGET) : '',
         last ? atMost(o.p99Ratio, LATENCY_RATIO_TARGET) : '',
@@ -278,6 +289,11 @@ export function formatTable(operations: OperationResult[]): string {
 function numbers(m: Measurement): string[] {
   // A tenth where whole requests/s would round a slow write to 0.
   return [String(m.bytesPerResponse), fixed(m.requestsPerSecond, m.requestsPerSecond < 100 ? 1 : 0), fixed(m.p50Ms, 2), fixed(m.p99Ms, 2), m.cpuUsPerResponse === null ? '' : fixed(m.cpuUsPerResponse, 0)];
+}
+
+/** A fraction of the floor with its target in brackets (none: a dash), flagged when it misses it. */
+function ofFloorCell(value: number, target: number | null): string {
+  return `${fixed(value, 2)} (${target === null ? '-' : fixed(target, 2)})${target !== null && value < target ? MISSED : ''}`;
 }
 
 /** A fraction that must reach `target`, flagged when it does not; blank when there is none. */
@@ -336,7 +352,8 @@ export function formatSummary(results: BenchResults, athletes: string[], results
   const { summary: s, machine: m, load, writeLoad } = results;
   const [first, last] = [athletes[0], athletes[athletes.length - 1]];
   return [
-    target(`reads / floor, nearest its target:`, s.minOfFloor, 3, `>= 0.5 for lists and other reads, >= 0.4 for the snapshot and the workout detail`),
+    target(`reads / floor, nearest its target:`, s.minOfFloor, 3, `>= 0.5 for lists, >= 0.4 for the snapshot and the workout detail`),
+    information(`reads with a target / floor by CPU, lowest:`, s.minOfFloorCpu, 3),
     information(`reads / ceiling, lowest:`, s.minOfCeiling, 3),
     target(`mcp / rest throughput, lowest:`, s.minOfRest, 3, `>= ${fixed(OF_REST_TARGET, 3)}`),
     information(`read api / twin, lowest:`, s.minReadApiOfTwin, 3),
