@@ -3,13 +3,14 @@
 // quota, then the input — so an anonymous caller learns nothing, not even which parameters exist.
 // The HTTP adapter calls these in-process.
 import type { KeyObject } from 'node:crypto';
-import { initTRPC, TRPCError } from '@trpc/server';
+import { initTRPC } from '@trpc/server';
 import type { z } from 'zod';
 import { readApiOperations, type ReadApiOperation, type ReadApiOperationId } from '../../contracts/read-api.ts';
 import type { App } from '../app.ts';
 import { getSavedWorkout, getWorkout, listSavedWorkouts, listWorkouts, me, stats } from '../reads/read-api.ts';
 import type { BotAuth, BotCaller } from './bot-auth.ts';
 import { rateLimited, unavailable } from './errors.ts';
+import { parsedInput } from './input.ts';
 import type { Quota } from './quota.ts';
 
 /** What every Read API request shares. */
@@ -48,9 +49,7 @@ function procedure<I extends z.ZodObject, R>(op: ReadApiOperation<ReadApiOperati
     const caller = await ctx.auth.identify(ctx.token);
     const wait = ctx.quota.charge(caller.tokenId, op.weight);
     if (wait) throw rateLimited(ctx.quota, wait, 'this bot token');
-    const input = op.input.safeParse(ctx.input);
-    if (!input.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: input.error });
-    return resolve({ ...ctx, caller }, input.data);
+    return resolve({ ...ctx, caller }, parsedInput(op.input, ctx.input));
   });
 }
 

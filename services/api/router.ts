@@ -1,7 +1,7 @@
 // The service layer: one tRPC procedure per operation of the table, each behind the same
 // permission check. REST and MCP call these in-process (createCaller) with the same context.
 import type { KeyObject } from 'node:crypto';
-import { initTRPC, TRPCError } from '@trpc/server';
+import { initTRPC } from '@trpc/server';
 import type { z } from 'zod';
 import { SCHEMA_VERSION, type AgentAccessData, type AgentAccessOperation } from '../../contracts/agent-access.ts';
 import { LIMITS } from '../../contracts/common.ts';
@@ -9,6 +9,7 @@ import { operations, type Operation } from '../../contracts/operations.ts';
 import type { App } from '../app.ts';
 import { itemsIn } from '../domain/access-history.ts';
 import { ApiError, rateLimited, unavailable } from './errors.ts';
+import { parsedInput } from './input.ts';
 import type { Quota } from './quota.ts';
 import { protectedResourceMetadataUrl, unitsOf, type AgentAccessAuth, type Caller, type Surface } from './auth.ts';
 import { WriteRefusal } from '../domain/proposal.ts';
@@ -71,9 +72,7 @@ function procedure<I extends z.ZodObject, R>(op: Operation<AgentAccessOperation,
     const wait = ctx.quota.charge(caller.grantId, op.weight);
     ctx.onCharge?.(caller.grantId, wait);
     if (wait) throw rateLimited(ctx.quota, wait);
-    const input = op.input.safeParse(ctx.input);
-    if (!input.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: input.error });
-    const result = await resolve({ ...ctx, caller }, input.data);
+    const result = await resolve({ ...ctx, caller }, parsedInput(op.input, ctx.input));
     // The athlete's access history counts successful reads only; proposals have their own.
     if (op.access === 'read') ctx.app.access.record(caller.athlete.athlete_id, caller.grantId, op.operationId, op.scope, itemsIn((result as { data: unknown }).data));
     return result;
