@@ -27,12 +27,13 @@ export interface ImportDecision {
  */
 export interface ImportPlan {
   changes: RecordChange[];
+  workoutsAdded: number;
   workoutsSkipped: number;
   exercisesAdded: number;
 }
 
 export function decideImport(command: ImportCommand, state: RecordState): ImportDecision {
-  const { changes, workoutsSkipped, exercisesAdded } = planImport(command, state);
+  const { changes, workoutsAdded, workoutsSkipped, exercisesAdded } = planImport(command, state);
   const events = changes.length > 0 ? decideChanges(changes, state) : [];
   const completed: ImportCompletedEvent = {
     type: 'import.completed',
@@ -40,14 +41,14 @@ export function decideImport(command: ImportCommand, state: RecordState): Import
       app: command.app,
       file_name: command.file_name,
       file_sha256: command.file_sha256,
-      workouts_added: changes.length - exercisesAdded,
+      workouts_added: workoutsAdded,
       workouts_skipped: workoutsSkipped,
       exercises_added: exercisesAdded,
     },
   };
   return {
     events: [...events, completed],
-    workoutsAdded: completed.data.workouts_added,
+    workoutsAdded,
     workoutsSkipped,
     exercisesAdded,
   };
@@ -98,7 +99,7 @@ export function planImport(command: ImportCommand, state: RecordState): ImportPl
     };
     changes.push({ op: 'create', kind: 'workout', item });
   }
-  return { changes, workoutsSkipped: skipped, exercisesAdded: newExercises.size };
+  return { changes, workoutsAdded: changes.length - newExercises.size, workoutsSkipped: skipped, exercisesAdded: newExercises.size };
 }
 
 function trackingTypeOf(exercise: ParsedExercise): RecordItem<'exercise'>['tracking_type'] {

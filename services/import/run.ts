@@ -46,10 +46,9 @@ export async function importExport(app: App, athlete: AthleteState, input: Impor
   if (input.progress && app.projectionMode === 'inline') {
     const plan = planImport(command, (await app.records.load(athlete.athlete_id)).state);
     const workoutsDone = workoutCounter(plan.changes);
-    const workoutsAdded = plan.changes.length - plan.exercisesAdded;
     const report = input.progress;
     app.runner.onProgress = (eventsDone) => {
-      if (workoutsAdded > 0) report(workoutsDone(eventsDone), workoutsAdded);
+      if (plan.workoutsAdded > 0) report(workoutsDone(eventsDone), plan.workoutsAdded);
     };
   }
   let decision: ImportDecision;
