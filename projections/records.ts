@@ -126,13 +126,14 @@ export const recordsProjection: Projection = {
     const data = event.data as { item?: RecordItem<'workout'>; id?: string };
     const workoutId = data.item?.id ?? data.id!;
     const old = await docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_WORKOUT, prefix: [workoutId], direction: 'asc', limit: 500 });
-    await docs.deleteWhere(RECORD_INDICATORS, athleteId, BY_WORKOUT, [workoutId]);
+    if (old.length > 0) await docs.deleteWhere(RECORD_INDICATORS, athleteId, BY_WORKOUT, [workoutId]);
     const fresh = data.item ? entriesOf(data.item) : new Map<string, RecordEntryDoc['sets']>();
     const exercises = new Set([...old.map((d) => d.exercise_id), ...fresh.keys()]);
     for (const exerciseId of exercises) {
       const sets = fresh.get(exerciseId);
       const added = sets && data.item ? { ended_at: data.item.ended_at, workout_id: workoutId, sets } : null;
       const removedAt = old.find((d) => d.exercise_id === exerciseId)?.ended_at ?? null;
+      if (added && removedAt === null && (await appendLatest(docs, athleteId, exerciseId, added, at))) continue;
       const from = [added?.ended_at, removedAt].filter((x): x is string => !!x).sort()[0]!;
       const removed = removedAt === null ? null : { ended_at: removedAt, workout_id: workoutId };
       await relabel(docs, athleteId, exerciseId, from, added, removed, at);
@@ -168,6 +169,29 @@ async function summarise(docs: Documents, athleteId: string, exerciseId: string,
     holders: last?.holders ?? NO_HOLDERS,
     computed_at: at,
   } satisfies ExerciseSummaryDoc);
+}
+
+/**
+ * The common case, a workout done after every other of the exercise (a session logged, an import
+ * in date order): the exercise's summary holds the standing of its latest entry, and no entry
+ * comes after the new one, so it is labelled from the summary and nothing else is read. Returns
+ * false, having written nothing, when the entry does not come strictly after the latest one or the
+ * summary does not know the latest (it has no entries, or was made again after its exercise was
+ * deleted): the walk over the entries then decides.
+ */
+async function appendLatest(docs: Documents, athleteId: string, exerciseId: string, added: Position & { sets: RecordEntryDoc['sets'] }, at: string): Promise<boolean> {
+  const summary = await docs.get<ExerciseSummaryDoc>(EXERCISE_SUMMARIES, athleteId, exerciseId);
+  if (!summary || summary.last_done_at === null || added.ended_at <= summary.last_done_at) return false;
+  const next = await write(docs, athleteId, exerciseId, added, { after: summary.best, holders: summary.holders }, at);
+  await docs.upsert(EXERCISE_SUMMARIES, athleteId, {
+    ...summary,
+    session_count: summary.session_count + 1,
+    last_done_at: added.ended_at,
+    best: next.after,
+    holders: next.holders,
+    computed_at: at,
+  } satisfies ExerciseSummaryDoc);
+  return true;
 }
 
 type Position = { ended_at: string; workout_id: string };
