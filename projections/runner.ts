@@ -4,6 +4,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EventStore, StoredEvent, Subscription } from '../services/store/event-store.ts';
 import type { CollectionSpec, Doc, Documents, ReadStore } from '../services/store/read-store.ts';
+import { inBatch } from './batch-documents.ts';
 import type { Projection } from './projection.ts';
 
 export const CHECKPOINTS = 'projection_checkpoints';
@@ -68,6 +69,10 @@ export class ProjectionRunner {
   /** Applies events (in position order) to every projection not yet past them; `docs` is one transaction. */
   async apply(events: StoredEvent[], docs: Documents, only: Projection[] = this.projections): Promise<void> {
     if (events.length === 0) return;
+    await inBatch(docs, (batch) => this.#apply(events, batch, only));
+  }
+
+  async #apply(events: StoredEvent[], docs: Documents, only: Projection[]): Promise<void> {
     const checkpoints = new Map<string, number>();
     for (const p of only) checkpoints.set(p.name, (await docs.get<CheckpointDoc>(CHECKPOINTS, PARTITION, p.name))?.position ?? 0);
     for (const [i, event] of events.entries()) {
@@ -210,7 +215,9 @@ export class ProjectionRunner {
 }
 
 async function applyAll(events: StoredEvent[], docs: Documents, projections: Projection[]): Promise<void> {
-  for (const event of events) {
-    for (const p of projections) if (p.handles(event.type)) await p.apply(event, docs);
-  }
+  await inBatch(docs, async (batch) => {
+    for (const event of events) {
+      for (const p of projections) if (p.handles(event.type)) await p.apply(event, batch);
+    }
+  });
 }
