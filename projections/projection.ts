@@ -12,6 +12,10 @@ export interface Projection {
   collections: CollectionSpec[];
   /** Event types this projection reads; other events only move its checkpoint. */
   handles(type: string): boolean;
+  /**
+   * `docs` is the batch's buffer (batch-documents.ts): a document read from it is frozen and the
+   * same object for the rest of the batch, so a change is always a new document written.
+   */
   apply(event: StoredEvent, docs: Documents): Promise<void>;
 }
 
