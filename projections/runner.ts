@@ -28,6 +28,8 @@ export interface ProjectionStatus {
 }
 
 export type Progress = (done: number, total: number) => void;
+/** How far an apply has got through `events`, the events it was given. */
+export type ApplyProgress = (done: number, total: number, events: readonly StoredEvent[]) => void;
 
 /** Large applies (an import) report progress this often. */
 const PROGRESS_EVERY = 25;
@@ -35,7 +37,7 @@ const PROGRESS_EVERY = 25;
 export class ProjectionRunner {
   readonly projections: Projection[];
   /** Told how far an apply of many events has got: an import's progress bar watches this. */
-  onProgress: Progress | null = null;
+  onProgress: ApplyProgress | null = null;
   readonly #readStore: ReadStore;
   readonly #eventStore: EventStore;
 
@@ -79,9 +81,9 @@ export class ProjectionRunner {
       for (const p of only) {
         if (event.position > checkpoints.get(p.name)! && p.handles(event.type)) await p.apply(event, docs);
       }
-      if (this.onProgress && (i + 1) % PROGRESS_EVERY === 0) this.onProgress(i + 1, events.length);
+      if (this.onProgress && (i + 1) % PROGRESS_EVERY === 0) this.onProgress(i + 1, events.length, events);
     }
-    this.onProgress?.(events.length, events.length);
+    this.onProgress?.(events.length, events.length, events);
     const last = events[events.length - 1]!.position;
     for (const p of only) {
       if (last > checkpoints.get(p.name)!) await docs.upsert(CHECKPOINTS, PARTITION, { id: p.name, position: last, version: versionOf(p) });

@@ -5,7 +5,8 @@ import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { DomainError } from '../domain/errors.ts';
 import { sha256Hex } from '../domain/ids.ts';
-import { planImport, type ImportCommand, type ImportDecision } from '../domain/import.ts';
+import type { ImportCommand, ImportDecision } from '../domain/import.ts';
+import type { StoredEvent } from '../store/event-store.ts';
 import { ImportRowError, WrongExportError, type ExportApp, type ParsedWorkout } from './types.ts';
 
 export interface ImportResult {
@@ -40,15 +41,16 @@ export async function importExport(app: App, athlete: AthleteState, input: Impor
   }
   const command: ImportCommand = { app: input.app, file_name: input.fileName, file_sha256: sha256Hex(input.bytes), workouts };
   // Embedded mode projects inside the append's transaction, which is where the time goes. The
-  // runner counts events; planning the import beforehand says which are workouts. Planning
-  // only (deciding validates every item, and the append decides anyway) and only when someone
-  // watches and the append projects.
+  // runner counts the events it applies; the bar counts the workouts among them.
   if (input.progress && app.projectionMode === 'inline') {
-    const plan = planImport(command, (await app.records.load(athlete.athlete_id)).state);
-    const workoutsDone = workoutCounter(plan.changes);
     const report = input.progress;
-    app.runner.onProgress = (eventsDone) => {
-      if (plan.workoutsAdded > 0) report(workoutsDone(eventsDone), plan.workoutsAdded);
+    let counted: { events: readonly StoredEvent[]; workoutsDone: (eventsDone: number) => number; total: number } | null = null;
+    app.runner.onProgress = (eventsDone, _total, events) => {
+      if (counted?.events !== events) {
+        const workoutsDone = workoutCounter(events);
+        counted = { events, workoutsDone, total: workoutsDone(events.length) };
+      }
+      if (counted.total > 0) report(counted.workoutsDone(eventsDone), counted.total);
     };
   }
   let decision: ImportDecision;
@@ -73,12 +75,11 @@ function refusal(input: ImportInput, error: ImportRowError): string {
 }
 
 /**
- * How many workouts the first n events of an import are, from its planned changes (one event
- * each, in order). The runner counts the events it applies, and an import's events are its new
- * exercises and its receipt too (193 workouts were 208 events), so the bar would count those as well.
+ * How many workouts the first n of an import's events are. An import's events are its new
+ * exercises and its receipt too (193 workouts were 208 events), which the bar does not count.
  */
-export function workoutCounter(changes: ReadonlyArray<{ kind: string }>): (eventsDone: number) => number {
+export function workoutCounter(events: ReadonlyArray<{ type: string }>): (eventsDone: number) => number {
   const workoutsBefore = [0];
-  for (const c of changes) workoutsBefore.push(workoutsBefore.at(-1)! + (c.kind === 'workout' ? 1 : 0));
-  return (eventsDone) => workoutsBefore[Math.max(0, Math.min(eventsDone, changes.length))]!;
+  for (const e of events) workoutsBefore.push(workoutsBefore.at(-1)! + (e.type.startsWith('workout.') ? 1 : 0));
+  return (eventsDone) => workoutsBefore[Math.max(0, Math.min(eventsDone, events.length))]!;
 }
