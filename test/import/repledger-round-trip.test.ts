@@ -263,6 +263,11 @@ test('an export imported into an empty account answers every Agent Access read w
         await s.app.athletes.updateProfile(emailA, { ...a.profile, timezone: zone }, { type: 'operator', id: 'test' });
         const m: Model = { athleteId: athleteA, live: new Map(), everUsed: new Map() };
         await apply(s.app, m, { kind: 'exercise', action: 'create', pick: 0, seed: run });
+        // A workout and a meal in every run, so that the reads the property compares are seldom
+        // empty: random steps alone left too few in some runs (4 workouts read in 10) to meet the
+        // reach check below.
+        await apply(s.app, m, { kind: 'workout', action: 'create', pick: 0, seed: run });
+        await apply(s.app, m, { kind: 'meal', action: 'create', pick: 0, seed: run });
         for (const one of steps) {
           clock.advance(61_000);
           await apply(s.app, m, one);
