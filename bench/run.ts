@@ -161,12 +161,12 @@ async function capture(server: RunningServer, cases: Case[], authorize: (c: Case
 }
 
 /**
- * Cases of one operation and surface, athletes in ATHLETES order; an operation's surfaces next to
- * each other in SURFACES order (REST first), so that MCP is measured (and printed) right after the
- * REST it is compared with, under the same conditions.
+ * Per operation, its cases by surface in SURFACES order (REST first), athletes in ATHLETES order;
+ * a Read API route goes with its twin, after it. An operation's surfaces are measured in the same
+ * passes (REST, MCP, Read API, then again), so that MCP and the Read API are compared with runs of
+ * REST made under the same conditions as theirs, and printed right after it.
  */
-function byOperation(cases: Case[]): Case[][] {
-  // A Read API route goes with its twin, after it: both measured under the same conditions.
+function byOperation(cases: Case[]): Case[][][] {
   const groups = new Map<string, Map<Surface, Case[]>>();
   for (const c of cases) {
     const key = c.twin ?? c.operation;
@@ -174,7 +174,7 @@ function byOperation(cases: Case[]): Case[][] {
     surfaces.set(c.surface, [...(surfaces.get(c.surface) ?? []), c]);
     groups.set(key, surfaces);
   }
-  return [...groups.values()].flatMap((surfaces) => [...surfaces.values()]);
+  return [...groups.values()].map((surfaces) => [...surfaces.values()]);
 }
 
 /** The run with more requests/s: the one less disturbed by anything else on the machine. */
@@ -184,6 +184,34 @@ const faster = (a: Measurement | null, b: Measurement): Measurement => (a && a.r
 const hasCeiling = (c: Case) => (SURFACES[c.surface]?.ceiling ?? false) && c.access === 'read';
 const loadOf = (settings: Settings, c: Case) => (c.access === 'write' ? settings.writeLoad : settings.load);
 
+/** A read group's ceiling and (REST, with a floor process) floor, on its long-history athlete's answer. */
+async function measureReferences(
+  settings: Settings,
+  ceiling: Ceiling,
+  floor: Floor | null,
+  captured: Map<Case, CapturedResponse>,
+  authorize: (c: Case) => Promise<Case['request']>,
+  group: Case[],
+): Promise<{ ceiling: Measurement | null; floor: FloorMeasurement | null }> {
+  const reference = group[group.length - 1]!;
+  const { operation, surface } = reference;
+  if (!hasCeiling(reference)) return { ceiling: null, floor: null };
+  // One ceiling per operation, answering with the long-history athlete's bytes: the athletes'
+  // answers differ by a few bytes at most (the same recent workouts, ids of the same length),
+  // and a ceiling per case would add a third to the run for no information.
+  progress(`${surface} ${operation}: ceiling`);
+  await ceiling.serve(captured.get(reference)!);
+  const ceilingMeasurement = await measure(ceiling.base, await authorize(reference), settings.load, ceiling.pid);
+  if (!floor) return { ceiling: ceilingMeasurement, floor: null };
+  // The floor is the long-history athlete's: issue 18's targets are stated on it.
+  progress(`${surface} ${operation}: floor (Fastify, the service's store reads, the bytes)`);
+  const request = await authorize(reference);
+  const storeCalls = await floor.serve(captured.get(reference)!, request);
+  let best: Measurement | null = null;
+  for (let pass = 0; pass < settings.passes; pass++) best = faster(best, await measure(floor.base, request, settings.load, floor.pid));
+  return { ceiling: ceilingMeasurement, floor: { athlete: reference.athlete.label, storeCalls, measurement: best! } };
+}
+
 async function measureAll(settings: Settings, server: RunningServer, ceiling: Ceiling, floor: Floor | null, tokens: Tokens, cases: Case[]): Promise<OperationResult[]> {
   if (cases.length === 0) return [];
   const authorize = async (c: Case) => withBearer(c.request, await tokens.bearer(c.athlete.email, c.resource));
@@ -192,42 +220,28 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
   await ceiling.serve(captured.get(first)!);
   await measure(ceiling.base, await authorize(first), { ...settings.load, seconds: LOAD_GENERATOR_WARMUP_SECONDS, warmupSeconds: 0 });
   const results: OperationResult[] = [];
-  for (const group of byOperation(cases)) {
-    const reference = group[group.length - 1]!;
-    const { operation, surface, access } = reference;
-    let ceilingMeasurement: Measurement | null = null;
-    let floorMeasurement: FloorMeasurement | null = null;
-    if (hasCeiling(reference)) {
-      // One ceiling per operation, answering with the long-history athlete's bytes: the athletes'
-      // answers differ by a few bytes at most (the same recent workouts, ids of the same length),
-      // and a ceiling per case would add a third to the run for no information.
-      progress(`${surface} ${operation}: ceiling`);
-      await ceiling.serve(captured.get(reference)!);
-      ceilingMeasurement = await measure(ceiling.base, await authorize(reference), settings.load, ceiling.pid);
-      if (floor) {
-        // The floor is the long-history athlete's: issue 18's targets are stated on it.
-        progress(`${surface} ${operation}: floor (Fastify, the service's store reads, the bytes)`);
-        const request = await authorize(reference);
-        const storeCalls = await floor.serve(captured.get(reference)!, request);
-        let best: Measurement | null = null;
-        for (let pass = 0; pass < settings.passes; pass++) best = faster(best, await measure(floor.base, request, settings.load, floor.pid));
-        floorMeasurement = { athlete: reference.athlete.label, storeCalls, measurement: best! };
-      }
-    }
-    // Reads are measured in passes over the group's athletes (100, 10,000, 100, 10,000, ...), each
-    // keeping its faster run: a burst of other work on the machine during one run then moves
-    // neither the depth ratio nor a fraction of the floor. A write runs once, under its long load.
-    const passes = access === 'read' ? settings.passes : 1;
+  for (const groups of byOperation(cases)) {
+    const measuredBefore = new Map<Case[], { ceiling: Measurement | null; floor: FloorMeasurement | null }>();
+    for (const group of groups) measuredBefore.set(group, await measureReferences(settings, ceiling, floor, captured, authorize, group));
+    // Reads are measured in passes over the operation's surfaces and athletes (REST 100, REST
+    // 10,000, MCP 10,000, then again), each case keeping its faster run: a burst of other work on
+    // the machine during one run then moves neither the depth ratio, nor a fraction of the floor,
+    // nor MCP's fraction of REST. A write runs once, under its long load.
+    const passes = groups[0]![0]!.access === 'read' ? settings.passes : 1;
     const best = new Map<Case, Measurement>();
     for (let pass = 0; pass < passes; pass++) {
-      for (const c of group) {
-        progress(`${surface} ${operation}: athlete ${c.athlete.label}${passes > 1 ? `, pass ${pass + 1} of ${passes}` : ''}`);
+      for (const c of groups.flat()) {
+        progress(`${c.surface} ${c.operation}: athlete ${c.athlete.label}${passes > 1 ? `, pass ${pass + 1} of ${passes}` : ''}`);
         server.checkAlive();
         best.set(c, faster(best.get(c) ?? null, await measure(server.base, await authorize(c), loadOf(settings, c), server.pid)));
       }
     }
-    const measured = group.map((c) => ({ athlete: c.athlete.label, measurement: best.get(c)! }));
-    results.push(operationResult(operation, surface, access, ceilingMeasurement, measured, reference.twin ?? null, floorMeasurement));
+    for (const group of groups) {
+      const reference = group[group.length - 1]!;
+      const measured = group.map((c) => ({ athlete: c.athlete.label, measurement: best.get(c)! }));
+      const { ceiling: ceilingMeasurement, floor: floorMeasurement } = measuredBefore.get(group)!;
+      results.push(operationResult(reference.operation, reference.surface, reference.access, ceilingMeasurement, measured, reference.twin ?? null, floorMeasurement));
+    }
   }
   return relateToRest(results);
 }
