@@ -16,7 +16,7 @@ interface Known {
   dirty: Set<string>;
 }
 
-/** Held-back writes flushed at this many, so that a very large batch does not hold every document it wrote. */
+/** Held-back writes flushed at this many, and the documents the batch knows then forgotten, so that a very large batch does not hold every document it touched. */
 const MAX_DIRTY = 2000;
 
 /**
@@ -35,11 +35,13 @@ function deepFreeze<T>(value: T): T {
 
 export class BatchDocuments implements Documents {
   readonly #store: Documents;
+  readonly #maxDirty: number;
   readonly #known = new Map<string, Known>();
   #dirty = 0;
 
-  constructor(store: Documents) {
+  constructor(store: Documents, maxDirty = MAX_DIRTY) {
     this.#store = store;
+    this.#maxDirty = maxDirty;
   }
 
   #collection(collection: string): Known {
@@ -105,7 +107,10 @@ export class BatchDocuments implements Documents {
     known.docs.set(key, doc);
     if (known.dirty.has(key)) return;
     known.dirty.add(key);
-    if (++this.#dirty >= MAX_DIRTY) await this.flush();
+    if (++this.#dirty < this.#maxDirty) return;
+    await this.flush();
+    // The store holds all of it now: what the batch remembers can go, and is read again if asked for.
+    this.#known.clear();
   }
 
   async #flushCollection(collection: string): Promise<void> {
