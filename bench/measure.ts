@@ -15,8 +15,8 @@ export interface Measurement {
   responses: number;
   /**
    * The server's CPU time (user and system) per response during the run, in µs, where its
-   * process was given and the platform tells (Linux); null otherwise. Unlike requests/s it does
-   * not move when other work shares the machine, so ratios of it stay comparable between runs.
+   * process was given and the platform tells (Linux); null otherwise. It moves far less than
+   * requests/s when other work shares the machine (contention on a VM's host can still raise it).
    */
   cpuUsPerResponse: number | null;
   requestsPerSecond: number;
