@@ -53,8 +53,9 @@ export class RecordService {
   }
 
   /**
-   * The record as it is now, for a look outside any command (an import's preview): a copy, which
-   * the commands after it do not change, taken in the athlete's queue like a command.
+   * The record as it is now, for a look outside any command (whether a RepLedger export may be
+   * imported into it): a copy, which the commands after it do not change, taken in the athlete's
+   * queue like a command.
    */
   load(athleteId: string): Promise<Loaded> {
     return this.#queued(athleteId, async () => this.#loaded(cloneFold(await this.#fold(athleteId))));

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Temporal } from 'temporal-polyfill';
-import { addDays, dateOfDayNumber, dayNumber, localDateOf, todayIn, weekStart, zonedTimeToUtc } from '../services/domain/time.ts';
+import { addDays, dateOfDayNumber, dayNumber, localDateOf, localPartsFromParts, localPartsFromText, todayIn, weekStart, zonedTimeToUtc } from '../services/domain/time.ts';
 
 const at = (y: number, mo: number, d: number, h: number, mi = 0) => ({ year: y, month: mo, day: d, hour: h, minute: mi, second: 0 });
 
@@ -150,6 +150,15 @@ test('weeks start on Monday, across month and year boundaries', () => {
   assert.is(weekStart('2025-01-01'), '2024-12-30'); // a Wednesday
   assert.is(addDays('2024-02-28', 1), '2024-02-29');
   assert.is(dayNumber('1970-01-02'), 1);
+});
+
+test('the local time read off the formatter\'s text equals the one from its typed parts, in any zone and year', () => {
+  fc.assert(
+    fc.property(fc.constantFrom('UTC', 'Europe/Berlin', 'America/St_Johns', 'Asia/Kathmandu', 'Pacific/Chatham', 'Pacific/Apia', 'America/Los_Angeles', 'Australia/Lord_Howe'), fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2100, 0, 1) }), (zone, ms) => {
+      assert.equal(localPartsFromText(ms, zone), localPartsFromParts(ms, zone));
+    }),
+    { numRuns: 2000 },
+  );
 });
 
 test.run();

@@ -25,7 +25,7 @@ export interface ImportDecision {
  * What an import creates, in order: each new exercise just before the first workout that uses it,
  * and the workouts not yet in the record. Each change decides into one `*.created` event.
  */
-export interface ImportPlan {
+interface ImportPlan {
   changes: RecordChange[];
   workoutsAdded: number;
   workoutsSkipped: number;
@@ -54,8 +54,8 @@ export function decideImport(command: ImportCommand, state: RecordState): Import
   };
 }
 
-/** The changes without deciding them: no item is validated, so it costs a fraction of `decideImport`. */
-export function planImport(command: ImportCommand, state: RecordState): ImportPlan {
+/** The changes the import makes, which `decideImport` then decides (validating each item). */
+function planImport(command: ImportCommand, state: RecordState): ImportPlan {
   const changes: RecordChange[] = [];
   const newExercises = new Map<string, string>();
   const exerciseId = (exercise: ParsedExercise): string => {

@@ -56,10 +56,17 @@ function localParts(epochMs: number, timeZone: string): LocalDateTime {
   // `format` costs under half of `formatToParts`, which builds an object per part; an import
   // converts every workout's times and projects each workout's local date several times.
   formatInOrder ??= numbersOf(partsFormatter('UTC').format(Date.UTC(2001, 1, 3, 4, 5, 6))).join() === '2001,2,3,4,5,6';
-  if (formatInOrder) {
-    const [year, month, day, hour, minute, second] = numbersOf(partsFormatter(timeZone).format(epochMs)) as [number, number, number, number, number, number];
-    return { year, month, day, hour, minute, second };
-  }
+  return formatInOrder ? localPartsFromText(epochMs, timeZone) : localPartsFromParts(epochMs, timeZone);
+}
+
+/** The local wall-clock time read off the formatter's text; right only where `formatInOrder`. Exported for its test. */
+export function localPartsFromText(epochMs: number, timeZone: string): LocalDateTime {
+  const [year, month, day, hour, minute, second] = numbersOf(partsFormatter(timeZone).format(epochMs)) as [number, number, number, number, number, number];
+  return { year, month, day, hour, minute, second };
+}
+
+/** The local wall-clock time from the formatter's typed parts, whatever their order. Exported for its test. */
+export function localPartsFromParts(epochMs: number, timeZone: string): LocalDateTime {
   const out: Record<string, number> = {};
   for (const p of partsFormatter(timeZone).formatToParts(new Date(epochMs))) {
     if (p.type !== 'literal') out[p.type] = Number(p.value);
@@ -85,7 +92,7 @@ export function localDateOf(instant: string | number, timeZone: string): string 
 const knownDays = new Map<string, { date: string; from: number; to: number; offsetChanges: boolean }>();
 
 /**
- * `localDateOf` for "now", which every list and snapshot asks for. formatToParts costs several
+ * `localDateOf` for "now", which every list and snapshot asks for. Formatting costs a few
  * microseconds, so the zone's current day is remembered as a span of instants. On a day in which
  * the zone's offset changes (DST) the span is not trusted: each call asks `localDateOf`, as before.
  */

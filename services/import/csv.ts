@@ -219,7 +219,9 @@ export function checkHasWorkouts(workouts: ParsedWorkout[], table: CsvTable<stri
 
 // A short row means a damaged file (a cut line or a stray line break), not empty values.
 function checkFieldCount(record: CsvRecord, expected: number): void {
-  if (record.fields.length < expected || record.fields.some((f, i) => i >= expected && f.trim() !== '')) {
+  let extra = false;
+  for (let i = expected; i < record.fields.length && !extra; i++) extra = record.fields[i]!.trim() !== '';
+  if (record.fields.length < expected || extra) {
     const noun = record.fields.length === 1 ? 'field' : 'fields';
     throw new ImportRowError(record.line, `row has ${record.fields.length} ${noun}; the header has ${expected}`);
   }

@@ -78,8 +78,8 @@ function refusal(input: ImportInput, error: ImportRowError): string {
  * How many workouts the first n of an import's events are. An import's events are its new
  * exercises and its receipt too (193 workouts were 208 events), which the bar does not count.
  */
-export function workoutCounter(events: ReadonlyArray<{ type: string }>): (eventsDone: number) => number {
+function workoutCounter(events: ReadonlyArray<{ type: string }>): (eventsDone: number) => number {
   const workoutsBefore = [0];
-  for (const e of events) workoutsBefore.push(workoutsBefore.at(-1)! + (e.type.startsWith('workout.') ? 1 : 0));
+  for (const e of events) workoutsBefore.push(workoutsBefore.at(-1)! + (e.type === 'workout.created' ? 1 : 0));
   return (eventsDone) => workoutsBefore[Math.max(0, Math.min(eventsDone, events.length))]!;
 }
