@@ -287,11 +287,6 @@ function answerJson(answer: JSONRPCMessage, envelopeJson: string | null): string
   return `${json.slice(0, at)}"structuredContent":${envelopeJson}${json.slice(at + STRUCTURED_MEMBER.length)}`;
 }
 
-/** The SDK's Streamable HTTP transport answers its own refusals with this body and a bare JSON type. */
-function transportError(reply: FastifyReply, { status, code, message }: TransportRefusal): FastifyReply {
-  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
-
 /**
  * The message, or what the SDK's Streamable HTTP transport answered a POST it refused before its
  * server saw the message: the same checks in the same order, with its statuses and errors.
@@ -348,7 +343,8 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
     const accepted = acceptedMessage(request);
     if ('refusal' in accepted) {
       setRateLimitHeaders(reply, services.quota, caller.grantId, 0);
-      return transportError(reply, accepted.refusal);
+      const { status, message, code } = accepted.refusal;
+      return jsonRpcError(reply, status, message, {}, code);
     }
     const { message } = accepted;
 
