@@ -1,14 +1,22 @@
 // What both routers' procedures share once their checks have passed: reading their input.
-import { TRPCError } from '@trpc/server';
 import type { z } from 'zod';
+import { ApiError } from './errors.ts';
 
 /**
- * An operation's input, parsed by its schema after the procedure's checks; refused as the
- * BAD_REQUEST tRPC's own input parser throws, the schema's issues as its cause, which the
- * surfaces turn into their `invalid_input` answers.
+ * An operation's input, parsed by its schema after the procedure's checks; refused as
+ * `invalid_input`, naming every field that was wrong (and, in a proposal, the action it is in).
  */
 export function parsedInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input);
-  if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
+  if (!parsed.success) throw invalidInput(parsed.error.issues);
   return parsed.data;
+}
+
+function invalidInput(issues: ReadonlyArray<{ path?: PropertyKey[]; message: string; keys?: string[] }>): ApiError {
+  const described = issues.map((i) => (i.keys?.length ? `unknown ${i.path?.length ? `field ${[...i.path, i.keys[0]].map(String).join('.')}` : 'parameter'} ${i.keys.join(', ')}` : `${i.path?.map(String).join('.') || 'input'}: ${i.message}`));
+  // A proposal's refusal names the action and the field, as its other refusals do.
+  const first = issues[0]?.path?.map(String) ?? [];
+  const field = [...first, ...(issues[0]?.keys?.slice(0, 1) ?? [])].join('.');
+  const details = first[0] === 'actions' && first[1] !== undefined ? { action_index: Number(first[1]), field } : field ? { field } : {};
+  return new ApiError('invalid_input', described.join('; ') || 'the request is not valid', { details });
 }

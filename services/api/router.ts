@@ -61,8 +61,8 @@ const t = initTRPC.context<ApiContext>().create();
  * The four run in the resolver, in that order, and the surface hands the input over in the
  * context, rather than as a tRPC middleware followed by tRPC's input parser: every level of tRPC's
  * middleware chain copies the call's options and context property by property, and the two extra
- * levels cost about a fifth of a list call's in-process work (issue 18). A refused input is the
- * same BAD_REQUEST tRPC's parser throws, with the schema's issues as its cause.
+ * levels cost about a fifth of a list call's in-process work (issue 18). A refused input is an
+ * `invalid_input` naming what was wrong (`parsedInput`).
  */
 function procedure<I extends z.ZodObject, R>(op: Operation<AgentAccessOperation, I>, resolve: (ctx: Admitted, input: z.output<I>) => Promise<R> | R) {
   const run = async ({ ctx }: { ctx: ApiContext }): Promise<R> => {

@@ -24,19 +24,10 @@ export function refuseReadBody(request: FastifyRequest, reply: FastifyReply, don
   sendApiError(request, reply.header('Connection', 'close'), refusal);
 }
 
-/** Any failure as the shared error: input problems say what was wrong; nothing else leaks. */
+/** Any failure as the shared error (a refused input is one already, see `parsedInput`); nothing else leaks. */
 export function toApiError(error: unknown): ApiError {
   const cause = error instanceof TRPCError ? error.cause : error;
   if (cause instanceof ApiError) return cause;
-  if (error instanceof TRPCError && error.code === 'BAD_REQUEST') {
-    const issues = (cause as { issues?: Array<{ path?: PropertyKey[]; message: string; keys?: string[] }> } | undefined)?.issues ?? [];
-    const described = issues.map((i) => (i.keys?.length ? `unknown ${i.path?.length ? `field ${[...i.path, i.keys[0]].map(String).join('.')}` : 'parameter'} ${i.keys.join(', ')}` : `${i.path?.map(String).join('.') || 'input'}: ${i.message}`));
-    // A proposal's refusal names the action and the field, as its other refusals do.
-    const first = issues[0]?.path?.map(String) ?? [];
-    const field = [...first, ...(issues[0]?.keys?.slice(0, 1) ?? [])].join('.');
-    const details = first[0] === 'actions' && first[1] !== undefined ? { action_index: Number(first[1]), field } : field ? { field } : {};
-    return new ApiError('invalid_input', described.join('; ') || 'the request is not valid', { details });
-  }
   throw error;
 }
 
