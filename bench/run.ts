@@ -163,7 +163,7 @@ async function capture(server: RunningServer, cases: Case[], authorize: (c: Case
 /**
  * Per operation, its cases by surface in SURFACES order (REST first), athletes in ATHLETES order;
  * a Read API route goes with its twin, after it. An operation's surfaces are measured in the same
- * passes (REST, MCP, Read API, then again), so that MCP and the Read API are compared with runs of
+ * passes (REST, MCP, Read API, then back), so that MCP and the Read API are compared with runs of
  * REST made under the same conditions as theirs, and printed right after it.
  */
 function byOperation(cases: Case[]): Case[][][] {
@@ -224,13 +224,16 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
     const measuredBefore = new Map<Case[], { ceiling: Measurement | null; floor: FloorMeasurement | null }>();
     for (const group of groups) measuredBefore.set(group, await measureReferences(settings, ceiling, floor, captured, authorize, group));
     // Reads are measured in passes over the operation's surfaces and athletes (REST 100, REST
-    // 10,000, MCP 10,000, then again), each case keeping its faster run: a burst of other work on
-    // the machine during one run then moves neither the depth ratio, nor a fraction of the floor,
-    // nor MCP's fraction of REST. A write runs once, under its long load.
+    // 10,000, MCP 10,000, then the other way round), each case keeping its faster run: a burst of
+    // other work on the machine during one run then moves neither the depth ratio, nor a fraction
+    // of the floor, nor MCP's fraction of REST. Every other pass runs the cases in reverse, so that
+    // no case always follows another (the garbage one run leaves is collected during the next).
+    // A write runs once, under its long load.
     const passes = groups[0]![0]!.access === 'read' ? settings.passes : 1;
     const best = new Map<Case, Measurement>();
     for (let pass = 0; pass < passes; pass++) {
-      for (const c of groups.flat()) {
+      const inOrder = groups.flat();
+      for (const c of pass % 2 === 0 ? inOrder : inOrder.reverse()) {
         progress(`${c.surface} ${c.operation}: athlete ${c.athlete.label}${passes > 1 ? `, pass ${pass + 1} of ${passes}` : ''}`);
         server.checkAlive();
         best.set(c, faster(best.get(c) ?? null, await measure(server.base, await authorize(c), loadOf(settings, c), server.pid)));
