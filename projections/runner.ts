@@ -33,6 +33,14 @@ export type ApplyProgress = (done: number, total: number, events: readonly Store
 
 /** Large applies (an import) report progress this often. */
 const PROGRESS_EVERY = 25;
+/**
+ * A turn of the event loop after this many events of one apply. The embedded store answers
+ * synchronously, so an import's projections (seconds, for a large file) would otherwise hold the
+ * whole process: every request waited for them. Between turns other requests are answered from
+ * the reader connection, which sees the store as it was before the open transaction; writers
+ * wait for it as before. 25 workouts of an import are about 10 ms of projecting.
+ */
+const YIELD_EVERY = 25;
 
 export class ProjectionRunner {
   readonly projections: Projection[];
@@ -82,6 +90,7 @@ export class ProjectionRunner {
         if (event.position > checkpoints.get(p.name)! && p.handles(event.type)) await p.apply(event, docs);
       }
       if (this.onProgress && (i + 1) % PROGRESS_EVERY === 0) this.onProgress(i + 1, events.length, events);
+      if ((i + 1) % YIELD_EVERY === 0 && i + 1 < events.length) await nextTurn();
     }
     this.onProgress?.(events.length, events.length, events);
     const last = events[events.length - 1]!.position;

@@ -1,6 +1,7 @@
 // Importing another app's export into an athlete's record, wherever the file comes from (the
 // CLI reads it from disk, the web app from an upload): parse it whole, then save it in one
 // append. A bad row refuses the whole file with its line number; nothing is half-imported.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -39,6 +40,9 @@ export async function importExport(app: App, athlete: AthleteState, input: Impor
     if (error instanceof ImportRowError) throw new DomainError('invalid_input', refusal(input, error), [{ path: `line ${error.line}`, message: error.message }]);
     throw error;
   }
+  // Parsing and deciding a large file each hold the process for a while (a second or so at the
+  // web upload's limit): a turn of the event loop between them lets other requests in.
+  await nextTurn();
   const command: ImportCommand = { app: input.app, file_name: input.fileName, file_sha256: sha256Hex(input.bytes), workouts };
   // Embedded mode projects inside the append's transaction, which is where the time goes. The
   // runner counts the events it applies; the bar counts the workouts among them.

@@ -1,9 +1,9 @@
 // Importing a Hevy or Strong export from the browser: the same import as `repledger import`
 // (services/import/run.ts), so a file lands whole or not at all and a bad row is refused with
 // its line number. Uploads are multipart forms, read into memory up to IMPORT_MAX_BYTES. The
-// import runs while the upload waits for its answer: on the embedded store it holds the process
-// until it has saved (a year of training takes about a second), so there is nothing to follow
-// from another page meanwhile; the form's script shows the upload's bytes, then that the file is
+// import runs while the upload waits for its answer (a year of training takes about a second to
+// save; other requests are answered meanwhile, see projections/runner.ts), so there is no job to
+// follow from another page; the form's script shows the upload's bytes, then that the file is
 // being saved, then the summary.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
