@@ -38,4 +38,32 @@ test('a writer waits for another process to release the lock without freezing it
   db.close();
 });
 
+test("a write scheduled inside a transaction that runs after it ended gets a transaction of its own, not another caller's", async () => {
+  const db = openSqlite(join(tempDir(), 'repledger.db'));
+  const store = new SqliteEventStore(db);
+  let later: Promise<unknown> | null = null;
+  let fire: () => void = () => undefined;
+  const fired = new Promise<void>((resolve) => (fire = resolve));
+  // The first transaction leaves a callback behind, which fires once the second is open.
+  await db.write(async () => {
+    setImmediate(async () => {
+      await fired;
+      later = store.append('later', [{ type: 'x', data: {}, metadata: {} }], 'no_stream');
+    });
+  });
+  // The second runs in a context of its own, lets the callback in while it is open, then fails.
+  const failing = db.write(async () => {
+    await store.append('failed', [{ type: 'x', data: {}, metadata: {} }], 'no_stream');
+    fire();
+    await new Promise((resolve) => setImmediate(resolve));
+    throw new Error('this transaction is rolled back');
+  });
+  const refused = await failing.then(() => null, (error: Error) => error.message);
+  assert.is(refused, 'this transaction is rolled back');
+  await later;
+  assert.is((await store.readStream('failed')).length, 0);
+  assert.is((await store.readStream('later')).length, 1, "the callback's write was not taken by the other transaction's rollback");
+  db.close();
+});
+
 test.run();

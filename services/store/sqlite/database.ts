@@ -98,18 +98,25 @@ export function openSqlite(path: string): SqliteDatabase {
   dataVersion.setReturnArrays(true);
   let commits = 0;
   let observed: number | null = null;
-  // Marks the async context of the open transaction: only work started inside it joins it.
-  // Anyone else waits for the mutex, so a rollback can never take another caller's writes.
-  const inTransaction = new AsyncLocalStorage<true>();
+  // Marks the async context of a transaction: only work started inside it joins it, and only
+  // while it is open. Anyone else waits for the mutex, so a rollback can never take another
+  // caller's writes. A callback the transaction's work scheduled (a timer) carries the same mark;
+  // if it runs after the transaction ended, its writes start a transaction of their own, instead
+  // of running outside the mutex and landing in whichever transaction is open then.
+  const inTransaction = new AsyncLocalStorage<object>();
+  let openTransaction: object | null = null;
   return {
     path,
     writer,
     reader,
     async write(work) {
-      if (inTransaction.getStore()) return work();
-      return mutex.run(() =>
-        inTransaction.run(true, async () => {
+      const joined = inTransaction.getStore();
+      if (joined !== undefined && joined === openTransaction) return work();
+      return mutex.run(() => {
+        const transaction = {};
+        return inTransaction.run(transaction, async () => {
           await begin(writer);
+          openTransaction = transaction;
           try {
             const result = await work();
             writer.exec('COMMIT');
@@ -118,9 +125,11 @@ export function openSqlite(path: string): SqliteDatabase {
           } catch (error) {
             if (writer.isTransaction) writer.exec('ROLLBACK');
             throw error;
+          } finally {
+            openTransaction = null;
           }
-        }),
-      );
+        });
+      });
     },
     changeVersion() {
       // Read once per turn of the event loop: the PRAGMA is a statement with a read transaction
