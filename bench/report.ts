@@ -63,6 +63,11 @@ export interface OperationResult {
   /** Latency of the last athlete (the longest history) over the first's; null for a single athlete. */
   p50Ratio: number | null;
   p99Ratio: number | null;
+  /**
+   * CPU per response of the last athlete over the first's: no target, but where a latency ratio
+   * misses, this tells the reads' own cost from a burst of other work on the machine.
+   */
+  cpuRatio: number | null;
 }
 
 /** The worst case or operation for one target; null when no case has the value (e.g. no MCP cases). */
@@ -85,6 +90,8 @@ export interface Summary {
   /** Over reads only. */
   maxP50Ratio: Extreme;
   maxP99Ratio: Extreme;
+  /** Information: CPU per response, long history over short, over reads. */
+  maxCpuRatio: Extreme;
   /** MCP tool calls against REST. */
   minOfRest: Extreme;
   minOfPrepareFloor: Extreme;
@@ -151,7 +158,8 @@ export function operationResult(
   const first = cases[0]!.measurement;
   const last = cases[cases.length - 1]!.measurement;
   const single = cases.length === 1;
-  return { operation, twin, surface, access, ceiling, floor, cases, p50Ratio: single ? null : last.p50Ms / first.p50Ms, p99Ratio: single ? null : last.p99Ms / first.p99Ms };
+  const cpuRatio = single || !first.cpuUsPerResponse || !last.cpuUsPerResponse ? null : last.cpuUsPerResponse / first.cpuUsPerResponse;
+  return { operation, twin, surface, access, ceiling, floor, cases, p50Ratio: single ? null : last.p50Ms / first.p50Ms, p99Ratio: single ? null : last.p99Ms / first.p99Ms, cpuRatio };
 }
 
 /**
@@ -200,6 +208,7 @@ export function summarise(operations: OperationResult[], prepareFloors: PrepareF
     minOfFloorCpu: lowestCase((c) => (ofFloorTarget(c.operation) === null ? null : c.ofFloorCpu), () => 0),
     maxP50Ratio: highestRatio((o) => o.p50Ratio),
     maxP99Ratio: highestRatio((o) => o.p99Ratio),
+    maxCpuRatio: highestRatio((o) => o.cpuRatio),
     minOfRest: lowestCase((c) => c.ofRest, () => OF_REST_TARGET, cases.filter((c) => c.surface === 'mcp')),
     minOfPrepareFloor: lowestOfFloor(prepareFloors),
     // No target: how the two APIs compare is information, not a goal either must meet.
@@ -255,6 +264,7 @@ const HEADINGS = [
   'by cpu',
   `p50 x (<= ${LATENCY_RATIO_TARGET})`,
   `p99 x (<= ${LATENCY_RATIO_TARGET})`,
+  'cpu x',
   `of REST (>= ${OF_REST_TARGET}) / twin`,
 ];
 const MISSED = ' !';
@@ -263,8 +273,8 @@ const MISSED = ' !';
 export function formatTable(operations: OperationResult[]): string {
   const rows: string[][] = [];
   for (const o of operations) {
-    if (o.ceiling) rows.push([`${o.surface} ${o.operation}`, 'ceiling', ...numbers(o.ceiling), '', '', '', '', '', '']);
-    if (o.floor) rows.push(['', `floor (${o.floor.storeCalls.length} store reads)`, ...numbers(o.floor.measurement), fixed(o.ceiling ? o.floor.measurement.requestsPerSecond / o.ceiling.requestsPerSecond : NaN, 2), '', '', '', '', '']);
+    if (o.ceiling) rows.push([`${o.surface} ${o.operation}`, 'ceiling', ...numbers(o.ceiling), '', '', '', '', '', '', '']);
+    if (o.floor) rows.push(['', `floor (${o.floor.storeCalls.length} store reads)`, ...numbers(o.floor.measurement), fixed(o.ceiling ? o.floor.measurement.requestsPerSecond / o.ceiling.requestsPerSecond : NaN, 2), '', '', '', '', '', '']);
     o.cases.forEach((c, i) => {
       const last = i === o.cases.length - 1;
       rows.push([
@@ -276,6 +286,7 @@ export function formatTable(operations: OperationResult[]): string {
         c.ofFloorCpu === null ? '' : fixed(c.ofFloorCpu, 2),
         last ? atMost(o.p50Ratio, LATENCY_RATIO_TARGET) : '',
         last ? atMost(o.p99Ratio, LATENCY_RATIO_TARGET) : '',
+        last && o.cpuRatio !== null ? fixed(o.cpuRatio, 2) : '',
         c.surface === 'read_api' ? fixed(c.ofRest ?? NaN, 2) : atLeast(c.ofRest, OF_REST_TARGET),
       ]);
     });
@@ -360,6 +371,7 @@ export function formatSummary(results: BenchResults, athletes: string[], results
     information(`read api / twin, highest:`, s.maxReadApiOfTwin, 3),
     target(`p50 ${last}/${first} (reads), highest:`, s.maxP50Ratio, 2, `<= ${LATENCY_RATIO_TARGET}`),
     target(`p99 ${last}/${first} (reads), highest:`, s.maxP99Ratio, 2, `<= ${LATENCY_RATIO_TARGET}`),
+    information(`cpu µs ${last}/${first} (reads), highest:`, s.maxCpuRatio, 2),
     target(`prepare / floor, lowest:`, s.minOfPrepareFloor, 3, `>= ${fixed(OF_PREPARE_FLOOR_TARGET, 3)}`),
     target(`approve, undo / floor, highest:`, highestReview(results.review), 2, `<= ${REVIEW_TARGET}`),
     target(`cli start, slowest:`, slowestStart(results.cli), 3, `<= ${CLI_TARGETS.startSeconds} s`),
@@ -398,7 +410,7 @@ function highestReview(review: ReviewMeasured[]): Extreme {
 /** One summary line without a target: the value and where it was. */
 function information(label: string, value: Extreme, digits: number): string {
   if (value === null) return `${label.padEnd(LABEL_WIDTH)} - (nothing measured)`;
-  return `${label.padEnd(LABEL_WIDTH)} ${fixed(value.value, digits)} (${value.operation}, athlete ${value.athlete})`;
+  return `${label.padEnd(LABEL_WIDTH)} ${fixed(value.value, digits)} (${value.operation}${value.athlete ? `, athlete ${value.athlete}` : ''})`;
 }
 
 /** One summary line: the worst value, where it was, and whether it meets the target. */
