@@ -70,8 +70,8 @@ export class BotTokenService {
   }
 
   /** Notes a use of a token, for the list's "last used" (written at most once a minute). */
-  async noteUse(athleteId: string, tokenId: string): Promise<void> {
-    await this.#usage.note(athleteId, tokenId);
+  noteUse(athleteId: string, tokenId: string): void {
+    this.#usage.note(athleteId, tokenId);
   }
 
   async #append(athleteId: string, event: BotTokenEvent, actor: Actor): Promise<void> {

@@ -30,13 +30,22 @@ export class UsageLog {
     await this.#reads.ensureCollections([{ name: this.#collection, indexes: [] }]);
   }
 
-  /** Notes a use of credential `id` of athlete `partition`. */
-  async note(partition: string, id: string): Promise<void> {
+  /**
+   * Notes a use of credential `id` of athlete `partition`. The request that used it does not wait
+   * for the write: on the embedded store a write waits for any open transaction, and an import's
+   * lasts seconds, which no read should sit through for a timestamp to the minute. A write that
+   * fails is lost, as in a crash; the next use after it writes again (this instance waits a minute).
+   */
+  note(partition: string, id: string): void {
     const now = this.#clock.now();
     const noted = this.#noted.get(id);
     if (noted !== undefined && now.getTime() - noted < EVERY_MS) return;
     if (this.#noted.size >= NOTED_MAX) this.#noted.clear();
     this.#noted.set(id, now.getTime());
+    this.#write(partition, id, now).catch(() => undefined);
+  }
+
+  async #write(partition: string, id: string, now: Date): Promise<void> {
     const last = await this.lastUsedAt(partition, id);
     if (last && now.getTime() - Date.parse(last) < EVERY_MS) return;
     await this.#reads.upsert(this.#collection, partition, { id, last_used_at: now.toISOString() });

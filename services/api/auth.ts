@@ -68,12 +68,12 @@ export class AgentAccessAuth {
     const now = this.#app.clock.now().getTime();
     const known = this.#identified.get(key, version, now);
     if (known) {
-      await this.#usage.note(known.athlete.athlete_id, known.grantId);
+      this.#usage.note(known.athlete.athlete_id, known.grantId);
       return known;
     }
     const { caller, expiresAt } = await this.#lookUp(token, surface, now);
     this.#identified.set(key, caller, version, expiresAt);
-    await this.#usage.note(caller.athlete.athlete_id, caller.grantId);
+    this.#usage.note(caller.athlete.athlete_id, caller.grantId);
     return caller;
   }
 

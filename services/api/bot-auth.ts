@@ -38,7 +38,7 @@ export class BotAuth {
     const caller = known ?? (await this.#lookUp(token));
     // Bot tokens do not expire; they are revoked. A null token never gets here (#lookUp refuses it).
     if (!known && token !== null) this.#identified.set(token, caller, version, Infinity);
-    await this.#app.botTokens.noteUse(caller.athlete.athlete_id, caller.tokenId);
+    this.#app.botTokens.noteUse(caller.athlete.athlete_id, caller.tokenId);
     return caller;
   }
 

@@ -1,7 +1,8 @@
 // An import on the embedded store is one transaction that takes seconds for a large file. The
 // process must keep answering meanwhile (it serves every other athlete and agent), what it answers
 // must be the store as it was before the import, and another athlete's write must wait for the
-// import's commit instead of joining its open transaction.
+// import's commit instead of joining its open transaction. (That a write scheduled inside a
+// transaction never joins another is test/store/sqlite-locking.test.ts.)
 import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,6 +11,8 @@ import { parseHevy } from '../../services/import/hevy.ts';
 import { importExport } from '../../services/import/run.ts';
 import { generateHevyExport } from '../fixtures/hevy-export.ts';
 import { openTestApp, registerAthlete } from '../support/app.ts';
+import { connect, registerPro } from '../support/connect.ts';
+import { startServer } from '../support/server.ts';
 
 const WORKOUT_COUNT = 100;
 
@@ -69,6 +72,43 @@ test('an import lets the process turn while it saves; reads meanwhile see the re
     assert.is((await app.events.readStream(`record-${bea}`)).filter((e) => e.type === 'meal.created').length, 1);
   } finally {
     await close();
+  }
+});
+
+test("an agent's request is answered while an import saves, though its connection's first use is noted with a write", async () => {
+  const s = await startServer();
+  try {
+    const ada = await registerPro(s.app);
+    const { tokens } = await connect(s.base, `${s.base}/v1/agent-access`, ['training']);
+    const athlete = (await s.app.athletes.get(ada))!;
+    const csv = generateHevyExport({ workouts: 450, seed: 12 });
+    let importing = true;
+    let saving = false;
+    let answer: Promise<{ status: number; duringImport: boolean }> | null = null;
+    // Sent from a context of its own once the import's transaction is open, as a client's would be.
+    const probe = () => {
+      if (!importing) return;
+      if (saving) {
+        answer ??= fetch(`${s.base}/v1/agent-access/context`, { headers: { authorization: `Bearer ${tokens.access_token}` } }).then(async (res) => {
+          await res.arrayBuffer();
+          return { status: res.status, duringImport: importing };
+        });
+      }
+      setImmediate(probe);
+    };
+    setImmediate(probe);
+    await importExport(s.app, athlete, {
+      app: 'hevy',
+      fileName: 'hevy.csv',
+      bytes: Buffer.from(csv),
+      parse: (text, a) => parseHevy(text, { timezone: a.profile.timezone }),
+      progress: () => (saving = true),
+    });
+    importing = false;
+    assert.ok(answer, 'the request was sent while the import was saving');
+    assert.equal(await answer, { status: 200, duringImport: true });
+  } finally {
+    await s.close();
   }
 });
 
