@@ -56,8 +56,8 @@ export interface CliMeasured {
 /** Floors: what Node takes to start, to load oclif as the CLI does, and to open the store file. */
 const NODE_ONLY = ['-e', '0'];
 const OCLIF_ONLY = ['-e', "require('node:module').enableCompileCache(); process.env.OCLIF_DISABLE_ENGINE_WARNING = '1'; require('@oclif/core')"];
-const SQLITE_READ = (dataDir: string) => `new DatabaseSync(${JSON.stringify(join(dataDir, 'repledger.db'))}).prepare('SELECT count(*) FROM sqlite_schema').get()`;
-const sqliteOnly = (dataDir: string) => ['-e', `const { DatabaseSync } = require('node:sqlite'); ${SQLITE_READ(dataDir)}`];
+const sqliteRead = (dataDir: string) => `new DatabaseSync(${JSON.stringify(join(dataDir, 'repledger.db'))}).prepare('SELECT count(*) FROM sqlite_schema').get()`;
+const sqliteOnly = (dataDir: string) => ['-e', `const { DatabaseSync } = require('node:sqlite'); ${sqliteRead(dataDir)}`];
 /**
  * The start of any command that opens the app: Node loading what it cannot run without, @oclif/core
  * (as cli/bin/run.js loads it) and zod (the contracts' schemas, which the projections and services
@@ -66,7 +66,7 @@ const sqliteOnly = (dataDir: string) => ['-e', `const { DatabaseSync } = require
 const appLibraries = (dataDir: string) => [
   '--input-type=module',
   '-e',
-  `import { enableCompileCache } from 'node:module'; import { DatabaseSync } from 'node:sqlite'; enableCompileCache(); process.env.OCLIF_DISABLE_ENGINE_WARNING = '1'; await import('@oclif/core'); await import('zod'); ${SQLITE_READ(dataDir)};`,
+  `import { enableCompileCache } from 'node:module'; import { DatabaseSync } from 'node:sqlite'; enableCompileCache(); process.env.OCLIF_DISABLE_ENGINE_WARNING = '1'; await import('@oclif/core'); await import('zod'); ${sqliteRead(dataDir)};`,
 ];
 
 /** Wall time of one CLI run, process start to exit; a failed run fails the bench. */
@@ -74,14 +74,21 @@ function timedRun(args: string[], dataDir: string): Promise<number> {
   return timedNode([CLI, ...args], dataDir);
 }
 
-function timedNode(argv: string[], dataDir: string): Promise<number> {
+async function timedNode(argv: string[], dataDir: string): Promise<number> {
+  return (await runNode(argv, { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' })).seconds;
+}
+
+/** Node run with `argv` from the project's directory: its wall time and output; a failure throws. */
+function runNode(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ seconds: number; stdout: string }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, argv, { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Error(`node ${argv.join(' ')} exited ${code}: ${stderr}`))));
+    child.on('close', (code) => (code === 0 ? resolve({ seconds: (performance.now() - started) / 1000, stdout }) : reject(new Error(`node ${argv.join(' ')} exited ${code}: ${stderr}`))));
   });
 }
 
@@ -160,16 +167,9 @@ async function measureImportFloor(dataDir: string, writes: ImportWrites): Promis
   return { seconds: median(warm), coldSeconds: median(cold), events: writes.events.length, documents: writes.docs.length };
 }
 
-function coldImportFloor(writesFile: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bench', 'import-floor-process.ts'), writesFile, tempDir('repledger-bench-import-floor-')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve((JSON.parse(stdout) as { seconds: number }).seconds) : reject(new Error(`import-floor-process exited ${code}: ${stderr}`))));
-  });
+async function coldImportFloor(writesFile: string): Promise<number> {
+  const { stdout } = await runNode([join(ROOT, 'bench', 'import-floor-process.ts'), writesFile, tempDir('repledger-bench-import-floor-')]);
+  return (JSON.parse(stdout) as { seconds: number }).seconds;
 }
 
 /** The import as the CLI runs it, in this process: each athlete in turn, the last one timed. */

@@ -34,6 +34,7 @@ import { measure, type Load, type Measurement } from './measure.ts';
 import { measurePrepareFloor, type PrepareFloorMeasured } from './prepare-floor.ts';
 import { formatReview, measureReview } from './review.ts';
 import { formatCli, measureCli } from './cli.ts';
+import { formatImportStalls, measureImportStalls } from './import-stall.ts';
 import {
   formatFloors,
   formatPrepareFloors,
@@ -227,7 +228,8 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
     // 10,000, MCP 10,000, then the other way round), each case keeping its faster run: a burst of
     // other work on the machine during one run then moves neither the depth ratio, nor a fraction
     // of the floor, nor MCP's fraction of REST. Every other pass runs the cases in reverse, so that
-    // no case always follows another (the garbage one run leaves is collected during the next).
+    // no case always follows another (the garbage one run leaves is collected during the next);
+    // with an odd BENCH_PASSES the forward order gets one pass more.
     // A write runs once, under its long load.
     const passes = groups[0]![0]!.access === 'read' ? settings.passes : 1;
     const best = new Map<Case, Measurement>();
@@ -397,6 +399,8 @@ try {
   // `npm run bench -- cli` measures the CLI alone: a minute instead of the whole run.
   if (process.argv[2] === 'cli') console.log(formatCli(await measureCli()));
   else if (process.argv[2] === 'review') await review();
+  // How long a request waits while the service saves an import (no target: information).
+  else if (process.argv[2] === 'import-stall') console.log(formatImportStalls(await measureImportStalls()));
   else await main();
 } catch (error) {
   console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\nserver log: ${SERVER_LOG}`);
