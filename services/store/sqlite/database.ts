@@ -88,7 +88,8 @@ function open(path: string): DatabaseSync {
 export function openSqlite(path: string): SqliteDatabase {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const writer = open(path);
-  // An in-memory database cannot be shared between connections; tests then read on the writer.
+  // An in-memory database cannot be shared between connections; tests then read on the writer,
+  // and so see an open transaction's writes (a file database's reader never does).
   const reader = path === ':memory:' ? writer : open(path);
   const mutex = new Mutex();
   // SQLite's data_version moves on the reader whenever another connection (this process's writer
