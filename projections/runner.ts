@@ -1,6 +1,7 @@
 // Applies events to projections and keeps one checkpoint (a global position) per projection.
 // An event at or before a projection's checkpoint is skipped, so delivering it twice changes
 // nothing. Checkpoints are written in the same transaction as the documents they cover.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EventStore, StoredEvent, Subscription } from '../services/store/event-store.ts';
 import type { CollectionSpec, Doc, Documents, ReadStore } from '../services/store/read-store.ts';
@@ -34,6 +35,12 @@ export type ApplyProgress = (done: number, total: number, events: readonly Store
 /** Large applies (an import) report progress this often. */
 const PROGRESS_EVERY = 25;
 /**
+ * Who is told how far an apply has got: set around the work whose append runs the apply (an
+ * import), and found by the apply through that work's async context. Per context, not per runner:
+ * two imports in one process each report their own progress.
+ */
+const applyProgress = new AsyncLocalStorage<ApplyProgress>();
+/**
  * A turn of the event loop after this many events of one apply. The embedded store answers
  * synchronously, so an import's projections (seconds, for a large file) would otherwise hold the
  * whole process: every request waited for them. Between turns other requests are answered from
@@ -44,8 +51,6 @@ const YIELD_EVERY = 25;
 
 export class ProjectionRunner {
   readonly projections: Projection[];
-  /** Told how far an apply of many events has got: an import's progress bar watches this. */
-  onProgress: ApplyProgress | null = null;
   readonly #readStore: ReadStore;
   readonly #eventStore: EventStore;
 
@@ -76,6 +81,11 @@ export class ProjectionRunner {
     });
   }
 
+  /** Runs `work`, telling `progress` how far each apply it causes has got (an import's progress bar). */
+  withProgress<T>(progress: ApplyProgress, work: () => Promise<T>): Promise<T> {
+    return applyProgress.run(progress, work);
+  }
+
   /** Applies events (in position order) to every projection not yet past them; `docs` is one transaction. */
   async apply(events: StoredEvent[], docs: Documents, only: Projection[] = this.projections): Promise<void> {
     if (events.length === 0) return;
@@ -83,16 +93,17 @@ export class ProjectionRunner {
   }
 
   async #apply(events: StoredEvent[], docs: Documents, only: Projection[]): Promise<void> {
+    const progress = applyProgress.getStore();
     const checkpoints = new Map<string, number>();
     for (const p of only) checkpoints.set(p.name, (await docs.get<CheckpointDoc>(CHECKPOINTS, PARTITION, p.name))?.position ?? 0);
     for (const [i, event] of events.entries()) {
       for (const p of only) {
         if (event.position > checkpoints.get(p.name)! && p.handles(event.type)) await p.apply(event, docs);
       }
-      if (this.onProgress && (i + 1) % PROGRESS_EVERY === 0) this.onProgress(i + 1, events.length, events);
+      if (progress && (i + 1) % PROGRESS_EVERY === 0) progress(i + 1, events.length, events);
       if ((i + 1) % YIELD_EVERY === 0 && i + 1 < events.length) await nextTurn();
     }
-    this.onProgress?.(events.length, events.length, events);
+    progress?.(events.length, events.length, events);
     const last = events[events.length - 1]!.position;
     for (const p of only) {
       if (last > checkpoints.get(p.name)!) await docs.upsert(CHECKPOINTS, PARTITION, { id: p.name, position: last, version: versionOf(p) });

@@ -44,24 +44,22 @@ export async function importExport(app: App, athlete: AthleteState, input: Impor
   // web upload's limit): a turn of the event loop between them lets other requests in.
   await nextTurn();
   const command: ImportCommand = { app: input.app, file_name: input.fileName, file_sha256: sha256Hex(input.bytes), workouts };
+  const save = () => app.records.import(athlete.athlete_id, command, { type: 'import', id: `${input.app}:${command.file_sha256.slice(0, 16)}` });
   // Embedded mode projects inside the append's transaction, which is where the time goes. The
   // runner counts the events it applies; the bar counts the workouts among them.
+  let decision: ImportDecision;
   if (input.progress && app.projectionMode === 'inline') {
     const report = input.progress;
     let counted: { events: readonly StoredEvent[]; workoutsDone: (eventsDone: number) => number; total: number } | null = null;
-    app.runner.onProgress = (eventsDone, _total, events) => {
+    decision = await app.runner.withProgress((eventsDone, _total, events) => {
       if (counted?.events !== events) {
         const workoutsDone = workoutCounter(events);
         counted = { events, workoutsDone, total: workoutsDone(events.length) };
       }
       if (counted.total > 0) report(counted.workoutsDone(eventsDone), counted.total);
-    };
-  }
-  let decision: ImportDecision;
-  try {
-    decision = await app.records.import(athlete.athlete_id, command, { type: 'import', id: `${input.app}:${command.file_sha256.slice(0, 16)}` });
-  } finally {
-    if (input.progress) app.runner.onProgress = null;
+    }, save);
+  } else {
+    decision = await save();
   }
   return {
     workouts_in_file: workouts.length,

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WORKOUTS } from '../../projections/workouts.ts';
+import type { AthleteState } from '../../services/domain/athlete.ts';
 import { parseHevy } from '../../services/import/hevy.ts';
 import { importExport } from '../../services/import/run.ts';
 import { generateHevyExport } from '../fixtures/hevy-export.ts';
@@ -109,6 +110,45 @@ test("an agent's request is answered while an import saves, though its connectio
     assert.equal(await answer, { status: 200, duringImport: true });
   } finally {
     await s.close();
+  }
+});
+
+test('two imports at once each report their own progress', async () => {
+  const { app, close } = await openTestApp();
+  try {
+    const files = [
+      { email: 'ada@example.com', workouts: 60, seed: 21 },
+      { email: 'bea@example.com', workouts: 90, seed: 22 },
+    ];
+    const athletes: AthleteState[] = [];
+    for (const f of files) athletes.push((await app.athletes.get(await registerAthlete(app, { email: f.email })))!);
+    const reports = files.map(() => [] as Array<[number, number]>);
+    const run = (i: number) =>
+      importExport(app, athletes[i]!, {
+        app: 'hevy',
+        fileName: 'hevy.csv',
+        bytes: Buffer.from(generateHevyExport({ workouts: files[i]!.workouts, seed: files[i]!.seed })),
+        parse: (text, a) => parseHevy(text, { timezone: a.profile.timezone }),
+        progress: (done, total) => reports[i]!.push([done, total]),
+      });
+    // The second starts while the first is projecting, from a context of its own (as another
+    // request would): its progress must not take the first one's place.
+    let second: Promise<unknown> | null = null;
+    const probe = () => {
+      if (reports[0]!.length > 0) second ??= run(1);
+      else setImmediate(probe);
+    };
+    setImmediate(probe);
+    await run(0);
+    assert.ok(second, 'the second import started while the first was saving');
+    await second;
+    files.forEach((f, i) => {
+      assert.ok(reports[i]!.length > 1, `${f.email} saw its progress`);
+      assert.ok(reports[i]!.every(([, total]) => total === f.workouts), `${f.email} saw only its own file's total: ${JSON.stringify(reports[i])}`);
+      assert.equal(reports[i]!.at(-1), [f.workouts, f.workouts]);
+    });
+  } finally {
+    await close();
   }
 });
 
