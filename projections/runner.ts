@@ -81,9 +81,12 @@ export class ProjectionRunner {
     });
   }
 
-  /** Runs `work`, telling `progress` how far each apply it causes has got (an import's progress bar). */
-  withProgress<T>(progress: ApplyProgress, work: () => Promise<T>): Promise<T> {
-    return applyProgress.run(progress, work);
+  /**
+   * Runs `work`, telling `progress` (if any) how far each apply it causes in this process has got:
+   * an import's progress bar. With a projection worker, nothing applies here and nothing is told.
+   */
+  withProgress<T>(progress: ApplyProgress | undefined, work: () => Promise<T>): Promise<T> {
+    return progress ? applyProgress.run(progress, work) : work();
   }
 
   /** Applies events (in position order) to every projection not yet past them; `docs` is one transaction. */

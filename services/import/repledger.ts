@@ -61,17 +61,16 @@ export async function importRecordExport(app: App, athlete: AthleteState, input:
     },
   };
   const report = input.progress;
-  // Embedded mode projects inside the append's transaction, where the time goes; the runner
-  // counts the events it applies, one an item.
-  const save = () =>
-    app.records.command(athlete.athlete_id, actor, ({ state: now }) => {
-      // Decided again on the record as it is at the append: another writer may have got there first.
-      requireEmpty(now, athlete);
-      return { events: [...decideChanges(changes, now), completed], result: undefined };
-    });
   try {
-    if (report && app.projectionMode === 'inline') await app.runner.withProgress((done) => report(Math.min(done, changes.length), changes.length), save);
-    else await save();
+    // Embedded mode projects inside the append's transaction, where the time goes; the runner
+    // counts the events it applies, one an item.
+    await app.runner.withProgress(report && ((done) => report(Math.min(done, changes.length), changes.length)), () =>
+      app.records.command(athlete.athlete_id, actor, ({ state: now }) => {
+        // Decided again on the record as it is at the append: another writer may have got there first.
+        requireEmpty(now, athlete);
+        return { events: [...decideChanges(changes, now), completed], result: undefined };
+      }),
+    );
   } catch (error) {
     refuse(error);
   }

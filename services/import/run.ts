@@ -6,7 +6,8 @@ import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { DomainError } from '../domain/errors.ts';
 import { sha256Hex } from '../domain/ids.ts';
-import type { ImportCommand, ImportDecision } from '../domain/import.ts';
+import type { ApplyProgress } from '../../projections/runner.ts';
+import type { ImportCommand } from '../domain/import.ts';
 import type { StoredEvent } from '../store/event-store.ts';
 import { ImportRowError, WrongExportError, type ExportApp, type ParsedWorkout } from './types.ts';
 
@@ -44,23 +45,22 @@ export async function importExport(app: App, athlete: AthleteState, input: Impor
   // web upload's limit): a turn of the event loop between them lets other requests in.
   await nextTurn();
   const command: ImportCommand = { app: input.app, file_name: input.fileName, file_sha256: sha256Hex(input.bytes), workouts };
-  const save = () => app.records.import(athlete.athlete_id, command, { type: 'import', id: `${input.app}:${command.file_sha256.slice(0, 16)}` });
   // Embedded mode projects inside the append's transaction, which is where the time goes. The
   // runner counts the events it applies; the bar counts the workouts among them.
-  let decision: ImportDecision;
-  if (input.progress && app.projectionMode === 'inline') {
-    const report = input.progress;
-    let counted: { events: readonly StoredEvent[]; workoutsDone: (eventsDone: number) => number; total: number } | null = null;
-    decision = await app.runner.withProgress((eventsDone, _total, events) => {
+  const report = input.progress;
+  let counted: { events: readonly StoredEvent[]; workoutsDone: (eventsDone: number) => number; total: number } | null = null;
+  const progress: ApplyProgress | undefined =
+    report &&
+    ((eventsDone, _total, events) => {
       if (counted?.events !== events) {
         const workoutsDone = workoutCounter(events);
         counted = { events, workoutsDone, total: workoutsDone(events.length) };
       }
       if (counted.total > 0) report(counted.workoutsDone(eventsDone), counted.total);
-    }, save);
-  } else {
-    decision = await save();
-  }
+    });
+  const decision = await app.runner.withProgress(progress, () =>
+    app.records.import(athlete.athlete_id, command, { type: 'import', id: `${input.app}:${command.file_sha256.slice(0, 16)}` }),
+  );
   return {
     workouts_in_file: workouts.length,
     workouts_added: decision.workoutsAdded,
