@@ -222,8 +222,8 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
   await measure(ceiling.base, await authorize(first), { ...settings.load, seconds: LOAD_GENERATOR_WARMUP_SECONDS, warmupSeconds: 0 });
   const results: OperationResult[] = [];
   for (const groups of byOperation(cases)) {
-    const measuredBefore = new Map<Case[], { ceiling: Measurement | null; floor: FloorMeasurement | null }>();
-    for (const group of groups) measuredBefore.set(group, await measureReferences(settings, ceiling, floor, captured, authorize, group));
+    const references: Array<{ ceiling: Measurement | null; floor: FloorMeasurement | null }> = [];
+    for (const group of groups) references.push(await measureReferences(settings, ceiling, floor, captured, authorize, group));
     // Reads are measured in passes over the operation's surfaces and athletes (REST 100, REST
     // 10,000, MCP 10,000, then the other way round), each case keeping its faster run: a burst of
     // other work on the machine during one run then moves neither the depth ratio, nor a fraction
@@ -241,12 +241,11 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
         best.set(c, faster(best.get(c) ?? null, await measure(server.base, await authorize(c), loadOf(settings, c), server.pid)));
       }
     }
-    for (const group of groups) {
+    groups.forEach((group, i) => {
       const reference = group[group.length - 1]!;
       const measured = group.map((c) => ({ athlete: c.athlete.label, measurement: best.get(c)! }));
-      const { ceiling: ceilingMeasurement, floor: floorMeasurement } = measuredBefore.get(group)!;
-      results.push(operationResult(reference.operation, reference.surface, reference.access, ceilingMeasurement, measured, reference.twin ?? null, floorMeasurement));
-    }
+      results.push(operationResult(reference.operation, reference.surface, reference.access, references[i]!.ceiling, measured, reference.twin ?? null, references[i]!.floor));
+    });
   }
   return relateToRest(results);
 }
