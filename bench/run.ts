@@ -183,7 +183,7 @@ function byOperation(cases: Case[]): Case[][][] {
  * response. Other work on the machine only ever worsens a figure, and it does not strike each figure
  * in the same run: a p99 of 32 connections over 3 s is set by the few pauses in that window, and
  * moved by half from one run to the next where requests/s moved by a few percent. Every case (both
- * athletes alike) keeps its best of each, so a disturbed run moves no ratio.
+ * athletes alike) keeps its best of each, so that one disturbed run does not decide a ratio.
  */
 function best(a: Measurement | null, b: Measurement): Measurement {
   if (!a) return b;
