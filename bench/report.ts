@@ -3,7 +3,7 @@ import { CLI_TARGETS, type CliMeasured } from './cli.ts';
 import { cpus, totalmem, platform, arch } from 'node:os';
 import type { AccessKind } from '../contracts/common.ts';
 import type { Surface } from './cases.ts';
-import type { ReviewMeasured } from './review.ts';
+import { REVIEW_TARGET, type ReviewMeasured } from './review.ts';
 import type { Load, Measurement } from './measure.ts';
 import type { PrepareFloorMeasured } from './prepare-floor.ts';
 import type { StreamFacts } from './prepare-floor-process.ts';
@@ -385,9 +385,6 @@ export function formatSummary(results: BenchResults, athletes: string[], results
 }
 
 const LABEL_WIDTH = 38;
-
-/** Approving and undoing a 50-change batch: at most this multiple of appending its events. */
-const REVIEW_TARGET = 2;
 
 function slowestStart(cli: CliMeasured): Extreme {
   const [operation, value] = cli.helpSeconds >= cli.athletesListSeconds ? ['repledger --help', cli.helpSeconds] : ['repledger athletes list', cli.athletesListSeconds];
