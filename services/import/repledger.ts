@@ -2,9 +2,9 @@
 // losslessly. Every item arrives with its id, revision and times (the record decider's `carry`),
 // in one append with its `import.completed`: all of it lands, or none. The profile settings that
 // change how the record reads (timezone, units, name) are set first, so that the projections
-// date every item in the timezone it had.
+// date every item in the timezone it had, and put back if the items then do not land.
 import { EXPORT_SECTIONS, formatRefusal, recordExport, type ExportEntry, type RecordExport } from '../../contracts/export.ts';
-import type { ImportCompletedEvent } from '../../contracts/events.ts';
+import type { Actor, ImportCompletedEvent } from '../../contracts/events.ts';
 import { recordKinds } from '../../contracts/record.ts';
 import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
@@ -72,6 +72,9 @@ export async function importRecordExport(app: App, athlete: AthleteState, input:
       }),
     );
   } catch (error) {
+    // The profile was set for items that did not land (the record filled meanwhile, or the append
+    // failed): it goes back to what it was, so that a refused file changes nothing.
+    if (profileUpdated) await restoreProfile(app, athlete, actor, error);
     refuse(error);
   }
   return {
@@ -81,6 +84,15 @@ export async function importRecordExport(app: App, athlete: AthleteState, input:
     exercises_added: completed.data.exercises_added,
     profile_updated: profileUpdated,
   };
+}
+
+async function restoreProfile(app: App, athlete: AthleteState, actor: Actor, cause: unknown): Promise<void> {
+  try {
+    await app.athletes.updateProfile(athlete.email, athlete.profile, actor);
+  } catch (error) {
+    const why = (e: unknown) => (e instanceof Error ? e.message : String(e));
+    throw new Error(`the import failed (${why(cause)}), and the profile it had set could not be put back (${why(error)}): set it again with the account's settings`, { cause });
+  }
 }
 
 /** The document, or a refusal naming what is wrong with it: not JSON, another format, or the JSON path of the first invalid value. */
