@@ -203,24 +203,35 @@ function receiptRow(athleteId: string, doc: ProposalDoc): ReceiptRow | null {
 /**
  * Receipts matching a filter (`since`/`until` on the commit time), newest committed first. The read
  * model is ordered by preparation, and a commit comes at most the expiry after its preparation, so
- * the index is read from `since` minus the expiry and the commit time filtered exactly.
+ * the index is read from `since` minus the expiry and the commit time filtered exactly; and an
+ * athlete's scan, newest prepared first, goes on past `limit` receipts until a proposal was
+ * prepared more than the expiry before the oldest commit kept: a proposal prepared earlier may
+ * have been committed later than one prepared after it.
  */
 export async function listReceipts(app: AuditDeps, filter: Omit<ProposalFilter, 'status'>, limit: number): Promise<ReceiptRow[]> {
   const out: ReceiptRow[] = [];
   const ids = filter.athleteId ? [filter.athleteId] : athleteIds(app);
-  const prepared = { ...filter, since: filter.since && new Date(Date.parse(filter.since) - WRITE_POLICY.proposalExpiryMinutes * 60_000).toISOString() };
+  const expiryMs = WRITE_POLICY.proposalExpiryMinutes * 60_000;
+  const prepared = { ...filter, since: filter.since && new Date(Date.parse(filter.since) - expiryMs).toISOString() };
   for await (const athleteId of ids) {
-    let n = 0;
+    /** This athlete's newest commits so far, newest first, at most `limit`. */
+    const newest: ReceiptRow[] = [];
     for await (const p of athleteProposals(app, athleteId, prepared)) {
+      const oldestKept = newest.length >= limit ? newest[newest.length - 1]! : null;
+      if (oldestKept && Date.parse(p.doc.prepared_at) + expiryMs < Date.parse(oldestKept.receipt.committed_at)) break;
       const row = receiptRow(athleteId, p.doc);
       if (!row) continue;
       if ((filter.since && row.receipt.committed_at < filter.since) || (filter.until && row.receipt.committed_at > filter.until)) continue;
-      out.push(row);
-      if (++n >= limit) break;
+      newest.push(row);
+      newest.sort(newestCommitFirst);
+      if (newest.length > limit) newest.pop();
     }
+    out.push(...newest);
   }
-  return out.sort((a, b) => b.receipt.committed_at.localeCompare(a.receipt.committed_at)).slice(0, limit);
+  return out.sort(newestCommitFirst).slice(0, limit);
 }
+
+const newestCommitFirst = (a: ReceiptRow, b: ReceiptRow) => b.receipt.committed_at.localeCompare(a.receipt.committed_at);
 
 export async function showReceipt(app: AuditDeps, commandId: string, athleteId?: string): Promise<ReceiptRow> {
   const found = await findProposal(app, commandId, athleteId);
