@@ -99,7 +99,10 @@ export function registerImport(web: FastifyInstance, app: App, show: Show): void
     const session = request.session;
     const athlete = session ? await app.athletes.get(session.athlete_id) : null;
     if (!session || !athlete) return reply.redirect('/sign-in', 303);
-    const refuse = (message: string, status = 400) => showImport(reply, session, importPage(athlete, session, null, message), status);
+    // A refused upload shows the form again as it was sent: a Strong file in pounds re-uploaded
+    // after a fix must not go in as kilograms because the form fell back to the defaults.
+    const chosen = choicesOf(request.body);
+    const refuse = (message: string, status = 400) => showImport(reply, session, importPage(athlete, session, null, message, chosen), status);
     const form = readForm(fields, request.body);
     if (!form.ok) return refuse(form.message);
     const { app: from, file: upload } = form.data;
@@ -124,8 +127,27 @@ export function registerImport(web: FastifyInstance, app: App, show: Show): void
 }
 
 
-function importPage(athlete: AthleteState, session: Session, done: { added: number; skipped: number; exercises: number; inFile: number; from: string } | null, error: string | null): Html {
-  const unit = athlete.profile.unit_preference;
+/** What the form sent for its choices, each where it is one the form offers. */
+type Choices = { app?: 'hevy' | 'strong'; weight_unit?: 'kg' | 'lbs'; distance_unit?: 'km' | 'mi' };
+
+function choicesOf(body: unknown): Choices {
+  const sent = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const one = <T extends string>(value: unknown, allowed: readonly T[]): T | undefined => (allowed.includes(value as T) ? (value as T) : undefined);
+  return { app: one(sent.app, ['hevy', 'strong']), weight_unit: one(sent.weight_unit, ['kg', 'lbs']), distance_unit: one(sent.distance_unit, ['km', 'mi']) };
+}
+
+function importPage(
+  athlete: AthleteState,
+  session: Session,
+  done: { added: number; skipped: number; exercises: number; inFile: number; from: string } | null,
+  error: string | null,
+  chosen: Choices = {},
+): Html {
+  const from = chosen.app ?? 'hevy';
+  const weightUnit = chosen.weight_unit ?? athlete.profile.unit_preference;
+  const distanceUnit = chosen.distance_unit ?? (weightUnit === 'lbs' ? 'mi' : 'km');
+  const selected = (on: boolean) => (on ? html` selected` : '');
+  const checked = (on: boolean) => (on ? html` checked` : '');
   return html`<h1>Import workouts</h1>
 ${done
   ? html`<div class="notice" role="status"><p><strong>Imported ${count(done.added, 'workout')} from ${done.from}.</strong></p><p>${done.inFile ? `The file held ${count(done.inFile, 'workout')}. ` : ''}${
@@ -137,14 +159,14 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <p>Bring your history from Hevy or Strong: export it as CSV in the app, then upload the file here. The whole file is imported, or none of it: a row RepLedger cannot read is named by its line, and nothing is saved. Importing the same file again, or a later export that overlaps it, adds only the workouts not yet in your record.</p>
 <form id="import-form" method="post" action="/import" enctype="multipart/form-data"><input type="hidden" name="_csrf" value="${session.csrf}">
 <fieldset><legend><strong>Exported from</strong></legend>
-<label class="area"><input type="radio" name="app" value="hevy" checked><span>Hevy <span class="hint">(in Hevy's settings, export your workouts as CSV; the file says itself whether it is in kilograms or pounds)</span></span></label>
-<label class="area"><input type="radio" name="app" value="strong"><span>Strong <span class="hint">(in Strong's settings, export your data as CSV)</span></span></label>
+<label class="area"><input type="radio" name="app" value="hevy"${checked(from === 'hevy')}><span>Hevy <span class="hint">(in Hevy's settings, export your workouts as CSV; the file says itself whether it is in kilograms or pounds)</span></span></label>
+<label class="area"><input type="radio" name="app" value="strong"${checked(from === 'strong')}><span>Strong <span class="hint">(in Strong's settings, export your data as CSV)</span></span></label>
 </fieldset>
 <fieldset><legend><strong>For a Strong file: its units</strong> <span class="hint">(Strong's file does not say)</span></legend>
 <label for="weight_unit">Weights in the file</label>
-<select id="weight_unit" name="weight_unit"><option value="kg"${unit === 'kg' ? html` selected` : ''}>kilograms</option><option value="lbs"${unit === 'lbs' ? html` selected` : ''}>pounds</option></select>
+<select id="weight_unit" name="weight_unit"><option value="kg"${selected(weightUnit === 'kg')}>kilograms</option><option value="lbs"${selected(weightUnit === 'lbs')}>pounds</option></select>
 <label for="distance_unit">Distances in the file</label>
-<select id="distance_unit" name="distance_unit"><option value="km"${unit === 'kg' ? html` selected` : ''}>kilometres</option><option value="mi"${unit === 'lbs' ? html` selected` : ''}>miles</option></select>
+<select id="distance_unit" name="distance_unit"><option value="km"${selected(distanceUnit === 'km')}>kilometres</option><option value="mi"${selected(distanceUnit === 'mi')}>miles</option></select>
 </fieldset>
 <label for="file">Export file (CSV, at most ${IMPORT_MAX_BYTES / 1024 / 1024} MB)</label>
 <input type="file" id="file" name="file" accept=".csv,text/csv" required>

@@ -80,6 +80,17 @@ test('over HTTP: the summary, the size limit, a missing file, a field twice, a f
     const wrongApp = await upload(c, { _csrf: csrf, app: 'strong' }, { name: 'hevy.csv', text: hevy });
     assert.is(wrongApp.status, 400);
     assert.match(wrongApp.text, 'looks like a Hevy export');
+    // A refused Strong upload in pounds shows the form as it was sent, so that the fixed file
+    // goes in as pounds too, not as the profile's kilograms.
+    const strongLines = generateStrongExport({ workouts: 2, seed: 3, weightUnit: 'lbs', distanceUnit: 'mi' }).split('\n');
+    strongLines[2] = strongLines[2]!.replace(/,(\d+(\.\d+)?),/, ',1x$1,');
+    const badStrong = await upload(c, { _csrf: csrf, app: 'strong', weight_unit: 'lbs', distance_unit: 'mi' }, { name: 'strong.csv', text: strongLines.join('\n') });
+    assert.is(badStrong.status, 400);
+    assert.match(badStrong.text, 'strong.csv line 3');
+    assert.match(badStrong.text, '<input type="radio" name="app" value="strong" checked>');
+    assert.match(badStrong.text, '<option value="lbs" selected>pounds</option>');
+    assert.match(badStrong.text, '<option value="mi" selected>miles</option>');
+    assert.not.match(badStrong.text, 'value="hevy" checked');
     const stranger = new FormClient(s.base);
     await stranger.get('/sign-in');
     assert.is((await upload(stranger, { _csrf: csrf, app: 'hevy' }, { name: 'w.csv', text: generateHevyExport({ workouts: 2, seed: 9 }) })).status, 403);
