@@ -64,6 +64,8 @@ const STYLE = `
   table.diff { width: 100%; border-collapse: collapse; margin-top: .75rem; font-size: .95rem; }
   table.diff th, table.diff td { text-align: left; vertical-align: top; padding: .4rem .5rem .4rem 0; border-top: 1px solid var(--line); overflow-wrap: anywhere; }
   table.diff thead th { border-top: 0; color: var(--muted); font-weight: 600; }
+  /* Field names break between words only: breaking anywhere let the table squeeze their column to a letter a line. */
+  table.diff th { overflow-wrap: normal; }
   .receipt td:last-child, .receipt th:last-child, .receipt code { white-space: nowrap; }
   ul.proposals, ul.undo { padding-left: 1.1rem; }
   ul.proposals li, ul.undo li { margin: .6rem 0; }
@@ -76,7 +78,9 @@ const STYLE = `
   ul.tokens li:first-child { border-top: 0; }
   ul.tokens .what { flex: 1 1 14rem; min-width: 0; overflow-wrap: anywhere; }
   ul.tokens .what .hint { display: block; }
-  ul.tokens form { flex: none; margin-left: auto; }
+  /* May shrink: a long token name in its Revoke button wraps inside the card instead of widening the page. */
+  ul.tokens form { flex: 0 1 auto; min-width: 0; margin-left: auto; }
+  ul.tokens form button { max-width: 100%; overflow-wrap: anywhere; }
   label.area { display: flex; gap: .6rem; align-items: flex-start; font-weight: 400; margin: .8rem 0; }
   label.area input { flex: none; margin-top: .35rem; width: 1.1rem; height: 1.1rem; }
   label.area .hint { display: block; margin: 0; }

@@ -60,7 +60,8 @@ async function extrasOf(r: WebRecord): Promise<Extras> {
     proposalBody([{ op: 'create', kind: 'meal', record: { eaten_at: `${TODAY}T07:30:00.000Z`, name: 'Porridge', calories_kcal: 350, protein_g: 12, carbohydrate_g: 60, fat_g: 6 } }]),
   );
   assert.is(prepared.status, 201, JSON.stringify(prepared.body));
-  await r.s.app.botTokens.create(r.largeId, 'Discord stats bot', { type: 'athlete', id: r.largeId });
+  // A long name (the limit is 100 characters): its Revoke button must wrap inside the card on a phone.
+  await r.s.app.botTokens.create(r.largeId, 'Discord stats bot for the Thursday-night lifting club, posting weekly volumes', { type: 'athlete', id: r.largeId });
   const exercises = await r.s.app.reads.page<{ id: string; name: string }>('exercises', { partition: r.largeId, index: 'by_name', direction: 'asc', limit: 100 });
   return { exerciseId: exercises.find((e) => e.name === 'Bench Press (Barbell)')!.id, proposalPath: new URL(prepared.body.data.proposal.approval_url as string).pathname, grantId };
 }
