@@ -33,12 +33,27 @@ export async function athleteIdOf(app: App, ref: string | undefined): Promise<st
   return ref === undefined ? undefined : (await findAthlete(app, ref)).athlete_id;
 }
 
-/** An ISO instant from `--since`/`--until`: a bare date is the start (or, for `until`, the end) of that UTC day. */
+/** `2026-01-31`, or a date-time to the minute, second or millisecond, with or without an offset. */
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+/**
+ * An ISO instant from `--since`/`--until`: a bare date is the start (or, for `until`, the end) of
+ * that UTC day, and a date-time without an offset is UTC, whatever the machine's timezone (as
+ * `Date.parse` would not have it). A date that does not exist (30 February) is refused, not rolled
+ * over into the next month.
+ */
 export function instantOf(flag: 'since' | 'until', value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
-  const ms = Date.parse(dateOnly ? `${value}T${flag === 'since' ? '00:00:00.000' : '23:59:59.999'}Z` : value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) throw new DomainError('invalid_input', `--${flag} must be an ISO date or date-time (2026-01-31 or 2026-01-31T12:00:00Z), not "${value}"`);
+  const refused = () => new DomainError('invalid_input', `--${flag} must be an ISO date or date-time (2026-01-31 or 2026-01-31T12:00:00Z), not "${value}"`);
+  const m = ISO_INSTANT.exec(value);
+  if (!m) throw refused();
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) as [number, number, number, number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  const real = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour <= 23 && minute <= 59 && second <= 59;
+  if (!real) throw refused();
+  if (m[4] === undefined) return `${value}T${flag === 'since' ? '00:00:00.000' : '23:59:59.999'}Z`;
+  const ms = Date.parse(m[7] === undefined ? `${value}Z` : value);
+  if (Number.isNaN(ms)) throw refused();
   return new Date(ms).toISOString();
 }
 
