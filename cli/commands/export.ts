@@ -1,4 +1,3 @@
-import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { Flags } from '@oclif/core';
@@ -7,6 +6,7 @@ import type { ExportSection } from '../../contracts/export.ts';
 import { DomainError } from '../../services/domain/errors.ts';
 import { athleteFlag, findAthlete } from '../athlete.ts';
 import { AppCommand } from '../base.ts';
+import { OutputFile } from '../output-file.ts';
 import { progressBar } from '../progress.ts';
 
 export default class Export extends AppCommand {
@@ -30,20 +30,22 @@ export default class Export extends AppCommand {
     if (this.jsonEnabled() && toStdout) throw new DomainError('invalid_input', '--json needs --file PATH: with --file - the document itself is written to stdout');
     const app = await this.app();
     const athlete = await findAthlete(app, flags.athlete);
-    const out: Writable = toStdout ? process.stdout : createWriteStream(flags.file, { flags: 'wx' });
-    if (!toStdout) await once(out, 'open').catch((error: NodeJS.ErrnoException) => {
-      throw new DomainError('invalid_input', error.code === 'EEXIST' ? `${flags.file} exists; the export does not overwrite a file` : `cannot write ${flags.file}: ${error.message}`);
-    });
-    const dump = await exportRecord(app, athlete.athlete_id);
+    const file = toStdout ? null : await OutputFile.open(flags.file);
+    const out: Writable = file?.stream ?? process.stdout;
     const bar = progressBar('Exporting', this.progressEnabled() || !toStdout);
+    let dump: Awaited<ReturnType<typeof exportRecord>>;
     try {
+      dump = await exportRecord(app, athlete.athlete_id);
       for await (const chunk of dump.chunks((done, total) => bar.update(done, total))) {
         // Respect back-pressure, so that memory stays flat however large the record.
         if (!out.write(chunk)) await once(out, 'drain');
       }
+      await file?.commit();
+    } catch (error) {
+      file?.abandon();
+      throw error;
     } finally {
       bar.stop();
-      if (!toStdout) await new Promise<void>((resolve) => out.end(resolve));
     }
     const summary = `Exported ${dump.items} item${dump.items === 1 ? '' : 's'} (${dump.counts.workouts} workouts, ${dump.counts.exercises} exercises)`;
     if (toStdout) process.stderr.write(`${summary}.\n`);

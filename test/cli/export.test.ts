@@ -2,7 +2,7 @@
 // round-trips into an empty account (exported again, it is the same document), and the import
 // refuses, changing nothing, a non-empty target, another format version, a file that is not JSON
 // and an invalid document (naming the JSON path); kill -9 in the middle leaves nothing.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -112,6 +112,30 @@ test('refusals name what was wrong and import nothing', async () => {
   } finally {
     await t.close();
   }
+});
+
+test('Ctrl-C in the middle of an export leaves no file behind; the export then runs whole', async () => {
+  const file = join(dataDir, 'interrupted.json');
+  const { child, done } = startCli(['export', '--athlete', 'a@example.com', '--file', file], env);
+  let interruptedAt: string | null = null;
+  let seen = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    seen += d.toString();
+    const m = /\| (\d+)\/(\d+)/.exec(seen);
+    if (interruptedAt === null && m && Number(m[1]) < Number(m[2])) {
+      interruptedAt = m[0];
+      child.kill('SIGINT');
+    }
+  });
+  const result = await done;
+  assert.ok(interruptedAt !== null, `the export never reported progress: ${result.stderr}`);
+  assert.is(result.code, 130, result.stderr);
+  assert.equal(readdirSync(dataDir).filter((f) => f.includes('interrupted')), [], `interrupted at ${interruptedAt}, yet a file is left`);
+
+  const whole = await cliJson<{ items: number }>(['export', '--athlete', 'a@example.com', '--file', file], env);
+  assert.is(recordExport.parse(JSON.parse(readFileSync(file, 'utf8'))).record.workouts.length, WORKOUTS);
+  assert.ok(whole.items > WORKOUTS);
+  assert.equal(readdirSync(dataDir).filter((f) => f.includes('interrupted')), ['interrupted.json'], 'only the document, no partial file');
 });
 
 test('kill -9 in the middle of an import leaves the record empty; the import then lands whole', async () => {

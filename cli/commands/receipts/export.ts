@@ -1,10 +1,10 @@
-import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { Flags } from '@oclif/core';
 import { DomainError } from '../../../services/domain/errors.ts';
 import { athleteIdOf, auditFlags } from '../../audit.ts';
 import { AppCommand } from '../../base.ts';
+import { OutputFile } from '../../output-file.ts';
 import { progressBar } from '../../progress.ts';
 
 export default class ReceiptsExport extends AppCommand {
@@ -24,10 +24,8 @@ export default class ReceiptsExport extends AppCommand {
     if (this.jsonEnabled() && !flags.output) throw new DomainError('invalid_input', '--json needs --output: without it the receipts themselves are written to stdout as JSON Lines');
     const app = await this.app();
     const athleteId = await athleteIdOf(app, flags.athlete);
-    const out: Writable = flags.output ? createWriteStream(flags.output, { flags: 'wx' }) : process.stdout;
-    if (flags.output) await once(out, 'open').catch((error: NodeJS.ErrnoException) => {
-      throw new DomainError('invalid_input', error.code === 'EEXIST' ? `${flags.output} exists; the export does not overwrite a file` : `cannot write ${flags.output}: ${error.message}`);
-    });
+    const file = flags.output ? await OutputFile.open(flags.output) : null;
+    const out: Writable = file?.stream ?? process.stdout;
     const bar = progressBar('Exporting receipts', !this.jsonEnabled() || Boolean(flags.output));
     let count = 0;
     try {
@@ -36,9 +34,12 @@ export default class ReceiptsExport extends AppCommand {
         if (!out.write(`${JSON.stringify(row)}\n`)) await once(out, 'drain');
         count++;
       }
+      await file?.commit();
+    } catch (error) {
+      file?.abandon();
+      throw error;
     } finally {
       bar.stop();
-      if (flags.output) await new Promise<void>((resolve) => out.end(resolve));
     }
     if (flags.output) this.log(`Exported ${count} receipt${count === 1 ? '' : 's'} to ${flags.output}.`);
     else process.stderr.write(`Exported ${count} receipt${count === 1 ? '' : 's'}.\n`);

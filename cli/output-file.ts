@@ -1,0 +1,74 @@
+// A file a command writes (an export), which appears under its name only once it is complete: it is
+// written under a temporary name beside it and linked to its name at the end. Interrupted (an
+// error, Ctrl-C, a terminated process) the temporary file is removed, so neither a truncated
+// document under the name asked for nor a name a retry would refuse is left behind. Linking, not
+// renaming, keeps the promise that an existing file is never overwritten, even one created meanwhile.
+import { createWriteStream, existsSync, linkSync, unlinkSync, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { basename, dirname, join } from 'node:path';
+import { DomainError } from '../services/domain/errors.ts';
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** The shell's exit status for a process ended by a signal: 128 and its number. */
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+
+export class OutputFile {
+  readonly stream: WriteStream;
+  readonly #path: string;
+  readonly #partial: string;
+  #done = false;
+  readonly #onSignal = (signal: (typeof SIGNALS)[number]) => {
+    this.abandon();
+    process.exit(SIGNAL_EXIT[signal]);
+  };
+
+  private constructor(path: string) {
+    this.#path = path;
+    this.#partial = join(dirname(path), `.${basename(path)}.${process.pid}.partial`);
+    this.stream = createWriteStream(this.#partial, { flags: 'wx' });
+  }
+
+  /** Refuses a path that exists already (the export never overwrites) or cannot be written. */
+  static async open(path: string): Promise<OutputFile> {
+    const refusal = (error: NodeJS.ErrnoException) =>
+      new DomainError('invalid_input', error.code === 'EEXIST' ? `${path} exists; the export does not overwrite a file` : `cannot write ${path}: ${error.message}`);
+    // Asked first so that the refusal comes before any work; linking at the end asks again.
+    if (existsSync(path)) throw refusal(Object.assign(new Error('exists'), { code: 'EEXIST' }));
+    const file = new OutputFile(path);
+    await once(file.stream, 'open').catch((error: NodeJS.ErrnoException) => {
+      throw refusal(error);
+    });
+    for (const signal of SIGNALS) process.once(signal, file.#onSignal);
+    return file;
+  }
+
+  /** Everything is written: the file gets its name. */
+  async commit(): Promise<void> {
+    await new Promise<void>((resolve, reject) => this.stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    try {
+      linkSync(this.#partial, this.#path);
+    } catch (error) {
+      this.abandon();
+      const e = error as NodeJS.ErrnoException;
+      throw new DomainError('invalid_input', e.code === 'EEXIST' ? `${this.#path} was created while the export ran; the export does not overwrite a file` : `cannot write ${this.#path}: ${e.message}`);
+    }
+    this.#finish();
+  }
+
+  /** The work failed or was interrupted: nothing is left on disk. */
+  abandon(): void {
+    this.stream.destroy();
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#done) return;
+    this.#done = true;
+    for (const signal of SIGNALS) process.removeListener(signal, this.#onSignal);
+    try {
+      unlinkSync(this.#partial);
+    } catch {
+      // Already gone: nothing to clean.
+    }
+  }
+}
