@@ -8,13 +8,15 @@ import type { Clock } from './domain/clock.ts';
 import { DomainError } from './domain/errors.ts';
 import { sha256Hex } from './domain/ids.ts';
 import type { EventStore } from './store/event-store.ts';
-import type { ReadStore } from './store/read-store.ts';
+import type { KeyValue, ReadStore } from './store/read-store.ts';
 import { UsageLog } from './usage.ts';
 
 const PREFIX = 'rlb_';
 /** How much of a token the athlete sees to tell tokens apart: 24 of its 256 random bits. */
 const SHOWN_LENGTH = PREFIX.length + 4;
 const USAGE = 'bot_token_usage';
+/** Tokens read at a time when all of an athlete's are listed. */
+const LIST_PAGE = 200;
 
 export type BotTokenListing = BotTokenDoc & { last_used_at: string | null };
 
@@ -55,9 +57,16 @@ export class BotTokenService {
     await this.#append(athleteId, { type: 'bot_token.revoked', data: { token_id: tokenId, athlete_id: athleteId } }, actor);
   }
 
-  /** The athlete's tokens, newest first, with when each was last used. */
+  /** Every one of the athlete's tokens, newest first, with when each was last used: read a page at a time, none left out. */
   async list(athleteId: string): Promise<BotTokenListing[]> {
-    const tokens = await this.#reads.page<BotTokenDoc>(BOT_TOKENS, { partition: BOT_TOKENS_PARTITION, index: 'by_athlete', prefix: [athleteId], direction: 'desc', limit: 200 });
+    const tokens: BotTokenDoc[] = [];
+    for (let after: KeyValue[] | undefined; ; ) {
+      const page = await this.#reads.page<BotTokenDoc>(BOT_TOKENS, { partition: BOT_TOKENS_PARTITION, index: 'by_athlete', prefix: [athleteId], direction: 'desc', limit: LIST_PAGE, ...(after && { after }) });
+      tokens.push(...page);
+      if (page.length < LIST_PAGE) break;
+      const last = page[page.length - 1]!;
+      after = [last.created_at, last.id];
+    }
     return Promise.all(tokens.map(async (t) => ({ ...t, token_prefix: t.token_prefix ?? null, last_used_at: await this.#usage.lastUsedAt(athleteId, t.id) })));
   }
 

@@ -5,6 +5,8 @@ export default class Status extends AppCommand {
   static override description = 'Show the stores in use (engine, path or connection) and the projection mode';
 
   async run(): Promise<{ stores: { events: Record<string, unknown>; reads: Record<string, unknown> }; projections: string }> {
+    // Parsing refuses flags the command does not take, and marks the end of usage errors.
+    await this.parse(Status);
     const app = await this.app();
     const [events, reads] = await Promise.all([app.events.describe(), app.reads.describe()]);
     for (const [name, store] of [['events', events], ['reads', reads]] as const) {

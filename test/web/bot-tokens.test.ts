@@ -7,6 +7,27 @@ import { sha256Hex } from '../../services/domain/ids.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { connect, PASSWORD, registerPro } from '../support/connect.ts';
 import { startServer } from '../support/server.ts';
+import { openTestApp, registerAthlete } from '../support/app.ts';
+
+test('the list holds every token, newest first, however many there are (read a page at a time)', async () => {
+  const t = await openTestApp({ now: '2026-06-01T12:00:00.000Z' });
+  try {
+    const athleteId = await registerAthlete(t.app, { tier: 'pro' });
+    const made: string[] = [];
+    for (let i = 0; i < 205; i++) {
+      // Two a minute: pages meet both ties of creation time and distinct times.
+      if (i % 2 === 0) t.clock.advance(60_000);
+      made.push((await t.app.botTokens.create(athleteId, `bot ${i}`, { type: 'athlete', id: athleteId })).token_id);
+    }
+    const listed = await t.app.botTokens.list(athleteId);
+    assert.is(listed.length, 205);
+    assert.equal(new Set(listed.map((x) => x.id)), new Set(made), 'every token, the oldest too');
+    const times = listed.map((x) => x.created_at);
+    assert.equal(times, [...times].sort().reverse(), 'newest first');
+  } finally {
+    await t.close();
+  }
+});
 
 test('a bot token reads /api/v1 and nothing else; an Agent Access token does not read /api/v1', async () => {
   const s = await startServer();
