@@ -56,12 +56,25 @@ function fieldList(fields: Array<{ label: string; value: string }>): Html {
   return html`<dl class="fields">${fields.map((f) => html`<dt>${f.label}</dt><dd>${f.value}</dd>`)}</dl>`;
 }
 
+/**
+ * Where a proposal stands for its changes: waiting for review, saved (committed, or undone since),
+ * or never saved (rejected, expired, conflicted), when there are no earlier values to show, only
+ * what was proposed.
+ */
+type ChangeStage = 'pending' | 'saved' | 'unsaved';
+
 /** One change as the athlete reviews it: the new item, the fields that change (before → after), or what goes. */
-function changeCard(action: NormalisedAction, summary: string | null, current: Record<string, unknown> | null | undefined, ctx: ViewContext, pending: boolean): Html {
+function changeCard(action: NormalisedAction, summary: string | null, current: Record<string, unknown> | null | undefined, ctx: ViewContext, stage: ChangeStage): Html {
   const title = `${VERBS[action.op]} ${kindTitle(action.kind).toLowerCase()}`;
+  const pending = stage === 'pending';
   let body: Html;
   if (action.op === 'create') body = fieldList(fieldsOf(action.kind, action.record!, ctx));
-  else if (current === undefined) body = html`<p class="hint">Its earlier values are no longer kept.</p>`;
+  else if (stage === 'unsaved') {
+    body =
+      action.op === 'delete'
+        ? html`<p>Proposed to remove it. Nothing was removed.</p>`
+        : html`<p>Proposed values (nothing was changed):</p>${fieldList(fieldsOf(action.kind, action.record!, ctx))}`;
+  } else if (current === undefined) body = html`<p class="hint">Its earlier values are no longer kept.</p>`;
   else if (current === null) body = html`<p class="error">This item is no longer in your record, so approving will save nothing.</p>`;
   else if (action.op === 'delete') body = html`<p>${pending ? 'Will be removed:' : 'Removed:'}</p>${fieldList(fieldsOf(action.kind, current, ctx))}`;
   else {
@@ -160,8 +173,9 @@ export function registerProposals(web: FastifyInstance, app: App, show: Show): v
     const notice = (request.query as Record<string, unknown>).done;
     const changes = details
       ? details.actions.map((a, i) => {
-          const pending = review.status === 'prepared';
-          return changeCard(a, details.summaries[i] ?? null, pending ? (review.current.get(itemKey(WRITE_KINDS[a.kind], a.id)) ?? null) : beforeOf(review, a), ctx, pending);
+          const stage: ChangeStage = review.status === 'prepared' ? 'pending' : review.status === 'committed' || review.status === 'undone' ? 'saved' : 'unsaved';
+          const current = stage === 'pending' ? (review.current.get(itemKey(WRITE_KINDS[a.kind], a.id)) ?? null) : beforeOf(review, a);
+          return changeCard(a, details.summaries[i] ?? null, current, ctx, stage);
         })
       : [html`<div class="card"><p>The details of this proposal were removed after 30 days; the receipt below remains.</p></div>`];
     return show(

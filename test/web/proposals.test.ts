@@ -142,6 +142,19 @@ test('the review forms: another athlete\'s proposal is a 404 page; a cross-site 
     assert.is((await api.proposal(body.command_id)).body.data.proposal.status, 'prepared', 'nothing was decided');
     assert.is((await adaBrowser.post(`${path}/reject`, { _csrf: csrf })).status, 303);
     assert.is((await api.proposal(body.command_id)).body.data.proposal.status, 'rejected');
+    // Nothing was saved, so there are no earlier values to speak of: the page says what was proposed.
+    const rejected = (await adaBrowser.get(path)).text;
+    assert.match(rejected, 'Proposed to remove it. Nothing was removed.');
+    assert.not.match(rejected, 'no longer kept');
+    const { api: editor } = await writer(s, ada, ['nutrition'], ['nutrition:write']);
+    const edit = validBody([{ op: 'update', kind: 'meal', id: seeded.mealId, base_revision: 1, record: { eaten_at: new Date(Date.now() - 3_600_000).toISOString(), name: 'Overnight oats', calories_kcal: 420, protein_g: 14, carbohydrate_g: 60, fat_g: 7 } }]);
+    assert.is((await editor.prepare(edit)).status, 201);
+    const editPath = `/proposals/${edit.command_id}`;
+    assert.is((await adaBrowser.post(`${editPath}/reject`, { _csrf: FormClient.csrf((await adaBrowser.get(editPath)).text) })).status, 303);
+    const rejectedEdit = (await adaBrowser.get(editPath)).text;
+    assert.match(rejectedEdit, 'Proposed values (nothing was changed):');
+    assert.match(rejectedEdit, 'Overnight oats');
+    assert.not.match(rejectedEdit, 'no longer kept');
     assert.is((await adaBrowser.get('/proposals/not-a-uuid')).status, 404);
   } finally {
     await s.close();
