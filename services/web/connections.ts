@@ -26,6 +26,13 @@ const WHY_DISCONNECTED: Record<DisconnectReason, string> = {
   authorization_server: 'RepLedger ended its access.',
 };
 
+/** What the page says after a change to an app's write permissions (`?permissions=`). */
+const PERMISSION_NOTICES: Record<string, string> = {
+  '1': 'Saved. The app may now suggest what you allowed; nothing changes until you approve it.',
+  none: 'Nothing was allowed: no permission was ticked. The app may suggest what it could before.',
+  kept: 'Saved. The app may suggest only what is still ticked.',
+};
+
 export function whyDisconnected(reason: DisconnectReason | null | undefined): string {
   return reason ? WHY_DISCONNECTED[reason] : 'It no longer has access.';
 }
@@ -80,7 +87,7 @@ ${writePermissions(c.id, c.client_name, c.write_permissions ?? [], session.csrf)
       session,
       html`<h1>Connected apps</h1>
 ${notice ? html`<p class="notice" role="status">Disconnected. It can no longer read your record; copies it already received stay with it.</p>` : ''}
-${query.permissions ? html`<p class="notice" role="status">Saved. The app may now suggest what you allowed; nothing changes until you approve it.</p>` : ''}
+${query.permissions ? html`<p class="notice" role="status">${PERMISSION_NOTICES[String(query.permissions)] ?? PERMISSION_NOTICES['1']}</p>` : ''}
 ${rows.length ? rows : html`<div class="card"><p>No AI clients are connected. When you connect one, it appears here with what it may read.</p></div>`}
 ${ended.length ? html`<h2>Disconnected</h2>${ended.map(
   (c) => html`<div class="card connection disconnected">
@@ -104,8 +111,9 @@ ${ended.length ? html`<h2>Disconnected</h2>${ended.map(
       await app.connections.setWritePermissions(session.athlete_id, grantId, [form.data.keep ?? []].flat(), { onlyRemove: true });
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== 'not_found') throw error;
+      return reply.redirect('/connections', 303);
     }
-    return reply.redirect('/connections', 303);
+    return reply.redirect('/connections?permissions=kept', 303);
   });
 
   web.post('/connections/:grantId/disconnect', async (request, reply) => {

@@ -61,6 +61,7 @@ ${body}
     const form = readForm(allowFields, request.body);
     if (connection?.status !== 'connected' || !form.ok) return reply.redirect('/connections', 303);
     const allowed = [form.data.allow ?? []].flat();
+    if (allowed.length === 0) return reply.redirect('/connections?permissions=none', 303);
     await app.connections.setWritePermissions(session.athlete_id, grantId, [...(connection.write_permissions ?? []), ...allowed], { onlyRemove: false });
     return reply.redirect('/connections?permissions=1', 303);
   });

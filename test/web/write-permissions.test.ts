@@ -29,7 +29,9 @@ test('the settings page lists what a connection may suggest, and unticking turns
     const csrf = FormClient.csrf(page.text);
 
     const save = (keep: string[]) => browser.post(`/connections/${grantId}/write-permissions`, { _csrf: csrf, keep });
-    assert.is((await save(['training:write', 'nutrition:delete'])).status, 303);
+    const kept = await save(['training:write', 'nutrition:delete']);
+    assert.is(kept.status, 303);
+    assert.match((await browser.get(kept.headers.get('location')!)).text, 'Saved. The app may suggest only what is still ticked.');
     assert.equal((await s.app.connections.get(athleteId, grantId))!.write_permissions, ['training:write', 'nutrition:delete']);
     // Ticking one it does not hold adds nothing; a value that is no permission changes nothing.
     await save(['training:write', 'nutrition:delete', 'body_measurements:write']);
@@ -73,6 +75,12 @@ test('the permission form: the link an agent hands over asks, the athlete ticks,
     assert.match(form.text, 'value="nutrition:delete"');
     assert.not.match(form.text, 'everything', 'an unknown permission is not offered');
     assert.not.match(form.text, ' checked', 'nothing is ticked for the athlete');
+
+    // Sent with nothing ticked: nothing is granted, and the page does not claim otherwise.
+    const none = await browser.post(`/connections/${grantId}/write-permissions/request`, { _csrf: FormClient.csrf(form.text) });
+    assert.is(none.headers.get('location'), '/connections?permissions=none');
+    assert.match((await browser.get(none.headers.get('location')!)).text, 'Nothing was allowed: no permission was ticked.');
+    assert.equal((await s.app.connections.get(athleteId, grantId))!.write_permissions ?? [], []);
 
     const saved = await browser.post(`/connections/${grantId}/write-permissions/request`, { _csrf: FormClient.csrf(form.text), allow: ['training:write'] });
     assert.is(saved.headers.get('location'), '/connections?permissions=1');
