@@ -81,12 +81,39 @@ function yAxis(ticks: number[], y: (v: number) => number): Html {
   )}`;
 }
 
+/**
+ * A label's width in the drawing's units, at the largest size the page sets (20px on a phone),
+ * from its length: generous, so that two labels judged apart are apart in any sans-serif font.
+ */
+const labelWidth = (label: string) => label.length * 11.5;
+/** Space kept between two labels. */
+const LABEL_GAP = 10;
+
+/**
+ * Where each date tick's label goes, or null where it would run into the label before it (the
+ * tick is still drawn). The first label starts at its tick and the last ends at its tick, so that
+ * neither leaves the drawing.
+ */
+export function placeLabels(ticks: ReadonlyArray<{ label: string; at: number }>): Array<{ anchor: 'start' | 'middle' | 'end' } | null> {
+  let lastRight = -Infinity;
+  return ticks.map((t, i) => {
+    const anchor = ticks.length > 1 && i === 0 && t.at - MARGIN.left < 40 ? 'start' : t.at > WIDTH - 60 ? 'end' : 'middle';
+    const width = labelWidth(t.label);
+    const left = anchor === 'start' ? t.at : anchor === 'end' ? t.at - width : t.at - width / 2;
+    if (left < lastRight + LABEL_GAP) return null;
+    lastRight = left + width;
+    return { anchor };
+  });
+}
+
 function xAxis(from: string, to: string, x: (date: string) => number): Html {
-  const ticks = dateTicks(from, to);
+  const ticks = dateTicks(from, to).map((t) => ({ ...t, at: x(t.date) }));
+  const placed = placeLabels(ticks);
   return html`${ticks.map((t, i) => {
-    // The first label starts at its tick and the last ends at its tick, so neither leaves the drawing.
-    const anchor = ticks.length > 1 && i === 0 && x(t.date) - MARGIN.left < 40 ? 'start' : x(t.date) > WIDTH - 60 ? 'end' : 'middle';
-    return html`<line class="tick" x1="${fmt(x(t.date))}" x2="${fmt(x(t.date))}" y1="${MARGIN.top + PLOT_H}" y2="${MARGIN.top + PLOT_H + 6}"></line><text class="axis" x="${fmt(x(t.date))}" y="${HEIGHT - 8}" text-anchor="${anchor}">${t.label}</text>`;
+    const label = placed[i];
+    return html`<line class="tick" x1="${fmt(t.at)}" x2="${fmt(t.at)}" y1="${MARGIN.top + PLOT_H}" y2="${MARGIN.top + PLOT_H + 6}"></line>${
+      label ? html`<text class="axis" x="${fmt(t.at)}" y="${HEIGHT - 8}" text-anchor="${label.anchor}">${t.label}</text>` : ''
+    }`;
   })}`;
 }
 
