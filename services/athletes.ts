@@ -17,11 +17,17 @@ import type { KeyValue, ReadStore } from './store/read-store.ts';
 /** The one password rule: at sign-up, on an operator's reset and on the athlete's own change. */
 export const password = z.string().min(12, 'a password needs at least 12 characters').max(200, 'a password has at most 200 characters');
 
+/**
+ * A profile as an athlete or operator gives it: the name trimmed, and one of only spaces refused
+ * (the web form trims; the CLI and an imported export did not). Events keep the stored shape.
+ */
+const profileInput = profile.extend({ display_name: z.string().trim().min(1, 'give a name that is not only spaces').max(100) });
+
 export const registration = z.strictObject({
   email: z.email().max(254),
   password,
   tier: subscriptionTier,
-  profile,
+  profile: profileInput,
 });
 export type Registration = z.infer<typeof registration>;
 
@@ -84,7 +90,8 @@ export class AthleteService {
   }
 
   async updateProfile(email: string, next: Profile, actor: Actor): Promise<AthleteState> {
-    return this.#change(await this.#idOf(email), (s) => decideProfile(s, profile.parse(next)), actor);
+    const parsed = valid(profileInput, next, '');
+    return this.#change(await this.#idOf(email), (s) => decideProfile(s, parsed), actor);
   }
 
   /**
