@@ -28,5 +28,18 @@ enableCompileCache();
 // Loading @oclif/core otherwise checks its own engines range with semver (47 modules, a tenth of
 // --help's time); the check above already refused any Node this CLI cannot run on.
 process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
-const { execute } = await import('@oclif/core');
-await execute({ dir: import.meta.url });
+const { Errors, flush, handle, run } = await import('@oclif/core');
+// As oclif's `execute`, except that under --json a failure oclif answers itself, before any command
+// runs (no such command), is one error object on stdout too, like every command's own failures.
+await run(process.argv.slice(2), import.meta.url).then(
+  // Not awaited, as `execute` does not: a reader that closed the pipe early never drains it.
+  () => void flush(),
+  async (error) => {
+    if (!process.argv.includes('--json') || error instanceof Errors.ExitError) return handle(error);
+    const message = String(error?.message ?? error).replace(/\u001b\[[0-9;]*m/g, '');
+    // oclif's own refusals are of what was typed; anything else is ours.
+    const code = error instanceof Errors.CLIError ? 'invalid_input' : 'internal';
+    process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
+    process.exitCode = error?.oclif?.exit ?? 2;
+  },
+);

@@ -22,6 +22,9 @@ test('--json failures print one error object on stdout, with a code and the exit
     { args: ['subscriptions', 'set', '--athlete', 'ada@example.com'], code: 'invalid_input', message: /Missing required flag tier/, exit: 2 },
     { args: ['athletes', 'list', '--bogus'], code: 'invalid_input', message: /Nonexistent flag: --bogus/, exit: 2 },
     { args: ['status', '--bogus'], code: 'invalid_input', message: /Nonexistent flag: --bogus/, exit: 2 },
+    // Refused by oclif before any command runs.
+    { args: ['nosuch'], code: 'invalid_input', message: /command nosuch not found/, exit: 2 },
+    { args: ['athletes', 'lst'], code: 'invalid_input', message: /command athletes:lst not found/, exit: 2 },
     { args: ['athletes', 'create', '--email', 'blank@example.com', '--password', 'correct horse battery', '--display-name', '   ', '--timezone', 'UTC'], code: 'invalid_input', message: /profile\.display_name: give a name that is not only spaces/, exit: 2 },
     { args: ['import', 'hevy', '--athlete', 'ada@example.com', '--file', join(dataDir, 'nope.csv')], code: 'invalid_input', message: /No file found at .*nope\.csv/, exit: 1 },
     { args: ['import', 'hevy', '--athlete', 'ada@example.com', '--file', empty], code: 'invalid_input', message: /empty\.csv line 1: the file is empty/, exit: 2 },
