@@ -3,6 +3,9 @@ export interface Clock {
   now(): Date;
 }
 
+/** Instants a record may carry ahead of the server's clock (a phone's clock runs a little fast). */
+export const CLOCK_SKEW_MS = 5 * 60_000;
+
 export const systemClock: Clock = { now: () => new Date() };
 
 export function fixedClock(iso: string): Clock & { set(iso: string): void; advance(ms: number): void } {

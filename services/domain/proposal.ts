@@ -9,6 +9,7 @@ import { WRITE_KINDS, type NormalisedAction, type ProposalChange, type ProposalS
 import { areaOf, requirementOf, type WritePermission } from '../../contracts/write-permissions.ts';
 import { DomainError, type Issue } from './errors.ts';
 import { decideChanges, itemKey, live, type ItemImage, type RecordChange, type RecordState } from './record.ts';
+import { CLOCK_SKEW_MS } from './clock.ts';
 import { addDays, localDateOf, todayIn } from './time.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -164,8 +165,6 @@ export interface PreparedProposal {
 
 export type PrepareDecision = { outcome: 'replay'; command_id: string } | { outcome: 'prepared'; proposal: PreparedProposal };
 
-/** Instants a record may carry ahead of the server's clock (a phone's clock runs a little fast). */
-const CLOCK_SKEW_MS = 5 * 60_000;
 
 /**
  * Decides a proposal. `images` holds the current body of every item an update or delete names

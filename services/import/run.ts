@@ -4,6 +4,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
+import { CLOCK_SKEW_MS } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
 import { sha256Hex } from '../domain/ids.ts';
 import type { ApplyProgress } from '../../projections/runner.ts';
@@ -41,6 +42,12 @@ export async function importExport(app: App, athlete: AthleteState, input: Impor
     if (error instanceof ImportRowError) throw new DomainError('invalid_input', refusal(input, error), [{ path: `line ${error.line}`, message: error.message }]);
     throw error;
   }
+  try {
+    refuseFuture(workouts, app.clock.now().getTime(), athlete.profile.timezone);
+  } catch (error) {
+    if (error instanceof ImportRowError) throw new DomainError('invalid_input', refusal(input, error), [{ path: `line ${error.line}`, message: error.message }]);
+    throw error;
+  }
   // Parsing and deciding a large file each hold the process for a while (a second or so at the
   // web upload's limit): a turn of the event loop between them lets other requests in.
   await nextTurn();
@@ -67,6 +74,16 @@ export async function importExport(app: App, athlete: AthleteState, input: Impor
     workouts_skipped: decision.workoutsSkipped,
     exercises_added: decision.exercisesAdded,
   };
+}
+
+/**
+ * Workouts are imported as completed sessions: one that ends after now (a phone's clock set wrong,
+ * a date mistyped) would be listed as the newest workout while no statistic counts it. Refused,
+ * as an agent's proposal of one is, with the same allowance for a clock running a little fast.
+ */
+function refuseFuture(workouts: readonly ParsedWorkout[], nowMs: number, timeZone: string): void {
+  const future = workouts.find((w) => Date.parse(w.ended_at) > nowMs + CLOCK_SKEW_MS);
+  if (future) throw new ImportRowError(future.line, `the workout ends ${future.ended_at.slice(0, 16).replace('T', ' ')} UTC (times read in ${timeZone}), in the future; only completed workouts are imported`);
 }
 
 function refusal(input: ImportInput, error: ImportRowError): string {
