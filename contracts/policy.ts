@@ -33,6 +33,11 @@ export const WRITE_POLICY = {
   undoWindowDays: 30,
   /** The full recovery data (earlier bodies, full actions) is kept this long; minimal receipts stay (spec 3 rule 3). */
   recoveryRetentionDays: 30,
+  /**
+   * What an agent proposes as done happened on or after this day (UTC): an earlier year is a typo
+   * (0202 for 2026), not a training record.
+   */
+  earliestRecordedDate: '1900-01-01',
 } as const;
 
 /** A write proposal's states (spec 3). */

@@ -294,8 +294,15 @@ function checkDates(action: NormalisedAction, before: Record<string, unknown> | 
     return;
   }
   const latest = command.now.getTime() + CLOCK_SKEW_MS;
+  const earliest = WRITE_POLICY.earliestRecordedDate;
+  const tooEarly = (field: string, value: string) =>
+    new WriteRefusal('invalid_action', `${field} ${value} is before ${earliest}; check the year`, at(field));
   const instantField = { completed_workout: 'ended_at', meal: 'eaten_at', body_measurement: 'measured_at' }[action.kind as string];
   if (instantField && Date.parse(r[instantField] as string) > latest) throw new WriteRefusal('invalid_action', `${instantField} is in the future; only what has happened is recorded`, at(instantField));
+  for (const field of [instantField, action.kind === 'completed_workout' ? 'started_at' : undefined, action.kind === 'recovery_checkin' ? 'date' : undefined]) {
+    const value = field ? (r[field] as string | null | undefined) : null;
+    if (field && typeof value === 'string' && new Date(Date.parse(value)).toISOString().slice(0, 10) < earliest) throw tooEarly(field, value);
+  }
   if (action.kind === 'recovery_checkin' && (r.date as string) > today) throw new WriteRefusal('invalid_action', `${r.date as string} is after today (${today} in ${command.timezone})`, at('date'));
 }
 

@@ -85,7 +85,8 @@ export function localPartsFromParts(epochMs: number, timeZone: string): LocalDat
 export function localDateOf(instant: string | number, timeZone: string): string {
   const ms = typeof instant === 'number' ? instant : Date.parse(instant);
   const p = localParts(ms, timeZone);
-  return `${p.year}-${pad(p.month)}-${pad(p.day)}`;
+  // Four digits always: the year 999 is 0999, or the date would not parse again.
+  return `${String(p.year).padStart(4, '0')}-${pad(p.month)}-${pad(p.day)}`;
 }
 
 /** Per zone, the instants [from, to) of one local day, and whether the zone's offset changes in it. */

@@ -42,6 +42,12 @@ test('weeks before 1970 start on Monday too', () => {
   assert.is(weekStart('1969-12-29'), '1969-12-29');
 });
 
+test('a local date always has a four-digit year, so that it parses again', () => {
+  assert.is(localDateOf('0999-06-01T11:00:00Z', 'UTC'), '0999-06-01');
+  assert.is(localDateOf('0099-06-01T11:00:00Z', 'Europe/Berlin'), '0099-06-01');
+  assert.is(weekStart(localDateOf('0999-06-01T11:00:00Z', 'UTC')), '0999-05-27');
+});
+
 test('property: counts and streaks match the rules for any set of workout dates', () => {
   const date = fc.integer({ min: dayNumber('2024-01-01'), max: dayNumber('2026-12-31') }).map((n) => new Date(n * 86_400_000).toISOString().slice(0, 10));
   fc.assert(fc.property(fc.array(date, { maxLength: 60 }), date, (dates, today) => assert.equal(ours(dates, today), reference(dates, today))), { numRuns: 1000 });

@@ -138,6 +138,11 @@ test('a malformed body, a wrong version, a bad field, an unknown field: 400 sayi
   assert.is(ref.field, 'actions.1.record.exercises.0.exercise_id');
   const future = proposalBody([{ op: 'create', kind: 'meal', record: { ...meal(), eaten_at: new Date(Date.now() + 86_400_000).toISOString() } }]);
   assert.is((await refused(api, await api.prepare(future), 400, 'invalid_input', future.command_id)).field, 'actions.0.record.eaten_at');
+  // A year mistyped (0999 for 2026) is refused, not recorded: its local date would not even be a date.
+  const ancient = proposalBody([{ op: 'create', kind: 'meal', record: { ...meal(), eaten_at: '0999-01-01T12:00:00Z' } }]);
+  const old = await refused(api, await api.prepare(ancient), 400, 'invalid_input', ancient.command_id);
+  assert.is(old.field, 'actions.0.record.eaten_at');
+  assert.match(old.message, 'is before 1900-01-01; check the year');
   const noId = proposalBody([{ op: 'update', kind: 'meal', base_revision: 1, record: meal() }]);
   assert.is((await refused(api, await api.prepare(noId), 400, 'invalid_input', noId.command_id)).field, 'actions.0.id');
 });
