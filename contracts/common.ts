@@ -5,6 +5,11 @@ import { LIMITS } from './policy.ts';
 export { LIMITS, WRITE_POLICY } from './policy.ts';
 
 export const uuid = z.uuid();
+/**
+ * A client-chosen command id: a uuid in either case, kept in lower case, so that the same id sent
+ * in upper case is the same command (a replay), never a second proposal.
+ */
+export const commandId = z.uuid().toLowerCase();
 /** RFC 3339 instant with an offset or Z; the service always writes UTC `Z`. */
 export const dateTime = z.iso.datetime({ offset: true });
 /** A local calendar date, YYYY-MM-DD. */

@@ -3,7 +3,7 @@
 // Entries are added as operations are implemented.
 import { z } from 'zod';
 import { agentAccessData, checkWindow, envelope, exerciseListQuery, exercisePathParams, listQuery, pageQuery, personalRecordsQuery, routinePathParams, workoutPathParams, type AgentAccessOperation } from './agent-access.ts';
-import { uuid, type AccessKind, type ReadScope } from './common.ts';
+import { commandId, uuid, type AccessKind, type ReadScope } from './common.ts';
 import { writeKind, writeProposalBody, WRITE_VERSION } from './write.ts';
 
 /** What a call does, as MCP tool annotations say it: surfaces read these, never guess them. */
@@ -228,7 +228,7 @@ export const operations = {
     weight: 1,
     summary: 'A proposal\'s status and receipt',
     description: `The status of a proposal this connection prepared (prepared, committed, rejected, expired, conflicted, undone), its times and summary, approval_url while it awaits review, and the receipt once committed. Call it before retrying a prepare whose response was lost. ${APPROVAL_ONLY_IN_BROWSER}`,
-    input: z.strictObject({ command_id: uuid.describe('The command_id the proposal was prepared with.') }),
+    input: z.strictObject({ command_id: commandId.describe('The command_id the proposal was prepared with.') }),
   }),
 } as const satisfies Partial<Record<AgentAccessOperation, Operation>>;
 

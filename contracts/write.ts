@@ -7,6 +7,7 @@ import { z } from 'zod';
 import {
   LIMITS,
   WRITE_POLICY,
+  commandId,
   dateTime,
   goalType,
   localDate,
@@ -182,7 +183,7 @@ export interface WriteAction<K extends WriteKind = WriteKind> {
 /** The body of `prepare_write_proposal`. */
 export const writeProposalBody = z.strictObject({
   version: z.literal(WRITE_VERSION, { error: `version must be "${WRITE_VERSION}"` }).describe(`Always "${WRITE_VERSION}".`),
-  command_id: uuid.describe('A uuid you choose for this proposal and keep: resending the same body returns the same proposal.'),
+  command_id: commandId.describe('A uuid you choose for this proposal and keep: resending the same body returns the same proposal.'),
   actions: z
     .array(writeAction)
     .min(1, { error: 'a proposal holds at least one action' })

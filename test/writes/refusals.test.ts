@@ -157,6 +157,13 @@ test('command_id: an identical replay returns the same proposal; another body is
   const replay = await first.api.prepare(reordered);
   assert.is(replay.status, 201);
   assert.equal(replay.body.data.proposal, original.body.data.proposal);
+  // A uuid is one id in either case: upper case is the same command, not a second proposal.
+  const upper = body.command_id.toUpperCase();
+  const shouted = await first.api.prepare({ ...body, command_id: upper });
+  assert.is(shouted.status, 201);
+  assert.equal(shouted.body.data.proposal, original.body.data.proposal);
+  assert.equal((await first.api.proposal(upper)).body.data.proposal, original.body.data.proposal);
+  assert.is((await first.api.prepare({ ...body, command_id: upper, actions: [createMeal()] })).status, 400);
   const other = await first.api.prepare({ ...body, actions: [createMeal()] });
   const error = await refused(first.api, other, 400, 'command_id_reused');
   assert.is(error.field, 'command_id');
@@ -164,6 +171,7 @@ test('command_id: an identical replay returns the same proposal; another body is
   assert.equal((await first.api.proposal(body.command_id)).body.data.proposal, original.body.data.proposal, 'the first proposal is untouched');
 
   const second = await writer(s, athleteId, EVERY, ['nutrition:write']);
+  assert.is((await second.api.prepare({ ...body, command_id: body.command_id.toUpperCase() })).body.error.code, 'command_id_reused', 'in any case');
   const theirs = await second.api.prepare(body);
   const taken = await refused(second.api, theirs, 400, 'command_id_reused');
   assert.not.match(taken.message, original.body.data.proposal.prepared_at, 'another connection learns nothing of the proposal');
