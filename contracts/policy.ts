@@ -19,6 +19,26 @@ export const LIMITS = {
 } as const;
 
 /**
+ * The largest values a record keeps (ours; the spec states none). Far above any human
+ * performance, they refuse a slipped digit or an exponent before it reaches a chart or a sum
+ * (1e16 kg made a chart's axis recurse; 1e308 kcal summed to Infinity, shown as null).
+ */
+export const RECORD_BOUNDS = {
+  weightKg: 2000,
+  reps: 10_000,
+  /** A week. */
+  durationSeconds: 604_800,
+  /** 1,000 km. */
+  distanceMetres: 1_000_000,
+  caloriesKcal: 100_000,
+  /** Protein, carbohydrate or fat of one meal. */
+  macroGrams: 10_000,
+  /** A body measurement in its canonical unit (kg, cm, %). */
+  measurementValue: 10_000,
+  goalTarget: 1_000_000,
+} as const;
+
+/**
  * The write-proposal life cycle's policy numbers (spec 3 and 8). Each is defined here and only
  * here; the deciders, the retention purge, the pages and the documentation read them from here.
  */

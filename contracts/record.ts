@@ -1,6 +1,7 @@
 // The athlete's record as it is stored: the items that events carry. Canonical units only
 // (kg, metres, seconds). These are inputs to the domain, not the Agent Access wire shapes.
 import { z } from 'zod';
+import { RECORD_BOUNDS } from './policy.ts';
 import {
   LIMITS,
   bodyweightUnitPreference,
@@ -51,12 +52,12 @@ export const workoutSet = z.strictObject({
   set_type: setType,
   /** For a drop set, the position of the set it drops from. */
   parent_position: nonNegativeInt.nullable(),
-  weight_kg: nonNegative.nullable(),
-  reps: nonNegativeInt.nullable(),
+  weight_kg: nonNegative.max(RECORD_BOUNDS.weightKg).nullable(),
+  reps: nonNegativeInt.max(RECORD_BOUNDS.reps).nullable(),
   rpe: rpe.nullable(),
   target_rpe: rpe.nullable(),
-  duration_seconds: nonNegativeInt.nullable(),
-  distance_metres: nonNegative.nullable(),
+  duration_seconds: nonNegativeInt.max(RECORD_BOUNDS.durationSeconds).nullable(),
+  distance_metres: nonNegative.max(RECORD_BOUNDS.distanceMetres).nullable(),
   incline_percent: z.number().min(-100).max(100).nullable(),
   completed: z.boolean(),
 });
@@ -137,7 +138,7 @@ export const goal = z.strictObject({
   goal_type: goalType,
   status: goalStatus,
   exercise_id: uuid.nullable(),
-  target_value: z.number().positive(),
+  target_value: z.number().positive().max(RECORD_BOUNDS.goalTarget),
   target_unit: goalTargetUnit,
   achieved_at: dateTime.nullable(),
 });
@@ -157,10 +158,10 @@ export const meal = z.strictObject({
   id: uuid,
   eaten_at: dateTime,
   name: recordText,
-  calories_kcal: nonNegative.nullable(),
-  protein_g: nonNegative.nullable(),
-  carbohydrate_g: nonNegative.nullable(),
-  fat_g: nonNegative.nullable(),
+  calories_kcal: nonNegative.max(RECORD_BOUNDS.caloriesKcal).nullable(),
+  protein_g: nonNegative.max(RECORD_BOUNDS.macroGrams).nullable(),
+  carbohydrate_g: nonNegative.max(RECORD_BOUNDS.macroGrams).nullable(),
+  fat_g: nonNegative.max(RECORD_BOUNDS.macroGrams).nullable(),
 });
 export type Meal = z.infer<typeof meal>;
 
@@ -170,7 +171,7 @@ export const bodyMeasurement = z.strictObject({
   id: uuid,
   measured_at: dateTime,
   metric: bodyMetric,
-  value: z.number().positive(),
+  value: z.number().positive().max(RECORD_BOUNDS.measurementValue),
 });
 export type BodyMeasurement = z.infer<typeof bodyMeasurement>;
 

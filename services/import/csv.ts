@@ -1,6 +1,7 @@
 // An RFC 4180 CSV reader for the exports of other training apps, plus the field checks both
 // importers share. Pure: text in, rows out; a malformed file throws ImportRowError.
 import { KG_PER_LB, LIMITS, isValidTimeZone } from '../../contracts/common.ts';
+import { RECORD_BOUNDS } from '../../contracts/policy.ts';
 import type { LocalDateTime } from '../domain/time.ts';
 import { ImportRowError, WrongExportError, type ExportApp, type ParsedSet, type ParsedWorkout } from './types.ts';
 
@@ -341,8 +342,9 @@ export function weightKg(line: number, column: string, weight: number, unit: Wei
 
 /** Metres of a distance written in `unit`. */
 export function distanceMetres(line: number, column: string, distance: number, unit: DistanceUnit): number {
-  checkRange(line, column, distance, 0, Infinity);
-  return roundTo(distance * (unit === 'km' ? 1000 : METRES_PER_MILE), 6);
+  const metresPerUnit = unit === 'km' ? 1000 : METRES_PER_MILE;
+  checkRange(line, column, distance, 0, roundTo(RECORD_BOUNDS.distanceMetres / metresPerUnit, 2));
+  return roundTo(distance * metresPerUnit, 6);
 }
 
 const TITLE_MAX = LIMITS.text.max;
@@ -350,8 +352,9 @@ const TITLE_MAX = LIMITS.text.max;
 const NOTE_MAX = 2000;
 
 export const BOUNDS = {
-  repsMax: 10_000,
-  weightKgMax: 2000,
+  repsMax: RECORD_BOUNDS.reps,
+  weightKgMax: RECORD_BOUNDS.weightKg,
+  durationSecondsMax: RECORD_BOUNDS.durationSeconds,
   rpeMax: 10,
   setsPerExercise: LIMITS.setsPerWorkoutExercise,
   exercisesPerWorkout: 100,

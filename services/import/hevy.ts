@@ -138,7 +138,7 @@ function setOf({ line, values }: Row, units: Units): SetValues {
     weight_kg: weight === null ? null : weightKg(line, w.column, weight, w.unit, ''),
     reps: reps === null ? null : checkRange(line, 'reps', checkWhole(line, 'reps', reps), 0, BOUNDS.repsMax),
     distance_metres: untracked(distance, (v) => distanceMetres(line, d.column, v, d.unit)),
-    duration_seconds: untracked(seconds, (s) => Math.round(checkRange(line, 'duration_seconds', s, 0, Infinity))),
+    duration_seconds: untracked(seconds, (s) => Math.round(checkRange(line, 'duration_seconds', s, 0, BOUNDS.durationSecondsMax))),
     rpe: rpe === null ? null : checkRange(line, 'rpe', rpe, 0, BOUNDS.rpeMax),
   };
 }

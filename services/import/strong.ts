@@ -116,7 +116,7 @@ function setOf({ line, values }: Row, setType: ParsedSet['set_type'], units: Uni
     weight_kg: weight === null ? null : weightKg(line, 'Weight', weight, units.weightUnit, units.weightUnit),
     reps: reps === null ? null : checkRange(line, 'Reps', checkWhole(line, 'Reps', reps), 0, BOUNDS.repsMax),
     distance_metres: distance === null ? null : distanceMetres(line, 'Distance', distance, units.distanceUnit),
-    duration_seconds: seconds === null ? null : Math.round(checkRange(line, 'Seconds', seconds, 0, Infinity)),
+    duration_seconds: seconds === null ? null : Math.round(checkRange(line, 'Seconds', seconds, 0, BOUNDS.durationSecondsMax)),
     rpe: rpe === null ? null : checkRange(line, 'RPE', rpe, 0, BOUNDS.rpeMax),
   };
 }

@@ -34,7 +34,11 @@ interface ChartText {
 
 /** About `count` round values spanning min..max: steps of 1, 2, 2.5 or 5 times a power of ten. */
 export function niceTicks(min: number, max: number, count = 4): number[] {
-  if (max <= min) return niceTicks(min - 1, max + 1, count);
+  // One value: a span around it, in proportion, since ±1 is lost on a large enough number.
+  if (max <= min) {
+    const pad = Math.max(1, Math.abs(min) * 0.1);
+    return niceTicks(min - pad, max + pad, count);
+  }
   const rough = (max - min) / count;
   const power = 10 ** Math.floor(Math.log10(rough));
   const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= rough)!;

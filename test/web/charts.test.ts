@@ -2,7 +2,7 @@
 // (its tick stays), so that "Dec 2025" and "Mar" never print as "Dec 2025Mar".
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dateTicks, placeLabels } from '../../services/web/charts.ts';
+import { dateTicks, niceTicks, placeLabels } from '../../services/web/charts.ts';
 
 test('labels that would overlap the one before are left out; those with room are kept', () => {
   const placed = placeLabels([
@@ -31,6 +31,13 @@ test('a year of months on the 442-unit plot: no two kept labels overlap', () => 
     });
     assert.ok(extents.length >= 2, `${from}..${to}: at least two labels kept`);
     for (let i = 1; i < extents.length; i++) assert.ok(extents[i]![0] >= extents[i - 1]![1], `${from}..${to}: label ${i} overlaps the one before`);
+  }
+});
+
+test('one value draws a span around it, however large (±1 is lost on 1e16, and the axis recursed)', () => {
+  for (const v of [0, 72.5, 1e16, 2000]) {
+    const ticks = niceTicks(v, v);
+    assert.ok(ticks.length >= 2 && ticks[0]! <= v && ticks.at(-1)! >= v && ticks.at(-1)! > ticks[0]!, `${v}: ${ticks.join(', ')}`);
   }
 });
 

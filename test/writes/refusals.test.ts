@@ -143,6 +143,9 @@ test('a malformed body, a wrong version, a bad field, an unknown field: 400 sayi
   const old = await refused(api, await api.prepare(ancient), 400, 'invalid_input', ancient.command_id);
   assert.is(old.field, 'actions.0.record.eaten_at');
   assert.match(old.message, 'is before 1900-01-01; check the year');
+  // A slipped exponent is refused before it reaches a chart or a daily sum.
+  const huge = proposalBody([{ op: 'create', kind: 'meal', record: { ...meal(), calories_kcal: 1e308 } }]);
+  assert.is((await refused(api, await api.prepare(huge), 400, 'invalid_input', huge.command_id)).field, 'actions.0.record.calories_kcal');
   const noId = proposalBody([{ op: 'update', kind: 'meal', base_revision: 1, record: meal() }]);
   assert.is((await refused(api, await api.prepare(noId), 400, 'invalid_input', noId.command_id)).field, 'actions.0.id');
 });
