@@ -21,12 +21,16 @@ import type { Loaded } from '../record-service.ts';
 import { addDays, todayIn } from '../domain/time.ts';
 import { nextLink, receiptOf, recordEventsDigest } from '../domain/receipt-chain.ts';
 import { SealedDetails } from './sealed.ts';
+import type { KeyValue } from '../store/read-store.ts';
 
 /** What the sealed part of a prepared proposal holds. */
 export interface ProposalDetails {
   actions: NormalisedAction[];
   summaries: string[];
 }
+
+/** Proposals read at a time when every pending one is gathered. */
+const PENDING_PAGE = 100;
 
 /** Where each kind's current items are read from. */
 const COLLECTIONS: Record<Exclude<WriteKind, 'completed_workout'>, string> = {
@@ -273,14 +277,26 @@ export class ProposalService {
   async list(athleteId: string, limit = 100): Promise<ProposalDoc[]> {
     const docs = await this.#app.reads.page<ProposalDoc>(PROPOSALS, { partition: athleteId, index: 'by_prepared', direction: 'desc', limit });
     const now = this.#app.clock.now();
-    const pending = docs.filter((d) => statusAt(d, now) === 'prepared').sort((a, b) => a.expires_at.localeCompare(b.expires_at));
-    return [...pending, ...docs.filter((d) => statusAt(d, now) !== 'prepared')];
+    return [...(await this.pending(athleteId)), ...docs.filter((d) => statusAt(d, now) !== 'prepared')];
   }
 
-  /** Those awaiting the athlete's review now, soonest to expire first: what Home announces. */
+  /**
+   * Every proposal awaiting the athlete's review now, soonest to expire first: what Home announces
+   * and the list puts first. All of them, however many were prepared since: only those prepared
+   * within the expiry can still await review, and they are read a page at a time.
+   */
   async pending(athleteId: string): Promise<ProposalDoc[]> {
     const now = this.#app.clock.now();
-    return (await this.list(athleteId)).filter((d) => statusAt(d, now) === 'prepared');
+    const since = new Date(now.getTime() - WRITE_POLICY.proposalExpiryMinutes * 60_000).toISOString();
+    const pending: ProposalDoc[] = [];
+    for (let after: KeyValue[] | undefined; ; ) {
+      const page = await this.#app.reads.page<ProposalDoc>(PROPOSALS, { partition: athleteId, index: 'by_prepared', direction: 'desc', limit: PENDING_PAGE, range: { gte: since }, ...(after && { after }) });
+      pending.push(...page.filter((d) => statusAt(d, now) === 'prepared'));
+      if (page.length < PENDING_PAGE) break;
+      const last = page[page.length - 1]!;
+      after = [last.prepared_at, last.id];
+    }
+    return pending.sort((a, b) => a.expires_at.localeCompare(b.expires_at));
   }
 
   /** One proposal of the athlete, as the review page shows it; null when it is not theirs. */
