@@ -13,10 +13,16 @@ export function parsedInput<S extends z.ZodType>(schema: S, input: unknown): z.o
 }
 
 function invalidInput(issues: ReadonlyArray<{ path?: PropertyKey[]; message: string; keys?: string[] }>): ApiError {
-  const described = issues.map((i) => (i.keys?.length ? `unknown ${i.path?.length ? `field ${[...i.path, i.keys[0]].map(String).join('.')}` : 'parameter'} ${i.keys.join(', ')}` : `${i.path?.map(String).join('.') || 'input'}: ${i.message}`));
+  const described = issues.map((i) => (i.keys?.length ? unknownKeys(i.path ?? [], i.keys) : `${i.path?.map(String).join('.') || 'input'}: ${i.message}`));
   // A proposal's refusal names the action and the field, as its other refusals do.
   const first = issues[0]?.path?.map(String) ?? [];
   const field = [...first, ...(issues[0]?.keys?.slice(0, 1) ?? [])].join('.');
   const details = first[0] === 'actions' && first[1] !== undefined ? { action_index: Number(first[1]), field } : field ? { field } : {};
   return new ApiError('invalid_input', described.join('; ') || 'the request is not valid', { details });
+}
+
+/** `unknown parameter verbose` at the top; inside the input, each field by its whole path. */
+function unknownKeys(path: PropertyKey[], keys: string[]): string {
+  if (path.length === 0) return `unknown parameter ${keys.join(', ')}`;
+  return `unknown field${keys.length === 1 ? '' : 's'} ${keys.map((k) => [...path, k].map(String).join('.')).join(', ')}`;
 }

@@ -133,6 +133,7 @@ test('a malformed body, a wrong version, a bad field, an unknown field: 400 sayi
   const unknownField = proposalBody([{ ...createMeal(), record: { ...meal(), sugar_g: 3 } }]);
   const unknown = await refused(api, await api.prepare(unknownField), 400, 'invalid_input', unknownField.command_id);
   assert.is(unknown.field, 'actions.0.record.sugar_g');
+  assert.is(unknown.message, 'unknown field actions.0.record.sugar_g', 'the field once, by its whole path');
   const badRef = proposalBody([routine([]), { ...routine([]), record: { ...routine([]).record, exercises: [{ position: 0, exercise_id: { ref: 'nope' }, sets: 3, reps: '5', target_rpe: null, rest_seconds: null }] } }]);
   const ref = await refused(api, await api.prepare(badRef), 400, 'invalid_input', badRef.command_id);
   assert.is(ref.field, 'actions.1.record.exercises.0.exercise_id');
