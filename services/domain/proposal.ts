@@ -188,6 +188,7 @@ export function decidePrepare(command: PrepareCommand, record: RecordState, prop
   }
 
   const actions = normalise(body.actions, record, command.newId);
+  refuseRepeatedItems(actions);
   const changes: ProposalChange[] = [];
   actions.forEach((action, index) => {
     const before = action.op === 'create' ? null : imageOf(images, action, index);
@@ -304,6 +305,26 @@ function checkDates(action: NormalisedAction, before: Record<string, unknown> | 
     if (field && typeof value === 'string' && new Date(Date.parse(value)).toISOString().slice(0, 10) < earliest) throw tooEarly(field, value);
   }
   if (action.kind === 'recovery_checkin' && (r.date as string) > today) throw new WriteRefusal('invalid_action', `${r.date as string} is after today (${today} in ${command.timezone})`, at('date'));
+}
+
+/**
+ * An item is changed once in a batch: a second update or delete of it would be decided against the
+ * revision the first one makes, which the agent never read, and its refusal ("current revision is
+ * 2; read it again") would send the agent to re-read an item that is still at 1.
+ */
+function refuseRepeatedItems(actions: readonly NormalisedAction[]): void {
+  const first = new Map<string, number>();
+  actions.forEach((action, index) => {
+    const key = `${action.kind} ${action.id}`;
+    const earlier = first.get(key);
+    if (earlier !== undefined) {
+      throw new WriteRefusal('invalid_action', `actions ${earlier} and ${index} both change ${action.kind} ${action.id}; a proposal changes an item once: put everything in one action`, {
+        actionIndex: index,
+        field: `actions.${index}.id`,
+      });
+    }
+    first.set(key, index);
+  });
 }
 
 /** Existing exercises that records of the batch use: approval requires them unchanged. */

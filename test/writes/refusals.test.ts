@@ -144,6 +144,14 @@ test('a malformed body, a wrong version, a bad field, an unknown field: 400 sayi
   const old = await refused(api, await api.prepare(ancient), 400, 'invalid_input', ancient.command_id);
   assert.is(old.field, 'actions.0.record.eaten_at');
   assert.match(old.message, 'is before 1900-01-01; check the year');
+  // One item changed twice in a batch is refused as such, not as a revision the agent should re-read.
+  const twice = proposalBody([
+    { op: 'update', kind: 'meal', id: seeded.mealId, base_revision: 1, record: meal() },
+    { op: 'delete', kind: 'meal', id: seeded.mealId, base_revision: 1 },
+  ]);
+  const repeated = await refused(api, await api.prepare(twice), 400, 'invalid_input', twice.command_id);
+  assert.is(repeated.action_index, 1);
+  assert.match(repeated.message, `actions 0 and 1 both change meal ${seeded.mealId}`);
   // A slipped exponent is refused before it reaches a chart or a daily sum.
   const huge = proposalBody([{ op: 'create', kind: 'meal', record: { ...meal(), calories_kcal: 1e308 } }]);
   assert.is((await refused(api, await api.prepare(huge), 400, 'invalid_input', huge.command_id)).field, 'actions.0.record.calories_kcal');
