@@ -177,7 +177,10 @@ export function decideUndo(ctx: UndoContext): { recordEvents: RecordEvent[]; aff
     const match = /^changes\[(\d+)\]/.exec(error.issues[0]?.path ?? '');
     const change = changes[match ? Number(match[1]) : 0]!;
     const item = { kind: change.kind, id: 'id' in change ? change.id : (change.item as { id: string }).id };
-    throw new ReviewRefusal('undo_blocked', `the ${item.kind.replace('_', ' ')} ${item.id} changed after this batch was saved, so nothing was undone`, item);
+    // Why, as the decider found it: changed or removed since, or (an exercise the batch created)
+    // used by something saved since.
+    const why = error.code === 'not_found' ? 'was removed after this batch was saved' : error.code === 'not_supported' ? 'is used by a workout, routine or goal saved since' : 'changed after this batch was saved';
+    throw new ReviewRefusal('undo_blocked', `the ${item.kind.replace('_', ' ')} ${item.id} ${why}, so nothing was undone`, item);
   }
   const affected = recordEvents.map((event): AffectedItem => {
     const { kind, op } = recordChangeOf(event.type)!;

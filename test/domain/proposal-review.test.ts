@@ -146,6 +146,16 @@ test('given a committed batch, when a record it changed changed again, then the 
   const refusal = refused(() => undo(at(60)));
   assert.is(refusal.reason, 'undo_blocked');
   assert.equal(refusal.item, { kind: 'checkin', id: CHECKIN });
+  assert.match(refusal.message, `the checkin ${CHECKIN} changed after this batch was saved, so nothing was undone`);
+});
+
+test('given a committed batch, when an item it created was removed since, then the undo says it was removed', () => {
+  const { w, d, undo } = givenCommitted();
+  const created = d.affected.find((x) => x.change === 'created')!;
+  change(w, [{ op: 'delete', kind: 'meal', id: created.id, base_revision: 1 }]);
+  const refusal = refused(() => undo(at(60)));
+  assert.is(refusal.reason, 'undo_blocked');
+  assert.match(refusal.message, `the meal ${created.id} was removed after this batch was saved`);
 });
 
 test('undo: refused after 30 days, without its earlier values, and when not committed', () => {
