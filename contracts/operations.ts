@@ -3,7 +3,7 @@
 // Entries are added as operations are implemented.
 import { z } from 'zod';
 import { agentAccessData, checkWindow, envelope, exerciseListQuery, exercisePathParams, listQuery, pageQuery, personalRecordsQuery, routinePathParams, workoutPathParams, type AgentAccessOperation } from './agent-access.ts';
-import { commandId, uuid, type AccessKind, type ReadScope } from './common.ts';
+import { commandId, localDate, uuid, type AccessKind, type ReadScope } from './common.ts';
 import { writeKind, writeProposalBody, WRITE_VERSION } from './write.ts';
 
 /** What a call does, as MCP tool annotations say it: surfaces read these, never guess them. */
@@ -202,8 +202,20 @@ export const operations = {
     weight: 1,
     summary: 'An item as it is now, to edit',
     description:
-      'The current body of one item in the write shape that prepare_write_proposal takes, with its revision: read it before an update or delete and send that revision as base_revision. Needs read access to the item\'s area. Ids come from the read tools (workouts, routines, check-ins, meals, measurements, goals). An id not in this record is a 404.',
-    input: z.strictObject({ kind: writeKind.describe('The kind of item.'), id: uuid.describe("The item's id, from a read tool.") }),
+      'The current body of one item in the write shape that prepare_write_proposal takes, with its id and revision: read it before an update or delete and send that revision as base_revision. Needs read access to the item\'s area. Ids come from the read tools (workouts, routines, meals, measurements, goals) and from your own proposals. A recovery check-in is found by its date instead (there is one a day), and fitness preferences need neither (there is one set). An item not in this record is a 404.',
+    input: z
+      .strictObject({
+        kind: writeKind.describe('The kind of item.'),
+        id: uuid.optional().describe("The item's id, from a read tool; not needed for fitness_preferences."),
+        date: localDate.optional().describe('For recovery_checkin, the day (YYYY-MM-DD) instead of an id.'),
+      })
+      .superRefine((input, ctx) => {
+        if (input.date !== undefined && input.kind !== 'recovery_checkin') ctx.addIssue({ code: 'custom', path: ['date'], message: 'only a recovery_checkin is found by its date; give its id' });
+        else if (input.date !== undefined && input.id !== undefined) ctx.addIssue({ code: 'custom', path: ['date'], message: 'give the id or the date, not both' });
+        else if (input.id === undefined && input.date === undefined && input.kind !== 'fitness_preferences') {
+          ctx.addIssue({ code: 'custom', path: ['id'], message: input.kind === 'recovery_checkin' ? 'give the id or the date of the check-in' : `required for ${input.kind}` });
+        }
+      }),
   }),
   prepare_write_proposal: {
     operationId: 'prepare_write_proposal',

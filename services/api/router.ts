@@ -178,8 +178,8 @@ export const agentAccessRouter = t.router({
     envelope(ctx, operations.get_write_context, await ctx.proposals.context(ctx.caller)),
   ),
   get_write_record: procedure(operations.get_write_record, async (ctx, input) => {
-    const item = await ctx.proposals.record(ctx.caller.athlete.athlete_id, input.kind, input.id);
-    if (!item) throw notFound(`${input.kind} ${input.id}`);
+    const item = await ctx.proposals.record(ctx.caller.athlete.athlete_id, input.kind, input);
+    if (!item) throw notFound(`${input.kind.replace('_', ' ')} ${input.id ?? (input.date ? `on ${input.date}` : '')}`.trimEnd());
     ctx.auth.authorize(ctx.caller, ctx.surface, item.area);
     return envelope(ctx, operations.get_write_record, { item });
   }),

@@ -105,9 +105,17 @@ export class ProposalService {
    * `get_write_record`: the item's current body in the write shape, with its revision and area (whose
    * read scope the caller must hold); null when it is not in this athlete's record.
    */
-  async record(athleteId: string, kind: WriteKind, id: string) {
+  /**
+   * An item as `get_write_record` answers it: by its id; a check-in by its date too (one a day),
+   * and the fitness preferences by neither (one an athlete, sharing the athlete's id).
+   */
+  async record(athleteId: string, kind: WriteKind, ref: { id?: string | undefined; date?: string | undefined }) {
     let doc: ItemDoc | null;
-    if (kind === 'completed_workout') {
+    const id = kind === 'fitness_preferences' ? (ref.id ?? athleteId) : ref.id;
+    if (id === undefined) {
+      if (kind !== 'recovery_checkin' || ref.date === undefined) return null;
+      [doc = null] = await this.#app.reads.page<ItemDoc>(COLLECTIONS[kind], { partition: athleteId, index: 'by_date', prefix: [ref.date], direction: 'asc', limit: 1 });
+    } else if (kind === 'completed_workout') {
       const [summary, detail] = await Promise.all([this.#app.reads.get<ItemDoc>(WORKOUTS, athleteId, id), this.#app.reads.get<ItemDoc>(WORKOUT_DETAILS, athleteId, id)]);
       doc = summary && detail ? { ...summary, ...detail } : null;
     } else {
@@ -116,7 +124,7 @@ export class ProposalService {
     if (!doc) return null;
     const fields = Object.keys(writeRecordSchemas[kind].shape);
     const record = Object.fromEntries(fields.map((f) => [f, doc[f]]));
-    return { kind, id, revision: doc.revision, area: areaOf(WRITE_KINDS[kind] as RecordKind, doc as { goal_type?: RecordItem<'goal'>['goal_type'] }), created_at: doc.created_at, updated_at: doc.updated_at, record };
+    return { kind, id: doc.id, revision: doc.revision, area: areaOf(WRITE_KINDS[kind] as RecordKind, doc as { goal_type?: RecordItem<'goal'>['goal_type'] }), created_at: doc.created_at, updated_at: doc.updated_at, record };
   }
 
   /**
@@ -310,7 +318,7 @@ export class ProposalService {
     if (details && statusAt(doc, now) === 'prepared') {
       for (const a of details.actions) {
         if (a.op === 'create') continue;
-        current.set(itemKey(WRITE_KINDS[a.kind], a.id), (await this.record(athleteId, a.kind, a.id))?.record ?? null);
+        current.set(itemKey(WRITE_KINDS[a.kind], a.id), (await this.record(athleteId, a.kind, { id: a.id }))?.record ?? null);
       }
     }
     return { doc, status: statusAt(doc, now), details, before, current, undoDeadline: doc.receipt ? undoDeadline(doc.receipt.committed_at).toISOString() : null };

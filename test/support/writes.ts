@@ -90,6 +90,8 @@ export function restWrites(base: string, token: string) {
   return {
     context: () => call('GET', '/writes/context'),
     record: (kind: string, id: string) => call('GET', `/writes/records?kind=${kind}&id=${id}`),
+    /** get_write_record with any query: a check-in by date, the fitness preferences by kind alone. */
+    recordBy: (query: Record<string, string>) => call('GET', `/writes/records?${new URLSearchParams(query)}`),
     prepare: (body: unknown) => call('POST', '/writes/proposals', body),
     prepareRaw: (raw: string) => call('POST', '/writes/proposals', undefined, raw),
     proposal: (commandId: string) => call('GET', `/writes/proposals?command_id=${commandId}`),

@@ -124,4 +124,37 @@ test('get_write_record: another athlete\'s id and an unknown id are the same 404
   }
 });
 
+test('get_write_record finds what no read gives an id for: a check-in by its date, the fitness preferences by their kind', async () => {
+  const s = await startServer();
+  try {
+    const ada = await registerPro(s.app);
+    const mine = await seedRecord(s.app, ada);
+    await s.app.records.change(ada, [{ op: 'create', kind: 'fitness_preferences', item: { id: ada, experience_level: 'intermediate', training_days_per_week: 3, session_minutes: 60, focus: [] } }], { type: 'athlete', id: ada });
+    const { api } = await writer(s, ada, ['training', 'recovery'], ['training:write', 'recovery:write']);
+    const byDate = await api.recordBy({ kind: 'recovery_checkin', date: mine.checkinDate });
+    assert.is(byDate.status, 200, JSON.stringify(byDate.body));
+    const item = (byDate.body.data as { item: { id: string; revision: number; record: { date: string } } }).item;
+    assert.equal([item.id, item.revision, item.record.date], [mine.checkinId, 1, mine.checkinDate]);
+    const prefs = await api.recordBy({ kind: 'fitness_preferences' });
+    assert.is(prefs.status, 200, JSON.stringify(prefs.body));
+    assert.is((prefs.body.data as { item: { id: string } }).item.id, ada);
+
+    const none = await api.recordBy({ kind: 'recovery_checkin', date: '2020-01-01' });
+    assert.is(none.status, 404);
+    assert.match((none.body.error as { message: string }).message, 'recovery checkin on 2020-01-01');
+    for (const [query, field] of [
+      [{ kind: 'recovery_checkin' }, 'id'],
+      [{ kind: 'meal' }, 'id'],
+      [{ kind: 'meal', date: '2020-01-01' }, 'date'],
+      [{ kind: 'recovery_checkin', id: mine.checkinId, date: mine.checkinDate }, 'date'],
+    ] as const) {
+      const refused = await api.recordBy(query);
+      assert.is(refused.status, 400, JSON.stringify(query));
+      assert.is((refused.body.error as { field?: string }).field, field, JSON.stringify(refused.body));
+    }
+  } finally {
+    await s.close();
+  }
+});
+
 test.run();
