@@ -23,7 +23,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { toolJsonSchema } from '../../contracts/json-schema.ts';
 import { operationList, operations, type ImplementedOperation, type Operation } from '../../contracts/operations.ts';
@@ -318,7 +318,18 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
   let tools: ReadonlyMap<Operation, Tool> | null = null;
   const idle: PooledServer[] = [];
 
-  server.post('/mcp', { bodyLimit: MCP_BODY_LIMIT }, async (request, reply) => {
+  // A body Fastify could not read is refused as the SDK's transport refuses it, in JSON-RPC's
+  // terms (a parse error for JSON that is not), not in the REST error shape.
+  const errorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const status = error.statusCode ?? 500;
+    if (status === 413) return jsonRpcError(reply, 413, `Payload too large: a message is at most ${MCP_BODY_LIMIT} bytes`);
+    if (status === 415) return jsonRpcError(reply, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    if (status >= 400 && status < 500) return jsonRpcError(reply, 400, 'Parse error: Invalid JSON', {}, ErrorCode.ParseError);
+    request.log.error({ err: error }, 'request failed');
+    return jsonRpcError(reply, 500, `something went wrong on our side; request id ${request.id} identifies it`, {}, ErrorCode.InternalError);
+  };
+
+  server.post('/mcp', { bodyLimit: MCP_BODY_LIMIT, errorHandler }, async (request, reply) => {
     if (!originAllowed(request, ownOrigin)) return jsonRpcError(reply, 403, `requests from ${request.headers.origin} are not allowed`);
     // MCP 2025-06-18 dropped JSON-RPC batches; one POST holding many calls would dodge the
     // per-call quota and lose the calls it was charged for when any one was refused.

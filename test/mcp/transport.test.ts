@@ -44,6 +44,15 @@ test('POSTs the Streamable HTTP transport refused are refused with its statuses 
     assert.is(stray.status, 400);
     assert.equal(await transportError(stray), { code: -32700, message: 'Parse error: Invalid JSON-RPC message' });
 
+    // JSON that does not parse: JSON-RPC's parse error, not the REST error shape.
+    const broken = await fetch(`${s.base}/mcp`, { method: 'POST', headers: { ...JSON_RPC_HEADERS, authorization: `Bearer ${token}` }, body: '{"jsonrpc": "2.0", "id": 3,' });
+    assert.is(broken.status, 400);
+    assert.equal(await transportError(broken), { code: -32700, message: 'Parse error: Invalid JSON' });
+    assert.ok(broken.headers.get('x-request-id'));
+    const huge = await fetch(`${s.base}/mcp`, { method: 'POST', headers: { ...JSON_RPC_HEADERS, authorization: `Bearer ${token}` }, body: JSON.stringify({ ...ping, params: { pad: 'x'.repeat(3 * 1024 * 1024) } }) });
+    assert.is(huge.status, 413);
+    assert.match((await transportError(huge)).message, /^Payload too large: a message is at most \d+ bytes$/);
+
     const unknownVersion = await post(s, token, ping, { 'mcp-protocol-version': '1999-01-01' });
     assert.is(unknownVersion.status, 400);
     assert.match((await transportError(unknownVersion)).message, /^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: 2025-11-25, /);
