@@ -7,9 +7,18 @@ import { ApiError } from './errors.ts';
  * `invalid_input`, naming every field that was wrong (and, in a proposal, the action it is in).
  */
 export function parsedInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  if (input instanceof BodyNotAnObject) throw new ApiError('invalid_input', `the request body must be a JSON object, not ${input.sent}`, { details: { field: 'body' } });
   const parsed = schema.safeParse(input);
   if (!parsed.success) throw invalidInput(parsed.error.issues);
   return parsed.data;
+}
+
+/** What a surface hands over for an operation whose body is not a JSON object (an array, a string, null). */
+export class BodyNotAnObject {
+  readonly sent: string;
+  constructor(body: unknown) {
+    this.sent = body === null ? 'null' : Array.isArray(body) ? 'an array' : body === undefined ? 'an empty body' : `a ${typeof body}`;
+  }
 }
 
 function invalidInput(issues: ReadonlyArray<{ path?: PropertyKey[]; message: string; keys?: string[] }>): ApiError {

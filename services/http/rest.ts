@@ -4,6 +4,7 @@ import { TRPCError } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { operationList } from '../../contracts/operations.ts';
 import { ApiError } from '../api/errors.ts';
+import { BodyNotAnObject } from '../api/input.ts';
 import { createAgentAccessCaller, type ApiServices } from '../api/router.ts';
 import { bearerToken, sendApiError } from './agent-access.ts';
 import { setRateLimitHeaders } from './rate-limit.ts';
@@ -39,14 +40,15 @@ export function registerRest(server: FastifyInstance, services: ApiServices): vo
       // Operations without a body refuse one before Fastify would read it.
       ...(op.body ? { bodyLimit: op.bodyLimit ?? undefined } : { onRequest: refuseReadBody }),
       handler: async (request: FastifyRequest, reply) => {
-        // A body that is not a JSON object is left for the input schema to refuse.
-        const body = op.body && typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body) ? request.body : op.body ? { body: request.body } : {};
+        // A body that is not a JSON object is refused by the procedure, after its checks, as such.
+        const isObject = typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body);
+        const input = op.body && !isObject ? new BodyNotAnObject(request.body) : { ...(request.query as object), ...(op.body ? (request.body as object) : {}), ...(request.params as object) };
         const caller = createAgentAccessCaller({
           ...services,
           surface: 'rest',
           token: bearerToken(request.headers.authorization),
           requestId: request.id,
-          input: { ...(request.query as object), ...body, ...(request.params as object) },
+          input,
           onCharge: (grantId, wait) => setRateLimitHeaders(reply, services.quota, grantId, wait),
         });
         try {

@@ -122,6 +122,12 @@ test('a malformed body, a wrong version, a bad field, an unknown field: 400 sayi
   const { api } = await writer(s, athleteId, EVERY, ['nutrition:write', 'training:write']);
   const notJson = await api.prepareRaw('{"version": ');
   await refused(api, notJson, 400, 'invalid_input');
+  // JSON, but not an object: said so, not as an unknown parameter and missing fields.
+  for (const [raw, sent] of [['[]', 'an array'], ['null', 'null'], ['"a proposal"', 'a string']]) {
+    const notObject = await refused(api, await api.prepareRaw(raw), 400, 'invalid_input');
+    assert.is(notObject.message, `the request body must be a JSON object, not ${sent}`);
+    assert.is(notObject.field, 'body');
+  }
   const version = proposalBody([createMeal()]);
   const wrongVersion = await refused(api, await api.prepare({ ...version, version: 'agent-access-write.v2' }), 400, 'invalid_input', version.command_id);
   assert.is(wrongVersion.field, 'version');
