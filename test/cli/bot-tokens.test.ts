@@ -16,7 +16,8 @@ test('operators create, list and revoke bot tokens', async () => {
   assert.is(tokens[0]!.token_sha256, undefined, 'the list never shows the hash');
   const listed = await cli(['bot-tokens', 'list', '--athlete', 'ada@example.com'], env);
   assert.not.match(listed.stdout, created.stdout.trim());
-  await cliJson(['bot-tokens', 'revoke', '--athlete', 'ada@example.com', '--id', tokens[0]!.id], env);
+  // A uuid pasted in upper case is the same id.
+  await cliJson(['bot-tokens', 'revoke', '--athlete', 'ada@example.com', '--id', tokens[0]!.id.toUpperCase()], env);
   const after = await cliJson<{ tokens: Array<{ revoked_at: string | null }> }>(['bot-tokens', 'list', '--athlete', 'ada@example.com'], env);
   assert.ok(after.tokens[0]!.revoked_at);
   const again = await cli(['bot-tokens', 'revoke', '--athlete', 'ada@example.com', '--id', tokens[0]!.id], env);

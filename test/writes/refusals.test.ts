@@ -123,7 +123,7 @@ test('a malformed body, a wrong version, a bad field, an unknown field: 400 sayi
   const notJson = await api.prepareRaw('{"version": ');
   await refused(api, notJson, 400, 'invalid_input');
   // JSON, but not an object: said so, not as an unknown parameter and missing fields.
-  for (const [raw, sent] of [['[]', 'an array'], ['null', 'null'], ['"a proposal"', 'a string']]) {
+  for (const [raw, sent] of [['[]', 'an array'], ['null', 'null'], ['"a proposal"', 'a string']] as const) {
     const notObject = await refused(api, await api.prepareRaw(raw), 400, 'invalid_input');
     assert.is(notObject.message, `the request body must be a JSON object, not ${sent}`);
     assert.is(notObject.field, 'body');

@@ -6,7 +6,8 @@ export default class BotTokensRevoke extends AppCommand {
   static override description = 'Revoke a bot token; the next request with it is refused';
   static override flags = {
     athlete: athleteFlag,
-    id: Flags.string({ required: true, description: 'the token id (see bot-tokens list)' }),
+    // Ids are uuids, written in lower case: one pasted in upper case is the same id.
+    id: Flags.string({ required: true, description: 'the token id (see bot-tokens list)', parse: async (id) => id.toLowerCase() }),
   };
 
   async run(): Promise<{ token_id: string; revoked: true }> {

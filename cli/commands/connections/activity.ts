@@ -18,7 +18,7 @@ export default class ConnectionsActivity extends AppCommand {
 
   static override flags = {
     athlete: athleteFlag,
-    connection: Flags.string({ description: 'only this connection: its grant id (as --json shows it as grant_id)' }),
+    connection: Flags.string({ description: 'only this connection: its grant id (as --json shows it as grant_id)', parse: async (id) => id.toLowerCase() }),
     days: Flags.integer({ description: `the last N days, 1 to ${ACCESS_HISTORY_DAYS}`, default: ACCESS_HISTORY_DAYS, min: 1, max: ACCESS_HISTORY_DAYS }),
   };
 
