@@ -28,6 +28,12 @@ enableCompileCache();
 // Loading @oclif/core otherwise checks its own engines range with semver (47 modules, a tenth of
 // --help's time); the check above already refused any Node this CLI cannot run on.
 process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
+// A reader that stops early (`repledger export --file - | head`) closes the pipe: stop quietly, as
+// command-line tools do, instead of failing with EPIPE.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 const { Errors, flush, handle, run } = await import('@oclif/core');
 // As oclif's `execute`, except that under --json a failure oclif answers itself, before any command
 // runs (no such command), is one error object on stdout too, like every command's own failures.

@@ -138,6 +138,14 @@ test('Ctrl-C in the middle of an export leaves no file behind; the export then r
   assert.equal(readdirSync(dataDir).filter((f) => f.includes('interrupted')), ['interrupted.json'], 'only the document, no partial file');
 });
 
+test('a reader that stops early (export --file - | head) ends the export quietly, with no EPIPE', async () => {
+  const { child, done } = startCli(['export', '--athlete', 'a@example.com', '--file', '-'], env);
+  child.stdout!.once('data', () => child.stdout!.destroy());
+  const result = await done;
+  assert.is(result.code, 0, result.stderr);
+  assert.not.match(result.stderr, 'EPIPE');
+});
+
 test('kill -9 in the middle of an import leaves the record empty; the import then lands whole', async () => {
   const file = join(dataDir, 'a.json');
   const { child, done } = startCli(['import', 'repledger', '--athlete', 'd@example.com', '--file', file], env);
