@@ -1,7 +1,7 @@
 // The athlete's record as it is stored: the items that events carry. Canonical units only
 // (kg, metres, seconds). These are inputs to the domain, not the Agent Access wire shapes.
 import { z } from 'zod';
-import { RECORD_BOUNDS } from './policy.ts';
+import { RECORD_BOUNDS, WRITE_POLICY } from './policy.ts';
 import {
   LIMITS,
   bodyweightUnitPreference,
@@ -129,7 +129,8 @@ export const routine = z.strictObject({
   id: uuid,
   title: recordText,
   exercises: z.array(routineExercise).max(LIMITS.exercisesPerRoutine),
-  scheduled_dates: z.array(localDate).max(90),
+  /** Today and up to the scheduling horizon's days after it. */
+  scheduled_dates: z.array(localDate).max(WRITE_POLICY.schedulingHorizonDays + 1),
 });
 export type Routine = z.infer<typeof routine>;
 

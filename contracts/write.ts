@@ -93,11 +93,16 @@ export const writeRecordSchemas = {
     exercises: z.array(workoutExercise.extend({ exercise_id: reference })).max(100),
   }),
   saved_routine: routine.omit({ id: true }).extend({
-    exercises: z.array(routineExercise.extend({ exercise_id: reference })).max(LIMITS.exercisesPerRoutine),
+    exercises: z
+      .array(routineExercise.extend({ exercise_id: reference }))
+      .max(LIMITS.exercisesPerRoutine)
+      .refine((exercises) => new Set(exercises.map((e) => e.position)).size === exercises.length, { error: 'each position once: two exercises cannot share one' }),
     scheduled_dates: z
       .array(localDate)
-      .max(WRITE_POLICY.schedulingHorizonDays)
-      .describe(`Local dates in the record timezone, from today to ${WRITE_POLICY.schedulingHorizonDays} days ahead; a recurring plan is its individual dates.`),
+      // Today and the horizon's days after it: every day of the window fits.
+      .max(WRITE_POLICY.schedulingHorizonDays + 1)
+      .refine((dates) => new Set(dates).size === dates.length, { error: 'each date once' })
+      .describe(`Local dates in the record timezone, each once, from today to ${WRITE_POLICY.schedulingHorizonDays} days ahead; a recurring plan is its individual dates.`),
   }),
   meal: meal.omit({ id: true }),
   recovery_checkin: checkin.omit({ id: true }),

@@ -91,6 +91,16 @@ test('a routine scheduled 91 days ahead: 400 naming the date; 90 days ahead is a
   assert.is((await api.prepare(proposalBody([routine([today, addDays(today, 90)])]))).status, 201);
   const past = await api.prepare(proposalBody([routine([addDays(today, -1)])]));
   assert.is(past.status, 400);
+  // Every day of the window (91 dates, today included) fits; a date twice does not.
+  const everyDay = Array.from({ length: 91 }, (_, i) => addDays(today, i));
+  assert.is((await api.prepare(proposalBody([routine(everyDay)]))).status, 201);
+  const twice = proposalBody([routine([addDays(today, 3), addDays(today, 3)])]);
+  const repeated = await refused(api, await api.prepare(twice), 400, 'invalid_input', twice.command_id);
+  assert.is(repeated.field, 'actions.0.record.scheduled_dates');
+  assert.match(repeated.message, 'each date once');
+  const shared = routine([addDays(today, 3)]);
+  const samePosition = proposalBody([{ ...shared, record: { ...shared.record, exercises: [shared.record.exercises[0]!, { ...shared.record.exercises[0]!, reps: '8' }] } }]);
+  assert.is((await refused(api, await api.prepare(samePosition), 400, 'invalid_input', samePosition.command_id)).field, 'actions.0.record.exercises');
 });
 
 test('a stale base_revision: 400 revision_conflict telling the agent to read the item again', async () => {
