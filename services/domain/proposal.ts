@@ -298,8 +298,9 @@ function checkDates(action: NormalisedAction, before: Record<string, unknown> | 
   const earliest = WRITE_POLICY.earliestRecordedDate;
   const tooEarly = (field: string, value: string) =>
     new WriteRefusal('invalid_action', `${field} ${value} is before ${earliest}; check the year`, at(field));
-  const instantField = { completed_workout: 'ended_at', meal: 'eaten_at', body_measurement: 'measured_at' }[action.kind as string];
-  if (instantField && Date.parse(r[instantField] as string) > latest) throw new WriteRefusal('invalid_action', `${instantField} is in the future; only what has happened is recorded`, at(instantField));
+  const instantField = { completed_workout: 'ended_at', meal: 'eaten_at', body_measurement: 'measured_at', goal: 'achieved_at' }[action.kind as string];
+  // A goal not achieved has no achieved_at (null): nothing to check.
+  if (instantField && typeof r[instantField] === 'string' && Date.parse(r[instantField] as string) > latest) throw new WriteRefusal('invalid_action', `${instantField} is in the future; only what has happened is recorded`, at(instantField));
   for (const field of [instantField, action.kind === 'completed_workout' ? 'started_at' : undefined, action.kind === 'recovery_checkin' ? 'date' : undefined]) {
     const value = field ? (r[field] as string | null | undefined) : null;
     if (field && typeof value === 'string' && new Date(Date.parse(value)).toISOString().slice(0, 10) < earliest) throw tooEarly(field, value);

@@ -155,6 +155,9 @@ test('a malformed body, a wrong version, a bad field, an unknown field: 400 sayi
   assert.is(ref.field, 'actions.1.record.exercises.0.exercise_id');
   const future = proposalBody([{ op: 'create', kind: 'meal', record: { ...meal(), eaten_at: new Date(Date.now() + 86_400_000).toISOString() } }]);
   assert.is((await refused(api, await api.prepare(future), 400, 'invalid_input', future.command_id)).field, 'actions.0.record.eaten_at');
+  // A goal achieved in the future is no more possible than a meal eaten there.
+  const achieved = proposalBody([{ op: 'create', kind: 'goal', record: { goal_type: 'weekly_session_count', status: 'achieved', exercise_id: null, target_value: 3, target_unit: 'sessions', achieved_at: '2099-01-01T00:00:00Z' } }]);
+  assert.is((await refused(api, await api.prepare(achieved), 400, 'invalid_input', achieved.command_id)).field, 'actions.0.record.achieved_at');
   // A year mistyped (0999 for 2026) is refused, not recorded: its local date would not even be a date.
   const ancient = proposalBody([{ op: 'create', kind: 'meal', record: { ...meal(), eaten_at: '0999-01-01T12:00:00Z' } }]);
   const old = await refused(api, await api.prepare(ancient), 400, 'invalid_input', ancient.command_id);
