@@ -89,6 +89,17 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
       const body = request.body;
       const token = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)._csrf : undefined;
       if (crossSite || !csrfMatches(request, token)) {
+        // A form of a signed-in page whose session has since ended: say so, and come back to the
+        // page it was sent from after signing in, rather than blame the form.
+        const path = request.url.split('?')[0]!;
+        if (!crossSite && typeof token === 'string' && !request.session?.athlete_id && path !== '/sign-in' && path !== '/sign-up') {
+          const back = safeReturnTo(refererPath(request.headers.referer, origin), origin);
+          const signIn = back ? `/sign-in?return_to=${encodeURIComponent(back)}` : '/sign-in';
+          return reply
+            .code(403)
+            .type('text/html; charset=utf-8')
+            .send(page({ title: 'Signed out' }, html`<div class="card"><h1>You were signed out</h1><p>Your session ended, so nothing was sent. Sign in and try again.</p><a class="button" href="${signIn}">Sign in</a></div>`));
+        }
         return reply
           .code(403)
           .type('text/html; charset=utf-8')
@@ -272,4 +283,15 @@ ${returnTo ? html`<input type="hidden" name="return_to" value="${returnTo}">` : 
 <button type="submit">Sign in</button>
 </form></div>
 <p>New to RepLedger? <a href="/sign-up">Create an account</a></p>`;
+}
+
+/** The path (and query) of a same-origin Referer, or null. */
+function refererPath(referer: string | undefined, origin: string): string | null {
+  if (!referer) return null;
+  try {
+    const url = new URL(referer);
+    return url.origin === origin ? `${url.pathname}${url.search}` : null;
+  } catch {
+    return null;
+  }
 }

@@ -55,6 +55,11 @@ test('sign-in, sign-out, and a new session token at each sign-in', async () => {
     const out = await c.post('/sign-out', { _csrf: FormClient.csrf(account.text) });
     assert.is(out.status, 303);
     assert.is((await c.get('/account')).status, 302, 'signed out: the account page sends you to sign in');
+    // A page left open posts after its session ended: told so, and brought back after signing in.
+    const late = await c.post('/settings', { _csrf: FormClient.csrf(account.text), display_name: 'Ada' }, { referer: `${s.base}/settings` });
+    assert.is(late.status, 403);
+    assert.match(late.text, 'You were signed out');
+    assert.match(late.text, 'href="/sign-in?return_to=%2Fsettings"');
   } finally {
     await s.close();
   }
