@@ -155,6 +155,12 @@ export function readCsvTable<R extends string, O extends string = never>(
   text: string,
   spec: TableSpec<R, O>,
 ): CsvTable<R | O> {
+  // An image, a spreadsheet or a zip chosen by mistake: say that, not which columns it lacks.
+  // Text files hold no NUL, and bytes that are not UTF-8 decode to U+FFFD.
+  const head = text.slice(0, 4096);
+  if (head.includes('\u0000') || (head.match(/\uFFFD/g)?.length ?? 0) > 3) {
+    throw new ImportRowError(1, 'this is not a CSV text file (it looks like an image, a spreadsheet or an archive): choose the CSV file the app exported');
+  }
   const separator = spec.separator ?? detectSeparator(text);
   const records = csvRecords(text, separator);
   const first = records.next();

@@ -26,6 +26,15 @@ function rowError(fn: () => unknown): ImportRowError {
   throw new Error('expected an ImportRowError');
 }
 
+test('a binary file (an image chosen by mistake) is refused as not a CSV, not by its missing columns', () => {
+  const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0xff, 0xfe, 0xfd, 0xfc, 0xe0, 0xe1]).toString('utf8');
+  const e = rowError(() => readCsvTable(png, { required: ['a'] }));
+  assert.is(e.line, 1);
+  assert.match(e.message, 'this is not a CSV text file');
+  // Text in another language is text: accents and CJK pass.
+  assert.is(readCsvTable('título,名前\nPress,ベンチ\n', { required: ['título'] }).rows.length, 1);
+});
+
 test('plain records with their line numbers', () => {
   assert.equal(records('a,b\n1,2\n3,4\n'), [
     { line: 1, fields: ['a', 'b'] },
