@@ -37,6 +37,9 @@ function minutesLeft(until: string, now: Date): string {
   return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }
 
+/** Decided proposals a page of the history shows. */
+const HISTORY_PAGE = 50;
+
 const VERBS: Record<NormalisedAction['op'], string> = { create: 'Add', update: 'Change', delete: 'Remove' };
 
 /** Exercise names for every id the actions use: the catalog's, and those the batch itself creates. */
@@ -139,14 +142,19 @@ export function registerProposals(web: FastifyInstance, app: App, show: Show): v
     show(reply, 'No such proposal', session, html`<div class="card"><h1>No such proposal</h1><p>There is no proposal of yours at this address.</p><a class="button" href="/proposals">Your proposals</a></div>`, 404);
   const commandIdOf = (params: unknown) => z.object({ id: uuid }).safeParse(params).data?.id ?? null;
 
+  /** `?before=<prepared_at>~<command id>`, as the page's own link writes it; anything else is the first page. */
+  const historyCursor = (value: unknown): [string, string] | undefined => {
+    const [at, id] = typeof value === 'string' ? value.split('~') : [];
+    return at && id && !Number.isNaN(Date.parse(at)) && uuid.safeParse(id).success ? [at, id] : undefined;
+  };
+
   web.get('/proposals', async (request, reply) => {
     const athlete = await signedIn(request.session, reply, '/proposals');
     if (!athlete) return reply;
     const now = app.clock.now();
     const tz = athlete.profile.timezone;
-    const docs = await app.proposals.list(athlete.athlete_id);
-    const pending = docs.filter((d) => statusAt(d, now) === 'prepared');
-    const history = docs.filter((d) => statusAt(d, now) !== 'prepared');
+    const before = historyCursor((request.query as Record<string, unknown>).before);
+    const [pending, { docs: history, next }] = await Promise.all([app.proposals.pending(athlete.athlete_id), app.proposals.history(athlete.athlete_id, HISTORY_PAGE, before)]);
     const row = (d: ProposalDoc) => html`<li><a href="/proposals/${d.id}">${d.changes.length === 1 ? '1 change' : `${d.changes.length} changes`} from ${d.client_name}</a>
 <span class="hint">${STATUS_WORDS[statusAt(d, now)]} · prepared ${when(d.prepared_at, tz)}${statusAt(d, now) === 'prepared' ? ` · expires in ${minutesLeft(d.expires_at, now)}` : ''}</span></li>`;
     return show(
@@ -156,7 +164,9 @@ export function registerProposals(web: FastifyInstance, app: App, show: Show): v
       html`<h1>Proposals</h1>
 <p class="hint">Changes your connected AI apps suggest. Nothing changes in your record until you approve it here.</p>
 <section class="card"><h2>Waiting for your review</h2>${pending.length ? html`<ul class="proposals">${pending.map(row)}</ul>` : html`<p>Nothing is waiting for you.</p>`}</section>
-<section class="card"><h2>History</h2>${history.length ? html`<ul class="proposals">${history.map(row)}</ul>` : html`<p>No earlier proposals.</p>`}</section>`,
+<section class="card"><h2>${before ? 'Earlier history' : 'History'}</h2>${history.length ? html`<ul class="proposals">${history.map(row)}</ul>` : html`<p>No earlier proposals.</p>`}${
+  next ? html`<p><a href="/proposals?before=${encodeURIComponent(next.join('~'))}">Older proposals</a></p>` : ''
+}${before ? html`<p><a href="/proposals">Newest proposals</a></p>` : ''}</section>`,
     );
   });
 

@@ -29,7 +29,7 @@ export interface ProposalDetails {
   summaries: string[];
 }
 
-/** Proposals read at a time when every pending one is gathered. */
+/** Proposals read at a time when the pending ones or a page of history are gathered. */
 const PENDING_PAGE = 100;
 
 /** Where each kind's current items are read from. */
@@ -281,16 +281,30 @@ export class ProposalService {
   // -------------------------------------------------------------------------------------------
   // What the athlete's pages show
 
-  /** The athlete's proposals: those awaiting review first (soonest to expire first), then the rest, newest first. */
-  async list(athleteId: string, limit = 100): Promise<ProposalDoc[]> {
-    const docs = await this.#app.reads.page<ProposalDoc>(PROPOSALS, { partition: athleteId, index: 'by_prepared', direction: 'desc', limit });
+  /**
+   * The athlete's decided or expired proposals, newest prepared first, `limit` at a time: `before`
+   * is the previous page's `next` (its last proposal's preparation time and id), null at the end.
+   */
+  async history(athleteId: string, limit: number, before?: [string, string]): Promise<{ docs: ProposalDoc[]; next: [string, string] | null }> {
     const now = this.#app.clock.now();
-    return [...(await this.pending(athleteId)), ...docs.filter((d) => statusAt(d, now) !== 'prepared')];
+    const docs: ProposalDoc[] = [];
+    let after: KeyValue[] | undefined = before;
+    for (;;) {
+      const page = await this.#app.reads.page<ProposalDoc>(PROPOSALS, { partition: athleteId, index: 'by_prepared', direction: 'desc', limit: PENDING_PAGE, ...(after && { after }) });
+      for (const d of page) {
+        if (statusAt(d, now) === 'prepared') continue;
+        docs.push(d);
+        if (docs.length === limit) return { docs, next: [d.prepared_at, d.id] };
+      }
+      if (page.length < PENDING_PAGE) return { docs, next: null };
+      const last = page[page.length - 1]!;
+      after = [last.prepared_at, last.id];
+    }
   }
 
   /**
    * Every proposal awaiting the athlete's review now, soonest to expire first: what Home announces
-   * and the list puts first. All of them, however many were prepared since: only those prepared
+   * and the proposals page puts first. All of them, however many were prepared since: only those prepared
    * within the expiry can still await review, and they are read a page at a time.
    */
   async pending(athleteId: string): Promise<ProposalDoc[]> {

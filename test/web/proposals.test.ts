@@ -10,7 +10,8 @@ import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { connect, PASSWORD, registerPro } from '../support/connect.ts';
 import { workoutSet } from '../support/sets.ts';
 import { FormClient, startServer } from '../support/server.ts';
-import { proposalBody, seedRecord, validBody, writer } from '../support/writes.ts';
+import { agentCaller, proposalBody, seedRecord, validBody, writer } from '../support/writes.ts';
+import { fixedClock } from '../../services/domain/clock.ts';
 import { envelopeOf, mcpClient } from '../mcp/support.ts';
 
 const noBrowser = whyNoBrowser();
@@ -185,6 +186,39 @@ test('after the app is disconnected and the plan lapses to Free, the athlete sti
     assert.match((await browser.get('/proposals')).text, 'Saved');
     assert.is((await browser.post(`${path}/undo`, { _csrf: FormClient.csrf(saved.text) })).status, 303);
     assert.match((await browser.get(path)).text, 'Undone');
+  } finally {
+    await s.close();
+  }
+});
+
+test('the history pages: 50 a page, newest first, an Older link to the rest and back', async () => {
+  const clock = fixedClock('2026-06-01T12:00:00.000Z');
+  const s = await startServer({ clock });
+  try {
+    const ada = await registerPro(s.app);
+    const caller = await agentCaller(s.app, ada);
+    const meal = (name: string) => ({ op: 'create', kind: 'meal', record: { eaten_at: '2026-06-01T10:00:00.000Z', name, calories_kcal: 400, protein_g: 30, carbohydrate_g: null, fat_g: null } });
+    const ids: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      clock.advance(1_000);
+      const body = validBody([meal(`Meal ${i}`)]);
+      await s.app.proposals.prepare(caller, body);
+      ids.push(body.command_id);
+    }
+    clock.advance(31 * 60_000);
+    const browser = new FormClient(s.base);
+    const signIn = await browser.get('/sign-in');
+    await browser.post('/sign-in', { email: 'ada@example.com', password: PASSWORD, _csrf: FormClient.csrf(signIn.text) });
+    const first = (await browser.get('/proposals')).text;
+    const linked = (page: string) => [...page.matchAll(/href="\/proposals\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
+    assert.equal(linked(first), ids.slice(10).reverse(), 'the newest 50');
+    const older = /href="(\/proposals\?before=[^"]+)"/.exec(first)?.[1];
+    assert.ok(older, 'an Older proposals link');
+    const second = (await browser.get(older!.replaceAll('&amp;', '&'))).text;
+    assert.equal(linked(second), ids.slice(0, 10).reverse(), 'the 10 before them');
+    assert.match(second, 'href="/proposals">Newest proposals');
+    assert.not.match(second, 'Older proposals');
+    assert.is((await browser.get('/proposals?before=nonsense')).status, 200, 'a cursor that is not one is the first page');
   } finally {
     await s.close();
   }

@@ -22,12 +22,22 @@ test('every pending proposal is listed first, the oldest too; expired ones are n
     const pending = await app.proposals.pending(ada);
     assert.is(pending.length, 121);
     assert.is(pending[0]!.id, first.command_id, 'the soonest to expire first');
-    const listed = await app.proposals.list(ada);
-    assert.ok(listed.slice(0, 121).every((d) => d.status === 'prepared'));
-    assert.ok(listed.some((d) => d.id === first.command_id));
+    assert.equal((await app.proposals.history(ada, 10)).docs, [], 'none decided yet');
 
     clock.advance(31 * 60_000);
     assert.equal(await app.proposals.pending(ada), [], 'all expired now');
+    // The history, newest first, 50 a page: every proposal once, in order, whatever the page size.
+    const seen: string[] = [];
+    let before: [string, string] | undefined;
+    for (let page = 0; page < 10; page++) {
+      const { docs, next } = await app.proposals.history(ada, 50, before);
+      seen.push(...docs.map((d) => d.id));
+      if (!next) break;
+      before = next;
+    }
+    assert.is(seen.length, 121);
+    assert.is(new Set(seen).size, 121);
+    assert.is(seen.at(-1), first.command_id, 'the oldest last');
   } finally {
     await t.close();
   }
