@@ -6,6 +6,8 @@ import type { z } from 'zod';
 import { SCHEMA_VERSION, type AgentAccessData, type AgentAccessOperation } from '../../contracts/agent-access.ts';
 import { LIMITS } from '../../contracts/common.ts';
 import { operations, type Operation } from '../../contracts/operations.ts';
+import { WRITE_KINDS } from '../../contracts/write.ts';
+import { areaOf } from '../../contracts/write-permissions.ts';
 import type { App } from '../app.ts';
 import { itemsIn } from '../domain/access-history.ts';
 import { ApiError, rateLimited, unavailable } from './errors.ts';
@@ -178,6 +180,10 @@ export const agentAccessRouter = t.router({
     envelope(ctx, operations.get_write_context, await ctx.proposals.context(ctx.caller)),
   ),
   get_write_record: procedure(operations.get_write_record, async (ctx, input) => {
+    // A kind of one area is refused before it is looked up: otherwise an existing item of an area
+    // not granted (403) would tell itself from a made-up id (404). A goal's area is its goal type's.
+    const kind = WRITE_KINDS[input.kind];
+    if (kind !== 'goal') ctx.auth.authorize(ctx.caller, ctx.surface, areaOf(kind, null));
     const item = await ctx.proposals.record(ctx.caller.athlete.athlete_id, input.kind, input);
     if (!item) throw notFound(`${input.kind.replace('_', ' ')} ${input.id ?? (input.date ? `on ${input.date}` : '')}`.trimEnd());
     ctx.auth.authorize(ctx.caller, ctx.surface, item.area);

@@ -98,7 +98,7 @@ test('the batch of the issue is prepared, read back prepared with its approval l
   }
 });
 
-test('get_write_record: another athlete\'s id and an unknown id are the same 404; the item\'s area needs its read scope', async () => {
+test('get_write_record: another athlete\'s id and an unknown id are the same 404; an area not granted is a 403 whether the item exists or not', async () => {
   const s = await startServer();
   try {
     const ada = await registerPro(s.app);
@@ -106,16 +106,20 @@ test('get_write_record: another athlete\'s id and an unknown id are the same 404
     const theirs = await seedRecord(s.app, bob);
     const mine = await seedRecord(s.app, ada);
     const { api } = await writer(s, ada, ['training'], ['training:write']);
-    const foreign = await api.record('meal', theirs.mealId);
-    const unknown = await api.record('meal', randomUUID());
+    const foreign = await api.record('completed_workout', theirs.workoutId);
+    const unknown = await api.record('completed_workout', randomUUID());
     assert.is(foreign.status, 404);
     assert.is(unknown.status, 404);
     assert.is(foreign.body.error.code, 'not_found');
-    assert.is(foreign.body.error.message.replace(theirs.mealId, 'ID'), unknown.body.error.message.replace(/[0-9a-f-]{36}/, 'ID'));
+    assert.is(foreign.body.error.message.replace(theirs.workoutId, 'ID'), unknown.body.error.message.replace(/[0-9a-f-]{36}/, 'ID'));
+    // Without the nutrition scope, Ada's meal and a made-up one are the same refusal: nothing tells them apart.
     const noScope = await api.record('meal', mine.mealId);
     assert.is(noScope.status, 403);
     assert.is(noScope.body.error.code, 'insufficient_scope');
     assert.match(noScope.headers.get('www-authenticate') ?? '', /scope="nutrition training"/);
+    const madeUp = await api.record('meal', randomUUID());
+    assert.is(madeUp.status, 403);
+    assert.is(madeUp.body.error.message, noScope.body.error.message);
     assert.is((await api.record('completed_workout', mine.workoutId)).status, 200);
     const bad = await api.record('feedback', mine.workoutId);
     assert.is(bad.status, 400);
