@@ -15,7 +15,7 @@ import { PROPOSALS, type ProposalDoc } from '../projections/proposals.ts';
 import { ACCESS_HISTORY_DAYS, countOf, hourOf, mergeCounts, retentionStart, summariseReads, type AccessBucket, type ReadSummary } from './domain/access-history.ts';
 import type { Clock } from './domain/clock.ts';
 import { statusAt } from './domain/proposal.ts';
-import type { CollectionSpec, Doc, KeyValue, ReadStore } from './store/read-store.ts';
+import { pagesOf, type CollectionSpec, type Doc, type KeyValue, type ReadStore } from './store/read-store.ts';
 
 const READS = 'connection_reads';
 /**
@@ -153,14 +153,9 @@ export class AccessHistory {
   /** Every document of an index under `prefix` whose next field, `field`, is at least `from`, in pages. */
   async #all<T extends Doc>(collection: string, partition: string, index: string, prefix: KeyValue[], field: string, from: string): Promise<T[]> {
     const out: T[] = [];
-    let after: KeyValue[] | undefined;
-    for (;;) {
-      const page = await this.#reads.page<T>(collection, { partition, index, direction: 'asc', limit: PAGE, prefix, range: { gte: from }, ...(after ? { after } : {}) });
-      out.push(...page);
-      if (page.length < PAGE) return out;
-      const last = page[page.length - 1]!;
-      after = [last[field] as KeyValue, last.id];
-    }
+    const query = { partition, index, direction: 'asc' as const, limit: PAGE, prefix, range: { gte: from } };
+    for await (const page of pagesOf<T>(this.#reads, collection, query, (d) => [d[field] as KeyValue, d.id])) out.push(...page);
+    return out;
   }
 }
 

@@ -8,7 +8,7 @@ import type { Clock } from './domain/clock.ts';
 import { DomainError } from './domain/errors.ts';
 import { sha256Hex } from './domain/ids.ts';
 import type { EventStore } from './store/event-store.ts';
-import type { KeyValue, ReadStore } from './store/read-store.ts';
+import { pagesOf, type ReadStore } from './store/read-store.ts';
 import { UsageLog } from './usage.ts';
 
 const PREFIX = 'rlb_';
@@ -60,13 +60,8 @@ export class BotTokenService {
   /** Every one of the athlete's tokens, newest first, with when each was last used: read a page at a time, none left out. */
   async list(athleteId: string): Promise<BotTokenListing[]> {
     const tokens: BotTokenDoc[] = [];
-    for (let after: KeyValue[] | undefined; ; ) {
-      const page = await this.#reads.page<BotTokenDoc>(BOT_TOKENS, { partition: BOT_TOKENS_PARTITION, index: 'by_athlete', prefix: [athleteId], direction: 'desc', limit: LIST_PAGE, ...(after && { after }) });
-      tokens.push(...page);
-      if (page.length < LIST_PAGE) break;
-      const last = page[page.length - 1]!;
-      after = [last.created_at, last.id];
-    }
+    const query = { partition: BOT_TOKENS_PARTITION, index: 'by_athlete', prefix: [athleteId], direction: 'desc' as const, limit: LIST_PAGE };
+    for await (const page of pagesOf<BotTokenDoc>(this.#reads, BOT_TOKENS, query, (t) => [t.created_at, t.id])) tokens.push(...page);
     return Promise.all(tokens.map(async (t) => ({ ...t, token_prefix: t.token_prefix ?? null, last_used_at: await this.#usage.lastUsedAt(athleteId, t.id) })));
   }
 

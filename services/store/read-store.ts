@@ -33,6 +33,26 @@ export interface PageQuery {
   after?: KeyValue[];
 }
 
+/**
+ * Every document a keyset query reaches, a page of `query.limit` at a time, whatever the adapter:
+ * `keyOf` gives a document's index values after the prefix, where the next page starts (`after`
+ * for the first). A caller that has enough stops; nothing more is read.
+ */
+export async function* pagesOf<T extends Doc>(
+  docs: Pick<Documents, 'page'>,
+  collection: string,
+  query: Omit<PageQuery, 'after'>,
+  keyOf: (doc: T) => KeyValue[],
+  after?: KeyValue[],
+): AsyncGenerator<T[]> {
+  for (;;) {
+    const page = await docs.page<T>(collection, { ...query, ...(after && { after }) });
+    if (page.length > 0) yield page;
+    if (page.length < query.limit) return;
+    after = keyOf(page[page.length - 1]!);
+  }
+}
+
 /** Reads and writes of documents. Writes inside `transaction` commit together. */
 export interface Documents {
   get<T extends Doc>(collection: string, partition: string, id: string): Promise<T | null>;

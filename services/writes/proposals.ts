@@ -21,7 +21,7 @@ import type { Loaded } from '../record-service.ts';
 import { addDays, todayIn } from '../domain/time.ts';
 import { nextLink, receiptOf, recordEventsDigest } from '../domain/receipt-chain.ts';
 import { SealedDetails } from './sealed.ts';
-import type { KeyValue } from '../store/read-store.ts';
+import { pagesOf } from '../store/read-store.ts';
 
 /** What the sealed part of a prepared proposal holds. */
 export interface ProposalDetails {
@@ -30,7 +30,9 @@ export interface ProposalDetails {
 }
 
 /** Proposals read at a time when the pending ones or a page of history are gathered. */
-const PENDING_PAGE = 100;
+const PROPOSALS_PAGE = 100;
+/** The `by_prepared` keyset of a proposal. */
+const byPrepared = (d: ProposalDoc): [string, string] => [d.prepared_at, d.id];
 
 /** Where each kind's current items are read from. */
 const COLLECTIONS: Record<Exclude<WriteKind, 'completed_workout'>, string> = {
@@ -288,18 +290,15 @@ export class ProposalService {
   async history(athleteId: string, limit: number, before?: [string, string]): Promise<{ docs: ProposalDoc[]; next: [string, string] | null }> {
     const now = this.#app.clock.now();
     const docs: ProposalDoc[] = [];
-    let after: KeyValue[] | undefined = before;
-    for (;;) {
-      const page = await this.#app.reads.page<ProposalDoc>(PROPOSALS, { partition: athleteId, index: 'by_prepared', direction: 'desc', limit: PENDING_PAGE, ...(after && { after }) });
+    const query = { partition: athleteId, index: 'by_prepared', direction: 'desc' as const, limit: PROPOSALS_PAGE };
+    for await (const page of pagesOf<ProposalDoc>(this.#app.reads, PROPOSALS, query, byPrepared, before)) {
       for (const d of page) {
         if (statusAt(d, now) === 'prepared') continue;
         docs.push(d);
-        if (docs.length === limit) return { docs, next: [d.prepared_at, d.id] };
+        if (docs.length === limit) return { docs, next: byPrepared(d) };
       }
-      if (page.length < PENDING_PAGE) return { docs, next: null };
-      const last = page[page.length - 1]!;
-      after = [last.prepared_at, last.id];
     }
+    return { docs, next: null };
   }
 
   /**
@@ -311,15 +310,11 @@ export class ProposalService {
     const now = this.#app.clock.now();
     const since = new Date(now.getTime() - WRITE_POLICY.proposalExpiryMinutes * 60_000).toISOString();
     const pending: ProposalDoc[] = [];
-    for (let after: KeyValue[] | undefined; ; ) {
-      const page = await this.#app.reads.page<ProposalDoc>(PROPOSALS, { partition: athleteId, index: 'by_prepared', direction: 'desc', limit: PENDING_PAGE, range: { gte: since }, ...(after && { after }) });
-      pending.push(...page.filter((d) => statusAt(d, now) === 'prepared'));
-      if (page.length < PENDING_PAGE) break;
-      const last = page[page.length - 1]!;
-      after = [last.prepared_at, last.id];
-    }
+    const query = { partition: athleteId, index: 'by_prepared', direction: 'desc' as const, limit: PROPOSALS_PAGE, range: { gte: since } };
+    for await (const page of pagesOf<ProposalDoc>(this.#app.reads, PROPOSALS, query, byPrepared)) pending.push(...page.filter((d) => statusAt(d, now) === 'prepared'));
     return pending.sort((a, b) => a.expires_at.localeCompare(b.expires_at));
   }
+
 
   /** One proposal of the athlete, as the review page shows it; null when it is not theirs. */
   async review(athleteId: string, commandId: string): Promise<ProposalReview | null> {
