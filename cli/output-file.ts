@@ -30,13 +30,11 @@ export class OutputFile {
 
   /** Refuses a path that exists already (the export never overwrites) or cannot be written. */
   static async open(path: string): Promise<OutputFile> {
-    const refusal = (error: NodeJS.ErrnoException) =>
-      new DomainError('invalid_input', error.code === 'EEXIST' ? `${path} exists; the export does not overwrite a file` : `cannot write ${path}: ${error.message}`);
     // Asked first so that the refusal comes before any work; linking at the end asks again.
-    if (existsSync(path)) throw refusal(Object.assign(new Error('exists'), { code: 'EEXIST' }));
+    if (existsSync(path)) throw new DomainError('invalid_input', `${path} exists; the export does not overwrite a file`);
     const file = new OutputFile(path);
-    await once(file.stream, 'open').catch((error: NodeJS.ErrnoException) => {
-      throw refusal(error);
+    await once(file.stream, 'open').catch((error: Error) => {
+      throw new DomainError('invalid_input', `cannot write ${path}: ${error.message}`);
     });
     for (const signal of SIGNALS) process.once(signal, file.#onSignal);
     return file;

@@ -9,7 +9,7 @@ export const uuid = z.uuid();
  * A client-chosen command id: a uuid in either case, kept in lower case, so that the same id sent
  * in upper case is the same command (a replay), never a second proposal.
  */
-export const commandId = z.uuid().toLowerCase();
+export const commandId = uuid.toLowerCase();
 /** RFC 3339 instant with an offset or Z; the service always writes UTC `Z`. */
 export const dateTime = z.iso.datetime({ offset: true });
 /** A local calendar date, YYYY-MM-DD. */

@@ -97,10 +97,7 @@ export const writeRecordSchemas = {
       .array(routineExercise.extend({ exercise_id: reference }))
       .max(LIMITS.exercisesPerRoutine)
       .refine((exercises) => new Set(exercises.map((e) => e.position)).size === exercises.length, { error: 'each position once: two exercises cannot share one' }),
-    scheduled_dates: z
-      .array(localDate)
-      // Today and the horizon's days after it: every day of the window fits.
-      .max(WRITE_POLICY.schedulingHorizonDays + 1)
+    scheduled_dates: routine.shape.scheduled_dates
       .refine((dates) => new Set(dates).size === dates.length, { error: 'each date once' })
       .describe(`Local dates in the record timezone, each once, from today to ${WRITE_POLICY.schedulingHorizonDays} days ahead; a recurring plan is its individual dates.`),
   }),

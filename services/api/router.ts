@@ -186,7 +186,7 @@ export const agentAccessRouter = t.router({
     if (kind !== 'goal') ctx.auth.authorize(ctx.caller, ctx.surface, areaOf(kind, null));
     const item = await ctx.proposals.record(ctx.caller.athlete.athlete_id, input.kind, input);
     if (!item) throw notFound(`${input.kind.replace('_', ' ')} ${input.id ?? (input.date ? `on ${input.date}` : '')}`.trimEnd());
-    ctx.auth.authorize(ctx.caller, ctx.surface, item.area);
+    if (kind === 'goal') ctx.auth.authorize(ctx.caller, ctx.surface, item.area);
     return envelope(ctx, operations.get_write_record, { item });
   }),
   prepare_write_proposal: procedure(operations.prepare_write_proposal, async (ctx, input) => {

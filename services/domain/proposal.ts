@@ -165,7 +165,6 @@ export interface PreparedProposal {
 
 export type PrepareDecision = { outcome: 'replay'; command_id: string } | { outcome: 'prepared'; proposal: PreparedProposal };
 
-
 /**
  * Decides a proposal. `images` holds the current body of every item an update or delete names
  * (see `itemKeysOf`). Refuses with a `WriteRefusal` naming the action and field; a refusal stores
@@ -295,15 +294,14 @@ function checkDates(action: NormalisedAction, before: Record<string, unknown> | 
     return;
   }
   const latest = command.now.getTime() + CLOCK_SKEW_MS;
-  const earliest = WRITE_POLICY.earliestRecordedDate;
-  const tooEarly = (field: string, value: string) =>
-    new WriteRefusal('invalid_action', `${field} ${value} is before ${earliest}; check the year`, at(field));
   const instantField = { completed_workout: 'ended_at', meal: 'eaten_at', body_measurement: 'measured_at', goal: 'achieved_at' }[action.kind as string];
   // A goal not achieved has no achieved_at (null): nothing to check.
   if (instantField && typeof r[instantField] === 'string' && Date.parse(r[instantField] as string) > latest) throw new WriteRefusal('invalid_action', `${instantField} is in the future; only what has happened is recorded`, at(instantField));
+  // ISO dates and instants with four-digit years compare as text: 0999-… sorts before 1900-01-01.
+  const earliest = WRITE_POLICY.earliestRecordedDate;
   for (const field of [instantField, action.kind === 'completed_workout' ? 'started_at' : undefined, action.kind === 'recovery_checkin' ? 'date' : undefined]) {
-    const value = field ? (r[field] as string | null | undefined) : null;
-    if (field && typeof value === 'string' && new Date(Date.parse(value)).toISOString().slice(0, 10) < earliest) throw tooEarly(field, value);
+    const value = field && r[field];
+    if (typeof value === 'string' && value < earliest) throw new WriteRefusal('invalid_action', `${field} ${value} is before ${earliest}; check the year`, at(field!));
   }
   if (action.kind === 'recovery_checkin' && (r.date as string) > today) throw new WriteRefusal('invalid_action', `${r.date as string} is after today (${today} in ${command.timezone})`, at('date'));
 }

@@ -38,11 +38,6 @@ export async function importExport(app: App, athlete: AthleteState, input: Impor
   let workouts: ParsedWorkout[];
   try {
     workouts = input.parse(input.bytes.toString('utf8'), athlete);
-  } catch (error) {
-    if (error instanceof ImportRowError) throw new DomainError('invalid_input', refusal(input, error), [{ path: `line ${error.line}`, message: error.message }]);
-    throw error;
-  }
-  try {
     refuseFuture(workouts, app.clock.now().getTime(), athlete.profile.timezone);
   } catch (error) {
     if (error instanceof ImportRowError) throw new DomainError('invalid_input', refusal(input, error), [{ path: `line ${error.line}`, message: error.message }]);

@@ -89,7 +89,7 @@ function yAxis(ticks: number[], y: (v: number) => number): Html {
  * A label's width in the drawing's units, at the largest size the page sets (20px on a phone),
  * from its length: generous, so that two labels judged apart are apart in any sans-serif font.
  */
-const labelWidth = (label: string) => label.length * 11.5;
+export const labelWidth = (label: string) => label.length * 11.5;
 /** Space kept between two labels. */
 const LABEL_GAP = 10;
 

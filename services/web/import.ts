@@ -127,13 +127,13 @@ export function registerImport(web: FastifyInstance, app: App, show: Show): void
 }
 
 
-/** What the form sent for its choices, each where it is one the form offers. */
-type Choices = { app?: 'hevy' | 'strong'; weight_unit?: 'kg' | 'lbs'; distance_unit?: 'km' | 'mi' };
+/** What the form sent for its choices, each where the form's own schema takes it. */
+type Choices = Partial<Pick<z.output<typeof fields>, 'app' | 'weight_unit' | 'distance_unit'>>;
 
 function choicesOf(body: unknown): Choices {
   const sent = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const one = <T extends string>(value: unknown, allowed: readonly T[]): T | undefined => (allowed.includes(value as T) ? (value as T) : undefined);
-  return { app: one(sent.app, ['hevy', 'strong']), weight_unit: one(sent.weight_unit, ['kg', 'lbs']), distance_unit: one(sent.distance_unit, ['km', 'mi']) };
+  const { app, weight_unit, distance_unit } = fields.shape;
+  return { app: app.safeParse(sent.app).data, weight_unit: weight_unit.safeParse(sent.weight_unit).data, distance_unit: distance_unit.safeParse(sent.distance_unit).data };
 }
 
 function importPage(

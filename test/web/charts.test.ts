@@ -2,7 +2,7 @@
 // (its tick stays), so that "Dec 2025" and "Mar" never print as "Dec 2025Mar".
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dateTicks, niceTicks, placeLabels } from '../../services/web/charts.ts';
+import { dateTicks, labelWidth, niceTicks, placeLabels } from '../../services/web/charts.ts';
 
 test('labels that would overlap the one before are left out; those with room are kept', () => {
   const placed = placeLabels([
@@ -25,7 +25,7 @@ test('a year of months on the 442-unit plot: no two kept labels overlap', () => 
     const extents = laid.flatMap((t, i) => {
       const p = placed[i];
       if (!p) return [];
-      const w = t.label.length * 11.5;
+      const w = labelWidth(t.label);
       const left = p.anchor === 'start' ? t.at : p.anchor === 'end' ? t.at - w : t.at - w / 2;
       return [[left, left + w] as const];
     });
