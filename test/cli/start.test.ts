@@ -3,6 +3,7 @@
 // command module, so each one keeps its heavy imports inside `run`. Timing is the benchmark's
 // job (bench/cli.ts); this holds the structure that makes a fast start possible.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,18 +14,19 @@ const root = join(import.meta.dirname, '..', '..');
 
 /** The modules a CLI run loaded: project files by path, packages by name. */
 async function loaded(args: string[]): Promise<Set<string>> {
+  const trace = join(tempDir(), 'modules');
   const child = spawn(process.execPath, ['--import', join(root, 'test/support/module-trace.ts'), CLI, ...args], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'silent', DATA_DIR: tempDir() },
+    env: { ...process.env, LOG_LEVEL: 'silent', DATA_DIR: tempDir(), MODULE_TRACE_FILE: trace },
   });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  assert.is(code, 0, stderr.split('\n').filter((l) => !l.startsWith('module-loaded')).join('\n'));
+  assert.is(code, 0, stderr);
   const names = new Set<string>();
-  for (const [, url] of stderr.matchAll(/^module-loaded (\S+)$/gm)) {
-    const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url!)?.[1];
-    names.add(pkg ?? url!.replace(`file://${root}/`, ''));
+  for (const url of readFileSync(trace, 'utf8').split('\n').filter(Boolean)) {
+    const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1];
+    names.add(pkg ?? url.replace(`file://${root}/`, ''));
   }
   return names;
 }
