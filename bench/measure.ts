@@ -40,18 +40,62 @@ export class NotAllOk extends Error {}
 
 /** `serverPid`: the process answering at `base`, whose CPU time is counted. */
 export async function measure(base: string, request: BenchRequest, load: Load, serverPid?: number): Promise<Measurement> {
-  if (load.warmupSeconds > 0) {
+  return (await measureInTurns([{ base, request, load, serverPid }], 1))[0]!;
+}
+
+/** One of the runs measureInTurns alternates: a request at a server, under a load. */
+export interface Run {
+  base: string;
+  request: BenchRequest;
+  load: Load;
+  /** The process answering at `base`, whose CPU time is counted. */
+  serverPid?: number;
+}
+
+/**
+ * Several runs measured in turns: each warmed up, then each driven for its share of its seconds,
+ * one after the other, `turns` times over (every other turn in reverse order), so that their
+ * figures come from the same stretch of time. Other work on the machine comes in stretches of
+ * seconds to a minute; runs of 3 s back to back could fall one inside a stretch and the next
+ * outside it, and a ratio of their figures (the long history's latency over the short one's, a
+ * read over its floor, MCP over REST) measured that stretch. Taken in turns of half a second, a
+ * stretch falls on all of them alike. Latencies, responses and CPU are pooled over a run's turns.
+ */
+export async function measureInTurns(runs: Run[], turns: number): Promise<Measurement[]> {
+  for (const run of runs) {
+    if (run.load.warmupSeconds <= 0) continue;
     // A warm-up shorter than one slow command may see no answer at all; it only has to see no failure.
-    await drive(base, request, load.connections, load.warmupSeconds, false);
-    await drain(base, request);
+    await drive(run, run.load.warmupSeconds, false);
+    await drain(run);
   }
-  const cpuBefore = cpuSeconds(serverPid);
-  const measured = await drive(base, request, load.connections, load.seconds, true);
-  // Before the drain: the backlog it waits for was counted in the run's responses' time.
-  const cpuAfter = cpuSeconds(serverPid);
-  await drain(base, request);
-  const cpu = cpuBefore !== null && cpuAfter !== null && measured.responses > 0 ? ((cpuAfter - cpuBefore) * 1e6) / measured.responses : null;
-  return { ...measured, cpuUsPerResponse: cpu };
+  const pooled = runs.map((): { latencies: number[]; bytes: number; seconds: number; cpu: number | null } => ({ latencies: [], bytes: 0, seconds: 0, cpu: 0 }));
+  for (let turn = 0; turn < turns; turn++) {
+    const order = runs.map((_, i) => i);
+    for (const i of turn % 2 === 0 ? order : order.reverse()) {
+      const run = runs[i]!;
+      const into = pooled[i]!;
+      const cpuBefore = cpuSeconds(run.serverPid);
+      const driven = await drive(run, run.load.seconds / turns, true);
+      // Before the drain: the backlog it waits for was counted in the run's responses' time.
+      const cpuAfter = cpuSeconds(run.serverPid);
+      await drain(run);
+      for (const ms of driven.latencies) into.latencies.push(ms);
+      into.bytes += driven.bytes;
+      into.seconds += driven.seconds;
+      into.cpu = into.cpu === null || cpuBefore === null || cpuAfter === null ? null : into.cpu + (cpuAfter - cpuBefore);
+    }
+  }
+  return pooled.map(({ latencies, bytes, seconds, cpu }) => {
+    latencies.sort((a, b) => a - b);
+    return {
+      responses: latencies.length,
+      cpuUsPerResponse: cpu !== null && latencies.length > 0 ? (cpu * 1e6) / latencies.length : null,
+      requestsPerSecond: latencies.length / seconds,
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      bytesPerResponse: latencies.length ? Math.round(bytes / latencies.length) : 0,
+    };
+  });
 }
 
 /** Linux's clock ticks, which /proc reports CPU time in (USER_HZ: 100 on every Linux platform Node runs on). */
@@ -75,16 +119,25 @@ function cpuSeconds(pid: number | undefined): number | null {
  * requests it had accepted. One more request, answered after those, keeps that backlog out of
  * the next run's numbers.
  */
-async function drain(base: string, request: BenchRequest): Promise<void> {
+async function drain({ base, request }: Run): Promise<void> {
   await send(base, request);
 }
 
-async function drive(base: string, request: BenchRequest, connections: number, seconds: number, needsAnswers: boolean): Promise<Omit<Measurement, 'cpuUsPerResponse'>> {
+/** The latencies of the responses with the request's success status, their bytes, and how long the run took. */
+interface Driven {
+  latencies: number[];
+  bytes: number;
+  seconds: number;
+}
+
+async function drive({ base, request, load }: Run, seconds: number, needsAnswers: boolean): Promise<Driven> {
   // Latencies are kept here rather than read from autocannon's histogram, which truncates them to
   // whole milliseconds: too coarse for a ratio of two latencies of a few milliseconds each.
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   let bytes = 0;
+  // Timed here: autocannon rounds its duration to 10 ms, a fiftieth of a turn.
+  const started = performance.now();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -94,7 +147,7 @@ async function drive(base: string, request: BenchRequest, connections: number, s
         ...(request.body === undefined ? {} : { body: request.body }),
         // Called for every request, the first one too (autocannon's requestIterator).
         ...(varies(request) ? { requests: [{ setupRequest: (sent: autocannon.Request) => ({ ...sent, body: bodyToSend(request)! }) }] } : {}),
-        connections,
+        connections: load.connections,
         duration: seconds,
         timeout: REQUEST_TIMEOUT_SECONDS,
         // autocannon only stops on a sample tick (1 s by default), which rounds every run up to
@@ -111,15 +164,9 @@ async function drive(base: string, request: BenchRequest, connections: number, s
       }
     });
   });
+  const elapsed = (performance.now() - started) / 1000;
   checkAllOk(request, statuses, result, needsAnswers);
-  latencies.sort((a, b) => a - b);
-  return {
-    responses: latencies.length,
-    requestsPerSecond: latencies.length / result.duration,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-    bytesPerResponse: latencies.length ? Math.round(bytes / latencies.length) : 0,
-  };
+  return { latencies, bytes, seconds: elapsed };
 }
 
 function checkAllOk(request: BenchRequest, statuses: Map<number, number>, result: autocannon.Result, needsAnswers: boolean): void {

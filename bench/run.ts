@@ -16,7 +16,8 @@
 //
 // Environment: BENCH_SECONDS (3) and BENCH_WARMUP_SECONDS (0.5) per case, BENCH_CONNECTIONS (32),
 // BENCH_WRITE_SECONDS (15) and BENCH_WRITE_CONNECTIONS (2) for writes, BENCH_PASSES (2: runs of each
-// read and of its floor, the best of each figure kept), BENCH_OPERATIONS
+// read and of its floor, the best of each figure kept), BENCH_TURNS (6: the turns an operation's
+// floor and surfaces take within a pass, measureInTurns), BENCH_OPERATIONS
 // (comma-separated operationIds, Agent Access or Read API; naming an Agent Access operation also
 // measures its Read API twin; all by default), BENCH_DATA_DIR (seed there and keep it; a later run
 // reuses it), BENCH_PROFILE_DIR (run the server with --cpu-prof into it).
@@ -30,7 +31,7 @@ import { SURFACES, type BenchAthlete, type Case, type CaseContext, type Surface 
 import { startCeiling, startFloor, type Ceiling, type Floor } from './ceiling.ts';
 import type { Framework } from './floor-server.ts';
 import { send, withBearer, type CapturedResponse } from './http.ts';
-import { measure, type Load, type Measurement } from './measure.ts';
+import { measure, measureInTurns, type Load, type Measurement, type Run } from './measure.ts';
 import { measurePrepareFloor, type PrepareFloorMeasured } from './prepare-floor.ts';
 import { formatReview, measureReview } from './review.ts';
 import { formatCli, measureCli } from './cli.ts';
@@ -80,6 +81,8 @@ interface Settings {
   operations: string[] | null;
   /** How many runs of each read (and of its floor) are made; the best of each figure is kept. */
   passes: number;
+  /** Into how many turns each read run of a pass is cut, taken in turn with the operation's other runs. */
+  turns: number;
   dataDir: string | null;
   profileDir: string | null;
 }
@@ -101,6 +104,7 @@ function settingsFromEnv(env: NodeJS.ProcessEnv): Settings {
     writeLoad: { connections: positive('BENCH_WRITE_CONNECTIONS', 2, 1), seconds: positive('BENCH_WRITE_SECONDS', 15, 1), warmupSeconds },
     operations: env.BENCH_OPERATIONS ? env.BENCH_OPERATIONS.split(',').map((s) => s.trim()) : null,
     passes: positive('BENCH_PASSES', 2, 1),
+    turns: Math.round(positive('BENCH_TURNS', 6, 1)),
     dataDir: env.BENCH_DATA_DIR ? resolve(env.BENCH_DATA_DIR) : null,
     profileDir: env.BENCH_PROFILE_DIR ? resolve(env.BENCH_PROFILE_DIR) : null,
   };
@@ -208,23 +212,24 @@ async function measureCeiling(settings: Settings, ceiling: Ceiling, captured: Ma
   return measure(ceiling.base, await authorize(reference), settings.load, ceiling.pid);
 }
 
-/** One run of a read group's floor (REST, with a floor process), kept with the earlier ones (`best`). */
-async function measureFloor(
-  settings: Settings,
+/**
+ * A read group's floor (REST, with a floor process) made ready to be measured: the floor process
+ * answering the group's long-history request with its bytes, after the store reads the service made
+ * for it. Null where the group has no floor.
+ */
+async function floorRun(
   floor: Floor | null,
   captured: Map<Case, CapturedResponse>,
   authorize: (c: Case) => Promise<Case['request']>,
   group: Case[],
-  earlier: FloorMeasurement | null,
-): Promise<FloorMeasurement | null> {
+  load: Load,
+): Promise<{ athlete: string; storeCalls: string[]; run: Run } | null> {
   const reference = group[group.length - 1]!;
   if (!floor || !hasCeiling(reference)) return null;
   // The floor is the long-history athlete's: issue 18's targets are stated on it.
-  progress(`${reference.surface} ${reference.operation}: floor (Fastify, the service's store reads, the bytes)`);
   const request = await authorize(reference);
   const storeCalls = await floor.serve(captured.get(reference)!, request);
-  const measurement = best(earlier?.measurement ?? null, await measure(floor.base, request, settings.load, floor.pid));
-  return { athlete: reference.athlete.label, storeCalls, measurement };
+  return { athlete: reference.athlete.label, storeCalls, run: { base: floor.base, request, load, serverPid: floor.pid } };
 }
 
 async function measureAll(settings: Settings, server: RunningServer, ceiling: Ceiling, floor: Floor | null, tokens: Tokens, cases: Case[]): Promise<OperationResult[]> {
@@ -241,15 +246,12 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
     for (const group of groups) measured.push(await measureCeiling(settings, ceiling, captured, authorize, group));
     ceilings.push(measured);
   }
-  // Reads are measured in passes over every operation, each pass running an operation's floor and
-  // then its surfaces and athletes together (REST 100, REST 10,000, MCP 10,000, the Read API, then
-  // the other way round), and each case keeping the best of each figure over its runs (`best`).
-  // Other work on the machine comes in stretches of seconds to a minute; with the passes minutes
-  // apart, one stretch spoils one run of a case, not all of them, and moves neither the depth
-  // ratio, nor a fraction of the floor, nor MCP's fraction of REST. Every other pass runs an
-  // operation's cases in reverse, so that no case always follows another (the garbage one run
-  // leaves is collected during the next); with an odd BENCH_PASSES the forward order gets one pass
-  // more. A write runs once, under its long load.
+  // Reads are measured in passes over every operation. In each pass an operation's floor and its
+  // surfaces and athletes (REST 100, REST 10,000, MCP 10,000, the Read API) are measured in turns
+  // (measureInTurns), so that the figures each ratio divides come from the same stretch of time,
+  // and each case keeps the best of each figure over the passes (`best`), minutes apart. Every
+  // other pass starts from the other end, so that no case always follows another (the garbage one
+  // run leaves is collected during the next). A write runs once, under its long load, on its own.
   const passesOf = (groups: Case[][]) => (groups[0]![0]!.access === 'read' ? settings.passes : 1);
   const floors: Array<Array<FloorMeasurement | null>> = operations.map((groups) => groups.map(() => null));
   const kept = new Map<Case, Measurement>();
@@ -257,14 +259,36 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
     for (const [i, groups] of operations.entries()) {
       const passes = passesOf(groups);
       if (pass >= passes) continue;
-      for (const [j, group] of groups.entries()) floors[i]![j] = await measureFloor(settings, floor, captured, authorize, group, floors[i]![j] ?? null);
-      const inOrder = groups.flat();
-      for (const c of pass % 2 === 0 ? inOrder : inOrder.reverse()) {
-        progress(`${c.surface} ${c.operation}: athlete ${c.athlete.label}${passes > 1 ? `, pass ${pass + 1} of ${passes}` : ''}`);
+      const reads = groups[0]![0]!.access === 'read';
+      const cases = pass % 2 === 0 ? groups.flat() : groups.flat().reverse();
+      const runs: Array<{ label: string; run: Run; keep: (m: Measurement) => void }> = [];
+      // An operation's one floor (REST's): the floor process answers one request at a time.
+      const j = groups.findIndex((group) => floor && hasCeiling(group[group.length - 1]!));
+      const f = j < 0 ? null : await floorRun(floor, captured, authorize, groups[j]!, settings.load);
+      if (f) {
+        runs.push({
+          label: `${groups[j]![0]!.surface} ${groups[j]![0]!.operation}: floor (Fastify, the service's store reads, the bytes)`,
+          run: f.run,
+          keep: (m) => (floors[i]![j] = { athlete: f.athlete, storeCalls: f.storeCalls, measurement: best(floors[i]![j]?.measurement ?? null, m) }),
+        });
+      }
+      for (const c of cases) {
+        runs.push({
+          label: `${c.surface} ${c.operation}: athlete ${c.athlete.label}`,
+          run: { base: server.base, request: await authorize(c), load: loadOf(settings, c), serverPid: server.pid },
+          keep: (m) => kept.set(c, best(kept.get(c) ?? null, m)),
+        });
+      }
+      const round = passes > 1 ? `, pass ${pass + 1} of ${passes}` : '';
+      for (const batch of reads ? [runs] : runs.map((r) => [r])) {
+        progress(`${batch.map((r) => r.label).join('; ')}${reads ? ` (in ${settings.turns} turns)` : ''}${round}`);
         server.checkAlive();
-        const run = await measure(server.base, await authorize(c), loadOf(settings, c), server.pid);
-        progress(`  ${Math.round(run.requestsPerSecond)} req/s, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, ${run.cpuUsPerResponse?.toFixed(0) ?? '-'} µs CPU`);
-        kept.set(c, best(kept.get(c) ?? null, run));
+        const measured = await measureInTurns(batch.map((r) => r.run), reads ? settings.turns : 1);
+        batch.forEach((r, k) => {
+          const m = measured[k]!;
+          progress(`  ${r.label}: ${Math.round(m.requestsPerSecond)} req/s, p50 ${m.p50Ms.toFixed(2)} ms, p99 ${m.p99Ms.toFixed(2)} ms, ${m.cpuUsPerResponse?.toFixed(0) ?? '-'} µs CPU`);
+          r.keep(m);
+        });
       }
     }
   }
