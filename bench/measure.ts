@@ -40,7 +40,7 @@ export class NotAllOk extends Error {}
 
 /** `serverPid`: the process answering at `base`, whose CPU time is counted. */
 export async function measure(base: string, request: BenchRequest, load: Load, serverPid?: number): Promise<Measurement> {
-  return (await measureInTurns([{ base, request, load, serverPid }], 1))[0]!;
+  return (await measureInTurns([{ base, request, load, serverPid }]))[0]!;
 }
 
 /** One of the runs measureInTurns alternates: a request at a server, under a load. */
@@ -54,28 +54,28 @@ export interface Run {
 
 /**
  * Several runs measured in turns: each warmed up, then each driven for its share of its seconds,
- * one after the other, `turns` times over (every other turn in reverse order), so that their
- * figures come from the same stretch of time. Other work on the machine comes in stretches of
- * seconds to a minute; runs of 3 s back to back could fall one inside a stretch and the next
- * outside it, and a ratio of their figures (the long history's latency over the short one's, a
- * read over its floor, MCP over REST) measured that stretch. Taken in turns of half a second, a
- * stretch falls on all of them alike. Latencies, responses and CPU are pooled over a run's turns.
+ * one after the other, in the orders `balancedOrders` gives, so that their figures come from the
+ * same stretch of time. Other work on the machine comes in stretches of seconds to a minute; runs
+ * of 3 s back to back could fall one inside a stretch and the next outside it, and a ratio of their
+ * figures (the long history's latency over the short one's, a read over its floor, MCP over REST)
+ * measured that stretch. Taken in turns of a fraction of a second, a stretch falls on all of them
+ * alike. Latencies, responses and CPU are pooled over a run's turns.
  */
-export async function measureInTurns(runs: Run[], turns: number): Promise<Measurement[]> {
+export async function measureInTurns(runs: Run[]): Promise<Measurement[]> {
   for (const run of runs) {
     if (run.load.warmupSeconds <= 0) continue;
     // A warm-up shorter than one slow command may see no answer at all; it only has to see no failure.
     await drive(run, run.load.warmupSeconds, false);
     await drain(run);
   }
+  const orders = balancedOrders(runs.length);
   const pooled = runs.map((): { latencies: number[]; bytes: number; seconds: number; cpu: number | null } => ({ latencies: [], bytes: 0, seconds: 0, cpu: 0 }));
-  for (let turn = 0; turn < turns; turn++) {
-    const order = runs.map((_, i) => i);
-    for (const i of turn % 2 === 0 ? order : order.reverse()) {
+  for (const order of orders) {
+    for (const i of order) {
       const run = runs[i]!;
       const into = pooled[i]!;
       const cpuBefore = cpuSeconds(run.serverPid);
-      const driven = await drive(run, run.load.seconds / turns, true);
+      const driven = await drive(run, run.load.seconds / orders.length, true);
       // Before the drain: the backlog it waits for was counted in the run's responses' time.
       const cpuAfter = cpuSeconds(run.serverPid);
       await drain(run);
@@ -96,6 +96,19 @@ export async function measureInTurns(runs: Run[], turns: number): Promise<Measur
       bytesPerResponse: latencies.length ? Math.round(bytes / latencies.length) : 0,
     };
   });
+}
+
+/**
+ * The orders of a balanced Latin square (Williams): every run goes once in each position, and
+ * follows every other run equally often (n even: once; n odd: twice, over 2n orders). A run leaves
+ * garbage the server collects during the next one, and an MCP call leaves twice a REST call's
+ * bytes: in a fixed or merely reversed order one run would always follow MCP and pay for it.
+ */
+export function balancedOrders(n: number): number[][] {
+  const first = [0];
+  for (let k = 1, low = 1, high = n - 1; k < n; k++) first.push(k % 2 === 1 ? low++ : high--);
+  const square = first.map((_, shift) => first.map((i) => (i + shift) % n));
+  return n % 2 === 0 || n === 1 ? square : [...square, ...square.map((order) => [...order].reverse())];
 }
 
 /** Linux's clock ticks, which /proc reports CPU time in (USER_HZ: 100 on every Linux platform Node runs on). */

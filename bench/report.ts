@@ -378,7 +378,7 @@ export function formatSummary(results: BenchResults, athletes: string[], results
     target(`cli start, slowest:`, slowestStart(results.cli), 3, `<= ${CLI_TARGETS.startSeconds} s`),
     target(`import, beyond the start:`, importBeyondStart(results.cli), 3, `< ${CLI_TARGETS.importBeyondStartSeconds} s`),
     `machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}, ${m.platform}`,
-    `load: ${load.connections} connections, ${load.seconds} s per case after a ${load.warmupSeconds} s warm-up; ${PREPARE}: ${writeLoad.connections} connections, ${writeLoad.seconds} s after ${writeLoad.warmupSeconds} s; server, ceiling and load generator in separate processes`,
+    `load: ${load.connections} connections, ${load.seconds} s per case and pass after a ${load.warmupSeconds} s warm-up, in turns with the operation's other cases and floor; ${PREPARE}: ${writeLoad.connections} connections, ${writeLoad.seconds} s after ${writeLoad.warmupSeconds} s; server, ceiling and load generator in separate processes`,
     `seeding: ${Object.entries(results.seedingSeconds).map(([label, s]) => `${label} workouts ${fixed(s, 1)} s`).join(', ')}`,
     `results: ${resultsFile}`,
   ].join('\n');

@@ -16,8 +16,7 @@
 //
 // Environment: BENCH_SECONDS (3) and BENCH_WARMUP_SECONDS (0.5) per case, BENCH_CONNECTIONS (32),
 // BENCH_WRITE_SECONDS (15) and BENCH_WRITE_CONNECTIONS (2) for writes, BENCH_PASSES (2: runs of each
-// read and of its floor, the best of each figure kept), BENCH_TURNS (6: the turns an operation's
-// floor and surfaces take within a pass, measureInTurns), BENCH_OPERATIONS
+// read and of its floor, the best of each figure kept), BENCH_OPERATIONS
 // (comma-separated operationIds, Agent Access or Read API; naming an Agent Access operation also
 // measures its Read API twin; all by default), BENCH_DATA_DIR (seed there and keep it; a later run
 // reuses it), BENCH_PROFILE_DIR (run the server with --cpu-prof into it).
@@ -81,8 +80,6 @@ interface Settings {
   operations: string[] | null;
   /** How many runs of each read (and of its floor) are made; the best of each figure is kept. */
   passes: number;
-  /** Into how many turns each read run of a pass is cut, taken in turn with the operation's other runs. */
-  turns: number;
   dataDir: string | null;
   profileDir: string | null;
 }
@@ -104,7 +101,6 @@ function settingsFromEnv(env: NodeJS.ProcessEnv): Settings {
     writeLoad: { connections: positive('BENCH_WRITE_CONNECTIONS', 2, 1), seconds: positive('BENCH_WRITE_SECONDS', 15, 1), warmupSeconds },
     operations: env.BENCH_OPERATIONS ? env.BENCH_OPERATIONS.split(',').map((s) => s.trim()) : null,
     passes: positive('BENCH_PASSES', 2, 1),
-    turns: Math.round(positive('BENCH_TURNS', 6, 1)),
     dataDir: env.BENCH_DATA_DIR ? resolve(env.BENCH_DATA_DIR) : null,
     profileDir: env.BENCH_PROFILE_DIR ? resolve(env.BENCH_PROFILE_DIR) : null,
   };
@@ -249,9 +245,8 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
   // Reads are measured in passes over every operation. In each pass an operation's floor and its
   // surfaces and athletes (REST 100, REST 10,000, MCP 10,000, the Read API) are measured in turns
   // (measureInTurns), so that the figures each ratio divides come from the same stretch of time,
-  // and each case keeps the best of each figure over the passes (`best`), minutes apart. Every
-  // other pass starts from the other end, so that no case always follows another (the garbage one
-  // run leaves is collected during the next). A write runs once, under its long load, on its own.
+  // and each case keeps the best of each figure over the passes (`best`), minutes apart. A write
+  // runs once, under its long load, on its own.
   const passesOf = (groups: Case[][]) => (groups[0]![0]!.access === 'read' ? settings.passes : 1);
   const floors: Array<Array<FloorMeasurement | null>> = operations.map((groups) => groups.map(() => null));
   const kept = new Map<Case, Measurement>();
@@ -260,7 +255,6 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
       const passes = passesOf(groups);
       if (pass >= passes) continue;
       const reads = groups[0]![0]!.access === 'read';
-      const cases = pass % 2 === 0 ? groups.flat() : groups.flat().reverse();
       const runs: Array<{ label: string; run: Run; keep: (m: Measurement) => void }> = [];
       // An operation's one floor (REST's): the floor process answers one request at a time.
       const j = groups.findIndex((group) => floor && hasCeiling(group[group.length - 1]!));
@@ -272,7 +266,7 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
           keep: (m) => (floors[i]![j] = { athlete: f.athlete, storeCalls: f.storeCalls, measurement: best(floors[i]![j]?.measurement ?? null, m) }),
         });
       }
-      for (const c of cases) {
+      for (const c of groups.flat()) {
         runs.push({
           label: `${c.surface} ${c.operation}: athlete ${c.athlete.label}`,
           run: { base: server.base, request: await authorize(c), load: loadOf(settings, c), serverPid: server.pid },
@@ -281,9 +275,9 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
       }
       const round = passes > 1 ? `, pass ${pass + 1} of ${passes}` : '';
       for (const batch of reads ? [runs] : runs.map((r) => [r])) {
-        progress(`${batch.map((r) => r.label).join('; ')}${reads ? ` (in ${settings.turns} turns)` : ''}${round}`);
+        progress(`${batch.map((r) => r.label).join('; ')}${batch.length > 1 ? ', in turns' : ''}${round}`);
         server.checkAlive();
-        const measured = await measureInTurns(batch.map((r) => r.run), reads ? settings.turns : 1);
+        const measured = await measureInTurns(batch.map((r) => r.run));
         batch.forEach((r, k) => {
           const m = measured[k]!;
           progress(`  ${r.label}: ${Math.round(m.requestsPerSecond)} req/s, p50 ${m.p50Ms.toFixed(2)} ms, p99 ${m.p99Ms.toFixed(2)} ms, ${m.cpuUsPerResponse?.toFixed(0) ?? '-'} µs CPU`);
