@@ -24,7 +24,16 @@ export interface Measurement {
   p99Ms: number;
   /** Bytes of one response, headers included, as autocannon counted them. */
   bytesPerResponse: number;
+  /**
+   * Where the run was measured in turns with others (measureInTurns), each turn's own figures, in
+   * the order taken: the turns of the runs measured together line up, the k-th of each taken
+   * within the same stretch of time, next to each other.
+   */
+  turns?: TurnFigures[];
 }
+
+/** One turn's figures. */
+export type TurnFigures = Pick<Measurement, 'requestsPerSecond' | 'p50Ms' | 'p99Ms' | 'cpuUsPerResponse'>;
 
 /** How often autocannon samples, and so how finely a run's length can be set. */
 const SAMPLE_INTERVAL_MS = 100;
@@ -69,7 +78,7 @@ export async function measureInTurns(runs: Run[]): Promise<Measurement[]> {
     await drain(run);
   }
   const orders = balancedOrders(runs.length);
-  const pooled = runs.map((): { latencies: number[]; bytes: number; seconds: number; cpu: number | null } => ({ latencies: [], bytes: 0, seconds: 0, cpu: 0 }));
+  const pooled = runs.map((): { latencies: number[]; bytes: number; seconds: number; cpu: number | null; turns: TurnFigures[] } => ({ latencies: [], bytes: 0, seconds: 0, cpu: 0, turns: [] }));
   for (const order of orders) {
     for (const i of order) {
       const run = runs[i]!;
@@ -79,23 +88,31 @@ export async function measureInTurns(runs: Run[]): Promise<Measurement[]> {
       // Before the drain: the backlog it waits for was counted in the run's responses' time.
       const cpuAfter = cpuSeconds(run.serverPid);
       await drain(run);
+      const cpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
+      into.turns.push(figures(driven.latencies, driven.seconds, cpu));
       for (const ms of driven.latencies) into.latencies.push(ms);
       into.bytes += driven.bytes;
       into.seconds += driven.seconds;
-      into.cpu = into.cpu === null || cpuBefore === null || cpuAfter === null ? null : into.cpu + (cpuAfter - cpuBefore);
+      into.cpu = into.cpu === null || cpu === null ? null : into.cpu + cpu;
     }
   }
-  return pooled.map(({ latencies, bytes, seconds, cpu }) => {
-    latencies.sort((a, b) => a - b);
-    return {
-      responses: latencies.length,
-      cpuUsPerResponse: cpu !== null && latencies.length > 0 ? (cpu * 1e6) / latencies.length : null,
-      requestsPerSecond: latencies.length / seconds,
-      p50Ms: percentile(latencies, 50),
-      p99Ms: percentile(latencies, 99),
-      bytesPerResponse: latencies.length ? Math.round(bytes / latencies.length) : 0,
-    };
-  });
+  return pooled.map(({ latencies, bytes, seconds, cpu, turns }) => ({
+    ...figures(latencies, seconds, cpu),
+    responses: latencies.length,
+    bytesPerResponse: latencies.length ? Math.round(bytes / latencies.length) : 0,
+    ...(runs.length > 1 ? { turns } : {}),
+  }));
+}
+
+/** Throughput, latency and CPU per response of `latencies` (sorted here) over `seconds`, with `cpu` seconds of the server's CPU. */
+function figures(latencies: number[], seconds: number, cpu: number | null): TurnFigures {
+  latencies.sort((a, b) => a - b);
+  return {
+    requestsPerSecond: latencies.length / seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    cpuUsPerResponse: cpu !== null && latencies.length > 0 ? (cpu * 1e6) / latencies.length : null,
+  };
 }
 
 /**
@@ -195,8 +212,9 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-/** The middle value (the upper one of an even count). */
+/** The middle value (of an even count, the mean of the two middle ones). */
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }

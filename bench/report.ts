@@ -4,7 +4,7 @@ import { cpus, totalmem, platform, arch } from 'node:os';
 import type { AccessKind } from '../contracts/common.ts';
 import type { Surface } from './cases.ts';
 import { REVIEW_TARGET, type ReviewMeasured } from './review.ts';
-import type { Load, Measurement } from './measure.ts';
+import { median, type Load, type Measurement, type TurnFigures } from './measure.ts';
 import type { PrepareFloorMeasured } from './prepare-floor.ts';
 import type { StreamFacts } from './prepare-floor-process.ts';
 
@@ -150,16 +150,40 @@ export function operationResult(
     surface,
     athlete,
     measurement,
+    // The ceiling is measured on its own, before the passes: its fraction is information.
     ofCeiling: ceiling ? measurement.requestsPerSecond / ceiling.requestsPerSecond : null,
-    ofFloor: floor?.athlete === athlete ? measurement.requestsPerSecond / floor.measurement.requestsPerSecond : null,
-    ofFloorCpu: floor?.athlete === athlete && floor.measurement.cpuUsPerResponse && measurement.cpuUsPerResponse ? floor.measurement.cpuUsPerResponse / measurement.cpuUsPerResponse : null,
+    ofFloor: floor?.athlete === athlete ? pairedRatio(floor.measurement, measurement, (t) => t.requestsPerSecond) : null,
+    ofFloorCpu: floor?.athlete === athlete ? pairedRatio(measurement, floor.measurement, (t) => t.cpuUsPerResponse) : null,
     ofRest: null,
   }));
   const first = cases[0]!.measurement;
   const last = cases[cases.length - 1]!.measurement;
   const single = cases.length === 1;
-  const cpuRatio = single || !first.cpuUsPerResponse || !last.cpuUsPerResponse ? null : last.cpuUsPerResponse / first.cpuUsPerResponse;
-  return { operation, twin, surface, access, ceiling, floor, cases, p50Ratio: single ? null : last.p50Ms / first.p50Ms, p99Ratio: single ? null : last.p99Ms / first.p99Ms, cpuRatio };
+  return {
+    operation,
+    twin,
+    surface,
+    access,
+    ceiling,
+    floor,
+    cases,
+    p50Ratio: single ? null : pairedRatio(first, last, (t) => t.p50Ms),
+    p99Ratio: single ? null : pairedRatio(first, last, (t) => t.p99Ms),
+    cpuRatio: single ? null : pairedRatio(first, last, (t) => t.cpuUsPerResponse),
+  };
+}
+
+/**
+ * `of`'s figure over `base`'s. Of runs measured in turns together: the median, over their turns,
+ * of the ratio within a turn. Other work on the machine still strikes a turn now and then (a
+ * read's CPU per response up by half for one turn and not the next), on either side of a ratio
+ * alike; the median of 8–12 paired turns is not moved by a few struck ones, where a ratio of two
+ * pooled or best-of figures is moved by each. Otherwise, the ratio of the two figures.
+ */
+export function pairedRatio(base: Measurement, of: Measurement, figure: (t: TurnFigures) => number | null): number | null {
+  const paired = base.turns && of.turns && base.turns.length === of.turns.length ? base.turns.map((t, k) => [figure(t), figure(of.turns![k]!)] as const) : [[figure(base), figure(of)] as const];
+  const ratios = paired.map(([b, o]) => (b !== null && b > 0 && o !== null ? o / b : null));
+  return ratios.every((r) => r !== null) ? median(ratios as number[]) : null;
 }
 
 /**
@@ -172,7 +196,7 @@ export function relateToRest(operations: OperationResult[]): OperationResult[] {
     if (o.surface === 'rest') return o;
     const cases = o.cases.map((c) => {
       const baseline = rest.get(`${o.twin ?? c.operation} ${c.athlete}`);
-      return { ...c, ofRest: baseline ? c.measurement.requestsPerSecond / baseline.requestsPerSecond : null };
+      return { ...c, ofRest: baseline ? pairedRatio(baseline, c.measurement, (t) => t.requestsPerSecond) : null };
     });
     return { ...o, cases };
   });

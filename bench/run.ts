@@ -183,13 +183,17 @@ function byOperation(cases: Case[]): Case[][][] {
  * response. Other work on the machine only ever worsens a figure, and it does not strike each figure
  * in the same run: a p99 of 32 connections over 3 s is set by the few pauses in that window, and
  * moved by half from one run to the next where requests/s moved by a few percent. Every case (both
- * athletes alike) keeps its best of each, so that one disturbed run does not decide a ratio.
+ * athletes alike) keeps its best of each. The ratios the targets ask for are taken from the turns,
+ * all of which are kept (report.ts, `pairedRatio`).
  */
 function best(a: Measurement | null, b: Measurement): Measurement {
   if (!a) return b;
   const faster = a.requestsPerSecond >= b.requestsPerSecond ? a : b;
   const cpu = a.cpuUsPerResponse === null || b.cpuUsPerResponse === null ? null : Math.min(a.cpuUsPerResponse, b.cpuUsPerResponse);
-  return { ...faster, p50Ms: Math.min(a.p50Ms, b.p50Ms), p99Ms: Math.min(a.p99Ms, b.p99Ms), cpuUsPerResponse: cpu };
+  const merged: Measurement = { ...faster, p50Ms: Math.min(a.p50Ms, b.p50Ms), p99Ms: Math.min(a.p99Ms, b.p99Ms), cpuUsPerResponse: cpu };
+  if (a.turns && b.turns) merged.turns = [...a.turns, ...b.turns];
+  else delete merged.turns;
+  return merged;
 }
 
 /** Reads are compared with the ceiling; a write with its floor (see measureWrites). */

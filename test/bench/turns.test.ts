@@ -1,0 +1,53 @@
+// The bench measures an operation's runs in turns (bench/measure.ts) and takes the ratios its
+// targets ask for from paired turns (bench/report.ts). Which run follows which must not favour one
+// of them, or a ratio of two runs would measure their order; and a turn struck by other work on
+// the machine must not decide a ratio.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { balancedOrders, median, type Measurement, type TurnFigures } from '../../bench/measure.ts';
+import { pairedRatio } from '../../bench/report.ts';
+
+test('every run goes once in each position and follows every other run equally often', () => {
+  for (let n = 1; n <= 7; n++) {
+    const orders = balancedOrders(n);
+    assert.is(orders.length, n % 2 === 0 || n === 1 ? n : 2 * n, `orders for ${n} runs`);
+    for (const order of orders) assert.equal([...order].sort((a, b) => a - b), [...Array(n).keys()], `each order of ${n} runs holds each once`);
+    for (let position = 0; position < n; position++) {
+      const counts = new Map<number, number>();
+      for (const order of orders) counts.set(order[position]!, (counts.get(order[position]!) ?? 0) + 1);
+      assert.is(counts.size, n, `every run at position ${position} of ${n}`);
+    }
+    const follows = new Map<string, number>();
+    for (const order of orders) for (let k = 1; k < n; k++) follows.set(`${order[k - 1]}>${order[k]}`, (follows.get(`${order[k - 1]}>${order[k]}`) ?? 0) + 1);
+    assert.is(follows.size, n * (n - 1), `every ordered pair of ${n} runs is adjacent somewhere`);
+    assert.is(new Set(follows.values()).size <= 1, true, `every pair of ${n} runs equally often`);
+  }
+});
+
+const turn = (p50Ms: number): TurnFigures => ({ requestsPerSecond: 1000 / p50Ms, p50Ms, p99Ms: 2 * p50Ms, cpuUsPerResponse: 100 * p50Ms });
+const measured = (turns: TurnFigures[] | undefined, p50Ms: number): Measurement => ({ ...turn(p50Ms), responses: 1000, bytesPerResponse: 100, ...(turns ? { turns } : {}) });
+
+test('a ratio of runs measured in turns is the median of the ratios within each turn', () => {
+  // Turns 3 and 6 of the long history were struck by other work (twice as slow); turn 2 of the short one.
+  const short = [4, 4, 8, 4, 4, 4, 4, 4].map(turn);
+  const long = [4.2, 4.2, 4.2, 8.4, 4.2, 4.2, 8.4, 4.2].map(turn);
+  // The pooled figures read the struck turns: 5.3 / 4.5 would be 1.18.
+  const ratio = pairedRatio(measured(short, 4.5), measured(long, 5.3), (t) => t.p50Ms)!;
+  assert.ok(Math.abs(ratio - 1.05) < 1e-9, `p50 ratio ${ratio}`);
+  const throughput = pairedRatio(measured(long, 5.3), measured(short, 4.5), (t) => t.requestsPerSecond)!;
+  assert.ok(Math.abs(throughput - 1.05) < 1e-9, `throughput ratio ${throughput}`);
+});
+
+test('without paired turns, the ratio of the two figures; null where a figure is missing', () => {
+  assert.is(pairedRatio(measured(undefined, 4), measured(undefined, 5), (t) => t.p50Ms), 1.25);
+  // Turns that do not line up (measured apart) are not paired.
+  assert.is(pairedRatio(measured([turn(4)], 4), measured([turn(5), turn(5)], 6), (t) => t.p50Ms), 1.5);
+  assert.is(pairedRatio(measured([turn(4)], 4), measured([turn(5)], 5), () => null), null);
+});
+
+test('the median of an even count is the mean of its two middle values', () => {
+  assert.is(median([3, 1, 2]), 2);
+  assert.is(median([4, 1, 3, 2]), 2.5);
+});
+
+test.run();
