@@ -213,20 +213,18 @@ async function measureCeiling(settings: Settings, ceiling: Ceiling, captured: Ma
 }
 
 /**
- * A read group's floor (REST, with a floor process) made ready to be measured: the floor process
- * answering the group's long-history request with its bytes, after the store reads the service made
- * for it. Null where the group has no floor.
+ * A read group's floor made ready to be measured: the floor process answering the group's
+ * long-history request with its bytes, after the store reads the service made for it.
  */
 async function floorRun(
-  floor: Floor | null,
+  floor: Floor,
   captured: Map<Case, CapturedResponse>,
   authorize: (c: Case) => Promise<Case['request']>,
   group: Case[],
   load: Load,
-): Promise<{ athlete: string; storeCalls: string[]; run: Run } | null> {
-  const reference = group[group.length - 1]!;
-  if (!floor || !hasCeiling(reference)) return null;
+): Promise<{ athlete: string; storeCalls: string[]; run: Run }> {
   // The floor is the long-history athlete's: issue 18's targets are stated on it.
+  const reference = group[group.length - 1]!;
   const request = await authorize(reference);
   const storeCalls = await floor.serve(captured.get(reference)!, request);
   return { athlete: reference.athlete.label, storeCalls, run: { base: floor.base, request, load, serverPid: floor.pid } };
@@ -251,19 +249,20 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
   // (measureInTurns), so that the figures each ratio divides come from the same stretch of time,
   // and each case keeps the best of each figure over the passes (`best`), minutes apart. A write
   // runs once, under its long load, on its own.
-  const passesOf = (groups: Case[][]) => (groups[0]![0]!.access === 'read' ? settings.passes : 1);
+  const readsOf = (groups: Case[][]) => groups[0]![0]!.access === 'read';
+  const passesOf = (groups: Case[][]) => (readsOf(groups) ? settings.passes : 1);
   const floors: Array<Array<FloorMeasurement | null>> = operations.map((groups) => groups.map(() => null));
   const kept = new Map<Case, Measurement>();
   for (let pass = 0; pass < Math.max(...operations.map(passesOf)); pass++) {
     for (const [i, groups] of operations.entries()) {
       const passes = passesOf(groups);
       if (pass >= passes) continue;
-      const reads = groups[0]![0]!.access === 'read';
+      const reads = readsOf(groups);
       const runs: Array<{ label: string; run: Run; keep: (m: Measurement) => void }> = [];
       // An operation's one floor (REST's): the floor process answers one request at a time.
-      const j = groups.findIndex((group) => floor && hasCeiling(group[group.length - 1]!));
-      const f = j < 0 ? null : await floorRun(floor, captured, authorize, groups[j]!, settings.load);
-      if (f) {
+      const j = floor ? groups.findIndex((group) => hasCeiling(group[group.length - 1]!)) : -1;
+      if (floor && j >= 0) {
+        const f = await floorRun(floor, captured, authorize, groups[j]!, settings.load);
         runs.push({
           label: `${groups[j]![0]!.surface} ${groups[j]![0]!.operation}: floor (Fastify, the service's store reads, the bytes)`,
           run: f.run,
