@@ -214,19 +214,24 @@ export async function listReceipts(app: AuditDeps, filter: Omit<ProposalFilter, 
   const expiryMs = WRITE_POLICY.proposalExpiryMinutes * 60_000;
   const prepared = { ...filter, since: filter.since && new Date(Date.parse(filter.since) - expiryMs).toISOString() };
   for await (const athleteId of ids) {
-    /** This athlete's newest commits so far, newest first, at most `limit`. */
-    const newest: ReceiptRow[] = [];
+    /** This athlete's receipts so far; cut back to its `limit` newest commits whenever it doubles. */
+    let rows: ReceiptRow[] = [];
+    /** The commit time of the `limit`-th newest receipt at the last cut: no earlier preparation can beat it. */
+    let cutoffMs = -Infinity;
+    const cut = () => {
+      rows = rows.sort(newestCommitFirst).slice(0, limit);
+      if (rows.length === limit) cutoffMs = Date.parse(rows[limit - 1]!.receipt.committed_at);
+    };
     for await (const p of athleteProposals(app, athleteId, prepared)) {
-      const oldestKept = newest.length >= limit ? newest[newest.length - 1]! : null;
-      if (oldestKept && Date.parse(p.doc.prepared_at) + expiryMs < Date.parse(oldestKept.receipt.committed_at)) break;
+      if (Date.parse(p.doc.prepared_at) + expiryMs < cutoffMs) break;
       const row = receiptRow(athleteId, p.doc);
       if (!row) continue;
       if ((filter.since && row.receipt.committed_at < filter.since) || (filter.until && row.receipt.committed_at > filter.until)) continue;
-      newest.push(row);
-      newest.sort(newestCommitFirst);
-      if (newest.length > limit) newest.pop();
+      rows.push(row);
+      if (rows.length >= 2 * limit) cut();
     }
-    out.push(...newest);
+    cut();
+    out.push(...rows);
   }
   return out.sort(newestCommitFirst).slice(0, limit);
 }
