@@ -105,11 +105,9 @@ export class ProposalService {
 
   /**
    * `get_write_record`: the item's current body in the write shape, with its revision and area (whose
-   * read scope the caller must hold); null when it is not in this athlete's record.
-   */
-  /**
-   * An item as `get_write_record` answers it: by its id; a check-in by its date too (one a day),
-   * and the fitness preferences by neither (one an athlete, sharing the athlete's id).
+   * read scope the caller must hold); null when it is not in this athlete's record. Found by its id;
+   * a check-in by its date too (one a day), and the fitness preferences by neither (one an athlete,
+   * sharing the athlete's id).
    */
   async record(athleteId: string, kind: WriteKind, ref: { id?: string | undefined; date?: string | undefined }) {
     let doc: ItemDoc | null;
@@ -314,7 +312,6 @@ export class ProposalService {
     for await (const page of pagesOf<ProposalDoc>(this.#app.reads, PROPOSALS, query, byPrepared)) pending.push(...page.filter((d) => statusAt(d, now) === 'prepared'));
     return pending.sort((a, b) => a.expires_at.localeCompare(b.expires_at));
   }
-
 
   /** One proposal of the athlete, as the review page shows it; null when it is not theirs. */
   async review(athleteId: string, commandId: string): Promise<ProposalReview | null> {
