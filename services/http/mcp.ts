@@ -11,7 +11,6 @@ import {
   ErrorCode,
   InitializeRequestSchema,
   isInitializeRequest,
-  isJSONRPCRequest,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,
   McpError,
@@ -231,9 +230,10 @@ function jsonRpcError(reply: FastifyReply, status: number, message: string, head
 /**
  * The SDK's transport for one message Fastify has already parsed. The SDK's Server still
  * dispatches it (its request schemas, errors, initialize); its answer comes back as the message
- * itself, with no Fetch Request, Response or stream between.
+ * itself, with no Fetch Request, Response or stream between. The bench's MCP floor answers through
+ * it too, to measure what the SDK costs a call.
  */
-class InProcessTransport implements Transport {
+export class InProcessTransport implements Transport {
   onmessage?: Transport['onmessage'];
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -270,21 +270,18 @@ interface TransportRefusal {
   message: string;
 }
 
-/** Stands for the structured content while an answer is serialised, for the envelope's JSON to replace. */
-const STRUCTURED = 'repledger:structured-content';
-/** Inside a JSON string every quote is escaped, so this member can only be the one put there. */
-const STRUCTURED_MEMBER = `"structuredContent":${JSON.stringify(STRUCTURED)}`;
-
 /**
  * The answer as JSON. A tool result carries the envelope twice, as text and as structured content;
  * the text is the envelope's JSON already, so it is written in as the structured content instead
- * of serialising the envelope a second time.
+ * of serialising the envelope a second time. The structured content goes first in the result, so
+ * the rest of the result is written after it without searching for where it stood.
  */
 function answerJson(answer: JSONRPCMessage, envelopeJson: string | null): string {
   if (envelopeJson === null || !('result' in answer)) return JSON.stringify(answer);
-  const json = JSON.stringify({ ...answer, result: { ...answer.result, structuredContent: STRUCTURED } });
-  const at = json.indexOf(STRUCTURED_MEMBER);
-  return `${json.slice(0, at)}"structuredContent":${envelopeJson}${json.slice(at + STRUCTURED_MEMBER.length)}`;
+  const { structuredContent: _written, ...rest } = answer.result;
+  const others = JSON.stringify(rest);
+  const result = others === '{}' ? `{"structuredContent":${envelopeJson}}` : `{"structuredContent":${envelopeJson},${others.slice(1)}`;
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(answer.id)},"result":${result}}`;
 }
 
 /**
@@ -364,7 +361,8 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
     const exchange: Exchange = { request, caller, api: agentAccessApi(services, request, caller, (wait) => (exchange.wait = wait)), refused: null, wait: 0, envelopeJson: null };
     pooled.exchange = exchange;
     try {
-      if (!isJSONRPCRequest(message)) {
+      // The message fits JSONRPCMessageSchema: with an id and a method, it is a request.
+      if (!('method' in message && 'id' in message)) {
         // Notifications and responses: accepted, nothing to answer.
         pooled.transport.deliver(message);
         setRateLimitHeaders(reply, services.quota, caller.grantId, 0);
