@@ -3,7 +3,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { CeilingMessage, CeilingReply } from './ceiling-server.ts';
-import type { FloorMessage, FloorReply, Framework } from './floor-server.ts';
+import type { FloorMessage, FloorReply, Framework, Replayed } from './floor-server.ts';
 import type { BenchRequest, CapturedResponse } from './http.ts';
 
 /** Set per connection and per message by node:http itself; copying them would duplicate or lie. */
@@ -22,9 +22,10 @@ export interface Floor {
   pid: number;
   /**
    * Makes the server answer every request with `response`, after the store reads the service makes
-   * for `request` (none when null). Returns those reads, by store and method.
+   * for `request` (none when null), and an MCP tool call to POST /mcp with `mcp`, the service's
+   * answer to it, after the same reads. Returns those reads, by store and method.
    */
-  serve(response: CapturedResponse, request: BenchRequest | null): Promise<string[]>;
+  serve(response: CapturedResponse, request: BenchRequest | null, mcp?: CapturedResponse | null): Promise<string[]>;
   stop(): void;
 }
 
@@ -50,8 +51,8 @@ export async function startFloor(framework: Framework, dataDir: string, serviceB
   return {
     base,
     pid: child.pid!,
-    async serve(response, request) {
-      const message: FloorMessage = { kind: 'serve', ...replayed(response), request };
+    async serve(response, request, mcp = null) {
+      const message: FloorMessage = { kind: 'serve', ...replayed(response), request, mcp: mcp && replayed(mcp) };
       child.send(message);
       const serving = await nextReply(child);
       if (serving.kind === 'failed') throw new Error(`floor server (${framework}): ${serving.message}`);
@@ -72,7 +73,7 @@ async function forkServer(file: string, args: string[]): Promise<{ child: ChildP
 }
 
 /** A captured response as a reference server replays it. */
-function replayed(response: CapturedResponse): { status: number; headers: Record<string, string>; bodyBase64: string } {
+function replayed(response: CapturedResponse): Replayed {
   const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
   return { status: response.status, headers, bodyBase64: response.body.toString('base64') };
 }

@@ -8,16 +8,34 @@
 // token's caller, and once more while recording), and keeps every call the second request made to
 // the read store and the event store. Each request to the floor then repeats those calls, with
 // the same arguments, before it answers. Started by bench/ceiling.ts in a process of its own.
+//
+// Over Fastify it also answers the operation's MCP tool call, after the same reads: the SDK's
+// Server dispatches the JSON-RPC message, on the service's own transport, to a handler returning
+// the result the service gave, and the service's bytes are sent. What that costs beyond the REST
+// floor is what any MCP call costs on this stack, with nothing of RepLedger's in it.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, type CallToolResult, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { openApp } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
+import { InProcessTransport } from '../services/http/mcp.ts';
 import { buildServer } from '../services/http/server.ts';
 import type { BenchRequest } from './http.ts';
 
 export type Framework = 'node:http' | 'fastify';
-/** `request` null: answer the bytes without reading anything. */
-export type FloorMessage = { kind: 'serve'; status: number; headers: Record<string, string>; bodyBase64: string; request: BenchRequest | null };
+/** An answer to replay: its status, headers and body. */
+export interface Replayed {
+  status: number;
+  headers: Record<string, string>;
+  bodyBase64: string;
+}
+/**
+ * `request` null: answer the bytes without reading anything. `mcp`: the service's answer to the
+ * operation's tool call, for POST /mcp (Fastify only); null where it has none.
+ */
+export type FloorMessage = { kind: 'serve'; request: BenchRequest | null; mcp: Replayed | null } & Replayed;
 export type FloorReply = { kind: 'listening'; port: number } | { kind: 'serving'; storeCalls: string[] } | { kind: 'failed'; message: string };
 
 /** The store methods a request reads through; writes are not part of a read's floor. */
@@ -74,7 +92,31 @@ async function recordReads(request: BenchRequest, expectedStatus: number): Promi
   return fewest!;
 }
 
-let current: { status: number; headers: Record<string, string>; body: Buffer; calls: StoreCall[] } | null = null;
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+let current: (Answer & { calls: StoreCall[]; mcp: (Answer & { result: CallToolResult }) | null }) | null = null;
+
+function answerOf(replayed: Replayed): Answer {
+  const body = Buffer.from(replayed.bodyBase64, 'base64');
+  return { status: replayed.status, headers: { ...replayed.headers, 'content-length': String(body.length) }, body };
+}
+
+/** As the service's: one shared, since each Server would otherwise build its own Ajv. */
+const VALIDATOR = new AjvJsonSchemaValidator();
+/** Transports whose Server is idle: one Server answers one message at a time, as in the service's pool. */
+const idleMcp: InProcessTransport[] = [];
+
+async function mcpTransport(): Promise<InProcessTransport> {
+  const transport = new InProcessTransport();
+  const server = new Server({ name: 'repledger-floor', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } }, jsonSchemaValidator: VALIDATOR });
+  server.setRequestHandler(CallToolRequestSchema, () => current!.mcp!.result);
+  await server.connect(transport);
+  return transport;
+}
 
 async function read(): Promise<void> {
   for (const { store, method, args } of current!.calls) await original.get(`${store}.${method}`)!(...args);
@@ -89,6 +131,21 @@ async function listen(): Promise<number> {
       await read();
       return response.code(current!.status).headers(current!.headers).send(current!.body);
     });
+    server.post('/mcp', async (request, response) => {
+      const mcp = current!.mcp;
+      if (!mcp) return response.code(404).send();
+      await read();
+      const transport = idleMcp.pop() ?? (await mcpTransport());
+      let answer: JSONRPCMessage;
+      try {
+        answer = await transport.answer(request.body as JSONRPCRequest);
+      } finally {
+        idleMcp.push(transport);
+      }
+      // Anything but the result would have measured the SDK's error path: the bench sees a 500.
+      if (!('result' in answer)) return response.code(500).send(answer);
+      return response.code(mcp.status).headers(mcp.headers).send(mcp.body);
+    });
     await server.listen({ port: 0, host: '127.0.0.1' });
     return (server.server.address() as { port: number }).port;
   }
@@ -102,10 +159,11 @@ async function listen(): Promise<number> {
 }
 
 process.on('message', (message: FloorMessage) => {
-  const body = Buffer.from(message.bodyBase64, 'base64');
   void (async () => {
     const calls = message.request ? await recordReads(message.request, message.status) : [];
-    current = { status: message.status, headers: { ...message.headers, 'content-length': String(body.length) }, body, calls };
+    const mcp = message.mcp && answerOf(message.mcp);
+    const result = mcp && (JSON.parse(mcp.body.toString('utf8')) as { result: CallToolResult }).result;
+    current = { ...answerOf(message), calls, mcp: mcp && { ...mcp, result: result! } };
     reply({ kind: 'serving', storeCalls: calls.map((c) => `${c.store}.${c.method}`) });
   })().catch((error: unknown) => reply({ kind: 'failed', message: error instanceof Error ? error.message : String(error) }));
 });

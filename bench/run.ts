@@ -8,7 +8,7 @@
 // requests/s and p50/p99 latency per operation, surface and athlete; each REST read's throughput as
 // a fraction of the ceiling and the 10,000-workout latency as a multiple of the 100-workout one;
 // each MCP call's throughput as a fraction of REST's for the same athlete (MCP runs for the
-// 10,000-workout athlete only); each Read API route's as a fraction of its twin's over REST; each
+// 10,000-workout athlete only), beside the most its MCP floor allows; each Read API route's as a fraction of its twin's over REST; each
 // prepare_write_proposal (a 10-change batch, a new command_id per request) as a fraction of its
 // floor; approving and undoing a 50-change batch against appending its events. Exits non-zero on
 // errors (any response but the operation's success status, a tool call not answering its
@@ -214,20 +214,25 @@ async function measureCeiling(settings: Settings, ceiling: Ceiling, captured: Ma
 
 /**
  * A read group's floor made ready to be measured: the floor process answering the group's
- * long-history request with its bytes, after the store reads the service made for it.
+ * long-history request with its bytes, after the store reads the service made for it; and, given
+ * the operation's MCP case (of the same athlete), its tool call through the SDK's Server after the
+ * same reads, answered with the service's bytes (`mcpRun`).
  */
 async function floorRun(
   floor: Floor,
   captured: Map<Case, CapturedResponse>,
   authorize: (c: Case) => Promise<Case['request']>,
   group: Case[],
+  mcp: Case | null,
   load: Load,
-): Promise<{ athlete: string; storeCalls: string[]; run: Run }> {
+): Promise<{ athlete: string; storeCalls: string[]; run: Run; mcpRun: Run | null }> {
   // The floor is the long-history athlete's: issue 18's targets are stated on it.
   const reference = group[group.length - 1]!;
+  if (mcp && mcp.athlete !== reference.athlete) throw new Error(`the MCP floor of ${mcp.operation} is measured for athlete ${reference.athlete.label}, not ${mcp.athlete.label}`);
   const request = await authorize(reference);
-  const storeCalls = await floor.serve(captured.get(reference)!, request);
-  return { athlete: reference.athlete.label, storeCalls, run: { base: floor.base, request, load, serverPid: floor.pid } };
+  const storeCalls = await floor.serve(captured.get(reference)!, request, mcp && captured.get(mcp)!);
+  const run = (request: Case['request']): Run => ({ base: floor.base, request, load, serverPid: floor.pid });
+  return { athlete: reference.athlete.label, storeCalls, run: run(request), mcpRun: mcp && run(await authorize(mcp)) };
 }
 
 async function measureAll(settings: Settings, server: RunningServer, ceiling: Ceiling, floor: Floor | null, tokens: Tokens, cases: Case[]): Promise<OperationResult[]> {
@@ -259,15 +264,16 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
       if (pass >= passes) continue;
       const reads = readsOf(groups);
       const runs: Array<{ label: string; run: Run; keep: (m: Measurement) => void }> = [];
-      // An operation's one floor (REST's): the floor process answers one request at a time.
+      // An operation's floor (REST's), with its MCP floor where it has an MCP case: the floor
+      // process is made ready for one operation at a time.
       const j = floor ? groups.findIndex((group) => hasCeiling(group[group.length - 1]!)) : -1;
       if (floor && j >= 0) {
-        const f = await floorRun(floor, captured, authorize, groups[j]!, settings.load);
-        runs.push({
-          label: `${groups[j]![0]!.surface} ${groups[j]![0]!.operation}: floor (Fastify, the service's store reads, the bytes)`,
-          run: f.run,
-          keep: (m) => (floors[i]![j] = { athlete: f.athlete, storeCalls: f.storeCalls, measurement: best(floors[i]![j]?.measurement ?? null, m) }),
-        });
+        const m = groups.findIndex((group) => group[0]!.surface === 'mcp');
+        const f = await floorRun(floor, captured, authorize, groups[j]!, m >= 0 ? groups[m]![groups[m]!.length - 1]! : null, settings.load);
+        const keepFloor = (k: number) => (measured: Measurement) => (floors[i]![k] = { athlete: f.athlete, storeCalls: f.storeCalls, measurement: best(floors[i]![k]?.measurement ?? null, measured) });
+        const name = groups[j]![0]!.operation;
+        runs.push({ label: `${groups[j]![0]!.surface} ${name}: floor (Fastify, the service's store reads, the bytes)`, run: f.run, keep: keepFloor(j) });
+        if (f.mcpRun) runs.push({ label: `mcp ${name}: floor (Fastify, the same reads, the SDK's Server, the bytes)`, run: f.mcpRun, keep: keepFloor(m) });
       }
       for (const c of groups.flat()) {
         runs.push({
