@@ -11,8 +11,10 @@
 //
 // Over Fastify it also answers the operation's MCP tool call, after the same reads: the SDK's
 // Server dispatches the JSON-RPC message, on the service's own transport, to a handler returning
-// the result the service gave, and the service's bytes are sent. What that costs beyond the REST
-// floor is what any MCP call costs on this stack, with nothing of RepLedger's in it.
+// the result the service gave, and the answer is written as the service writes it, the envelope's
+// JSON given (as the REST floor is given its bytes) and escaped into the text block the protocol
+// asks for. What that costs beyond the REST floor is what any MCP call costs on this stack, with
+// nothing of RepLedger's in it.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -20,7 +22,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import Fastify, { type FastifyInstance } from 'fastify';
 import { openApp } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
-import { InProcessTransport } from '../services/http/mcp.ts';
+import { answerJson, InProcessTransport } from '../services/http/mcp.ts';
 import { buildServer } from '../services/http/server.ts';
 import type { BenchRequest } from './http.ts';
 
@@ -98,11 +100,25 @@ interface Answer {
   body: Buffer;
 }
 
-let current: (Answer & { calls: StoreCall[]; mcp: (Answer & { result: CallToolResult }) | null }) | null = null;
+/** The tool call's answer: the result the service gave, and its envelope's JSON (the text block). */
+interface McpAnswer extends Answer {
+  result: CallToolResult;
+  envelopeJson: string;
+  /** Whether an answer written here was found to be the service's bytes. */
+  compared: boolean;
+}
+
+let current: (Answer & { calls: StoreCall[]; mcp: McpAnswer | null }) | null = null;
 
 function answerOf(replayed: Replayed): Answer {
   const body = Buffer.from(replayed.bodyBase64, 'base64');
   return { status: replayed.status, headers: { ...replayed.headers, 'content-length': String(body.length) }, body };
+}
+
+/** As the service's answers are sent: Fastify measures the string it writes. */
+function withoutLength(headers: Record<string, string>): Record<string, string> {
+  const { 'content-length': _measured, ...rest } = headers;
+  return rest;
 }
 
 /** As the service's: one shared, since each Server would otherwise build its own Ajv. */
@@ -144,7 +160,14 @@ async function listen(): Promise<number> {
       }
       // Anything but the result would have measured the SDK's error path: the bench sees a 500.
       if (!('result' in answer)) return response.code(500).send(answer);
-      return response.code(mcp.status).headers(mcp.headers).send(mcp.body);
+      const json = answerJson(answer, mcp.envelopeJson);
+      // Other bytes than the service's would measure another answer: the first is compared, and a
+      // difference is a 500, which the bench counts as a failure.
+      if (!mcp.compared) {
+        if (json !== mcp.body.toString('utf8')) return response.code(500).send({ expected: mcp.body.toString('utf8'), written: json });
+        mcp.compared = true;
+      }
+      return response.code(mcp.status).headers(mcp.headers).send(json);
     });
     await server.listen({ port: 0, host: '127.0.0.1' });
     return (server.server.address() as { port: number }).port;
@@ -163,7 +186,9 @@ process.on('message', (message: FloorMessage) => {
     const calls = message.request ? await recordReads(message.request, message.status) : [];
     const mcp = message.mcp && answerOf(message.mcp);
     const result = mcp && (JSON.parse(mcp.body.toString('utf8')) as { result: CallToolResult }).result;
-    current = { ...answerOf(message), calls, mcp: mcp && { ...mcp, result: result! } };
+    const text = result?.content[0];
+    if (mcp && text?.type !== 'text') throw new Error('the tool call answered no text block');
+    current = { ...answerOf(message), calls, mcp: mcp && text?.type === 'text' ? { ...mcp, headers: withoutLength(mcp.headers), result: result!, envelopeJson: text.text, compared: false } : null };
     reply({ kind: 'serving', storeCalls: calls.map((c) => `${c.store}.${c.method}`) });
   })().catch((error: unknown) => reply({ kind: 'failed', message: error instanceof Error ? error.message : String(error) }));
 });

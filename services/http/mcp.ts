@@ -274,9 +274,10 @@ interface TransportRefusal {
  * The answer as JSON. A tool result carries the envelope twice, as text and as structured content;
  * the text is the envelope's JSON already, so it is written in as the structured content instead
  * of serialising the envelope a second time. The structured content goes first in the result, so
- * the rest of the result is written after it without searching for where it stood.
+ * the rest of the result is written after it without searching for where it stood. The bench's
+ * MCP floor writes its answers with it too: the text block is the protocol's cost, not ours.
  */
-function answerJson(answer: JSONRPCMessage, envelopeJson: string | null): string {
+export function answerJson(answer: JSONRPCMessage, envelopeJson: string | null): string {
   if (envelopeJson === null || !('result' in answer)) return JSON.stringify(answer);
   const { structuredContent: _written, ...rest } = answer.result;
   const others = JSON.stringify(rest);
