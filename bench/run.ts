@@ -8,11 +8,12 @@
 // requests/s and p50/p99 latency per operation, surface and athlete; each REST read's throughput as
 // a fraction of the ceiling and the 10,000-workout latency as a multiple of the 100-workout one;
 // each MCP call's throughput as a fraction of REST's for the same athlete (MCP runs for the
-// 10,000-workout athlete only), beside the most its MCP floor allows; each Read API route's as a fraction of its twin's over REST; each
-// prepare_write_proposal (a 10-change batch, a new command_id per request) as a fraction of its
-// floor; approving and undoing a 50-change batch against appending its events. Exits non-zero on
-// errors (any response but the operation's success status, a tool call not answering its
-// envelope, a Read API answer outside its contract), not on missed targets.
+// 10,000-workout athlete only), beside what its MCP floor allows; each Read API route's as a
+// fraction of its twin's over REST; each prepare_write_proposal (a 10-change batch, a new
+// command_id per request) as a fraction of its floor; approving and undoing a 50-change batch
+// against appending its events. Exits non-zero on errors (any response but the operation's
+// success status, a tool call not answering its envelope, a Read API answer outside its contract),
+// not on missed targets.
 //
 // Environment: BENCH_SECONDS (3) and BENCH_WARMUP_SECONDS (0.5) per case, BENCH_CONNECTIONS (32),
 // BENCH_WRITE_SECONDS (15) and BENCH_WRITE_CONNECTIONS (2) for writes, BENCH_PASSES (2: runs of each
@@ -216,7 +217,7 @@ async function measureCeiling(settings: Settings, ceiling: Ceiling, captured: Ma
  * A read group's floor made ready to be measured: the floor process answering the group's
  * long-history request with its bytes, after the store reads the service made for it; and, given
  * the operation's MCP case (of the same athlete), its tool call through the SDK's Server after the
- * same reads, answered with the service's bytes (`mcpRun`).
+ * same reads, the answer written as the service writes it (`mcpRun`).
  */
 async function floorRun(
   floor: Floor,
@@ -273,7 +274,7 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
         const keepFloor = (k: number) => (measured: Measurement) => (floors[i]![k] = { athlete: f.athlete, storeCalls: f.storeCalls, measurement: best(floors[i]![k]?.measurement ?? null, measured) });
         const name = groups[j]![0]!.operation;
         runs.push({ label: `${groups[j]![0]!.surface} ${name}: floor (Fastify, the service's store reads, the bytes)`, run: f.run, keep: keepFloor(j) });
-        if (f.mcpRun) runs.push({ label: `mcp ${name}: floor (Fastify, the same reads, the SDK's Server, the bytes)`, run: f.mcpRun, keep: keepFloor(m) });
+        if (f.mcpRun) runs.push({ label: `mcp ${name}: floor (Fastify, the same reads, the SDK's Server, the answer written)`, run: f.mcpRun, keep: keepFloor(m) });
       }
       for (const c of groups.flat()) {
         runs.push({
