@@ -100,10 +100,13 @@ interface Answer {
   body: Buffer;
 }
 
-/** The tool call's answer: the result the service gave, and its envelope's JSON (the text block). */
-interface McpAnswer extends Answer {
+/** The tool call's answer: the result the service gave, its envelope's JSON (the text block), and the service's bytes. */
+interface McpAnswer {
+  status: number;
+  headers: Record<string, string>;
   result: CallToolResult;
   envelopeJson: string;
+  expected: string;
   /** Whether an answer written here was found to be the service's bytes. */
   compared: boolean;
 }
@@ -115,10 +118,13 @@ function answerOf(replayed: Replayed): Answer {
   return { status: replayed.status, headers: { ...replayed.headers, 'content-length': String(body.length) }, body };
 }
 
-/** As the service's answers are sent: Fastify measures the string it writes. */
-function withoutLength(headers: Record<string, string>): Record<string, string> {
-  const { 'content-length': _measured, ...rest } = headers;
-  return rest;
+/** Its headers as replayed, without a length: Fastify measures the string it writes, as for the service's answers. */
+function mcpAnswerOf(replayed: Replayed): McpAnswer {
+  const expected = Buffer.from(replayed.bodyBase64, 'base64').toString('utf8');
+  const { result } = JSON.parse(expected) as { result: CallToolResult };
+  const text = result.content[0];
+  if (text?.type !== 'text') throw new Error('the tool call answered no text block');
+  return { status: replayed.status, headers: replayed.headers, result, envelopeJson: text.text, expected, compared: false };
 }
 
 /** As the service's: one shared, since each Server would otherwise build its own Ajv. */
@@ -164,7 +170,7 @@ async function listen(): Promise<number> {
       // Other bytes than the service's would measure another answer: the first is compared, and a
       // difference is a 500, which the bench counts as a failure.
       if (!mcp.compared) {
-        if (json !== mcp.body.toString('utf8')) return response.code(500).send({ expected: mcp.body.toString('utf8'), written: json });
+        if (json !== mcp.expected) return response.code(500).send({ expected: mcp.expected, written: json });
         mcp.compared = true;
       }
       return response.code(mcp.status).headers(mcp.headers).send(json);
@@ -184,11 +190,7 @@ async function listen(): Promise<number> {
 process.on('message', (message: FloorMessage) => {
   void (async () => {
     const calls = message.request ? await recordReads(message.request, message.status) : [];
-    const mcp = message.mcp && answerOf(message.mcp);
-    const result = mcp && (JSON.parse(mcp.body.toString('utf8')) as { result: CallToolResult }).result;
-    const text = result?.content[0];
-    if (mcp && text?.type !== 'text') throw new Error('the tool call answered no text block');
-    current = { ...answerOf(message), calls, mcp: mcp && text?.type === 'text' ? { ...mcp, headers: withoutLength(mcp.headers), result: result!, envelopeJson: text.text, compared: false } : null };
+    current = { ...answerOf(message), calls, mcp: message.mcp && mcpAnswerOf(message.mcp) };
     reply({ kind: 'serving', storeCalls: calls.map((c) => `${c.store}.${c.method}`) });
   })().catch((error: unknown) => reply({ kind: 'failed', message: error instanceof Error ? error.message : String(error) }));
 });

@@ -256,10 +256,9 @@ export function summarise(operations: OperationResult[], prepareFloors: PrepareF
   const cases = operations.flatMap((o) => o.cases);
   const reads = operations.filter((o) => o.access === 'read');
   const name = (o: { surface: Surface; operation: string }) => `${o.surface} ${o.operation}`;
-  const lowestCase = (value: (c: CaseResult) => number | null, target: (c: CaseResult) => number, among = cases): Extreme => {
-    const found = extreme(among, value, (a, b) => a < b);
-    return found && { value: found.value, operation: name(found.item), athlete: found.item.athlete, met: found.value >= target(found.item) };
-  };
+  const atLeast = (found: { item: CaseResult; value: number } | null, target: (c: CaseResult) => number): Extreme =>
+    found && { value: found.value, operation: name(found.item), athlete: found.item.athlete, met: found.value >= target(found.item) };
+  const lowestCase = (value: (c: CaseResult) => number | null, target: (c: CaseResult) => number, among = cases): Extreme => atLeast(extreme(among, value, (a, b) => a < b), target);
   // Against each case's own target: the worst miss, or the closest to its target when all are met.
   const ofFloorMargin = extreme(cases, (c) => {
     const target = ofFloorTarget(c.operation, c.surface);
@@ -267,7 +266,7 @@ export function summarise(operations: OperationResult[], prepareFloors: PrepareF
   }, (a, b) => a < b);
   const readApi = cases.filter((c) => c.surface === 'read_api');
   const mcp = cases.filter((c) => c.surface === 'mcp');
-  const minOfRest = lowestCase((c) => c.ofRest, () => OF_REST_TARGET, mcp);
+  const lowestMcp = extreme(mcp, (c) => c.ofRest, (a, b) => a < b);
   const highestReadApi = extreme(readApi, (c) => c.ofRest, (a, b) => a > b);
   // The highest ratio over reads; `target` null for one shown as information.
   const highestRatio = (value: (o: OperationResult) => number | null, target: number | null = LATENCY_RATIO_TARGET): Extreme => {
@@ -286,9 +285,9 @@ export function summarise(operations: OperationResult[], prepareFloors: PrepareF
     maxP50Ratio: highestRatio((o) => o.p50Ratio),
     maxP99Ratio: highestRatio((o) => o.p99Ratio),
     maxCpuRatio: highestRatio((o) => o.cpuRatio, null),
-    minOfRest,
+    minOfRest: atLeast(lowestMcp, () => OF_REST_TARGET),
     minOfRestWhereFloorAllows: lowestCase((c) => c.ofRest, () => OF_REST_TARGET, mcp.filter((c) => c.ofRestFloorAllows !== null && c.ofRestFloorAllows >= OF_REST_TARGET)),
-    ofRestFloorAllowsAtLowest: mcp.find((c) => minOfRest && `${c.surface} ${c.operation}` === minOfRest.operation)?.ofRestFloorAllows ?? null,
+    ofRestFloorAllowsAtLowest: lowestMcp?.item.ofRestFloorAllows ?? null,
     minOfPrepareFloor: lowestOfFloor(prepareFloors),
     // No target: how the two APIs compare is information, not a goal either must meet.
     minReadApiOfTwin: lowestCase((c) => c.ofRest, () => 0, readApi),
