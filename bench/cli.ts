@@ -13,6 +13,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { generateHevyExport } from '../test/fixtures/hevy-export.ts';
 import { openApp } from '../services/app.ts';
 import { parseHevy } from '../services/import/hevy.ts';
@@ -21,6 +22,7 @@ import { loadConfig } from '../services/config.ts';
 import { CHECKPOINTS } from '../projections/runner.ts';
 import { registerAthlete, tempDir } from '../test/support/app.ts';
 import { timeImportWrites, type ImportWrites } from './import-floor.ts';
+import type { LaunchAnswer, LaunchRequest } from './launcher.ts';
 import { median } from './measure.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -69,27 +71,40 @@ const appLibraries = (dataDir: string) => [
   `import { enableCompileCache } from 'node:module'; import { DatabaseSync } from 'node:sqlite'; enableCompileCache(); process.env.OCLIF_DISABLE_ENGINE_WARNING = '1'; await import('@oclif/core'); await import('zod'); ${sqliteRead(dataDir)};`,
 ];
 
-/** Wall time of one CLI run, process start to exit; a failed run fails the bench. */
-function timedRun(args: string[], dataDir: string): Promise<number> {
-  return timedNode([CLI, ...args], dataDir);
-}
+/**
+ * Starts and times the measured processes from a small process of its own (bench/launcher.ts).
+ * Starting a process from Node forks its parent first, copying the parent's page tables, which takes
+ * longer the more memory the parent holds: when the bench reaches the CLI its own process holds
+ * 1.5 GB (seen in a run of one operation), and `node -e 0` started from a process holding 1.5 GB
+ * took 81 ms against 33 ms from one holding 50 MB (medians of 9). That was in every start figure of
+ * a run, floors included; a user starts the CLI from a shell.
+ */
+export class Launcher {
+  readonly #child = spawn(process.execPath, [join(ROOT, 'bench', 'launcher.ts')], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  readonly #answers = createInterface({ input: this.#child.stdout! })[Symbol.asyncIterator]();
 
-async function timedNode(argv: string[], dataDir: string): Promise<number> {
-  return (await runNode(argv, { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' })).seconds;
-}
+  /** Node run with `argv` from the project's directory: its wall time and output; a failure throws. */
+  async run(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ seconds: number; stdout: string }> {
+    this.#child.stdin!.write(`${JSON.stringify({ argv, env, cwd: ROOT } satisfies LaunchRequest)}\n`);
+    const next = await this.#answers.next();
+    if (next.done) throw new Error("the bench's launcher exited");
+    const answer = JSON.parse(next.value) as LaunchAnswer;
+    if (answer.code !== 0) throw new Error(`node ${argv.join(' ')} exited ${answer.code}: ${answer.stderr}`);
+    return answer;
+  }
 
-/** Node run with `argv` from the project's directory: its wall time and output; a failure throws. */
-function runNode(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ seconds: number; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, argv, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve({ seconds: (performance.now() - started) / 1000, stdout }) : reject(new Error(`node ${argv.join(' ')} exited ${code}: ${stderr}`))));
-  });
+  /** Wall time of one CLI run, process start to exit; a failed run fails the bench. */
+  timedRun(args: string[], dataDir: string): Promise<number> {
+    return this.timedNode([CLI, ...args], dataDir);
+  }
+
+  async timedNode(argv: string[], dataDir: string): Promise<number> {
+    return (await this.run(argv, { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' })).seconds;
+  }
+
+  close(): void {
+    this.#child.stdin!.end();
+  }
 }
 
 export async function measureCli(): Promise<CliMeasured> {
@@ -105,21 +120,27 @@ export async function measureCli(): Promise<CliMeasured> {
   } finally {
     await app.close();
   }
+  const launcher = new Launcher();
   const floors = { node: [] as number[], oclif: [] as number[], sqlite: [] as number[], appLibraries: [] as number[] };
   const help: number[] = [];
   const list: number[] = [];
   const imports: number[] = [];
-  for (let i = 0; i < REPEATS; i++) {
-    floors.node.push(await timedNode(NODE_ONLY, dataDir));
-    floors.oclif.push(await timedNode(OCLIF_ONLY, dataDir));
-    floors.sqlite.push(await timedNode(sqliteOnly(dataDir), dataDir));
-    floors.appLibraries.push(await timedNode(appLibraries(dataDir), dataDir));
-    help.push(await timedRun(['--help'], dataDir));
-    list.push(await timedRun(['athletes', 'list'], dataDir));
-    // A fresh athlete each time: a file already imported is skipped, which would measure nothing.
-    imports.push(await timedRun(['import', 'hevy', '--athlete', emails[i]!, '--file', file], dataDir));
+  let importFloor: CliMeasured['importFloor'];
+  try {
+    for (let i = 0; i < REPEATS; i++) {
+      floors.node.push(await launcher.timedNode(NODE_ONLY, dataDir));
+      floors.oclif.push(await launcher.timedNode(OCLIF_ONLY, dataDir));
+      floors.sqlite.push(await launcher.timedNode(sqliteOnly(dataDir), dataDir));
+      floors.appLibraries.push(await launcher.timedNode(appLibraries(dataDir), dataDir));
+      help.push(await launcher.timedRun(['--help'], dataDir));
+      list.push(await launcher.timedRun(['athletes', 'list'], dataDir));
+      // A fresh athlete each time: a file already imported is skipped, which would measure nothing.
+      imports.push(await launcher.timedRun(['import', 'hevy', '--athlete', emails[i]!, '--file', file], dataDir));
+    }
+    importFloor = await measureImportFloor(launcher, dataDir, await importWrites(dataDir, emails[0]!));
+  } finally {
+    launcher.close();
   }
-  const importFloor = await measureImportFloor(dataDir, await importWrites(dataDir, emails[0]!));
   const importWarmSeconds = await measureWarmImport(dataDir, file, warmEmails);
   return {
     importFloor,
@@ -157,18 +178,18 @@ async function importWrites(dataDir: string, email: string): Promise<ImportWrite
  * the first, and each in a process of its own (bench/import-floor-process.ts), cold, as a CLI
  * process runs it.
  */
-async function measureImportFloor(dataDir: string, writes: ImportWrites): Promise<CliMeasured['importFloor']> {
+async function measureImportFloor(launcher: Launcher, dataDir: string, writes: ImportWrites): Promise<CliMeasured['importFloor']> {
   const warm: number[] = [];
   for (let i = 0; i < REPEATS; i++) warm.push(await timeImportWrites(writes, tempDir('repledger-bench-import-floor-')));
   const writesFile = join(dataDir, 'import-writes.json');
   writeFileSync(writesFile, JSON.stringify(writes));
   const cold: number[] = [];
-  for (let i = 0; i < REPEATS; i++) cold.push(await coldImportFloor(writesFile));
+  for (let i = 0; i < REPEATS; i++) cold.push(await coldImportFloor(launcher, writesFile));
   return { seconds: median(warm), coldSeconds: median(cold), events: writes.events.length, documents: writes.docs.length };
 }
 
-async function coldImportFloor(writesFile: string): Promise<number> {
-  const { stdout } = await runNode([join(ROOT, 'bench', 'import-floor-process.ts'), writesFile, tempDir('repledger-bench-import-floor-')]);
+async function coldImportFloor(launcher: Launcher, writesFile: string): Promise<number> {
+  const { stdout } = await launcher.run([join(ROOT, 'bench', 'import-floor-process.ts'), writesFile, tempDir('repledger-bench-import-floor-')]);
   return (JSON.parse(stdout) as { seconds: number }).seconds;
 }
 
