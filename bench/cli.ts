@@ -75,7 +75,7 @@ const appLibraries = (dataDir: string) => [
  * Starts and times the measured processes from a small process of its own (bench/launcher.ts).
  * Starting a process from Node forks its parent first, copying the parent's page tables, which takes
  * longer the more memory the parent holds: when the bench reaches the CLI its own process holds
- * 1.5 GB (seen in a run of one operation), and `node -e 0` started from a process holding 1.5 GB
+ * ~1.4 GB (seen in a run of one operation), and `node -e 0` started from a process holding 1.5 GB
  * took 81 ms against 33 ms from one holding 50 MB (medians of 9). That was in every start figure of
  * a run, floors included; a user starts the CLI from a shell.
  */
