@@ -1,5 +1,7 @@
 // The HTTP server. Every response carries the request id; API responses are never cached.
 import { randomUUID } from 'node:crypto';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { BotAuth } from '../api/bot-auth.ts';
 import { Quota } from '../api/quota.ts';
@@ -7,7 +9,7 @@ import type { ApiServices } from '../api/router.ts';
 import type { App } from '../app.ts';
 import { derivedKey } from '../oauth/keys.ts';
 import { createProvider, mountProvider, serverKeys } from '../oauth/provider.ts';
-import { registerWebApp } from '../web/app.ts';
+import { FORM_BODY_LIMIT, registerWebApp } from '../web/app.ts';
 import { errorPage } from '../web/layout.ts';
 import { registerAgentAccess } from './agent-access.ts';
 import { registerMcp } from './mcp.ts';
@@ -32,8 +34,35 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     // A path Fastify cannot decode (`%zz`) or route never reaches a handler: answer it as any other refusal.
     frameworkErrors: (error, request, reply) => {
       reply.headers(COMMON_HEADERS(request.id));
-      void refuse(request, reply, 400, 'invalid_input', error.code === 'FST_ERR_BAD_URL' ? 'the address is not valid: it holds a malformed percent-encoding' : error.message);
+      void refuse(request, reply, 400, 'invalid_input', badAddress(error));
     },
+    // What Node's parser refuses (headers or an address over its limit, bytes that are not HTTP)
+    // never becomes a request: answered here in the shared error shape rather than Fastify's own.
+    clientErrorHandler: answerClientError,
+  });
+
+  // Set before anything is registered: an encapsulated context (the web pages) keeps the handlers
+  // its parent had when it was registered, and before these that was Fastify's own JSON.
+  server.setNotFoundHandler((request, reply) => {
+    void refuse(request, reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`, 'There is no page at this address.');
+  });
+
+  server.setErrorHandler((error: FastifyError, request, reply) => {
+    const given = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (given === 500) request.log.error({ err: error }, 'request failed');
+    // A body of a type no parser reads is a request that is not valid, answered with a status of
+    // the API's set (spec 7) rather than 415.
+    const status = given === 415 ? 400 : given;
+    const code = status === 500 ? 'internal_error' : status === 413 ? 'payload_too_large' : 'invalid_input';
+    const message =
+      status === 500
+        ? 'something went wrong on our side; the request id identifies it'
+        : status === 413
+          ? `the request body is larger than the ${bodyLimitOf(request, server)} bytes this address accepts`
+          : given === 415
+            ? `the request body's Content-Type (${String(request.headers['content-type'] ?? '').slice(0, 100)}) is not one this address reads; send JSON as application/json`
+            : error.message;
+    void refuse(request, reply, status, code, message, status === 500 ? 'Something went wrong on our side. Try again in a moment.' : 'The request could not be read.');
   });
 
   // Set as the request comes in, so that every answer carries them (a callback hook: an async one
@@ -78,23 +107,6 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     return { status: 'ok', stores: { events: { engine: app.events.engine }, reads: { engine: app.reads.engine } }, projections: app.projectionMode };
   });
 
-  server.setNotFoundHandler((request, reply) => {
-    void refuse(request, reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`, 'There is no page at this address.');
-  });
-
-  server.setErrorHandler((error: FastifyError, request, reply) => {
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    if (status === 500) request.log.error({ err: error }, 'request failed');
-    const code = status === 500 ? 'internal_error' : status === 413 ? 'payload_too_large' : 'invalid_input';
-    const message =
-      status === 500
-        ? 'something went wrong on our side; the request id identifies it'
-        : status === 413
-          ? `the request body is larger than the ${request.routeOptions.bodyLimit ?? server.initialConfig.bodyLimit} bytes this address accepts`
-          : error.message;
-    void refuse(request, reply, status, code, message, status === 500 ? 'Something went wrong on our side. Try again in a moment.' : 'The request could not be read.');
-  });
-
   return server;
 }
 
@@ -104,6 +116,39 @@ const COMMON_HEADERS = (requestId: string) => ({ 'X-Request-Id': requestId, 'Cac
 
 /** Longer than any id the service issues, short enough that no route holds a large one. */
 const PATH_PARAM_LIMIT = 1024;
+
+/** The limit a request's body went over: a form's is its parser's, not the route's. */
+function bodyLimitOf(request: FastifyRequest, server: FastifyInstance): number {
+  if (/^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')) return FORM_BODY_LIMIT;
+  return request.routeOptions.bodyLimit ?? server.initialConfig.bodyLimit;
+}
+
+/** What is wrong with an address the router refused, without repeating it (it may be kilobytes long). */
+function badAddress(error: FastifyError): string {
+  if (error.code === 'FST_ERR_BAD_URL') return 'the address is not valid: it holds a malformed percent-encoding';
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return `the address is not valid: a part of its path is longer than ${PATH_PARAM_LIMIT} characters`;
+  return 'the address is not valid';
+}
+
+/**
+ * The answer to a request Node's HTTP parser could not read. There is no request to answer
+ * through, so it is written on the socket, which then closes (as Fastify's default does).
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  // A reset or closed connection has no one to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'the request did not arrive in time']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, `the request's address and headers are longer than the ${Math.round(maxHeaderSize / 1024)} KB this server reads`]
+        : [400, 'the request is not valid HTTP (a malformed header, a character not allowed in the address, or a wrong Content-Length)'];
+  const requestId = randomUUID();
+  const body = JSON.stringify({ error: { code: 'invalid_input', message, request_id: requestId } });
+  const headers = { ...COMMON_HEADERS(requestId), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' };
+  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`);
+  socket.destroy(error);
+}
 
 /** Addresses whose callers are programs: their refusals are the API's error shape, never a page. */
 const API_PATHS = /^\/(v1\/|api\/|mcp(\/|$|\?)|oauth\/(token|register|revoke|jwks)|\.well-known\/|openapi\.json|health)/;

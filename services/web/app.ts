@@ -55,6 +55,9 @@ declare module 'fastify' {
   }
 }
 
+/** The largest form any page posts (sign-in, settings, a proposal's review), in bytes. Uploads have their own. */
+export const FORM_BODY_LIMIT = 16 * 1024;
+
 export async function registerWebApp(server: FastifyInstance, app: App, provider: Provider): Promise<void> {
   const secure = app.config.baseUrl.startsWith('https://');
   const sessions = new Sessions(app.reads, app.clock, secure);
@@ -68,7 +71,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
   const origin = new URL(app.config.baseUrl).origin;
 
   await server.register(cookie);
-  await server.register(formbody, { bodyLimit: 16 * 1024 });
+  await server.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
 
   server.decorateRequest('session', null);
 

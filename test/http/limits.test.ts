@@ -2,6 +2,7 @@
 // any work is done, and with the headers that tell a client when to come back.
 import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { connect as connectTcp } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -138,6 +139,73 @@ test('a request body over the limit is a 413 in the shared shape, before authent
     await s.close();
   }
 });
+
+test('a web form over its size limit is refused with a page for a browser and the shared shape for a program', async () => {
+  const s = await startServer();
+  try {
+    const form = `email=${'a'.repeat(20 * 1024)}`;
+    const post = (accept: string) => fetch(`${s.base}/sign-in`, { method: 'POST', headers: { accept, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    const page = await post('text/html');
+    assert.is(page.status, 413);
+    assert.match(page.headers.get('content-type') ?? '', 'text/html');
+    assert.match(await page.text(), '<html');
+    const parsed = await refusal(await post('application/json'), 413, 'payload_too_large');
+    assert.match(parsed.error.message, 'larger than the 16384 bytes');
+  } finally {
+    await s.close();
+  }
+});
+
+test('what Node cannot read as a request is answered in the shared shape, with a request id', async () => {
+  const s = await startServer();
+  try {
+    const { port } = new URL(s.base);
+    // An address and headers over Node's 16 KB.
+    const long = await rawExchange(Number(port), Buffer.from(`GET /api/v1/workouts?cursor=${'a'.repeat(60_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    assert.is(long.status, 431);
+    assert.match(long.body.error.message, 'longer than the 16 KB this server reads');
+    // A byte that is not allowed in a request target.
+    const unreadable = await rawExchange(Number(port), Buffer.concat([Buffer.from('GET /api/v1/workouts?limit='), Buffer.from([0xd9, 0xa5]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]));
+    assert.is(unreadable.status, 400);
+    assert.match(unreadable.body.error.message, 'not valid HTTP');
+    for (const answer of [long, unreadable]) {
+      assert.is(answer.body.error.code, 'invalid_input');
+      assert.is(answer.headers['x-request-id'], answer.body.error.request_id);
+      assert.is(answer.headers['cache-control'], 'private, no-store');
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+test('a body of a type no route reads, and a path id over the router\'s limit, are 400s that say what was wrong', async () => {
+  const s = await startServer();
+  try {
+    const typed = await fetch(`${s.base}/v1/agent-access/writes/proposals`, { method: 'POST', headers: { 'content-type': 'application/vnd.api+json' }, body: '{}' });
+    const body = await refusal(typed, 400, 'invalid_input');
+    assert.match(body.error.message, "Content-Type (application/vnd.api+json) is not one this address reads");
+    const longId = await refusal(await fetch(`${s.base}/v1/agent-access/training/workouts/${'a'.repeat(5000)}`), 400, 'invalid_input');
+    assert.is(longId.error.message, 'the address is not valid: a part of its path is longer than 1024 characters');
+  } finally {
+    await s.close();
+  }
+});
+
+/** Sends bytes as they are (no client would send them) and reads the one answer before the server closes. */
+function rawExchange(port: number, bytes: Buffer): Promise<{ status: number; headers: Record<string, string>; body: ErrorBody }> {
+  return new Promise((resolve, reject) => {
+    const socket = connectTcp(port, '127.0.0.1', () => socket.end(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head, text] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n') as [string, string];
+      const [statusLine, ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine!.split(' ')[1]), headers, body: JSON.parse(text) as ErrorBody });
+    });
+  });
+}
 
 /** fetch() refuses a body on GET; a client may still send one. */
 function getWithBody(url: string, body: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
