@@ -18,10 +18,12 @@ import {
   heightUnitPreference,
   localDate,
   muscleGroup,
+  pageLimit,
   nextTimeIntent,
   readScope,
   recordIndicator,
   recordText,
+  requestedId,
   setType,
   timezone,
   trackingType,
@@ -105,7 +107,8 @@ export function checkWindow(w: { from: string | null; to: string | null }, ctx: 
     });
     return;
   }
-  if (w.from === null || w.to === null) return;
+  // A date that is not one is refused by its own field; comparing it would only add a wrong reason.
+  if (w.from === null || w.to === null || !localDate.safeParse(w.from).success || !localDate.safeParse(w.to).success) return;
   if (w.from > w.to) {
     ctx.addIssue({ code: 'custom', message: 'from must not be after to', path: ['from'] });
     return;
@@ -132,11 +135,7 @@ function windowedList<I extends z.ZodType>(item: I) {
 }
 export type DateWindow = z.infer<typeof dateWindow>;
 
-// Query strings arrive as text while MCP tool arguments arrive as JSON, so accept both forms of
-// the limit; only plain digits are read as a number so that '', '1e1' or '0x5' are refused.
-const limitValue = z
-  .union([z.number(), z.string().regex(/^[0-9]+$/, 'limit must be an integer').transform(Number)])
-  .pipe(z.number().int().min(1).max(LIMITS.pageSizeMax));
+// Query strings arrive as text while MCP tool arguments arrive as JSON: `pageLimit` reads both.
 /**
  * What a model is told of `limit`: the JSON value a tool call sends. The digits-only text form
  * exists for query strings, where every value is text; a tool schema that offered it would only
@@ -149,7 +148,7 @@ export const LIMIT_JSON_SCHEMA = {
   default: LIMITS.pageSizeDefault,
   description: `Items a page, 1-${LIMITS.pageSizeMax}.`,
 } as const;
-const limit = withToolJsonSchema(limitValue.default(LIMITS.pageSizeDefault), LIMIT_JSON_SCHEMA);
+const limit = withToolJsonSchema(pageLimit.default(LIMITS.pageSizeDefault), LIMIT_JSON_SCHEMA);
 const pageCursor = cursor
   .nullable()
   .default(null)
@@ -174,9 +173,9 @@ export const listQuery = z
   .superRefine(checkWindow);
 export type ListQuery = z.infer<typeof listQuery>;
 
-export const workoutPathParams = z.strictObject({ workout_id: uuid.describe('A workout id from list_completed_workouts.') });
-export const exercisePathParams = z.strictObject({ exercise_id: uuid.describe('An exercise id from list_exercises (or a workout, or the snapshot).') });
-export const routinePathParams = z.strictObject({ routine_id: uuid.describe('A routine id from list_saved_routines.') });
+export const workoutPathParams = z.strictObject({ workout_id: requestedId.describe('A workout id from list_completed_workouts.') });
+export const exercisePathParams = z.strictObject({ exercise_id: requestedId.describe('An exercise id from list_exercises (or a workout, or the snapshot).') });
+export const routinePathParams = z.strictObject({ routine_id: requestedId.describe('A routine id from list_saved_routines.') });
 
 /** Longest exercise-name query: room for any name's words (names are at most 200 characters). */
 export const EXERCISE_QUERY_MAX = 100;
@@ -199,9 +198,9 @@ export type ExerciseListQuery = z.infer<typeof exerciseListQuery>;
  */
 export const personalRecordsQuery = z
   .strictObject({
-    exercise_id: uuid.nullable().default(null).describe('One exercise (from list_exercises), alone.'),
+    exercise_id: requestedId.nullable().default(null).describe('One exercise (from list_exercises), alone.'),
     query: exerciseQuery,
-    limit: withToolJsonSchema(limitValue.optional(), LIMIT_JSON_SCHEMA),
+    limit: withToolJsonSchema(pageLimit.optional(), LIMIT_JSON_SCHEMA),
     cursor: pageCursor.describe('next_cursor of this or list_exercises (same query), unchanged.'),
   })
   .superRefine((q, ctx) => {

@@ -10,8 +10,19 @@ export const uuid = z.uuid();
  * in upper case is the same command (a replay), never a second proposal.
  */
 export const commandId = uuid.toLowerCase();
+/** An id a request names (a path id, a filter): a uuid in either case, read in lower case as the service writes ids. */
+export const requestedId = uuid.toLowerCase();
 /** RFC 3339 instant with an offset or Z; the service always writes UTC `Z`. */
 export const dateTime = z.iso.datetime({ offset: true });
+const PAGE_SIZE_RULE = `must be an integer from 1 to ${LIMITS.pageSizeMax}`;
+/**
+ * A page size, as a JSON number (a tool call's argument) or as the text of a query string; only
+ * plain digits are read as a number, so that '', '1e1' or '0x5' are refused. Every refusal says
+ * the rule.
+ */
+export const pageLimit = z
+  .union([z.number(), z.string().regex(/^[0-9]+$/, PAGE_SIZE_RULE).transform(Number)], { error: PAGE_SIZE_RULE })
+  .pipe(z.number().int(PAGE_SIZE_RULE).min(1, PAGE_SIZE_RULE).max(LIMITS.pageSizeMax, PAGE_SIZE_RULE));
 /** A local calendar date, YYYY-MM-DD. */
 export const localDate = z.iso.date();
 

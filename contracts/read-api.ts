@@ -9,6 +9,7 @@ import {
   errorBody,
   localDate,
   muscleGroup,
+  pageLimit,
   recordIndicator,
   recordText,
   setType,
@@ -58,14 +59,8 @@ export type ReadApiError = z.infer<typeof readApiError>;
 // ---------------------------------------------------------------------------------------------
 // Input
 
-const PAGE_SIZE_RULE = `must be an integer from 1 to ${LIMITS.pageSizeMax}`;
-
-// Query strings arrive as text; only plain digits are read as a number.
-const limit = z
-  .union([z.number(), z.string().regex(/^[0-9]+$/, PAGE_SIZE_RULE).transform(Number)], { error: PAGE_SIZE_RULE })
-  .pipe(z.number().int().min(1, PAGE_SIZE_RULE).max(LIMITS.pageSizeMax, PAGE_SIZE_RULE))
-  // The spec gives Read API v1 no default page size; we use the Agent Access default.
-  .default(LIMITS.pageSizeDefault);
+// The spec gives Read API v1 no default page size; we use the Agent Access default.
+const limit = pageLimit.default(LIMITS.pageSizeDefault);
 
 export const readApiListQuery = z.strictObject({
   limit,

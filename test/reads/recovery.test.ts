@@ -77,13 +77,18 @@ test('bad parameters are 400s that say what was wrong', async () => {
   const { s, get } = await setup();
   try {
     const cases: Array<[string, RegExp]> = [
-      ['?limit=0', /limit/],
-      ['?limit=11', /limit/],
-      ['?limit=ten', /limit/],
+      ['?limit=0', /^limit: must be an integer from 1 to 10$/],
+      ['?limit=11', /^limit: must be an integer from 1 to 10$/],
+      ['?limit=ten', /^limit: must be an integer from 1 to 10$/],
+      ['?limit=1.5', /^limit: must be an integer from 1 to 10$/],
+      ['?limit=', /^limit: must be an integer from 1 to 10$/],
+      ['?limit=1&limit=2', /^limit: must be an integer from 1 to 10$/],
       [`?from=${TODAY}`, /from and to must be given together/],
       [`?from=${TODAY}&to=${addDays(TODAY, -1)}`, /from must not be after to/],
       [`?from=${addDays(TODAY, -90)}&to=${TODAY}`, /at most 90 days/],
-      ['?from=2026-02-30&to=2026-03-01', /from/],
+      // Only what is wrong: a date that is not one is not also compared with the other.
+      ['?from=2026-02-30&to=2026-03-01', /^from: Invalid ISO date$/],
+      ['?from=2026-8-1&to=2026-10-01', /^from: Invalid ISO date$/],
       [`?cursor=${'x'.repeat(4097)}`, /cursor/],
       ['?sort=asc', /unknown parameter sort/],
     ];

@@ -60,6 +60,9 @@ test('a workout in full: exercises in order, sets with their record labels, feed
     const firstDetail = agentAccessResponses.get_completed_workout.parse(await (await get(first.id)).json());
     assert.equal(firstDetail.data.workout.exercises[0]!.sets.map((x) => x.historical_record_at_completion.indicators), [[], ['weight', 'reps', 'set_volume', 'estimated_1rm'], []]);
     assert.is(firstDetail.data.workout.feedback, null);
+    // A uuid is the same id in either case (as a command_id is).
+    const upper = agentAccessResponses.get_completed_workout.parse(await (await get(first.id.toUpperCase())).json());
+    assert.is(upper.data.workout.id, first.id);
 
     await registerPro(s.app, 'bob@example.com');
     const bob = await connect(s.base, `${s.base}/v1/agent-access`, ['training'], 'training', 'bob@example.com');
