@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { RECORD_BOUNDS, WRITE_POLICY } from './policy.ts';
 import {
+  KG_PER_LB,
   LIMITS,
   bodyweightUnitPreference,
   checkinScaleValue,
@@ -144,6 +145,13 @@ export const goal = z.strictObject({
   achieved_at: dateTime.nullable(),
 });
 export type Goal = z.infer<typeof goal>;
+
+const CANONICAL_GOAL_UNIT = { kg: 'kg', lbs: 'kg', sessions: 'sessions', kcal: 'kcal', g: 'g' } as const;
+
+/** A goal's target in its canonical unit (spec 2.6): pounds as kilograms, any other unit as set. */
+export function canonicalGoalTarget(g: Pick<Goal, 'target_value' | 'target_unit'>): { value: number; unit: (typeof CANONICAL_GOAL_UNIT)[Goal['target_unit']] } {
+  return { value: g.target_unit === 'lbs' ? g.target_value * KG_PER_LB : g.target_value, unit: CANONICAL_GOAL_UNIT[g.target_unit] };
+}
 
 export const checkin = z.strictObject({
   id: uuid,

@@ -1,9 +1,8 @@
 // Read models that hold one document per record item: the item as last saved, its revision,
 // and when it was created and last changed. Kinds with instants also carry the local date in the
 // record timezone, and move it when the athlete changes timezone.
-import { KG_PER_LB } from '../contracts/common.ts';
 import { recordChangeOf } from '../contracts/events.ts';
-import type { RecordItem, RecordKind } from '../contracts/record.ts';
+import { canonicalGoalTarget, type RecordItem, type RecordKind } from '../contracts/record.ts';
 import { localDateOf } from '../services/domain/time.ts';
 import type { StoredEvent } from '../services/store/event-store.ts';
 import type { Doc, Documents, IndexSpec } from '../services/store/read-store.ts';
@@ -72,8 +71,6 @@ export async function applyItemChange<K extends RecordKind>(
   });
 }
 
-const canonicalGoalUnit = { kg: 'kg', lbs: 'kg', sessions: 'sessions', kcal: 'kcal', g: 'g' } as const;
-
 export const itemProjections: Projection[] = [
   itemProjection({ name: 'exercises', kind: 'exercise', indexes: [{ name: 'by_name', fields: ['name', 'id'] }] }),
   itemProjection({
@@ -86,10 +83,10 @@ export const itemProjections: Projection[] = [
     name: 'goals',
     kind: 'goal',
     indexes: [{ name: 'by_status', fields: ['status', 'updated_at', 'id'] }],
-    derive: (g) => ({
-      canonical_target_value: g.target_unit === 'lbs' ? g.target_value * KG_PER_LB : g.target_value,
-      canonical_target_unit: canonicalGoalUnit[g.target_unit],
-    }),
+    derive: (g) => {
+      const canonical = canonicalGoalTarget(g);
+      return { canonical_target_value: canonical.value, canonical_target_unit: canonical.unit };
+    },
   }),
   itemProjection({ name: 'feedback', kind: 'feedback', indexes: [{ name: 'by_recorded', fields: ['recorded_at', 'id'] }] }),
   itemProjection({ name: 'checkins', kind: 'checkin', indexes: [{ name: 'by_date', fields: ['date', 'id'] }] }),

@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import { recordChangeOf, type RecordEvent } from '../../contracts/events.ts';
 import { dateTime } from '../../contracts/common.ts';
-import { recordItemSchemas, type RecordItem, type RecordKind } from '../../contracts/record.ts';
+import { canonicalGoalTarget, recordItemSchemas, type RecordItem, type RecordKind } from '../../contracts/record.ts';
 import { DomainError } from './errors.ts';
 
 export interface ItemState {
@@ -363,11 +363,19 @@ function checkItemRules(kind: RecordKind, item: RecordItem, state: RecordState, 
       const w = item as RecordItem<'workout'>;
       w.exercises.forEach((e, i) => {
         requireExercise(e.exercise_id, `exercises.${i}.exercise_id`);
-        const positions = new Set(e.sets.map((s) => s.position));
+        const parentOf = new Map(e.sets.map((s) => [s.position, s.parent_position]));
         e.sets.forEach((s, j) => {
-          const parentIsAnotherSet = s.parent_position !== s.position && positions.has(s.parent_position!);
+          const parentIsAnotherSet = s.parent_position !== s.position && parentOf.has(s.parent_position!);
           if (s.parent_position !== null && (s.set_type !== 'drop_set' || !parentIsAnotherSet)) {
             refuse('invalid_input', `exercises.${i}.sets.${j}.parent_position`, 'parent_position must name another set of the exercise, on a drop set only');
+          }
+        });
+        e.sets.forEach((s, j) => {
+          // Following the parents from any set ends at a set without one, or it is a loop.
+          let at: number | null | undefined = s.parent_position;
+          for (let steps = 0; at !== null && at !== undefined; steps++) {
+            if (steps === e.sets.length) refuse('invalid_input', `exercises.${i}.sets.${j}.parent_position`, 'drop sets name each other as parents in a loop; a drop set drops from a set done before it');
+            at = parentOf.get(at);
           }
         });
       });
@@ -389,6 +397,13 @@ function checkItemRules(kind: RecordKind, item: RecordItem, state: RecordState, 
       if ((g.status === 'achieved') !== (g.achieved_at !== null)) {
         refuse('invalid_input', 'achieved_at', 'achieved_at is set exactly when the status is achieved');
       }
+      // Spec 2.6: the canonical target is > 0 too; a value that vanishes in kilograms (5e-324 lbs) is no target.
+      if (!(canonicalGoalTarget(g).value > 0)) refuse('invalid_input', 'target_value', 'target_value is too small to be a target');
+      break;
+    }
+    case 'body_measurement': {
+      const m = item as RecordItem<'body_measurement'>;
+      if (m.metric === 'body_fat' && m.value > 100) refuse('invalid_input', 'value', 'body_fat is a percentage: at most 100');
       break;
     }
     case 'checkin': {

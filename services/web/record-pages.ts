@@ -3,8 +3,7 @@
 // the athlete or a client wrote is interpolated by `html`, so it is shown as text, never markup.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WorkoutDetail } from '../../contracts/agent-access.ts';
-import type { Profile, RecordItem } from '../../contracts/record.ts';
-import { KG_PER_LB } from '../../contracts/common.ts';
+import { canonicalGoalTarget, type Profile, type RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { WORKOUT_DETAILS, WORKOUTS, type WorkoutDetailDoc, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
 import type { App } from '../app.ts';
@@ -261,7 +260,7 @@ ${byStatus[2]!.length ? section('Archived', byStatus[2]!, '') : ''}`,
 function goalText(g: RecordItem<'goal'>, names: Map<string, string>, units: Profile): Html {
   const target = (() => {
     if (g.target_unit === 'kg' || g.target_unit === 'lbs') {
-      const kg = g.target_unit === 'lbs' ? g.target_value * KG_PER_LB : g.target_value;
+      const kg = canonicalGoalTarget(g).value;
       return g.goal_type === 'target_bodyweight' ? bodyweight(kg, units.bodyweight_unit_preference) : weight(kg, units.unit_preference);
     }
     if (g.target_unit === 'sessions') return count(g.target_value, 'session');

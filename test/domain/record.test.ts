@@ -444,6 +444,23 @@ test('achieved_at is set exactly when the goal is achieved', () => {
   assertRefused(() => decideChanges([create('goal', goalItem({ status: 'archived', achieved_at: at }))], state), 'invalid_input', 'item.achieved_at');
 });
 
+test('a target that vanishes in kilograms is refused: the canonical target is > 0 too (spec 2.6)', () => {
+  const state = withWorkout();
+  assertRefused(() => decideChanges([create('goal', goalItem({ target_value: 5e-324, target_unit: 'lbs' }))], state), 'invalid_input', 'item.target_value');
+  assert.is(decideChanges([create('goal', goalItem({ target_value: 5e-324, target_unit: 'kg' }))], state).length, 1, 'in kilograms it is kept as set');
+  assert.is(decideChanges([create('goal', goalItem({ target_value: 0.5, target_unit: 'lbs' }))], state).length, 1);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Body measurements
+
+test('body fat is a percentage: over 100 is invalid_input; other metrics keep their own bound', () => {
+  const state = withWorkout();
+  assertRefused(() => decideChanges([create('body_measurement', bodyMeasurementItem({ metric: 'body_fat', value: 100.5 }))], state), 'invalid_input', 'item.value');
+  assert.is(decideChanges([create('body_measurement', bodyMeasurementItem({ metric: 'body_fat', value: 100 }))], state).length, 1);
+  assert.is(decideChanges([create('body_measurement', bodyMeasurementItem({ metric: 'waist', value: 500 }))], state).length, 1);
+});
+
 // ---------------------------------------------------------------------------------------------
 // Check-ins: one per date
 
@@ -520,6 +537,14 @@ test('a drop set whose parent_position names itself is invalid_input', () => {
     exercises: [workoutExerciseItem({ sets: [setItem(), setItem({ position: 1, set_number: 2, set_type: 'drop_set', parent_position: 1 })] })],
   });
   assertRefused(() => decideChanges([create('workout', item)], withWorkout()), 'invalid_input', 'item.exercises.0.sets.1.parent_position');
+});
+
+test('drop sets that name each other as parents are invalid_input; a chain of drop sets is fine', () => {
+  const drop = (position: number, parent_position: number) => setItem({ position, set_number: position + 1, set_type: 'drop_set', parent_position, weight_kg: 60 - position });
+  const loop = workoutItem({ id: OTHER_WORKOUT, exercises: [workoutExerciseItem({ sets: [setItem(), drop(1, 2), drop(2, 1)] })] });
+  assertRefused(() => decideChanges([create('workout', loop)], withWorkout()), 'invalid_input', 'item.exercises.0.sets.1.parent_position');
+  const chain = workoutItem({ id: OTHER_WORKOUT, exercises: [workoutExerciseItem({ sets: [setItem(), drop(1, 0), drop(2, 1)] })] });
+  assert.is(decideChanges([create('workout', chain)], withWorkout()).length, 1);
 });
 
 test('parent_position on a set that is not a drop set is invalid_input', () => {

@@ -23,7 +23,10 @@ test('random valid batches: preparation changes no read model of the record, and
     const text = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim().length > 0);
     const nullableCount = fc.option(fc.integer({ min: 0, max: 2000 }), { nil: null });
     const meal = fc.record({ eaten_at: fc.integer({ min: 1, max: 24 * 60 }).map(hoursAgo), name: text, calories_kcal: nullableCount, protein_g: nullableCount, carbohydrate_g: nullableCount, fat_g: nullableCount });
-    const measurement = fc.record({ measured_at: fc.integer({ min: 1, max: 24 * 60 }).map(hoursAgo), metric: fc.constantFrom('bodyweight', 'waist', 'body_fat'), value: fc.double({ min: 1, max: 200, noNaN: true }) });
+    // Body fat is a percentage (at most 100); the others may go to 200.
+    const measurement = fc
+      .constantFrom('bodyweight', 'waist', 'body_fat')
+      .chain((metric) => fc.record({ measured_at: fc.integer({ min: 1, max: 24 * 60 }).map(hoursAgo), metric: fc.constant(metric), value: fc.double({ min: 1, max: metric === 'body_fat' ? 100 : 200, noNaN: true }) }));
     const score = fc.option(fc.integer({ min: 1, max: 5 }), { nil: null });
     // Check-in dates are unique in a record: new ones avoid the seeded date and each other.
     const checkinDates = fc.uniqueArray(fc.integer({ min: 3, max: 60 }), { maxLength: 4 }).map((days) => days.map((d) => addDays(TODAY, -d)));
