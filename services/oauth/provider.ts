@@ -102,7 +102,8 @@ export async function createProvider(app: App, keys: OAuthKeys): Promise<Provide
       validator: (_ctx, key, _value, metadata) => {
         if (key !== 'client_name') return;
         const problem = clientMetadataProblem(metadata as Record<string, unknown>);
-        if (problem?.error === 'invalid_redirect_uri') throw new errors.InvalidRedirectUri(problem.description);
+        // InvalidRedirectUri's constructor takes no description: it would say the URI matched no registered one.
+        if (problem?.error === 'invalid_redirect_uri') throw Object.assign(new errors.InvalidRedirectUri(), { error_description: problem.description });
         if (problem) throw new errors.InvalidClientMetadata(problem.description);
       },
     },

@@ -21,8 +21,12 @@ const client = (extra: Record<string, unknown> = {}) => ({ client_name: 'Coach B
 const withServer = (run: (s: TestServer) => Promise<void>, clock = fixedClock('2026-06-01T12:00:00.000Z')) => withFreshServer(run, clock);
 
 async function refusal(res: Response): Promise<string> {
+  return (await refusalBody(res)).error;
+}
+
+async function refusalBody(res: Response): Promise<{ error: string; error_description: string }> {
   assert.is(res.status, 400, `expected a refusal, got ${res.status}`);
-  return ((await res.json()) as { error: string }).error;
+  return (await res.json()) as { error: string; error_description: string };
 }
 
 test('redirect URIs: https, or http on a loopback host only', () => {
@@ -37,6 +41,12 @@ test('registration refuses a plain-http redirect URI off loopback, and accepts h
     assert.is(await refusal(await register(s, client({ redirect_uris: ['http://evil.example/cb'] }))), 'invalid_redirect_uri');
     assert.is(await refusal(await register(s, client({ redirect_uris: ['https://coach.example/cb', 'http://evil.example/cb'] }))), 'invalid_redirect_uri');
     assert.is(await refusal(await register(s, client({ post_logout_redirect_uris: ['http://evil.example/bye'] }))), 'invalid_redirect_uri');
+    // The description says the rule, not oidc-provider's "did not match any registered redirect_uris".
+    for (const metadata of [client({ redirect_uris: ['javascript:alert(1)'] }), { redirect_uris: ['http://evil.example/cb'], token_endpoint_auth_method: 'none' }]) {
+      const body = await refusalBody(await register(s, metadata));
+      assert.is(body.error, 'invalid_redirect_uri');
+      assert.match(body.error_description, /^redirect_uris: redirect URIs must use https, or http on localhost, 127\.0\.0\.1 or \[::1\]/);
+    }
     assert.is((await register(s, client())).status, 201);
     assert.is((await register(s, client({ redirect_uris: ['http://localhost:33418/cb'] }))).status, 201);
     assert.is((await register(s, client({ application_type: 'native', redirect_uris: ['http://[::1]/cb'] }))).status, 201);
