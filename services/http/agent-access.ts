@@ -16,6 +16,12 @@ export function bearerToken(authorization: string | undefined): string | null {
   return /^bearer +([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization ?? '')?.[1] ?? null;
 }
 
+/**
+ * Why a JSON body was refused. Fastify refuses keys that could poison a prototype as it does
+ * malformed JSON, without saying which it was.
+ */
+export const INVALID_JSON_BODY = 'the request body is not valid JSON (a key named __proto__, or constructor holding prototype, is refused as well)';
+
 /** The Agent Access error shape, with its challenge or Retry-After. */
 export function sendApiError(request: FastifyRequest, reply: FastifyReply, error: ApiError, shape: 'agent-access' | 'read-api' = 'agent-access'): FastifyReply {
   if (error.challenge) reply.header('WWW-Authenticate', error.challenge);

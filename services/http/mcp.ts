@@ -29,7 +29,7 @@ import { operationList, operations, type ImplementedOperation, type Operation } 
 import { ApiError, rateLimited, unavailable } from '../api/errors.ts';
 import { createAgentAccessCaller, type ApiServices } from '../api/router.ts';
 import type { Caller } from '../api/auth.ts';
-import { bearerToken, sendApiError } from './agent-access.ts';
+import { bearerToken, INVALID_JSON_BODY, sendApiError } from './agent-access.ts';
 import { toApiError } from './rest.ts';
 import { setRateLimitHeaders } from './rate-limit.ts';
 
@@ -322,7 +322,7 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
     const status = error.statusCode ?? 500;
     if (status === 413) return jsonRpcError(reply, 413, `Payload too large: a message is at most ${MCP_BODY_LIMIT} bytes`);
     if (status === 415) return jsonRpcError(reply, 415, 'Unsupported Media Type: Content-Type must be application/json');
-    if (status >= 400 && status < 500) return jsonRpcError(reply, 400, 'Parse error: Invalid JSON', {}, ErrorCode.ParseError);
+    if (status >= 400 && status < 500) return jsonRpcError(reply, 400, `Parse error: ${error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? INVALID_JSON_BODY : 'Invalid JSON'}`, {}, ErrorCode.ParseError);
     request.log.error({ err: error }, 'request failed');
     return jsonRpcError(reply, 500, `something went wrong on our side; request id ${request.id} identifies it`, {}, ErrorCode.InternalError);
   };

@@ -11,7 +11,7 @@ import { derivedKey } from '../oauth/keys.ts';
 import { createProvider, mountProvider, serverKeys } from '../oauth/provider.ts';
 import { FORM_BODY_LIMIT, registerWebApp } from '../web/app.ts';
 import { errorPage } from '../web/layout.ts';
-import { registerAgentAccess } from './agent-access.ts';
+import { INVALID_JSON_BODY, registerAgentAccess } from './agent-access.ts';
 import { registerMcp } from './mcp.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerReadApi } from './read-api.ts';
@@ -61,7 +61,9 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
           ? `the request body is larger than the ${bodyLimitOf(request, server)} bytes this address accepts`
           : given === 415
             ? `the request body's Content-Type (${String(request.headers['content-type'] ?? '').slice(0, 100)}) is not one this address reads; send JSON as application/json`
-            : error.message;
+            : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+              ? INVALID_JSON_BODY
+              : error.message;
     void refuse(request, reply, status, code, message, status === 500 ? 'Something went wrong on our side. Try again in a moment.' : 'The request could not be read.');
   });
 

@@ -178,12 +178,16 @@ test('what Node cannot read as a request is answered in the shared shape, with a
   }
 });
 
-test('a body of a type no route reads, and a path id over the router\'s limit, are 400s that say what was wrong', async () => {
+test('a body of a type no route reads, JSON that does not parse, and a path id over the router\'s limit, are 400s that say what was wrong', async () => {
   const s = await startServer();
   try {
     const typed = await fetch(`${s.base}/v1/agent-access/writes/proposals`, { method: 'POST', headers: { 'content-type': 'application/vnd.api+json' }, body: '{}' });
     const body = await refusal(typed, 400, 'invalid_input');
     assert.match(body.error.message, "Content-Type (application/vnd.api+json) is not one this address reads");
+    for (const json of ['{"command_id":', '{"__proto__": {"admin": true}}']) {
+      const unparsed = await fetch(`${s.base}/v1/agent-access/writes/proposals`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: json });
+      assert.is((await refusal(unparsed, 400, 'invalid_input')).error.message, 'the request body is not valid JSON (a key named __proto__, or constructor holding prototype, is refused as well)');
+    }
     const longId = await refusal(await fetch(`${s.base}/v1/agent-access/training/workouts/${'a'.repeat(5000)}`), 400, 'invalid_input');
     assert.is(longId.error.message, 'the address is not valid: a part of its path is longer than 1024 characters');
   } finally {

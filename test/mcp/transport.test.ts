@@ -47,8 +47,13 @@ test('POSTs the Streamable HTTP transport refused are refused with its statuses 
     // JSON that does not parse: JSON-RPC's parse error, not the REST error shape.
     const broken = await fetch(`${s.base}/mcp`, { method: 'POST', headers: { ...JSON_RPC_HEADERS, authorization: `Bearer ${token}` }, body: '{"jsonrpc": "2.0", "id": 3,' });
     assert.is(broken.status, 400);
-    assert.equal(await transportError(broken), { code: -32700, message: 'Parse error: Invalid JSON' });
+    const parseError = { code: -32700, message: 'Parse error: the request body is not valid JSON (a key named __proto__, or constructor holding prototype, is refused as well)' };
+    assert.equal(await transportError(broken), parseError);
     assert.ok(broken.headers.get('x-request-id'));
+    // Valid JSON that could poison a prototype is refused too, and the message says that it may be why.
+    const poisoned = await fetch(`${s.base}/mcp`, { method: 'POST', headers: { ...JSON_RPC_HEADERS, authorization: `Bearer ${token}` }, body: '{"jsonrpc": "2.0", "id": 3, "method": "ping", "__proto__": {}}' });
+    assert.is(poisoned.status, 400);
+    assert.equal(await transportError(poisoned), parseError);
     const huge = await fetch(`${s.base}/mcp`, { method: 'POST', headers: { ...JSON_RPC_HEADERS, authorization: `Bearer ${token}` }, body: JSON.stringify({ ...ping, params: { pad: 'x'.repeat(3 * 1024 * 1024) } }) });
     assert.is(huge.status, 413);
     assert.match((await transportError(huge)).message, /^Payload too large: a message is at most \d+ bytes$/);
