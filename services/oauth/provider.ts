@@ -291,6 +291,9 @@ function setPageHeaders(raw: FastifyReply['raw']): void {
  * oidc-provider's endpoints, given the raw request with its body unread, and what runs beside
  * them: the registration limit, the clean-up schedule, revoked grants reaching the connections.
  */
+/** oidc-provider's own limit on a request body (lib/shared/selective_body.js). */
+const OAUTH_BODY_LIMIT = 56 * 1024;
+
 export async function mountProvider(server: FastifyInstance, provider: Provider, app: App): Promise<void> {
   const callback = provider.callback();
   const registrations = new AttemptLimiter(REGISTRATIONS_PER_ADDRESS, REGISTRATION_WINDOW_MS, app.clock);
@@ -322,6 +325,13 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
     // is keyed on the endpoint with trailing slashes removed, whatever route brought it here.
     const guarded = async (request: FastifyRequest, reply: FastifyReply) => {
       const endpoint = (request.url.split('?')[0] ?? '').replace(/\/+$/, '');
+      // oidc-provider reads at most 56 KB and calls anything larger a body it 'failed to parse'.
+      if (Number(request.headers['content-length'] ?? 0) > OAUTH_BODY_LIMIT) {
+        return reply
+          .code(413)
+          .header('Connection', 'close')
+          .send({ error: 'invalid_request', error_description: `the request body is larger than the ${OAUTH_BODY_LIMIT / 1024} KB the authorization server reads` });
+      }
       if (endpoint === '/oauth/register' && request.method === 'POST') {
         // Registration is anonymous and stores what it is sent: limited per address.
         const key = addressKey(request.ip);

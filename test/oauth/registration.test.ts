@@ -64,6 +64,10 @@ test('every registered field is bounded: the name, text without controls, URIs a
     assert.is(await refusal(await register(s, client({ redirect_uris: [`https://coach.example/${'a'.repeat(2000)}`] }))), 'invalid_redirect_uri');
     assert.is(await refusal(await register(s, client({ client_uri: `https://coach.example/${'a'.repeat(2000)}` }))), 'invalid_client_metadata');
     assert.is(await refusal(await register(s, client({ contacts: Array.from({ length: 11 }, (_, i) => `a${i}@coach.example`) }))), 'invalid_client_metadata');
+    // Over what the authorization server reads: a 413 that says so, not a body it 'failed to parse'.
+    const huge = await register(s, client({ software_statement: 'x'.repeat(10 * 1024 * 1024) }));
+    assert.is(huge.status, 413);
+    assert.equal(await huge.json(), { error: 'invalid_request', error_description: 'the request body is larger than the 56 KB the authorization server reads' });
     const ok = await register(s, client({ client_name: 'Ü'.repeat(100) }));
     assert.is(ok.status, 201);
     assert.is(((await ok.json()) as { client_name: string }).client_name, 'Ü'.repeat(100));
