@@ -6,6 +6,8 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { READ_SCOPE_AREAS, READ_SCOPES, type ReadScope } from '../../contracts/common.ts';
 import type { App } from '../app.ts';
+import { grantIdOf } from '../connections.ts';
+import { DomainError } from '../domain/errors.ts';
 import { contentSecurityPolicy, type Show } from './layout.ts';
 import { html, type Html } from './html.ts';
 import type { Sessions } from './sessions.ts';
@@ -56,6 +58,9 @@ export function registerConsent(web: FastifyInstance, ctx: ConsentContext): void
   web.post('/oauth/interaction/:uid/consent', async (request, reply) => {
     const interaction = await details(request, reply);
     if (!interaction) return reply;
+    // Already answered (a double click, or back and send again before the app got its code): the
+    // same answer again, never a second grant and connection.
+    if (interaction.result) return finish(request, reply, interaction.result, false);
     const athleteId = request.session?.athlete_id;
     if (!athleteId || interaction.session?.accountId !== athleteId || interaction.prompt.name !== 'consent') {
       return finish(request, reply, { error: 'access_denied', error_description: 'consent was not given by the signed-in athlete' }, false);
@@ -97,6 +102,14 @@ export function registerConsent(web: FastifyInstance, ctx: ConsentContext): void
   web.post('/oauth/interaction/:uid/deny', async (request, reply) => {
     const interaction = await details(request, reply);
     if (!interaction) return reply;
+    // Allowed, then denied before the app got its code: the connection the consent made goes too.
+    const allowed = (interaction.result?.consent as { grantId?: string } | undefined)?.grantId;
+    const athleteId = request.session?.athlete_id;
+    if (allowed && athleteId && interaction.session?.accountId === athleteId) {
+      await app.connections.disconnect(athleteId, grantIdOf(allowed)).catch((error: unknown) => {
+        if (!(error instanceof DomainError && error.code === 'not_found')) throw error;
+      });
+    }
     return finish(request, reply, { error: 'access_denied', error_description: 'the athlete denied access' }, false);
   });
 
