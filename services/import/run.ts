@@ -4,6 +4,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
+import { WRITE_POLICY } from '../../contracts/policy.ts';
 import { CLOCK_SKEW_MS } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
 import { sha256Hex } from '../domain/ids.ts';
@@ -38,7 +39,7 @@ export async function importExport(app: App, athlete: AthleteState, input: Impor
   let workouts: ParsedWorkout[];
   try {
     workouts = input.parse(input.bytes.toString('utf8'), athlete);
-    refuseFuture(workouts, app.clock.now().getTime(), athlete.profile.timezone);
+    refuseOutOfTime(workouts, app.clock.now().getTime(), athlete.profile.timezone);
   } catch (error) {
     if (error instanceof ImportRowError) throw new DomainError('invalid_input', refusal(input, error), [{ path: `line ${error.line}`, message: error.message }]);
     throw error;
@@ -74,11 +75,17 @@ export async function importExport(app: App, athlete: AthleteState, input: Impor
 /**
  * Workouts are imported as completed sessions: one that ends after now (a phone's clock set wrong,
  * a date mistyped) would be listed as the newest workout while no statistic counts it. Refused,
- * as an agent's proposal of one is, with the same allowance for a clock running a little fast.
+ * as an agent's proposal of one is, with the same allowance for a clock running a little fast. So
+ * is one before 1900, a mistyped year (1000 for 2000) that would stretch every chart over centuries.
  */
-function refuseFuture(workouts: readonly ParsedWorkout[], nowMs: number, timeZone: string): void {
+function refuseOutOfTime(workouts: readonly ParsedWorkout[], nowMs: number, timeZone: string): void {
+  const at = (instant: string) => `${instant.slice(0, 16).replace('T', ' ')} UTC (times read in ${timeZone})`;
   const future = workouts.find((w) => Date.parse(w.ended_at) > nowMs + CLOCK_SKEW_MS);
-  if (future) throw new ImportRowError(future.line, `the workout ends ${future.ended_at.slice(0, 16).replace('T', ' ')} UTC (times read in ${timeZone}), in the future; only completed workouts are imported`);
+  if (future) throw new ImportRowError(future.line, `the workout ends ${at(future.ended_at)}, in the future; only completed workouts are imported`);
+  // Four-digit years compare as text, as the proposals' check does.
+  const earliest = WRITE_POLICY.earliestRecordedDate;
+  const early = workouts.find((w) => (w.started_at ?? w.ended_at) < earliest);
+  if (early) throw new ImportRowError(early.line, `the workout starts ${at(early.started_at ?? early.ended_at)}, before ${earliest}; check the year`);
 }
 
 function refusal(input: ImportInput, error: ImportRowError): string {
