@@ -66,9 +66,14 @@ export function dateTicks(from: string, to: string): Array<{ date: string; label
   if (from.slice(8) !== '01') [y, m] = m === 12 ? [y + 1, 1] : [y, m + 1];
   for (let date = monthStart(y, m); date <= to; [y, m] = m === 12 ? [y + 1, 1] : [y, m + 1], date = monthStart(y, m)) months.push(date);
   const step = [1, 2, 3, 4, 6, 12, 24].find((s) => Math.ceil(months.length / s) <= 5) ?? Math.ceil(months.length / 5);
+  // The year on the first tick and on each tick in a year the one before is not in: a step of six
+  // or twelve months may never land on a January.
   return months
     .filter((_, i) => i % step === 0)
-    .map((date, i) => ({ date, label: i === 0 || date.slice(5, 7) === '01' ? `${MONTHS[Number(date.slice(5, 7)) - 1]} ${date.slice(0, 4)}` : MONTHS[Number(date.slice(5, 7)) - 1]! }));
+    .map((date, i, ticks) => {
+      const month = MONTHS[Number(date.slice(5, 7)) - 1]!;
+      return { date, label: i === 0 || date.slice(0, 4) !== ticks[i - 1]!.slice(0, 4) ? `${month} ${date.slice(0, 4)}` : month };
+    });
 }
 
 const monthStart = (y: number, m: number) => `${y}-${String(m).padStart(2, '0')}-01`;

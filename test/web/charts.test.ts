@@ -34,6 +34,11 @@ test('a year of months on the 442-unit plot: no two kept labels overlap', () => 
   }
 });
 
+test('over several years every tick in a new year says the year, whether or not it is a January', () => {
+  assert.equal(dateTicks('2021-01-04', '2024-01-20').map((t) => t.label), ['Feb 2021', 'Feb 2022', 'Feb 2023']);
+  assert.equal(dateTicks('2025-06-03', '2026-11-25').map((t) => t.label), ['Jul 2025', 'Nov', 'Mar 2026', 'Jul', 'Nov']);
+});
+
 test('one value draws a span around it, however large (±1 is lost on 1e16, and the axis recursed)', () => {
   for (const v of [0, 72.5, 1e16, 2000]) {
     const ticks = niceTicks(v, v);
