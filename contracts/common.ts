@@ -93,6 +93,9 @@ export function timeZoneChoices(): Array<{ name: string; aliases: string[] }> {
 }
 
 export const recordText = z.string().min(LIMITS.text.min).max(LIMITS.text.max);
+
+/** Whether a text shows anything: not only spaces and invisible format characters (zero-width, bidi marks). */
+export const isVisibleText = (text: string) => !/^[\s\p{Cf}]*$/u.test(text);
 export const muscleGroup = z.string().max(LIMITS.muscleGroupMax);
 
 export const unitPreference = z.enum(['kg', 'lbs']);

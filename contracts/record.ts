@@ -13,6 +13,7 @@ import {
   goalTargetUnit,
   goalType,
   heightUnitPreference,
+  isVisibleText,
   localDate,
   muscleGroup,
   nextTimeIntent,
@@ -31,7 +32,7 @@ const rpe = z.number().min(0).max(10);
 const nullableNote = z.string().max(2000).nullable();
 
 export const profile = z.strictObject({
-  display_name: z.string().min(1).max(100),
+  display_name: z.string().min(1).max(100).refine(isVisibleText, 'a name needs a visible character'),
   timezone,
   unit_preference: unitPreference,
   height_unit_preference: heightUnitPreference,

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { athleteEvent, streams, type Actor, type AthleteEvent } from '../contracts/events.ts';
 import { appendEvents } from './append.ts';
 import { profile, subscriptionTier, type Profile } from '../contracts/record.ts';
+import { isVisibleText } from '../contracts/common.ts';
 import { ATHLETES, ATHLETES_PARTITION, type AthleteDoc } from '../projections/athletes.ts';
 import { decidePassword, decideProfile, decideTier, evolveAthlete, type AthleteState, type Tier } from './domain/athlete.ts';
 import type { Clock } from './domain/clock.ts';
@@ -18,10 +19,11 @@ import type { KeyValue, ReadStore } from './store/read-store.ts';
 export const password = z.string().min(12, 'a password needs at least 12 characters').max(200, 'a password has at most 200 characters');
 
 /**
- * A profile as an athlete or operator gives it: the name trimmed, and one of only spaces refused
- * (the web form trims; the CLI and an imported export did not). Events keep the stored shape.
+ * A profile as an athlete or operator gives it: the name trimmed, and one of only spaces or
+ * invisible characters refused (the web form trims; the CLI and an imported export did not).
+ * Events keep the stored shape.
  */
-const profileInput = profile.extend({ display_name: z.string().trim().min(1, 'give a name that is not only spaces').max(100) });
+const profileInput = profile.extend({ display_name: z.string().trim().max(100).refine(isVisibleText, 'give a name that is not only spaces') });
 
 export const registration = z.strictObject({
   email: z.email().max(254),

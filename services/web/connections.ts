@@ -87,7 +87,7 @@ ${writePermissions(c.id, c.client_name, c.write_permissions ?? [], session.csrf)
       session,
       html`<h1>Connected apps</h1>
 ${notice ? html`<p class="notice" role="status">Disconnected. It can no longer read your record; copies it already received stay with it.</p>` : ''}
-${query.permissions ? html`<p class="notice" role="status">${PERMISSION_NOTICES[String(query.permissions)] ?? PERMISSION_NOTICES['1']}</p>` : ''}
+${query.permissions ? html`<p class="notice" role="status">${PERMISSION_NOTICES[Object.hasOwn(PERMISSION_NOTICES, String(query.permissions)) ? String(query.permissions) : '1']}</p>` : ''}
 ${rows.length ? rows : html`<div class="card"><p>No AI clients are connected. When you connect one, it appears here with what it may read.</p></div>`}
 ${ended.length ? html`<h2>Disconnected</h2>${ended.map(
   (c) => html`<div class="card connection disconnected">
@@ -124,6 +124,9 @@ ${ended.length ? html`<h2>Disconnected</h2>${ended.map(
       await app.connections.disconnect(session.athlete_id, grantId);
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== 'not_found') throw error;
+      // Said only of the athlete's own connection, already disconnected (a second click); of
+      // another's, or of none, nothing was done and nothing is said.
+      if ((await app.connections.get(session.athlete_id, grantId))?.status !== 'disconnected') return reply.redirect('/connections', 303);
     }
     return reply.redirect('/connections?disconnected=1', 303);
   });

@@ -2,6 +2,7 @@
 // a field sent twice (which arrives as an array), sent empty or too long gets the form back with
 // what was wrong, never a 500 from a handler that assumed a string.
 import { z } from 'zod';
+import { isVisibleText } from '../../contracts/common.ts';
 
 /** One text field, given at most once, at most `max` characters. */
 export function text(label: string, max: number) {
@@ -12,7 +13,8 @@ export function text(label: string, max: number) {
 
 /** A required text field: present, once, and not blank. */
 export function requiredText(label: string, max: number) {
-  return text(label, max).refine((v) => v.trim().length > 0, `${label}: this field is required`);
+  // Spaces or invisible characters alone (a zero-width space) fill nothing in.
+  return text(label, max).refine(isVisibleText, `${label}: this field is required`);
 }
 
 export type FormResult<T> = { ok: true; data: T } | { ok: false; message: string };

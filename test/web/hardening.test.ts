@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { fixedClock } from '../../services/domain/clock.ts';
 import { AttemptLimiter } from '../../services/web/limiter.ts';
 import { SESSIONS } from '../../services/web/sessions.ts';
-import { beginAuthorization, follow, registerPro, PASSWORD, REDIRECT } from '../support/connect.ts';
+import { beginAuthorization, connect, follow, registerPro, PASSWORD, REDIRECT } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
 
 const ADA = { display_name: 'Ada', email: 'ada@example.com', password: PASSWORD, timezone: 'Europe/London', unit_preference: 'kg' };
@@ -81,6 +81,11 @@ test('a field sent twice, missing or too long gets the form again with what was 
     const missing = await visitor.post('/sign-up', { email: 'new@example.com', _csrf: signUp });
     assert.is(missing.status, 400);
     assert.match(missing.text, 'Name: ');
+    // A name of zero-width spaces shows nothing: as good as missing.
+    const invisible = await visitor.post('/sign-up', { ...ADA, email: 'new@example.com', display_name: '\u200b\u200b', _csrf: signUp });
+    assert.is(invisible.status, 400);
+    assert.match(invisible.text, 'Name: this field is required');
+    assert.is(await s.app.athletes.byEmail('new@example.com'), null);
     const long = await visitor.post('/sign-up', { ...ADA, email: 'new@example.com', display_name: 'x'.repeat(5000), _csrf: signUp });
     assert.is(long.status, 400);
     assert.match(long.text, 'at most 100 characters');
@@ -335,6 +340,41 @@ test('a Free athlete who connects an AI client is told what Pro gives and how to
     const done = await follow(browser, new URL(answer.headers.get('location')!, s.base).href);
     assert.ok(done.location.startsWith(REDIRECT));
     assert.is(new URL(done.location).searchParams.get('error'), 'access_denied');
+  } finally {
+    await s.close();
+  }
+});
+
+test('the connections page answers crafted notices and others\' connections without a false word', async () => {
+  const s = await startServer();
+  try {
+    const adaId = await registerPro(s.app);
+    await registerPro(s.app, 'bob@example.com');
+    const { tokens } = await connect(s.base, `${s.base}/v1/agent-access`, ['training']);
+    const grantId = ((await (await fetch(`${s.base}/v1/agent-access/context`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json()) as { data: { grant_id: string } }).data.grant_id;
+    const signedIn = async (email: string) => {
+      const c = new FormClient(s.base);
+      const form = await c.get('/sign-in');
+      assert.is((await c.post('/sign-in', { email, password: PASSWORD, _csrf: FormClient.csrf(form.text) })).status, 303);
+      return c;
+    };
+    const ada = await signedIn('ada@example.com');
+    for (const key of ['constructor', '__proto__', 'toString']) {
+      const page = await ada.get(`/connections?permissions=${key}`);
+      assert.is(page.status, 200);
+      assert.match(page.text, 'Saved. The app may now suggest what you allowed', key);
+      assert.not.match(page.text, /native code|\[object Object\]/, key);
+    }
+    // Bob posting Ada's connection: nothing done, and nothing said to have been.
+    const bob = await signedIn('bob@example.com');
+    const bobsPage = await bob.get('/connections');
+    const refused = await bob.post(`/connections/${grantId}/disconnect`, { _csrf: FormClient.csrf(bobsPage.text) });
+    assert.is(refused.headers.get('location'), '/connections');
+    assert.is((await s.app.connections.get(adaId, grantId))?.status, 'connected');
+    // Ada clicking twice: both answers say it is disconnected.
+    const csrf = FormClient.csrf((await ada.get('/connections')).text);
+    for (let i = 0; i < 2; i++) assert.is((await ada.post(`/connections/${grantId}/disconnect`, { _csrf: csrf })).headers.get('location'), '/connections?disconnected=1');
+    assert.is((await s.app.connections.get(adaId, grantId))?.status, 'disconnected');
   } finally {
     await s.close();
   }
