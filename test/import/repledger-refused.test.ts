@@ -51,4 +51,27 @@ test('a record that fills before the items land: refused, and the profile is as 
   }
 });
 
+test('the same export imported twice at once: one lands, the other is refused, and the profile is the export\'s', async () => {
+  const t = await openTestApp();
+  try {
+    const a = await registerAthlete(t.app, { email: 'a@example.com', timezone: 'Asia/Tokyo' });
+    await t.app.records.change(a, [{ op: 'create', kind: 'meal', item: meal('7d1b3c6e-0000-4000-8000-000000000001') }], { type: 'athlete', id: a });
+    const dump = await exportRecord(t.app, a);
+    const chunks: string[] = [];
+    for await (const chunk of dump.chunks()) chunks.push(chunk);
+    const bytes = Buffer.from(chunks.join(''));
+
+    const b = await registerAthlete(t.app, { email: 'b@example.com', timezone: 'Europe/London' });
+    const before = (await t.app.athletes.get(b))!;
+    const results = await Promise.allSettled([importRecordExport(t.app, before, { fileName: 'a.json', bytes }), importRecordExport(t.app, before, { fileName: 'a.json', bytes })]);
+    assert.equal(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+    const refused = results.find((r) => r.status === 'rejected')!.reason as DomainError;
+    assert.is(refused.code, 'already_exists');
+    assert.is((await t.app.athletes.get(b))!.profile.timezone, 'Asia/Tokyo', "the export's, with its items");
+    assert.equal([...(await t.app.records.load(b)).state.items.keys()], ['meal/7d1b3c6e-0000-4000-8000-000000000001']);
+  } finally {
+    await t.close();
+  }
+});
+
 test.run();
