@@ -21,6 +21,11 @@ export function failureOf(error: unknown, usage: boolean): Failure {
   return { error: { code: usage ? 'invalid_input' : 'internal', message }, exit };
 }
 
+/** Control characters (C0, C1, DEL) and bidirectional overrides, as text a terminal shows rather than obeys. */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+}
+
 export abstract class AppCommand extends Command {
   static override enableJsonFlag = true;
   #app: App | null = null;
@@ -52,6 +57,20 @@ export abstract class AppCommand extends Command {
   protected override async finally(error: Error | undefined): Promise<unknown> {
     await this.#app?.close();
     return super.finally(error);
+  }
+
+  /**
+   * Text output: what the record holds (an agent's meal name, a workout's notes) may hold control
+   * characters, which are written out (`\u{1b}`), never sent to the terminal to act on: an escape
+   * could clear the screen or a newline forge a line of an auditor's listing.
+   */
+  override log(message = '', ...args: unknown[]): void {
+    super.log(printable(message), ...args);
+  }
+
+  /** A line of the command's own, styled with oclif's colours (which `log` would write out). */
+  protected logStyled(message: string): void {
+    super.log(message);
   }
 
   /** Progress goes to stderr, so that `--json` output on stdout stays parseable. */

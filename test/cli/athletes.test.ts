@@ -30,6 +30,19 @@ test('athletes create prints the id; list, subscriptions set and --json agree', 
   ]);
 });
 
+test('text output writes control characters out: a name cannot clear the screen or forge a line', async () => {
+  const env = { DATA_DIR: tempDir() };
+  const name = 'Ada\u001b[2J\u001b[31m\r\nforged line\u0007\u202e';
+  assert.is((await cli(['athletes', 'create', '--email', 'ada@example.com', '--password', 'correct horse battery', '--display-name', name, '--timezone', 'UTC'], env)).code, 0);
+  const listed = await cli(['athletes', 'list'], env);
+  assert.not.match(listed.stdout, /[\u0000-\u0009\u000b-\u001f\u202e]/, 'nothing but the line ends a terminal acts on');
+  assert.is(listed.stdout.trim().split('\n').length, 2, 'the header and one athlete');
+  assert.match(listed.stdout, 'Ada\\u{1b}[2J\\u{1b}[31m\\u{d}\\u{a}forged line\\u{7}\\u{202e}');
+  // JSON keeps the name as it is, escaped by JSON itself.
+  const { athletes } = await cliJson<{ athletes: AthleteDoc[] }>(['athletes', 'list'], env);
+  assert.is(athletes[0]!.display_name, name);
+});
+
 test('refusals say what was wrong and change nothing', async () => {
   const env = { DATA_DIR: tempDir() };
   await cliJson(create('ada@example.com'), env);
