@@ -1,12 +1,12 @@
 // What `import hevy` and `import strong` share: find the athlete, read the file, and import it
 // as the web app's upload does (services/import/run.ts): the whole file in one append, or nothing.
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { App } from '../services/app.ts';
 import type { AthleteState } from '../services/domain/athlete.ts';
 import { importExport } from '../services/import/run.ts';
 import type { ParsedWorkout } from '../services/import/types.ts';
 import { findAthlete } from './athlete.ts';
+import { readInputFile } from './input-file.ts';
 import type { ProgressBar } from './progress.ts';
 
 export interface ImportSummary {
@@ -24,7 +24,7 @@ export async function importFile(
   parse: (text: string, athlete: AthleteState) => ParsedWorkout[],
 ): Promise<ImportSummary> {
   const athlete = await findAthlete(app, options.athlete);
-  const bytes = await readFile(options.file);
+  const bytes = await readInputFile(options.file);
   const fileName = basename(options.file);
   try {
     const result = await importExport(app, athlete, {

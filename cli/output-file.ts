@@ -3,7 +3,7 @@
 // error, Ctrl-C, a terminated process) the temporary file is removed, so neither a truncated
 // document under the name asked for nor a name a retry would refuse is left behind. Linking, not
 // renaming, keeps the promise that an existing file is never overwritten, even one created meanwhile.
-import { createWriteStream, existsSync, linkSync, unlinkSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, linkSync, statSync, unlinkSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { basename, dirname, join } from 'node:path';
 import { DomainError } from '../services/domain/errors.ts';
@@ -31,7 +31,9 @@ export class OutputFile {
   /** Refuses a path that exists already (the export never overwrites) or cannot be written. */
   static async open(path: string): Promise<OutputFile> {
     // Asked first so that the refusal comes before any work; linking at the end asks again.
-    if (existsSync(path)) throw new DomainError('invalid_input', `${path} exists; the export does not overwrite a file`);
+    if (existsSync(path)) {
+      throw new DomainError('invalid_input', statSync(path).isDirectory() ? `${path} is a directory; give the name of a file to write` : `${path} exists; the export does not overwrite a file`);
+    }
     const file = new OutputFile(path);
     await once(file.stream, 'open').catch((error: Error) => {
       throw new DomainError('invalid_input', `cannot write ${path}: ${error.message}`);

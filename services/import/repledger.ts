@@ -107,7 +107,8 @@ async function restoreProfile(app: App, athlete: AthleteState, actor: Actor, cau
 function parseExport(fileName: string, bytes: Buffer): RecordExport {
   let json: unknown;
   try {
-    json = JSON.parse(bytes.toString('utf8'));
+    // A byte order mark (some editors write one) is not part of the document, as in the CSV imports.
+    json = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
   } catch (error) {
     throw new DomainError('invalid_input', `${fileName} is not JSON (${(error as Error).message}); nothing was imported`, [{ path: '$', message: 'not JSON' }]);
   }

@@ -93,6 +93,17 @@ test('a bad row refuses the whole file, naming its line, and writes nothing', as
   const message = r.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ');
   assert.match(message, /line 18: weight_kg 'heavy' is not a number/);
   assert.match(message, /nothing was imported/);
+  // A file that is not there, or a directory: refusals too, with exit 2, not internal errors.
+  for (const [file, message] of [
+    [join(dataDir, 'none.csv'), /none\.csv does not exist; nothing was imported/],
+    [dataDir, /is a directory, not an export file; nothing was imported/],
+  ] as const) {
+    const r = await cli(['import', 'hevy', '--athlete', athleteId, '--file', file, '--json'], env);
+    assert.is(r.code, 2, file);
+    const body = JSON.parse(r.stdout) as { error: { code: string; message: string } };
+    assert.is(body.error.code, 'invalid_input');
+    assert.match(body.error.message, message);
+  }
   assert.is(await workoutEvents(dataDir, athleteId), 0);
 });
 

@@ -1,7 +1,7 @@
 // `repledger receipts …` as an auditor runs them, in their own process: receipts listed, shown and
 // exported after a real prepare/approve/undo flow, and the receipt chain verified on an intact
 // store, then on copies where a test edited or deleted stored events directly in SQLite.
-import { cpSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'uvu';
@@ -102,6 +102,14 @@ test('receipts export: JSON Lines of every receipt, progress on stderr; one athl
   const again = await cli(['receipts', 'export', '--output', file, '--json'], env);
   assert.is(again.code, 2);
   assert.match(JSON.parse(again.stdout).error.message, 'exists; the export does not overwrite a file');
+  // A directory is not a file to write; `-` is stdout, as for `export --file -`, not a file named "-".
+  const intoDir = await cli(['receipts', 'export', '--output', dir, '--json'], env);
+  assert.is(intoDir.code, 2);
+  assert.is(JSON.parse(intoDir.stdout).error.message, `${dir} is a directory; give the name of a file to write`);
+  const dash = await cli(['receipts', 'export', '--output', '-'], env);
+  assert.is(dash.code, 0);
+  assert.is(dash.stdout.trim().split('\n').length, 3);
+  assert.not.ok(existsSync(join(import.meta.dirname, '..', '..', '-')), 'no file named -');
   const mixed = await cli(['receipts', 'export', '--json'], env);
   assert.is(mixed.code, 2);
   assert.is(JSON.parse(mixed.stdout).error.code, 'invalid_input');

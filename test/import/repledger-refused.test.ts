@@ -74,4 +74,20 @@ test('the same export imported twice at once: one lands, the other is refused, a
   }
 });
 
+test('a byte order mark before the document (some editors write one) is not part of it', async () => {
+  const t = await openTestApp();
+  try {
+    const a = await registerAthlete(t.app, { email: 'a@example.com' });
+    await t.app.records.change(a, [{ op: 'create', kind: 'meal', item: meal('7d1b3c6e-0000-4000-8000-000000000001') }], { type: 'athlete', id: a });
+    const dump = await exportRecord(t.app, a);
+    const chunks: string[] = ['\uFEFF'];
+    for await (const chunk of dump.chunks()) chunks.push(chunk);
+    const b = await registerAthlete(t.app, { email: 'b@example.com' });
+    const result = await importRecordExport(t.app, (await t.app.athletes.get(b))!, { fileName: 'a.json', bytes: Buffer.from(chunks.join('')) });
+    assert.is(result.items_added, 1);
+  } finally {
+    await t.close();
+  }
+});
+
 test.run();

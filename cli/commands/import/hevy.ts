@@ -8,7 +8,7 @@ export default class ImportHevy extends AppCommand {
   static override description = "Import a Hevy CSV export into an athlete's record (all of the file, or nothing)";
   static override flags = {
     athlete: athleteFlag,
-    file: Flags.file({ required: true, exists: true, description: 'the CSV file Hevy exported' }),
+    file: Flags.file({ required: true, description: 'the CSV file Hevy exported' }),
   };
 
   async run(): Promise<ImportSummary> {

@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Flags } from '@oclif/core';
 import { EXPORT_FORMAT } from '../../../contracts/policy.ts';
 import type { RecordImportResult } from '../../../services/import/repledger.ts';
 import { AppCommand } from '../../base.ts';
+import { readInputFile } from '../../input-file.ts';
 import { athleteFlag, findAthlete } from '../../athlete.ts';
 import { progressBar } from '../../progress.ts';
 
@@ -11,7 +11,7 @@ export default class ImportRepledger extends AppCommand {
   static override description = `Import a RepLedger export (${EXPORT_FORMAT}, from \`repledger export\` or "Download my record") into an empty account: the same ids, revisions and values, and the export's timezone, units and name. All of it, or nothing.`;
   static override flags = {
     athlete: athleteFlag,
-    file: Flags.file({ required: true, exists: true, description: 'the JSON document `repledger export` wrote' }),
+    file: Flags.file({ required: true, description: 'the JSON document `repledger export` wrote' }),
   };
 
   static override examples = ['<%= config.bin %> import repledger --athlete ada.new@example.com --file ada-record.json'];
@@ -26,7 +26,7 @@ export default class ImportRepledger extends AppCommand {
     try {
       result = await importRecordExport(app, athlete, {
         fileName: basename(flags.file),
-        bytes: await readFile(flags.file),
+        bytes: await readInputFile(flags.file),
         ...(bar.enabled !== false ? { progress: (done: number, total: number) => bar.update(done, total) } : {}),
       });
     } finally {

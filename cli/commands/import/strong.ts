@@ -8,7 +8,7 @@ export default class ImportStrong extends AppCommand {
   static override description = "Import a Strong CSV export into an athlete's record (all of the file, or nothing)";
   static override flags = {
     athlete: athleteFlag,
-    file: Flags.file({ required: true, exists: true, description: 'the CSV file Strong exported' }),
+    file: Flags.file({ required: true, description: 'the CSV file Strong exported' }),
     'weight-unit': Flags.string({ options: ['kg', 'lbs'], description: "unit of the file's weights (default: the athlete's unit preference)" }),
     'distance-unit': Flags.string({ options: ['km', 'mi'], description: "unit of the file's distances (default: km for kg, mi for lbs)" }),
   };
