@@ -32,7 +32,9 @@ process.env.OCLIF_DISABLE_ENGINE_WARNING = '1';
 // command-line tools do, instead of failing with EPIPE.
 process.stdout.on('error', (error) => {
   if (error.code === 'EPIPE') process.exit(0);
-  throw error;
+  // A full disk or a closed descriptor: said in one line, not as an uncaught stack trace.
+  process.stderr.write(`repledger: cannot write to standard output: ${error.message}\n`);
+  process.exit(1);
 });
 const { Errors, flush, handle, run } = await import('@oclif/core');
 // As oclif's `execute`, except that under --json a failure oclif answers itself, before any command

@@ -1,6 +1,7 @@
 // Failures under --json: every command answers {"error":{"code","message"}} on stdout, and
 // exits as the same failure does without --json.
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -26,7 +27,7 @@ test('--json failures print one error object on stdout, with a code and the exit
     { args: ['nosuch'], code: 'invalid_input', message: /command nosuch not found/, exit: 2 },
     { args: ['athletes', 'lst'], code: 'invalid_input', message: /command athletes:lst not found/, exit: 2 },
     { args: ['athletes', 'create', '--email', 'blank@example.com', '--password', 'correct horse battery', '--display-name', '   ', '--timezone', 'UTC'], code: 'invalid_input', message: /profile\.display_name: give a name that is not only spaces/, exit: 2 },
-    { args: ['import', 'hevy', '--athlete', 'ada@example.com', '--file', join(dataDir, 'nope.csv')], code: 'invalid_input', message: /No file found at .*nope\.csv/, exit: 1 },
+    { args: ['import', 'hevy', '--athlete', 'ada@example.com', '--file', join(dataDir, 'nope.csv')], code: 'invalid_input', message: /nope\.csv does not exist; nothing was imported/, exit: 2 },
     { args: ['import', 'hevy', '--athlete', 'ada@example.com', '--file', empty], code: 'invalid_input', message: /empty\.csv line 1: the file is empty/, exit: 2 },
     { args: ['projections', 'replay', '--projection', 'nope'], code: 'not_found', message: /no projection named nope/, exit: 2 },
   ];
@@ -42,6 +43,18 @@ test('--json failures print one error object on stdout, with a code and the exit
     const plain = await cli(c.args, env);
     assert.is(plain.code, c.exit, `${name}: ${plain.stderr}`);
     assert.is(plain.stdout, '', name);
+  }
+});
+
+test('standard output that cannot be written (a full disk) is said in one line with exit 1, not a stack trace', async () => {
+  const env = { ...process.env, DATA_DIR: tempDir(), LOG_LEVEL: 'silent' };
+  const full = openSync('/dev/full', 'w');
+  try {
+    const r = spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'cli', 'bin', 'run.js'), 'athletes', 'list'], { env, stdio: ['ignore', full, 'pipe'], encoding: 'utf8' });
+    assert.is(r.status, 1, r.stderr);
+    assert.is(r.stderr, 'repledger: cannot write to standard output: ENOSPC: no space left on device, write\n');
+  } finally {
+    closeSync(full);
   }
 });
 

@@ -184,6 +184,13 @@ test('receipts verify fails, naming the link, after a stored event is deleted', 
   assert.match(c.broken!.reason, 'the record events appended with it are not all in the stream');
 });
 
+test('an event whose stored JSON is damaged fails verify naming the stream and the event, not a bare SyntaxError', async () => {
+  const damaged = tampered(`UPDATE events SET data = '{not json' WHERE type = 'proposal.committed' AND json_extract(data, '$.command_id') = ?`, s.committed);
+  const r = await cli(['receipts', 'verify', '--athlete', s.ada, '--json'], damaged);
+  assert.is(r.code, 1);
+  assert.match(JSON.parse(r.stdout).error.message, new RegExp(`^the store is damaged: the data of event \\d+ of stream record-${s.ada} \\(proposal\\.committed, position \\d+\\) is not JSON`));
+});
+
 test('--help shows an example', async () => {
   for (const command of ['list', 'show', 'export', 'verify', 'head']) {
     const help = await cli(['receipts', command, '--help'], env);

@@ -26,9 +26,18 @@ function toStored(row: EventRow): StoredEvent {
     stream: row.stream,
     revision: row.revision,
     type: row.type,
-    data: JSON.parse(row.data) as unknown,
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    data: parseStored(row, row.data, 'data') as unknown,
+    metadata: parseStored(row, row.metadata, 'metadata') as Record<string, unknown>,
   };
+}
+
+/** The service only ever writes JSON here: text that does not parse is a damaged store, said where. */
+function parseStored(row: EventRow, text: string, column: 'data' | 'metadata'): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`the store is damaged: the ${column} of event ${row.revision} of stream ${row.stream} (${row.type}, position ${row.position}) is not JSON (${(error as Error).message})`, { cause: error });
+  }
 }
 
 /** Called inside the append's transaction: embedded projections commit with the events. */
