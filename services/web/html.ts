@@ -40,7 +40,7 @@ const STYLE = `
   body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: #f6f7f9; }
   header { background: #fff; border-bottom: 1px solid var(--line); padding: .75rem 1rem; display: flex; justify-content: space-between; align-items: center; gap: 1rem; }
   header a.brand { font-weight: 700; color: var(--ink); text-decoration: none; }
-  main { max-width: 34rem; margin: 1.5rem auto; padding: 0 1rem; }
+  main { max-width: 34rem; margin: 1.5rem auto; padding: 0 1rem; overflow-wrap: break-word; }
   .card { background: #fff; border: 1px solid var(--line); border-radius: 12px; padding: 1.25rem; margin-bottom: 1rem; }
   .card > :first-child { margin-top: 0; }
   .card > :last-child { margin-bottom: 0; }

@@ -14,8 +14,9 @@ export const NOW = '2026-06-10T10:00:00.000Z';
 export const TODAY = '2026-06-10';
 /** About a year of training at the sample record's six days a week. */
 export const YEAR_OF_WORKOUTS = 310;
-export const HOSTILE_TITLE = '<script>alert("title")</script>';
-export const HOSTILE_EXERCISE = '<img src=x onerror=alert(1)>';
+/** Markup that must show as text, then a word longer than any screen (a name typed without spaces) that must wrap. */
+export const HOSTILE_TITLE = `<script>alert("title")</script>${'Deadlift'.repeat(20)}`;
+export const HOSTILE_EXERCISE = `<img src=x onerror=alert(1)>${'Pullup'.repeat(25)}`;
 export const HOSTILE_MEAL = '<b>Toast</b> & "jam"';
 
 export interface WebRecord {
@@ -45,7 +46,8 @@ export async function startWebRecord(): Promise<WebRecord> {
           title: HOSTILE_TITLE,
           started_at: `${yesterday}T05:00:00.000Z`,
           ended_at: `${yesterday}T06:00:00.000Z`,
-          notes: '<a href="https://evil.example">click</a>',
+          // The longest notes there are, ending with an address pasted whole: it wraps too.
+          notes: `<a href="https://evil.example">click</a> https://example.com/${'a'.repeat(1939)}`,
           source: null,
           exercises: [
             {
