@@ -58,4 +58,16 @@ test('standard output that cannot be written (a full disk) is said in one line w
   }
 });
 
+test('a DATA_DIR that is a file, or a store that is not a database, is said plainly, naming the path', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'a-file');
+  writeFileSync(file, 'x');
+  const notDir = await cli(['status', '--json'], { DATA_DIR: file });
+  assert.is(notDir.code, 1);
+  assert.is(JSON.parse(notDir.stdout).error.message, `${file} is not a directory: DATA_DIR must name a directory`);
+  writeFileSync(join(dir, 'repledger.db'), 'not a database, only text long enough to be read as a header');
+  const notDb = await cli(['status', '--json'], { DATA_DIR: dir });
+  assert.is(JSON.parse(notDb.stdout).error.message, `${join(dir, 'repledger.db')} is not a RepLedger store: it is not an SQLite database`);
+});
+
 test.run();

@@ -44,7 +44,8 @@ async function begin(writer: DatabaseSync): Promise<void> {
       return;
     } catch (error) {
       const busy = (error as { errcode?: number }).errcode === 5; // SQLITE_BUSY
-      if (!busy || Date.now() > giveUp) throw error;
+      if (!busy) throw error;
+      if (Date.now() > giveUp) throw new Error(`the store is held by another process's write (an import or a replay) for longer than ${LOCK_WAIT_MS / 1000} s; try again when it has finished`, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
@@ -69,6 +70,31 @@ export interface SqliteDatabase {
   close(): void;
 }
 
+/**
+ * The writer's and the reader's connections, or an error that says which file and what is wrong
+ * with it: the data directory is a file, the file is not a database, or another process held it.
+ */
+function openConnections(path: string): { writer: DatabaseSync; reader: DatabaseSync } {
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const writer = open(path);
+    // An in-memory database cannot be shared between connections; tests then read on the writer,
+    // and so see an open transaction's writes (a file database's reader never does).
+    return { writer, reader: path === ':memory:' ? writer : open(path) };
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException & { errcode?: number };
+    const why =
+      e.code === 'EEXIST' || e.code === 'ENOTDIR'
+        ? `${dirname(path)} is not a directory: DATA_DIR must name a directory`
+        : e.errcode === 26 // SQLITE_NOTADB
+          ? `${path} is not a RepLedger store: it is not an SQLite database`
+          : e.errcode === 5 // SQLITE_BUSY
+            ? `${path} is held by another process (an import or a replay) for longer than ${OPEN_BUSY_TIMEOUT_MS / 1000} s; try again when it has finished`
+            : `${path} cannot be opened: ${e.message}`;
+    throw new Error(why, { cause: error });
+  }
+}
+
 /** How long opening waits for another process's write (it happens once, before serving). */
 const OPEN_BUSY_TIMEOUT_MS = 10_000;
 
@@ -86,11 +112,7 @@ function open(path: string): DatabaseSync {
 }
 
 export function openSqlite(path: string): SqliteDatabase {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const writer = open(path);
-  // An in-memory database cannot be shared between connections; tests then read on the writer,
-  // and so see an open transaction's writes (a file database's reader never does).
-  const reader = path === ':memory:' ? writer : open(path);
+  const { writer, reader } = openConnections(path);
   const mutex = new Mutex();
   // SQLite's data_version moves on the reader whenever another connection (this process's writer
   // or another process) commits. An in-memory database reads on its writer, so commits are also
