@@ -170,7 +170,10 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
     web.post('/sign-in', async (request, reply) => {
       const csrf = sessions.csrfFor(request, reply);
       const form = readForm(signInFields, request.body);
-      const values = form.ok ? form.data : { email: '', password: '', return_to: undefined };
+      // A refused form keeps what can be kept: the e-mail as typed and where sign-in was to return
+      // (checked as ever), so that the athlete corrects the field at fault and still lands where they were going.
+      const raw = (request.body ?? {}) as Record<string, unknown>;
+      const values = form.ok ? form.data : { email: typeof raw.email === 'string' ? raw.email.slice(0, 254) : '', password: '', return_to: typeof raw.return_to === 'string' ? raw.return_to : undefined };
       const email = values.email.trim().toLowerCase();
       const returnTo = safeReturnTo(values.return_to, origin);
       const again = (message: string, status: number) => show(reply, 'Sign in', request.session, signInForm(csrf, email, returnTo, message), status);

@@ -39,7 +39,10 @@ export function registerBotTokens(web: FastifyInstance, app: App, sessions: Sess
     if (!athlete) return reply.redirect('/sign-in', 303);
     const session = request.session!;
     const form = readForm(createFields, request.body);
-    const again = async (message: string) => show(reply, 'Bot tokens', session, await tokensPage(athlete.athlete_id, athlete.profile.timezone, session.csrf, null, message), 400);
+    // The name as typed comes back with the refusal (when it was one text), to be corrected rather than typed again.
+    const typed = (request.body as Record<string, unknown> | null)?.name;
+    const again = async (message: string) =>
+      show(reply, 'Bot tokens', session, await tokensPage(athlete.athlete_id, athlete.profile.timezone, session.csrf, null, message, typeof typed === 'string' ? typed : ''), 400);
     if (!form.ok) return again(form.message);
     try {
       const name = form.data.name.trim();
@@ -64,7 +67,7 @@ export function registerBotTokens(web: FastifyInstance, app: App, sessions: Sess
     return reply.redirect('/bot-tokens', 303);
   });
 
-  async function tokensPage(athleteId: string, timezone: string, csrf: string, created: { name: string; token: string } | null, error: string | null) {
+  async function tokensPage(athleteId: string, timezone: string, csrf: string, created: { name: string; token: string } | null, error: string | null, typedName = '') {
     const items = await list(athleteId, timezone, csrf);
     return html`<h1>Bot tokens</h1>
 <p>A bot token lets a bot read your profile, stats, workouts and saved workouts through the Read API while your account is on Pro. It cannot change anything and does not work for AI clients connected with sign-in.</p>
@@ -74,7 +77,7 @@ ${created
 ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <div class="card"><h2>Create a token</h2>
 <form method="post" action="/bot-tokens"><input type="hidden" name="_csrf" value="${csrf}">
-<label for="name">Name</label><input type="text" id="name" name="name" required maxlength="100" placeholder="e.g. Discord stats bot">
+<label for="name">Name</label><input type="text" id="name" name="name" required maxlength="100" placeholder="e.g. Discord stats bot" value="${typedName}">
 <button type="submit">Create token</button></form></div>
 <div class="card"><h2>Your tokens</h2>${items.length ? html`<ul class="tokens">${items}</ul>` : html`<p>No bot tokens yet.</p>`}</div>`;
   }

@@ -6,7 +6,8 @@ import { meResponse } from '../../contracts/read-api.ts';
 import { sha256Hex } from '../../services/domain/ids.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { connect, PASSWORD, registerPro } from '../support/connect.ts';
-import { startServer } from '../support/server.ts';
+import { FormClient, startServer } from '../support/server.ts';
+import { signedInClient } from '../support/web-record.ts';
 import { openTestApp, registerAthlete } from '../support/app.ts';
 
 test('the list holds every token, newest first, however many there are (read a page at a time)', async () => {
@@ -119,5 +120,21 @@ if (noBrowser) {
     }
   });
 }
+
+test('a refused token name comes back in the field, to be corrected rather than typed again', async () => {
+  const s = await startServer();
+  try {
+    await registerPro(s.app);
+    const c = await signedInClient(s.base, 'ada@example.com');
+    const csrf = FormClient.csrf((await c.get('/bot-tokens')).text);
+    const long = 'Discord stats bot '.repeat(6);
+    const refused = await c.post('/bot-tokens', { name: long, _csrf: csrf });
+    assert.is(refused.status, 400);
+    assert.match(refused.text, 'at most 100 characters');
+    assert.match(refused.text, `value="${long}"`);
+  } finally {
+    await s.close();
+  }
+});
 
 test.run();

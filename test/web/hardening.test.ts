@@ -96,6 +96,11 @@ test('a field sent twice, missing or too long gets the form again with what was 
       assert.is(res.status, 400, `${field} twice on sign-in`);
       assert.match(res.text, 'give it once');
     }
+    // A refusal keeps the e-mail as typed and where sign-in returns to (a password over 200 characters blanked both).
+    const tooLong = await visitor.post('/sign-in', { email: ADA.email, password: 'x'.repeat(201), return_to: '/proposals', _csrf: signIn });
+    assert.is(tooLong.status, 400);
+    assert.match(tooLong.text, `value="${ADA.email}"`);
+    assert.match(tooLong.text, 'name="return_to" value="/proposals"');
     // The return_to of a refused sign-in is dropped with the rest, not turned into a header.
     const bad = await visitor.post('/sign-in', { email: ADA.email, password: PASSWORD, return_to: '/\n/evil', _csrf: signIn });
     assert.is(bad.status, 303);
