@@ -6,8 +6,8 @@ import { appendEvents } from './append.ts';
 import { BOT_TOKENS, BOT_TOKENS_PARTITION, type BotTokenDoc } from '../projections/bot-tokens.ts';
 import type { Clock } from './domain/clock.ts';
 import { DomainError } from './domain/errors.ts';
-import { sha256Hex } from './domain/ids.ts';
-import type { EventStore } from './store/event-store.ts';
+import { nameUuid, sha256Hex } from './domain/ids.ts';
+import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from './store/event-store.ts';
 import { pagesOf, type ReadStore } from './store/read-store.ts';
 import { UsageLog } from './usage.ts';
 
@@ -37,18 +37,35 @@ export class BotTokenService {
     await this.#usage.ensureCollection();
   }
 
-  /** Creates a token; the returned secret is never shown again. */
-  async create(athleteId: string, name: string, actor: Actor): Promise<{ token_id: string; token: string }> {
+  /**
+   * Creates a token; the returned secret is never shown again. With a `requestKey` (the web form's,
+   * one per form shown) the same request sent twice (a double click) makes one token: the second
+   * is refused as `already_exists`, whichever of the two appends first.
+   */
+  async create(athleteId: string, name: string, actor: Actor, requestKey?: string): Promise<{ token_id: string; token: string }> {
     const trimmed = name.trim();
     if (trimmed.length < 1 || trimmed.length > 100) throw new DomainError('invalid_input', 'a bot token needs a name of 1 to 100 characters', [{ path: 'name', message: '1 to 100 characters' }]);
     const token = PREFIX + randomBytes(32).toString('base64url');
-    const tokenId = randomUUID();
-    await this.#append(
-      athleteId,
-      { type: 'bot_token.created', data: { token_id: tokenId, athlete_id: athleteId, name: trimmed, token_sha256: sha256Hex(token), token_prefix: token.slice(0, SHOWN_LENGTH) } },
-      actor,
-    );
-    return { token_id: tokenId, token };
+    const tokenId = requestKey === undefined ? randomUUID() : nameUuid(`bot-token/${athleteId}/${requestKey}`);
+    const created: BotTokenEvent = { type: 'bot_token.created', data: { token_id: tokenId, athlete_id: athleteId, name: trimmed, token_sha256: sha256Hex(token), token_prefix: token.slice(0, SHOWN_LENGTH) } };
+    if (requestKey === undefined) {
+      await this.#append(athleteId, created, actor, 'any');
+      return { token_id: tokenId, token };
+    }
+    const stream = streams.botTokens(athleteId);
+    for (;;) {
+      const events = await this.#events.readStream(stream);
+      if (events.some((e) => e.type === 'bot_token.created' && (e.data as { token_id?: unknown }).token_id === tokenId)) {
+        throw new DomainError('already_exists', 'this form already made its token');
+      }
+      try {
+        await this.#append(athleteId, created, actor, events.at(-1)?.revision ?? 'no_stream');
+        return { token_id: tokenId, token };
+      } catch (error) {
+        // Another token of the athlete's (perhaps this same request) was appended first: look again.
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      }
+    }
   }
 
   async revoke(athleteId: string, tokenId: string, actor: Actor): Promise<void> {
@@ -78,7 +95,7 @@ export class BotTokenService {
     this.#usage.note(athleteId, tokenId);
   }
 
-  async #append(athleteId: string, event: BotTokenEvent, actor: Actor): Promise<void> {
-    await appendEvents(this.#events, this.#clock, { stream: streams.botTokens(athleteId), athleteId }, [botTokenEvent.parse(event)], 'any', actor);
+  async #append(athleteId: string, event: BotTokenEvent, actor: Actor, expected: ExpectedRevision = 'any'): Promise<void> {
+    await appendEvents(this.#events, this.#clock, { stream: streams.botTokens(athleteId), athleteId }, [botTokenEvent.parse(event)], expected, actor);
   }
 }

@@ -1,6 +1,7 @@
 // Bot tokens in the web app: create a named token (shown once), see them, revoke one. Creating
 // redirects to the list (post/redirect/get), which shows the new token once from the session, so
 // reloading the page never creates a second token.
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { App } from '../app.ts';
@@ -10,7 +11,8 @@ import { readForm, requiredText } from './forms.ts';
 import { html } from './html.ts';
 import type { Session, Sessions } from './sessions.ts';
 
-const createFields = z.object({ name: requiredText('Name', 100) });
+/** `request_key`: one per form shown, so that the form sent twice (a double click) makes one token. */
+const createFields = z.object({ name: requiredText('Name', 100), request_key: z.uuid().optional() });
 
 export function registerBotTokens(web: FastifyInstance, app: App, sessions: Sessions, show: Show): void {
   const list = async (athleteId: string, timezone: string, csrf: string) => {
@@ -46,12 +48,14 @@ export function registerBotTokens(web: FastifyInstance, app: App, sessions: Sess
     if (!form.ok) return again(form.message);
     try {
       const name = form.data.name.trim();
-      const { token } = await app.botTokens.create(athlete.athlete_id, name, { type: 'athlete', id: athlete.athlete_id });
+      const { token } = await app.botTokens.create(athlete.athlete_id, name, { type: 'athlete', id: athlete.athlete_id }, form.data.request_key);
       // Kept in the session only until the next page shows it.
       await sessions.setFlash(session, { kind: 'bot_token', name, token });
       return reply.redirect('/bot-tokens', 303);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
+      // The same form sent again: its token was made by the first, and the page shows it once.
+      if (error.code === 'already_exists' && form.data.request_key) return reply.redirect('/bot-tokens', 303);
       return again(error.message);
     }
   });
@@ -76,7 +80,7 @@ ${created
   : ''}
 ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <div class="card"><h2>Create a token</h2>
-<form method="post" action="/bot-tokens"><input type="hidden" name="_csrf" value="${csrf}">
+<form method="post" action="/bot-tokens"><input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="request_key" value="${randomUUID()}">
 <label for="name">Name</label><input type="text" id="name" name="name" required maxlength="100" placeholder="e.g. Discord stats bot" value="${typedName}">
 <button type="submit">Create token</button></form></div>
 <div class="card"><h2>Your tokens</h2>${items.length ? html`<ul class="tokens">${items}</ul>` : html`<p>No bot tokens yet.</p>`}</div>`;

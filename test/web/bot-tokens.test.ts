@@ -137,4 +137,24 @@ test('a refused token name comes back in the field, to be corrected rather than 
   }
 });
 
+test('the form sent twice at once (a double click) makes one token, shown once', async () => {
+  const s = await startServer();
+  try {
+    const athleteId = await registerPro(s.app);
+    const c = await signedInClient(s.base, 'ada@example.com');
+    const page = (await c.get('/bot-tokens')).text;
+    const form = { name: 'Stats bot', _csrf: FormClient.csrf(page), request_key: /name="request_key" value="([^"]+)"/.exec(page)![1]! };
+    const answers = await Promise.all([c.post('/bot-tokens', form), c.post('/bot-tokens', form)]);
+    assert.equal(answers.map((a) => [a.status, a.headers.get('location')]), [[303, '/bot-tokens'], [303, '/bot-tokens']]);
+    assert.is((await s.app.botTokens.list(athleteId)).length, 1);
+    assert.match((await c.get('/bot-tokens')).text, /<code class="token">rlb_/);
+    // A form shown again has a key of its own: a second token is made on purpose.
+    const again = (await c.get('/bot-tokens')).text;
+    assert.is((await c.post('/bot-tokens', { name: 'Another bot', _csrf: FormClient.csrf(again), request_key: /name="request_key" value="([^"]+)"/.exec(again)![1]! })).status, 303);
+    assert.is((await s.app.botTokens.list(athleteId)).length, 2);
+  } finally {
+    await s.close();
+  }
+});
+
 test.run();
