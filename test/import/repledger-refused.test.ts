@@ -7,18 +7,23 @@ import * as assert from 'uvu/assert';
 import { DomainError } from '../../services/domain/errors.ts';
 import { exportRecord } from '../../services/export/record-export.ts';
 import { importRecordExport } from '../../services/import/repledger.ts';
-import { openTestApp, registerAthlete } from '../support/app.ts';
+import { openTestApp, registerAthlete, type TestApp } from '../support/app.ts';
 
 const meal = (id: string) => ({ id, eaten_at: '2026-05-30T12:00:00.000Z', name: 'Lunch', calories_kcal: 700, protein_g: 40, carbohydrate_g: null, fat_g: 20 });
+
+/** The export of athlete a (in Asia/Tokyo, one meal), as the file `repledger export` writes. */
+async function exportOfA(t: TestApp, prefix = ''): Promise<Buffer> {
+  const a = await registerAthlete(t.app, { email: 'a@example.com', timezone: 'Asia/Tokyo' });
+  await t.app.records.change(a, [{ op: 'create', kind: 'meal', item: meal('7d1b3c6e-0000-4000-8000-000000000001') }], { type: 'athlete', id: a });
+  const chunks: string[] = [prefix];
+  for await (const chunk of (await exportRecord(t.app, a)).chunks()) chunks.push(chunk);
+  return Buffer.from(chunks.join(''));
+}
 
 test('a record that fills before the items land: refused, and the profile is as it was', async () => {
   const t = await openTestApp();
   try {
-    const a = await registerAthlete(t.app, { email: 'a@example.com', timezone: 'Asia/Tokyo' });
-    await t.app.records.change(a, [{ op: 'create', kind: 'meal', item: meal('7d1b3c6e-0000-4000-8000-000000000001') }], { type: 'athlete', id: a });
-    const dump = await exportRecord(t.app, a);
-    const chunks: string[] = [];
-    for await (const chunk of dump.chunks()) chunks.push(chunk);
+    const bytes = await exportOfA(t);
 
     const b = await registerAthlete(t.app, { email: 'b@example.com', timezone: 'Europe/London' });
     const before = (await t.app.athletes.get(b))!;
@@ -34,7 +39,7 @@ test('a record that fills before the items land: refused, and the profile is as 
       return changed;
     };
 
-    const refusal = await importRecordExport(t.app, before, { fileName: 'a.json', bytes: Buffer.from(chunks.join('')) }).then(
+    const refusal = await importRecordExport(t.app, before, { fileName: 'a.json', bytes }).then(
       () => null,
       (error: unknown) => error,
     );
@@ -54,12 +59,7 @@ test('a record that fills before the items land: refused, and the profile is as 
 test('the same export imported twice at once: one lands, the other is refused, and the profile is the export\'s', async () => {
   const t = await openTestApp();
   try {
-    const a = await registerAthlete(t.app, { email: 'a@example.com', timezone: 'Asia/Tokyo' });
-    await t.app.records.change(a, [{ op: 'create', kind: 'meal', item: meal('7d1b3c6e-0000-4000-8000-000000000001') }], { type: 'athlete', id: a });
-    const dump = await exportRecord(t.app, a);
-    const chunks: string[] = [];
-    for await (const chunk of dump.chunks()) chunks.push(chunk);
-    const bytes = Buffer.from(chunks.join(''));
+    const bytes = await exportOfA(t);
 
     const b = await registerAthlete(t.app, { email: 'b@example.com', timezone: 'Europe/London' });
     const before = (await t.app.athletes.get(b))!;
@@ -77,13 +77,9 @@ test('the same export imported twice at once: one lands, the other is refused, a
 test('a byte order mark before the document (some editors write one) is not part of it', async () => {
   const t = await openTestApp();
   try {
-    const a = await registerAthlete(t.app, { email: 'a@example.com' });
-    await t.app.records.change(a, [{ op: 'create', kind: 'meal', item: meal('7d1b3c6e-0000-4000-8000-000000000001') }], { type: 'athlete', id: a });
-    const dump = await exportRecord(t.app, a);
-    const chunks: string[] = ['\uFEFF'];
-    for await (const chunk of dump.chunks()) chunks.push(chunk);
+    const bytes = await exportOfA(t, '\uFEFF');
     const b = await registerAthlete(t.app, { email: 'b@example.com' });
-    const result = await importRecordExport(t.app, (await t.app.athletes.get(b))!, { fileName: 'a.json', bytes: Buffer.from(chunks.join('')) });
+    const result = await importRecordExport(t.app, (await t.app.athletes.get(b))!, { fileName: 'a.json', bytes });
     assert.is(result.items_added, 1);
   } finally {
     await t.close();
