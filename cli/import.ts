@@ -31,11 +31,9 @@ export async function importFile(
       app: options.app,
       fileName,
       bytes,
-      parse: (text, a) => {
-        const workouts = parse(text, a);
-        options.log(`saving ${workouts.length} workouts from ${fileName}`);
-        return workouts;
-      },
+      parse,
+      // Said once the file is checked: a file refused for a row is not announced as being saved.
+      checked: (workouts) => options.log(`saving ${workouts} workouts from ${fileName}`),
       ...(options.progress.enabled !== false ? { progress: (done: number, total: number) => options.progress.update(done, total) } : {}),
       importHint: (detected) => `import it with \`repledger import ${detected}\``,
     });

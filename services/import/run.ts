@@ -25,6 +25,8 @@ export interface ImportInput {
   fileName: string;
   bytes: Buffer;
   parse: (text: string, athlete: AthleteState) => ParsedWorkout[];
+  /** Told how many workouts the file holds once it is read and checked, before they are saved. */
+  checked?: (workouts: number) => void;
   /** Told how many of the new workouts are saved so far (embedded mode only), and the total. */
   progress?: (done: number, total: number) => void;
   /** How the refusal of a file of another app names the right way to import it. */
@@ -44,6 +46,7 @@ export async function importExport(app: App, athlete: AthleteState, input: Impor
     if (error instanceof ImportRowError) throw new DomainError('invalid_input', refusal(input, error), [{ path: `line ${error.line}`, message: error.message }]);
     throw error;
   }
+  input.checked?.(workouts.length);
   // Parsing and deciding a large file each hold the process for a while (a second or so at the
   // web upload's limit): a turn of the event loop between them lets other requests in.
   await nextTurn();

@@ -93,6 +93,13 @@ test('a bad row refuses the whole file, naming its line, and writes nothing', as
   const message = r.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ');
   assert.match(message, /line 18: weight_kg 'heavy' is not a number/);
   assert.match(message, /nothing was imported/);
+  // A file refused after it was read (a workout in the future) is not announced as being saved.
+  const future = join(dataDir, 'future.csv');
+  writeFileSync(future, generateHevyExport({ workouts: 2, seed: 5, startDate: new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10) }));
+  const refused = await cli(['import', 'hevy', '--athlete', 'ada@example.com', '--file', future], env);
+  assert.is(refused.code, 2);
+  assert.match(refused.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' '), /in the future; only completed workouts are imported/);
+  assert.not.match(refused.stderr, /saving \d+ workouts/);
   // A file that is not there, or a directory: refusals too, with exit 2, not internal errors.
   for (const [file, message] of [
     [join(dataDir, 'none.csv'), /none\.csv does not exist; nothing was imported/],
