@@ -84,9 +84,18 @@ function frame(text: ChartText, body: Html): Html {
   return html`<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${text.id}-title ${text.id}-desc"><title id="${text.id}-title">${text.title}</title><desc id="${text.id}-desc">${text.description}</desc>${body}</svg>`;
 }
 
+// Two decimals at most, so that a tick (a round number: 12,500, 1,250,000) is never rounded.
+const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 2 });
+
+/**
+ * A value axis label: from 10,000 up in compact notation (10K, 250K, 1.5M), which the margin holds
+ * at a phone's label size. Written out, five digits and more were cut off (600,000 read "00000").
+ */
+export const valueLabel = (v: number) => (Math.abs(v) >= 10_000 ? compact.format(v) : fmt(v));
+
 function yAxis(ticks: number[], y: (v: number) => number): Html {
   return html`${ticks.map(
-    (t) => html`<line class="grid" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${fmt(y(t))}" y2="${fmt(y(t))}"></line><text class="axis" x="${MARGIN.left - 8}" y="${fmt(y(t) + 7)}" text-anchor="end">${fmt(t)}</text>`,
+    (t) => html`<line class="grid" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${fmt(y(t))}" y2="${fmt(y(t))}"></line><text class="axis" x="${MARGIN.left - 8}" y="${fmt(y(t) + 7)}" text-anchor="end">${valueLabel(t)}</text>`,
   )}`;
 }
 

@@ -2,7 +2,7 @@
 // (its tick stays), so that "Dec 2025" and "Mar" never print as "Dec 2025Mar".
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { dateTicks, labelWidth, niceTicks, placeLabels } from '../../services/web/charts.ts';
+import { dateTicks, labelWidth, niceTicks, placeLabels, valueLabel } from '../../services/web/charts.ts';
 
 test('labels that would overlap the one before are left out; those with room are kept', () => {
   const placed = placeLabels([
@@ -37,6 +37,11 @@ test('a year of months on the 442-unit plot: no two kept labels overlap', () => 
 test('over several years every tick in a new year says the year, whether or not it is a January', () => {
   assert.equal(dateTicks('2021-01-04', '2024-01-20').map((t) => t.label), ['Feb 2021', 'Feb 2022', 'Feb 2023']);
   assert.equal(dateTicks('2025-06-03', '2026-11-25').map((t) => t.label), ['Jul 2025', 'Nov', 'Mar 2026', 'Jul', 'Nov']);
+});
+
+test('value labels from 10,000 up are compact, so that they fit the margin at a phone\'s size', () => {
+  assert.equal([0, 72.5, 9999, 10_000, 12_500, 250_000, 1_250_000].map(valueLabel), ['0', '72.5', '9999', '10K', '12.5K', '250K', '1.25M']);
+  for (const v of niceTicks(0, 668_663)) assert.ok(labelWidth(valueLabel(v)) <= 64 - 8 + 11.5, `${valueLabel(v)} fits the margin`);
 });
 
 test('one value draws a span around it, however large (±1 is lost on 1e16, and the axis recursed)', () => {
