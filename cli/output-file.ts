@@ -1,9 +1,10 @@
 // A file a command writes (an export), which appears under its name only once it is complete: it is
 // written under a temporary name beside it and linked to its name at the end. Interrupted (an
 // error, Ctrl-C, a terminated process) the temporary file is removed, so neither a truncated
-// document under the name asked for nor a name a retry would refuse is left behind. Linking, not
+// document under the name asked for nor a name a retry would refuse is left behind; one a killed
+// process could not remove is removed by the next export to the name. Linking, not
 // renaming, keeps the promise that an existing file is never overwritten, even one created meanwhile.
-import { createWriteStream, existsSync, linkSync, statSync, unlinkSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, linkSync, readdirSync, statSync, unlinkSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { basename, dirname, join } from 'node:path';
 import { DomainError } from '../services/domain/errors.ts';
@@ -11,6 +12,40 @@ import { DomainError } from '../services/domain/errors.ts';
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** The shell's exit status for a process ended by a signal: 128 and its number. */
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+
+/**
+ * Partial files of an export to the same name whose process is gone: one killed with SIGKILL,
+ * which no handler sees, leaves its `.NAME.PID.partial` behind; the next export to the name takes
+ * it away. A live process's partial file (an export running now) is left alone.
+ */
+function removeAbandoned(path: string): void {
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return; // No directory to look in: opening the file says so.
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix) && name.endsWith('.partial') ? Number(name.slice(prefix.length, -'.partial'.length)) : NaN;
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
+    try {
+      unlinkSync(join(dirname(path), name));
+    } catch {
+      // Gone meanwhile, or not ours to remove: nothing to clean.
+    }
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 export class OutputFile {
   readonly stream: WriteStream;
@@ -31,6 +66,7 @@ export class OutputFile {
   /** Refuses a path that exists already (the export never overwrites) or cannot be written. */
   static async open(path: string): Promise<OutputFile> {
     // Asked first so that the refusal comes before any work; linking at the end asks again.
+    removeAbandoned(path);
     if (existsSync(path)) {
       throw new DomainError('invalid_input', statSync(path).isDirectory() ? `${path} is a directory; give the name of a file to write` : `${path} exists; the export does not overwrite a file`);
     }

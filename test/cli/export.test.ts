@@ -2,7 +2,8 @@
 // round-trips into an empty account (exported again, it is the same document), and the import
 // refuses, changing nothing, a non-empty target, another format version, a file that is not JSON
 // and an invalid document (naming the JSON path); kill -9 in the middle leaves nothing.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -132,10 +133,16 @@ test('Ctrl-C in the middle of an export leaves no file behind; the export then r
   assert.is(result.code, 130, result.stderr);
   assert.equal(readdirSync(dataDir).filter((f) => f.includes('interrupted')), [], `interrupted at ${interruptedAt}, yet a file is left`);
 
+  // SIGKILL cannot be handled: a partial file of a process that is gone is taken away by the next
+  // export to the name; one of a live process (this test's own pid stands for it) is left alone.
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+  writeFileSync(join(dataDir, `.interrupted.json.${dead}.partial`), '{"format"');
+  writeFileSync(join(dataDir, `.interrupted.json.${process.pid}.partial`), '{"format"');
   const whole = await cliJson<{ items: number }>(['export', '--athlete', 'a@example.com', '--file', file], env);
   assert.is(recordExport.parse(JSON.parse(readFileSync(file, 'utf8'))).record.workouts.length, WORKOUTS);
   assert.ok(whole.items > WORKOUTS);
-  assert.equal(readdirSync(dataDir).filter((f) => f.includes('interrupted')), ['interrupted.json'], 'only the document, no partial file');
+  assert.equal(readdirSync(dataDir).filter((f) => f.includes('interrupted')).sort(), [`.interrupted.json.${process.pid}.partial`, 'interrupted.json'], 'the document, and only the live process\'s partial file');
+  unlinkSync(join(dataDir, `.interrupted.json.${process.pid}.partial`));
 });
 
 test('a reader that stops early (export --file - | head) ends the export quietly, with no EPIPE', async () => {
