@@ -125,6 +125,11 @@ const STYLE = `
   ul.activity .hint { display: block; }
   .pager { display: flex; justify-content: space-between; gap: 1rem; margin-top: 1rem; }
   @media (max-width: 40rem) {
+    /* Narrower cells, and badges that may wrap, on a phone: a workout's set table (set, weight,
+       reps, RPE, its record badges) fits the card instead of hiding its last column. */
+    th, td { padding: .4rem .35rem; }
+    th:first-child, td:first-child { padding-left: 0; }
+    .badge { white-space: normal; border-radius: .6rem; }
     table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
     table.stack, table.stack tbody, table.stack tr { display: block; }
     table.stack tr { padding: .5rem 0; border-bottom: 1px solid var(--line); }

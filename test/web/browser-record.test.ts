@@ -19,6 +19,8 @@ const VIEWPORTS = [
 
 interface Extras {
   exerciseId: string;
+  /** A workout of the imported year with the most sets: its tables are the widest. */
+  fullWorkoutId: string;
   proposalPath: string;
   grantId: string;
 }
@@ -28,7 +30,7 @@ function pagesOf(r: WebRecord, extras: Extras | null): Array<[string, string]> {
   return [
     ['home', '/account'],
     ['workouts', '/workouts'],
-    ...(extras ? ([['workout', `/workouts/${r.hostileWorkoutId}`]] as Array<[string, string]>) : []),
+    ...(extras ? ([['workout', `/workouts/${r.hostileWorkoutId}`], ['workout-full', `/workouts/${extras.fullWorkoutId}`]] as Array<[string, string]>) : []),
     ['routines', '/routines'],
     ['goals', '/goals'],
     ['progress', '/progress'],
@@ -63,7 +65,9 @@ async function extrasOf(r: WebRecord): Promise<Extras> {
   // A long name (the limit is 100 characters): its Revoke button must wrap inside the card on a phone.
   await r.s.app.botTokens.create(r.largeId, 'Discord stats bot for the Thursday-night lifting club, posting weekly volumes', { type: 'athlete', id: r.largeId });
   const exercises = await r.s.app.reads.page<{ id: string; name: string }>('exercises', { partition: r.largeId, index: 'by_name', direction: 'asc', limit: 100 });
-  return { exerciseId: exercises.find((e) => e.name === 'Bench Press (Barbell)')!.id, proposalPath: new URL(prepared.body.data.proposal.approval_url as string).pathname, grantId };
+  const recent = await r.s.app.reads.page<{ id: string; achieved_set_count: number }>('workouts', { partition: r.largeId, index: 'by_ended', direction: 'desc', limit: 20 });
+  const fullWorkoutId = recent.reduce((a, b) => (b.achieved_set_count > a.achieved_set_count ? b : a)).id;
+  return { exerciseId: exercises.find((e) => e.name === 'Bench Press (Barbell)')!.id, fullWorkoutId, proposalPath: new URL(prepared.body.data.proposal.approval_url as string).pathname, grantId };
 }
 
 async function signIn(browser: Browser, base: string, email: string, width: number, height: number): Promise<Page> {
@@ -108,6 +112,13 @@ if (noBrowser) {
               return root.scrollWidth - root.clientWidth;
             });
             assert.ok(overflow <= 0, `${who} ${path} at ${v.width}px is ${overflow}px wider than the screen`);
+            // A workout's set tables fit the card on a phone: scrolling inside their box hid the
+            // Records column from a person who would not know it was there. (Wider tables, of
+            // many numbers, scroll by design.)
+            const hidden = !name.startsWith('workout') ? [] : await page.evaluate(() =>
+              [...(globalThis as unknown as { document: { querySelectorAll: (s: string) => Iterable<{ scrollWidth: number; clientWidth: number }> } }).document.querySelectorAll('.table-wrap')].map((w) => w.scrollWidth - w.clientWidth).filter((d) => d > 0),
+            );
+            assert.equal(hidden, [], `${who} ${path} at ${v.width}px: tables scroll sideways by ${hidden.join(', ')}px`);
             assert.ok(await page.locator('nav.main a[href="/proposals"]').count(), `${path} has the navigation`);
             await screenshot(page, `web-${who}-${name}-${v.width}`);
           }
