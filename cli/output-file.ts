@@ -8,6 +8,7 @@ import { createWriteStream, existsSync, linkSync, readdirSync, statSync, unlinkS
 import { once } from 'node:events';
 import { basename, dirname, join } from 'node:path';
 import { DomainError } from '../services/domain/errors.ts';
+import { processAlive } from '../services/process-alive.ts';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** The shell's exit status for a process ended by a signal: 128 and its number. */
@@ -27,23 +28,14 @@ function removeAbandoned(path: string): void {
     return; // No directory to look in: opening the file says so.
   }
   for (const name of names) {
-    const pid = name.startsWith(prefix) && name.endsWith('.partial') ? Number(name.slice(prefix.length, -'.partial'.length)) : NaN;
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
+    // Only names this class makes: the prefix, a process id, `.partial`.
+    const pid = name.startsWith(prefix) && name.endsWith('.partial') ? name.slice(prefix.length, -'.partial'.length) : '';
+    if (!/^[1-9][0-9]*$/.test(pid) || Number(pid) === process.pid || processAlive(Number(pid))) continue;
     try {
       unlinkSync(join(dirname(path), name));
     } catch {
       // Gone meanwhile, or not ours to remove: nothing to clean.
     }
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { MongoClient, MongoServerError, type ClientSession, type Collection, type Db, type Document, type Filter, type TransactionOptions } from 'mongodb';
+import { processAlive } from '../../process-alive.ts';
 import type { CollectionSpec, Doc, Documents, FinishSwap, KeyValue, PageQuery, ReadStore, Rebuild, RebuildLabel } from '../read-store.ts';
 
 const NAME = /^[a-z][a-z0-9_]*$/;
@@ -51,16 +52,6 @@ interface Marker {
 }
 
 const me = () => ({ host: hostname(), pid: process.pid });
-
-/** Whether a process of this machine is running (EPERM: it is, under another user). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** A rebuild nobody is at work on: released, silent for STALE_MS (by the server's clock), or its process on this host gone. */
 const UNATTENDED: Document = {

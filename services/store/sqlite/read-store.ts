@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import type { CollectionSpec, Doc, Documents, KeyValue, PageQuery, ReadStore, Rebuild } from '../read-store.ts';
+import { processAlive } from '../../process-alive.ts';
 import { forgetStatements, statement, type SqliteDatabase } from './database.ts';
 
 const IDENT = /^[a-z][a-z0-9_]*$/;
@@ -19,18 +20,6 @@ function fieldExpr(field: string): string {
 const tableOf = (collection: string, suffix = '') => `rm_${ident(collection)}${suffix}`;
 const indexOf = (table: string, index: string) => `${table}__ix_${ident(index)}`;
 const REBUILD = '__rebuild_';
-
-/** Whether a process of this machine is running; false for a missing id (tables from before ids were recorded). */
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function toSql(value: KeyValue): SQLInputValue {
   return typeof value === 'boolean' ? (value ? 1 : 0) : value;
