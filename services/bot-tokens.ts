@@ -48,10 +48,6 @@ export class BotTokenService {
     const token = PREFIX + randomBytes(32).toString('base64url');
     const tokenId = requestKey === undefined ? randomUUID() : nameUuid(`bot-token/${athleteId}/${requestKey}`);
     const created: BotTokenEvent = { type: 'bot_token.created', data: { token_id: tokenId, athlete_id: athleteId, name: trimmed, token_sha256: sha256Hex(token), token_prefix: token.slice(0, SHOWN_LENGTH) } };
-    if (requestKey === undefined) {
-      await this.#append(athleteId, created, actor, 'any');
-      return { token_id: tokenId, token };
-    }
     const stream = streams.botTokens(athleteId);
     for (;;) {
       const events = await this.#events.readStream(stream);

@@ -6,7 +6,7 @@
 // appends to two streams: a process killed between them leaves the profile set and the record
 // empty, and running the import again completes it.
 import { EXPORT_SECTIONS, formatRefusal, recordExport, type ExportEntry, type RecordExport } from '../../contracts/export.ts';
-import { streams, type Actor, type ImportCompletedEvent } from '../../contracts/events.ts';
+import type { Actor, ImportCompletedEvent } from '../../contracts/events.ts';
 import { recordKinds } from '../../contracts/record.ts';
 import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
@@ -77,7 +77,7 @@ export async function importRecordExport(app: App, athlete: AthleteState, input:
     // The profile was set for items that did not land: it goes back to what it was, so that a
     // refused file changes nothing. Unless the same file landed meanwhile (imported twice at
     // once): the profile is that import's too, and stays with its items.
-    if (profileUpdated && !(await sameFileLanded(app, athlete.athlete_id, completed.data.file_sha256))) await restoreProfile(app, athlete, actor, error);
+    if (profileUpdated && !(await app.records.load(athlete.athlete_id)).state.importedFiles.has(completed.data.file_sha256)) await restoreProfile(app, athlete, actor, error);
     refuse(error);
   }
   return {
@@ -87,11 +87,6 @@ export async function importRecordExport(app: App, athlete: AthleteState, input:
     exercises_added: completed.data.exercises_added,
     profile_updated: profileUpdated,
   };
-}
-
-async function sameFileLanded(app: App, athleteId: string, fileSha256: string): Promise<boolean> {
-  const events = await app.events.readStream(streams.record(athleteId));
-  return events.some((e) => e.type === 'import.completed' && (e.data as ImportCompletedEvent['data']).file_sha256 === fileSha256);
 }
 
 async function restoreProfile(app: App, athlete: AthleteState, actor: Actor, cause: unknown): Promise<void> {
