@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openSqlite } from '../../services/store/sqlite/database.ts';
+import type { PageQuery } from '../../services/store/read-store.ts';
 import { SqliteReadStore } from '../../services/store/sqlite/read-store.ts';
 import { tempDir } from '../support/app.ts';
 
@@ -30,6 +31,31 @@ test('changed fields rebuild an index, a renamed or removed one is dropped, an u
       .prepare(`EXPLAIN QUERY PLAN SELECT doc FROM rm_things INDEXED BY rm_things__ix_by_x WHERE partition = ? ORDER BY json_extract(doc, '$.y'), json_extract(doc, '$.x'), id LIMIT 5`)
       .all('p') as Array<{ detail: string }>;
     assert.not.ok(plan.some((r) => r.detail.includes('TEMP B-TREE')), JSON.stringify(plan));
+  } finally {
+    await store.close();
+  }
+});
+
+test('an index of the id alone is the primary key: none is made (an old one is dropped), and pages walk the key', async () => {
+  const db = openSqlite(join(tempDir(), 'repledger.db'));
+  const store = new SqliteReadStore(db);
+  const names = () => (db.reader.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rm_things'`).all() as Array<{ name: string }>).map((r) => r.name).sort();
+  try {
+    // A store from before: the copy of the primary key was an index of its own.
+    await store.ensureCollections([{ name: 'things', indexes: [{ name: 'by_x', fields: ['x', 'id'] }] }]);
+    db.writer.exec(`CREATE INDEX rm_things__ix_by_id ON rm_things (partition, id)`);
+    await store.ensureCollections([{ name: 'things', indexes: [{ name: 'by_id', fields: ['id'] }, { name: 'by_x', fields: ['x', 'id'] }] }]);
+    assert.equal(names(), ['rm_things__ix_by_x', 'sqlite_autoindex_rm_things_1']);
+    await store.transaction(async (docs) => {
+      for (const id of ['c', 'a', 'd', 'b']) await docs.upsert('things', 'p', { id, x: 1 });
+      await docs.upsert('things', 'q', { id: 'a0', x: 1 });
+    });
+    const ids = async (query: Partial<PageQuery>) => (await store.page('things', { partition: 'p', index: 'by_id', direction: 'asc', limit: 10, ...query })).map((d) => d.id);
+    assert.equal(await ids({}), ['a', 'b', 'c', 'd']);
+    assert.equal(await ids({ direction: 'desc', after: ['c'] }), ['b', 'a']);
+    assert.equal(await ids({ direction: 'desc', range: { lte: 'c' }, limit: 1 }), ['c']);
+    const plan = db.reader.prepare(`EXPLAIN QUERY PLAN SELECT doc FROM rm_things WHERE partition = ? AND id < ? ORDER BY id DESC LIMIT 5`).all('p', 'c') as Array<{ detail: string }>;
+    assert.ok(plan.some((r) => r.detail.includes('sqlite_autoindex_rm_things_1')) && !plan.some((r) => r.detail.includes('TEMP B-TREE')), JSON.stringify(plan));
   } finally {
     await store.close();
   }

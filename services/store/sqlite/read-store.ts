@@ -155,7 +155,8 @@ class SqliteDocuments implements Documents {
   /** Names the index: without statistics SQLite would scan the whole partition by primary key. */
   #indexed(collection: string, index: string): string {
     const table = this.#table(collection);
-    return `${table} INDEXED BY ${indexOf(table, index)}`;
+    // An index of the id alone is the primary key, which SQLite walks unasked.
+    return isPrimaryKey(this.#fields(collection, index)) ? table : `${table} INDEXED BY ${indexOf(table, index)}`;
   }
 
   #fields(collection: string, index: string): string[] {
@@ -200,6 +201,8 @@ function keysetParams(values: KeyValue[]): SQLInputValue[] {
   return values.flatMap((v, i) => (v === null ? [] : i < values.length - 1 ? [toSql(v), toSql(v)] : [toSql(v)]));
 }
 
+const isPrimaryKey = (fields: string[]) => fields.length === 1 && fields[0] === 'id';
+
 function createTable(conn: DatabaseSync, table: string, spec: CollectionSpec, indexTable = table): void {
   forgetStatements(conn);
   // A rowid table: WITHOUT ROWID keeps only ~1 KB of a row in its b-tree page, and documents of
@@ -218,6 +221,8 @@ function createTable(conn: DatabaseSync, table: string, spec: CollectionSpec, in
   );
   const declared = new Set<string>();
   for (const index of spec.indexes) {
+    // (partition, id) is the primary key's own index already; a copy only doubled every write.
+    if (isPrimaryKey(index.fields)) continue;
     const name = indexOf(indexTable, index.name);
     const sql = `CREATE INDEX ${name} ON ${table} (partition, ${index.fields.map(fieldExpr).join(', ')})`;
     declared.add(name);
