@@ -7,9 +7,9 @@
 // summary: its catalog fields, how many workouts include it, its first and last, and its latest
 // entry's bests and holders. Personal records and the exercise list then read one document per
 // exercise instead of walking its history.
-import type { RecordItem, WorkoutSet } from '../contracts/record.ts';
+import type { RecordItem } from '../contracts/record.ts';
 import { sortName } from '../services/domain/exercise-search.ts';
-import { NO_BEST, recordsOf, valueOf, type Best, type Indicator } from '../services/domain/records.ts';
+import { eligibleSets, NO_BEST, recordsOf, valueOf, type Best, type Indicator, type RecordSet } from '../services/domain/records.ts';
 import type { Doc, Documents, KeyValue } from '../services/store/read-store.ts';
 import { athleteOf, changedAt, type Projection } from './projection.ts';
 
@@ -58,8 +58,12 @@ export interface RecordEntryDoc extends Doc {
   exercise_id: string;
   workout_id: string;
   ended_at: string;
-  /** The exercise's sets in workout order, each with where it stands in the workout. */
-  sets: Array<WorkoutSet & { exercise_order: number }>;
+  /**
+   * The exercise's sets that count (eligible: see records.ts), in workout order, each with what the
+   * records rule reads and where it stands in the workout. The others can never be labelled nor
+   * count, and the whole set is in the workout's detail: left out, an entry is a third the size.
+   */
+  sets: Array<RecordSet & { exercise_order: number }>;
   /** Labels by `<exercise_order>:<position>`. */
   labels: Record<string, Indicator[]>;
   sample_count: number;
@@ -74,7 +78,18 @@ export const setKey = (exerciseOrder: number, position: number) => `${exerciseOr
 function entriesOf(w: RecordItem<'workout'>): Map<string, RecordEntryDoc['sets']> {
   const out = new Map<string, RecordEntryDoc['sets']>();
   for (const e of [...w.exercises].sort((a, b) => a.exercise_order - b.exercise_order)) {
-    out.set(e.exercise_id, [...(out.get(e.exercise_id) ?? []), ...e.sets.map((s) => ({ ...s, exercise_order: e.exercise_order }))]);
+    // Per listing: a drop set's parent is a position of its own listing.
+    const sets = eligibleSets(e.sets).map((s) => ({
+      position: s.position,
+      set_number: s.set_number,
+      set_type: s.set_type,
+      parent_position: s.parent_position,
+      weight_kg: s.weight_kg,
+      reps: s.reps,
+      completed: s.completed,
+      exercise_order: e.exercise_order,
+    }));
+    out.set(e.exercise_id, [...(out.get(e.exercise_id) ?? []), ...sets]);
   }
   return out;
 }
@@ -106,8 +121,8 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 export const recordsProjection: Projection = {
   name: 'record_indicators',
-  // 2: entries keep their holders; exercise summaries.
-  version: 2,
+  // 2: entries keep their holders; exercise summaries. 3: entries keep only their eligible sets.
+  version: 3,
   collections: [
     {
       name: RECORD_INDICATORS,
@@ -125,7 +140,8 @@ export const recordsProjection: Projection = {
     if (event.type.startsWith('exercise.')) return catalogChanged(docs, athleteId, event.data as { item?: RecordItem<'exercise'>; id?: string }, at);
     const data = event.data as { item?: RecordItem<'workout'>; id?: string };
     const workoutId = data.item?.id ?? data.id!;
-    const old = await docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_WORKOUT, prefix: [workoutId], direction: 'asc', limit: 500 });
+    // A workout just created has no entries yet (a deleted one's went with it).
+    const old = event.type === 'workout.created' ? [] : await docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_WORKOUT, prefix: [workoutId], direction: 'asc', limit: 500 });
     if (old.length > 0) await docs.deleteWhere(RECORD_INDICATORS, athleteId, BY_WORKOUT, [workoutId]);
     const fresh = data.item ? entriesOf(data.item) : new Map<string, RecordEntryDoc['sets']>();
     const exercises = new Set([...old.map((d) => d.exercise_id), ...fresh.keys()]);

@@ -116,7 +116,7 @@ export const exerciseHistoryProjection: Projection = {
     }
     const data = event.data as { item?: RecordItem<'workout'>; id?: string };
     const workoutId = data.item?.id ?? data.id!;
-    await docs.deleteWhere(EXERCISE_HISTORY, athleteId, byWorkout.name, [workoutId]);
+    if (event.type !== 'workout.created') await docs.deleteWhere(EXERCISE_HISTORY, athleteId, byWorkout.name, [workoutId]);
     if (!data.item) {
       await docs.delete(HISTORY_WORKOUTS, athleteId, workoutId);
       return;

@@ -2,8 +2,7 @@
 // estimated one-rep max and the top set of each session, over the sets the record indicators
 // count (no warm-ups, nothing not completed, no drop set without an eligible parent), so that the
 // line and the record badges always agree.
-import type { WorkoutSet } from '../../contracts/record.ts';
-import { eligibleSets, INDICATORS, valueOf, type Indicator } from './records.ts';
+import { eligibleSets, INDICATORS, valueOf, type Indicator, type RecordSet } from './records.ts';
 
 export interface SessionProgress {
   workout_id: string;
@@ -19,7 +18,7 @@ export interface SessionProgress {
   records: Indicator[];
 }
 
-export function sessionProgress(session: { workout_id: string; local_date: string; sets: WorkoutSet[]; labels: Indicator[][] }): SessionProgress {
+export function sessionProgress(session: { workout_id: string; local_date: string; sets: RecordSet[]; labels: Indicator[][] }): SessionProgress {
   const eligible = eligibleSets(session.sets);
   let best: number | null = null;
   let top: SessionProgress['top_set'] = null;

@@ -37,10 +37,13 @@ export function valueOf(indicator: Indicator, s: Pick<WorkoutSet, 'weight_kg' | 
   }
 }
 
+/** What of a set the records rule reads. */
+export type RecordSet = Pick<WorkoutSet, 'position' | 'set_number' | 'set_type' | 'parent_position' | 'weight_kg' | 'reps' | 'completed'>;
+
 /** The sets of one workout's exercise that count, in workout order. */
-export function eligibleSets(sets: WorkoutSet[]): WorkoutSet[] {
+export function eligibleSets<S extends RecordSet>(sets: S[]): S[] {
   const byPosition = new Map(sets.map((s) => [s.position, s]));
-  const eligible = (s: WorkoutSet, seen: Set<number>): boolean => {
+  const eligible = (s: S, seen: Set<number>): boolean => {
     if (!s.completed || s.set_type === 'warmup') return false;
     if (s.set_type !== 'drop_set') return true;
     if (s.parent_position === null || seen.has(s.position)) return false;
@@ -59,12 +62,12 @@ export interface WorkoutRecords {
 }
 
 /** The labels of one workout's sets of an exercise (in workout order), given the best before it. */
-export function recordsOf(sets: WorkoutSet[], prior: Best): WorkoutRecords {
+export function recordsOf(sets: RecordSet[], prior: Best): WorkoutRecords {
   const eligible = eligibleSets(sets);
   const labels: Record<number, Indicator[]> = {};
   const after: Best = { ...prior, count: prior.count + eligible.length };
   for (const indicator of INDICATORS) {
-    let winner: WorkoutSet | null = null;
+    let winner: RecordSet | null = null;
     let best: number | null = null;
     for (const s of eligible) {
       const v = valueOf(indicator, s);

@@ -109,6 +109,13 @@ test('incrementally maintained record labels equal labelling the final history f
           }
         }
         assert.is(stored.length, expectedEntries, 'no entries for deleted workouts or dropped exercises');
+        // An entry keeps only what the rule reads, of the sets that count.
+        for (const d of stored) {
+          for (const s of d.sets) {
+            assert.equal(Object.keys(s).sort(), ['completed', 'exercise_order', 'parent_position', 'position', 'reps', 'set_number', 'set_type', 'weight_kg']);
+            assert.ok(s.completed && s.set_type !== 'warmup', 'an entry keeps only eligible sets');
+          }
+        }
       }
     }),
     { numRuns: 100 },
