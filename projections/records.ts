@@ -1,22 +1,32 @@
-// Record indicators per workout and exercise (historical-record-at-completion.v1). Each entry
-// keeps the best values after it, so a new workout needs only the entry before it; a workout
-// changed or added in the past re-labels the later entries of its exercises until they agree
-// with what is stored again.
+// One entry per workout and exercise: the sets of the exercise done in that workout, and their
+// record indicators (historical-record-at-completion.v1). An exercise's entries are its history
+// (get_exercise_history, by local date) and the record labels of a workout's sets.
+//
+// Each entry keeps the best values after it, so a new workout needs only the entry before it; a
+// workout changed or added in the past re-labels the later entries of its exercises until they
+// agree with what is stored again.
 //
 // Each entry also keeps which set holds each best after it (`holders`), and every exercise has a
 // summary: its catalog fields, how many workouts include it, its first and last, and its latest
 // entry's bests and holders. Personal records and the exercise list then read one document per
 // exercise instead of walking its history.
-import type { RecordItem } from '../contracts/record.ts';
+import type { RecordItem, WorkoutSet } from '../contracts/record.ts';
 import { sortName } from '../services/domain/exercise-search.ts';
-import { eligibleSets, NO_BEST, recordsOf, valueOf, type Best, type Indicator, type RecordSet } from '../services/domain/records.ts';
+import { NO_BEST, recordsOf, valueOf, type Best, type Indicator } from '../services/domain/records.ts';
+import { localDateOf } from '../services/domain/time.ts';
+import type { StoredEvent } from '../services/store/event-store.ts';
 import type { Doc, Documents, KeyValue } from '../services/store/read-store.ts';
-import { athleteOf, changedAt, type Projection } from './projection.ts';
+import { timezoneOf } from './athletes.ts';
+import { athleteOf, BY_ID, changedAt, firstCreatedAt, rebucketLocalDates, type Projection } from './projection.ts';
 
 export const RECORD_INDICATORS = 'record_indicators';
 export const EXERCISE_SUMMARIES = 'exercise_summaries';
 export const BY_EXERCISE = 'by_exercise';
+/** An exercise's entries by local date: its history as get_exercise_history windows it. */
+export const BY_EXERCISE_DATE = 'by_exercise_date';
 const BY_WORKOUT = 'by_workout';
+/** Each workout's creation time, kept even while it has no exercises: an entry's local date comes from it when the workout has no start. */
+const RECORD_WORKOUTS = 'record_workouts';
 /** Exercises by folded name (see exercise-search.ts), ids breaking ties. */
 export const BY_SORT_NAME = { name: 'by_sort_name', fields: ['sort_name', 'id'] };
 
@@ -58,12 +68,15 @@ export interface RecordEntryDoc extends Doc {
   exercise_id: string;
   workout_id: string;
   ended_at: string;
+  /** The instant the local date comes from: the workout's start, else its creation. */
+  local_basis: string;
+  local_date: string;
   /**
-   * The exercise's sets that count (eligible: see records.ts), in workout order, each with what the
-   * records rule reads and where it stands in the workout. The others can never be labelled nor
-   * count, and the whole set is in the workout's detail: left out, an entry is a third the size.
+   * The exercise's sets done in the workout (completed, not warm-ups), in workout order, each with
+   * where it stands in the workout: what its history shows and all the records rule can count (it
+   * also leaves out drop sets without an eligible parent). The others are in the workout's detail.
    */
-  sets: Array<RecordSet & { exercise_order: number }>;
+  sets: Array<WorkoutSet & { exercise_order: number }>;
   /** Labels by `<exercise_order>:<position>`. */
   labels: Record<string, Indicator[]>;
   sample_count: number;
@@ -74,21 +87,14 @@ export interface RecordEntryDoc extends Doc {
 
 export const setKey = (exerciseOrder: number, position: number) => `${exerciseOrder}:${position}`;
 
+/** A set an entry keeps: done, and not a warm-up. */
+export const isDone = (s: WorkoutSet) => s.completed && s.set_type !== 'warmup';
+
 /** One workout's entries, an exercise listed twice in the workout being one entry. */
 function entriesOf(w: RecordItem<'workout'>): Map<string, RecordEntryDoc['sets']> {
   const out = new Map<string, RecordEntryDoc['sets']>();
   for (const e of [...w.exercises].sort((a, b) => a.exercise_order - b.exercise_order)) {
-    // Per listing: a drop set's parent is a position of its own listing.
-    const sets = eligibleSets(e.sets).map((s) => ({
-      position: s.position,
-      set_number: s.set_number,
-      set_type: s.set_type,
-      parent_position: s.parent_position,
-      weight_kg: s.weight_kg,
-      reps: s.reps,
-      completed: s.completed,
-      exercise_order: e.exercise_order,
-    }));
+    const sets = e.sets.filter(isDone).map((s) => ({ ...s, exercise_order: e.exercise_order }));
     out.set(e.exercise_id, [...(out.get(e.exercise_id) ?? []), ...sets]);
   }
   return out;
@@ -121,21 +127,30 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 export const recordsProjection: Projection = {
   name: 'record_indicators',
-  // 2: entries keep their holders; exercise summaries. 3: entries keep only their eligible sets.
-  version: 3,
+  // 2: entries keep their holders; exercise summaries. 3: entries keep only eligible sets.
+  // 4: entries keep the sets done, with their local dates: they are the exercises' history too
+  // (which the exercise_history projection kept, a second copy of every set).
+  version: 4,
   collections: [
     {
       name: RECORD_INDICATORS,
       indexes: [
         { name: BY_EXERCISE, fields: ['exercise_id', 'ended_at', 'workout_id'] },
+        { name: BY_EXERCISE_DATE, fields: ['exercise_id', 'local_date', 'ended_at', 'workout_id'] },
         { name: BY_WORKOUT, fields: ['workout_id', 'id'] },
+        BY_ID,
       ],
     },
     { name: EXERCISE_SUMMARIES, indexes: [BY_SORT_NAME] },
+    { name: RECORD_WORKOUTS, indexes: [] },
   ],
-  handles: (type) => type.startsWith('workout.') || type.startsWith('exercise.'),
+  handles: (type) => type.startsWith('workout.') || type.startsWith('exercise.') || type === 'athlete.profile_updated',
   async apply(event, docs) {
     const athleteId = athleteOf(event);
+    if (event.type === 'athlete.profile_updated') {
+      await rebucketLocalDates<RecordEntryDoc>(docs, RECORD_INDICATORS, athleteId, await timezoneOf(docs, athleteId), (e) => e.local_basis);
+      return;
+    }
     const at = changedAt(event);
     if (event.type.startsWith('exercise.')) return catalogChanged(docs, athleteId, event.data as { item?: RecordItem<'exercise'>; id?: string }, at);
     const data = event.data as { item?: RecordItem<'workout'>; id?: string };
@@ -144,10 +159,12 @@ export const recordsProjection: Projection = {
     const old = event.type === 'workout.created' ? [] : await docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_WORKOUT, prefix: [workoutId], direction: 'asc', limit: 500 });
     if (old.length > 0) await docs.deleteWhere(RECORD_INDICATORS, athleteId, BY_WORKOUT, [workoutId]);
     const fresh = data.item ? entriesOf(data.item) : new Map<string, RecordEntryDoc['sets']>();
+    const local = data.item ? await localOf(docs, event, data.item) : null;
+    if (!data.item) await docs.delete(RECORD_WORKOUTS, athleteId, workoutId);
     const exercises = new Set([...old.map((d) => d.exercise_id), ...fresh.keys()]);
     for (const exerciseId of exercises) {
       const sets = fresh.get(exerciseId);
-      const added = sets && data.item ? { ended_at: data.item.ended_at, workout_id: workoutId, sets } : null;
+      const added = sets && data.item && local ? { ended_at: data.item.ended_at, workout_id: workoutId, ...local, sets } : null;
       const removedAt = old.find((d) => d.exercise_id === exerciseId)?.ended_at ?? null;
       if (added && removedAt === null && (await appendLatest(docs, athleteId, exerciseId, added, at))) continue;
       const from = [added?.ended_at, removedAt].filter((x): x is string => !!x).sort()[0]!;
@@ -157,6 +174,22 @@ export const recordsProjection: Projection = {
     }
   },
 };
+
+/**
+ * A workout's local date and the instant it comes from: its start, else its creation, in the
+ * record timezone (spec 4.4, stats rule 2), as the workouts projection dates it. The creation
+ * time is kept here from the workout's first event.
+ */
+async function localOf(docs: Documents, event: StoredEvent, w: RecordItem<'workout'>): Promise<Pick<RecordEntryDoc, 'local_basis' | 'local_date'>> {
+  const athleteId = athleteOf(event);
+  let creation = event.type === 'workout.created' ? null : await docs.get<{ id: string; created_at: string }>(RECORD_WORKOUTS, athleteId, w.id);
+  if (!creation) {
+    creation = { id: w.id, created_at: firstCreatedAt(event) };
+    await docs.upsert(RECORD_WORKOUTS, athleteId, creation);
+  }
+  const localBasis = w.started_at ?? creation.created_at;
+  return { local_basis: localBasis, local_date: localDateOf(localBasis, await timezoneOf(docs, athleteId)) };
+}
 
 function unlisted(id: string, at: string): ExerciseSummaryDoc {
   return { id, name: null, sort_name: '', muscle_group: null, tracking_type: null, session_count: 0, first_done_at: null, last_done_at: null, best: NO_BEST, holders: NO_HOLDERS, computed_at: at };
@@ -195,7 +228,7 @@ async function summarise(docs: Documents, athleteId: string, exerciseId: string,
  * summary does not know the latest (it has no entries, or was made again after its exercise was
  * deleted): the walk over the entries then decides.
  */
-async function appendLatest(docs: Documents, athleteId: string, exerciseId: string, added: Position & { sets: RecordEntryDoc['sets'] }, at: string): Promise<boolean> {
+async function appendLatest(docs: Documents, athleteId: string, exerciseId: string, added: Added, at: string): Promise<boolean> {
   const summary = await docs.get<ExerciseSummaryDoc>(EXERCISE_SUMMARIES, athleteId, exerciseId);
   if (!summary || summary.last_done_at === null || added.ended_at <= summary.last_done_at) return false;
   const next = await write(docs, athleteId, exerciseId, added, { after: summary.best, holders: summary.holders }, at);
@@ -211,6 +244,8 @@ async function appendLatest(docs: Documents, athleteId: string, exerciseId: stri
 }
 
 type Position = { ended_at: string; workout_id: string };
+/** A workout's entry for one exercise, before it is labelled. */
+type Added = Position & Pick<RecordEntryDoc, 'sets' | 'local_basis' | 'local_date'>;
 const isBefore = (a: Position, b: Position) => a.ended_at < b.ended_at || (a.ended_at === b.ended_at && a.workout_id < b.workout_id);
 
 /**
@@ -223,7 +258,7 @@ async function relabel(
   athleteId: string,
   exerciseId: string,
   from: string,
-  added: (Position & { sets: RecordEntryDoc['sets'] }) | null,
+  added: Added | null,
   removed: Position | null,
   at: string,
 ): Promise<void> {
@@ -255,7 +290,7 @@ async function write(
   docs: Documents,
   athleteId: string,
   exerciseId: string,
-  entry: { ended_at: string; workout_id: string; sets: RecordEntryDoc['sets'] },
+  entry: Added,
   prior: Standing,
   at: string,
 ): Promise<Standing> {
@@ -265,6 +300,8 @@ async function write(
     exercise_id: exerciseId,
     workout_id: entry.workout_id,
     ended_at: entry.ended_at,
+    local_basis: entry.local_basis,
+    local_date: entry.local_date,
     sets: entry.sets,
     ...next,
     computed_at: at,

@@ -49,13 +49,22 @@ const applyProgress = new AsyncLocalStorage<ApplyProgress>();
  */
 const YIELD_EVERY = 25;
 
+/** Projections a release retired, and their collections: gone once a store is opened again. */
+export interface Retired {
+  projections: string[];
+  collections: string[];
+}
+const NONE_RETIRED: Retired = { projections: [], collections: [] };
+
 export class ProjectionRunner {
   readonly projections: Projection[];
   readonly #readStore: ReadStore;
   readonly #eventStore: EventStore;
+  readonly #retired: Retired;
 
-  constructor(projections: Projection[], readStore: ReadStore, eventStore: EventStore) {
+  constructor(projections: Projection[], readStore: ReadStore, eventStore: EventStore, retired: Retired = NONE_RETIRED) {
     this.projections = projections;
+    this.#retired = retired;
     this.#readStore = readStore;
     this.#eventStore = eventStore;
   }
@@ -72,6 +81,8 @@ export class ProjectionRunner {
    */
   async ensureCollections(): Promise<void> {
     await this.#readStore.ensureCollections(this.collectionSpecs());
+    await this.#readStore.dropCollections(this.#retired.collections);
+    for (const name of this.#retired.projections) await this.#readStore.delete(CHECKPOINTS, PARTITION, name);
     await this.#readStore.finishInterruptedSwaps(async (live, from, label) => {
       // The label names the projections and the versions that rebuilt them (see `replay`).
       const rebuilt = this.projections.filter((p) => typeof label[p.name] === 'number');

@@ -1,6 +1,7 @@
-// Completed workouts: a small summary per workout for lists, the full detail for single reads,
-// and per-exercise history. The workout's local date is its start, else its creation, in the
-// record timezone (spec 4.4, stats rule 2), and moves when the athlete changes timezone.
+// Completed workouts: a small summary per workout for lists and the full detail for single reads
+// (each exercise's history is the record projection's entries: records.ts). The workout's local
+// date is its start, else its creation, in the record timezone (spec 4.4, stats rule 2), and moves
+// when the athlete changes timezone.
 import type { RecordItem, WorkoutSet } from '../contracts/record.ts';
 import { localDateOf } from '../services/domain/time.ts';
 import type { Doc, Documents } from '../services/store/read-store.ts';
@@ -10,8 +11,6 @@ import { athleteOf, BY_ID, changedAt, firstCreatedAt, rebucketLocalDates, type P
 
 export const WORKOUTS = 'workouts';
 export const WORKOUT_DETAILS = 'workout_details';
-export const EXERCISE_HISTORY = 'exercise_history';
-const HISTORY_WORKOUTS = 'exercise_history_workouts';
 
 export interface WorkoutDuration {
   seconds: number | null;
@@ -36,16 +35,6 @@ export interface WorkoutDetailDoc extends ItemDoc {
   source: RecordItem<'workout'>['source'];
 }
 
-export interface ExerciseHistoryDoc extends Doc {
-  exercise_id: string;
-  workout_id: string;
-  ended_at: string;
-  /** The instant the local date comes from: the workout's start, else its creation. */
-  local_basis: string;
-  local_date: string;
-  sets: WorkoutSet[];
-}
-
 /** `duration.v1`: recorded start to end, whole seconds; unknown without a recorded start. */
 export function durationV1(w: Pick<RecordItem<'workout'>, 'started_at' | 'ended_at'>, computedAt: string): WorkoutDuration {
   if (w.started_at === null) return { seconds: null, basis: 'unknown', sample_count: 0, computed_at: computedAt };
@@ -54,8 +43,6 @@ export function durationV1(w: Pick<RecordItem<'workout'>, 'started_at' | 'ended_
 }
 
 export const isAchieved = (s: WorkoutSet) => s.completed;
-
-const byWorkout = { name: 'by_workout', fields: ['workout_id', 'id'] };
 
 export const workoutsProjection: Projection = {
   name: 'workouts',
@@ -91,63 +78,3 @@ export const workoutsProjection: Projection = {
     await applyItemChange<'workout'>(event, docs, WORKOUT_DETAILS, async (w) => ({ notes: w.notes, exercises: w.exercises, source: w.source }));
   },
 };
-
-export const exerciseHistoryProjection: Projection = {
-  name: 'exercise_history',
-  collections: [
-    {
-      name: EXERCISE_HISTORY,
-      indexes: [
-        byWorkout,
-        { name: 'by_exercise', fields: ['exercise_id', 'ended_at', 'workout_id'] },
-        { name: 'by_exercise_date', fields: ['exercise_id', 'local_date', 'ended_at', 'workout_id'] },
-        BY_ID,
-      ],
-    },
-    { name: HISTORY_WORKOUTS, indexes: [] },
-  ],
-  handles: (type) => type.startsWith('workout.') || type === 'athlete.profile_updated',
-  async apply(event, docs) {
-    const athleteId = athleteOf(event);
-    const tz = await timezoneOf(docs, athleteId);
-    if (event.type === 'athlete.profile_updated') {
-      await rebucketLocalDates<ExerciseHistoryDoc>(docs, EXERCISE_HISTORY, athleteId, tz, (h) => h.local_basis);
-      return;
-    }
-    const data = event.data as { item?: RecordItem<'workout'>; id?: string };
-    const workoutId = data.item?.id ?? data.id!;
-    if (event.type !== 'workout.created') await docs.deleteWhere(EXERCISE_HISTORY, athleteId, byWorkout.name, [workoutId]);
-    if (!data.item) {
-      await docs.delete(HISTORY_WORKOUTS, athleteId, workoutId);
-      return;
-    }
-    // The workout's creation time, kept even while it has no exercises: the local-date basis
-    // when it has no start, exactly as the workouts projection uses it.
-    let created = await docs.get<{ id: string; created_at: string }>(HISTORY_WORKOUTS, athleteId, workoutId);
-    if (!created) {
-      created = { id: workoutId, created_at: firstCreatedAt(event) };
-      await docs.upsert(HISTORY_WORKOUTS, athleteId, created);
-    }
-    const localBasis = data.item.started_at ?? created.created_at;
-    await writeHistory(docs, athleteId, data.item, localBasis, localDateOf(localBasis, tz));
-  },
-};
-
-async function writeHistory(docs: Documents, athleteId: string, w: RecordItem<'workout'>, localBasis: string, localDate: string) {
-  // An exercise listed twice in one workout is one history entry, its sets in workout order.
-  const byExercise = new Map<string, WorkoutSet[]>();
-  for (const e of [...w.exercises].sort((a, b) => a.exercise_order - b.exercise_order)) {
-    byExercise.set(e.exercise_id, [...(byExercise.get(e.exercise_id) ?? []), ...e.sets]);
-  }
-  for (const [exerciseId, sets] of byExercise) {
-    await docs.upsert(EXERCISE_HISTORY, athleteId, {
-      id: `${w.id}:${exerciseId}`,
-      exercise_id: exerciseId,
-      workout_id: w.id,
-      ended_at: w.ended_at,
-      local_basis: localBasis,
-      local_date: localDate,
-      sets,
-    });
-  }
-}

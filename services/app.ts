@@ -1,6 +1,6 @@
 // The composition root: stores chosen by configuration, projections, and the services on top.
 import { join } from 'node:path';
-import { projections } from '../projections/index.ts';
+import { projections, retired } from '../projections/index.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { AccessHistory } from './access-history.ts';
 import { AthleteService } from './athletes.ts';
@@ -55,7 +55,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     ? await (await import('./store/mongodb/read-store.ts')).MongoReadStore.connect(config.mongodbUrl)
     : new SqliteReadStore(embedded());
 
-  const runner = new ProjectionRunner(projections, reads, events);
+  const runner = new ProjectionRunner(projections, reads, events, retired);
   await runner.ensureCollections();
   await reads.ensureCollections([...Maintenance.collections, ...ProposalService.collections, ...AccessHistory.collections]);
   const botTokens = new BotTokenService(events, reads, clock);

@@ -4,7 +4,7 @@ import type { KeyObject } from 'node:crypto';
 import type { ExerciseHistory, ListQuery } from '../../contracts/agent-access.ts';
 import type { RecordItem, WorkoutSet } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
-import { EXERCISE_HISTORY, type ExerciseHistoryDoc } from '../../projections/workouts.ts';
+import { BY_EXERCISE_DATE, RECORD_INDICATORS, type RecordEntryDoc } from '../../projections/records.ts';
 import { ApiError } from '../api/errors.ts';
 import type { Caller } from '../api/auth.ts';
 import type { ReadStore } from '../store/read-store.ts';
@@ -27,10 +27,10 @@ export async function getExerciseHistory(reads: ReadStore, caller: Caller, exerc
   const athleteId = caller.athlete.athlete_id;
   const exercise = await reads.get<ItemDoc & RecordItem<'exercise'>>('exercises', athleteId, exerciseId);
   if (!exercise) throw new ApiError('not_found', `no exercise ${exerciseId} in this record`);
-  const { window, docs, next_cursor } = await windowedPage<ExerciseHistoryDoc>(reads, caller, query, now, cursorKey, {
+  const { window, docs, next_cursor } = await windowedPage<RecordEntryDoc>(reads, caller, query, now, cursorKey, {
     operation: 'get_exercise_history',
-    collection: EXERCISE_HISTORY,
-    index: 'by_exercise_date',
+    collection: RECORD_INDICATORS,
+    index: BY_EXERCISE_DATE,
     prefix: [exerciseId],
     keyOf: (h) => [h.local_date, h.ended_at, h.workout_id],
     filters: { exercise_id: exerciseId },
@@ -41,9 +41,8 @@ export async function getExerciseHistory(reads: ReadStore, caller: Caller, exerc
     items: docs.map((h) => ({
       workout_id: h.workout_id,
       ended_at: h.ended_at,
-      sets: h.sets
-        .filter((s) => s.completed && s.set_type !== 'warmup')
-        .map((s) => ({ position: s.position, set_number: s.set_number, ...performanceOf(s), provenance: 'recorded' as const })),
+      // The entry keeps only the sets done (completed, not warm-ups).
+      sets: h.sets.map((s) => ({ position: s.position, set_number: s.set_number, ...performanceOf(s), provenance: 'recorded' as const })),
     })),
     next_cursor,
   };

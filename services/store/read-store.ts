@@ -101,6 +101,8 @@ export interface ReadStore extends Documents {
   readonly engine: string;
   /** Creates missing collections and indexes. Idempotent. */
   ensureCollections(specs: CollectionSpec[]): Promise<void>;
+  /** Drops collections with everything in them, where they exist: ones no projection keeps any more. */
+  dropCollections(names: string[]): Promise<void>;
   transaction<T>(work: (docs: Documents) => Promise<T>): Promise<T>;
   /**
    * Starts a rebuild of these collections. Rebuilds whose process is gone (killed mid-replay)

@@ -8,7 +8,6 @@ import type { RecordItem } from '../../contracts/record.ts';
 import { ACTIVITY_WEEKS, type ActivityWeekDoc } from '../../projections/activity.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { BY_EXERCISE, RECORD_INDICATORS, type RecordEntryDoc } from '../../projections/records.ts';
-import { EXERCISE_HISTORY, type ExerciseHistoryDoc } from '../../projections/workouts.ts';
 import type { App } from '../app.ts';
 import { sessionProgress, type SessionProgress } from '../domain/progress.ts';
 import { addDays, todayIn, weekStart } from '../domain/time.ts';
@@ -81,20 +80,14 @@ ${pager('/progress', exercises, 'exercises', { newer: 'Previous exercises', olde
     if (!UUID.test(id)) return notFound();
     const athleteId = athlete.athlete_id;
     const latest = { partition: athleteId, prefix: [id], direction: 'desc' as const, limit: SESSIONS_CHARTED + 1 };
-    const [exercise, entries, history] = await Promise.all([
+    const [exercise, entries] = await Promise.all([
       app.reads.get<ExerciseDoc>('exercises', athleteId, id),
       app.reads.page<RecordEntryDoc>(RECORD_INDICATORS, { ...latest, index: BY_EXERCISE }),
-      app.reads.page<ExerciseHistoryDoc>(EXERCISE_HISTORY, { ...latest, index: 'by_exercise' }),
     ]);
     if (!exercise) return notFound();
-    // Both read models order an exercise's sessions by completion, so the same sessions are read.
-    const localDates = new Map(history.map((h) => [h.workout_id, h.local_date]));
     const sessions = entries
       .slice(0, SESSIONS_CHARTED)
-      .flatMap((e) => {
-        const local_date = localDates.get(e.workout_id);
-        return local_date ? [sessionProgress({ workout_id: e.workout_id, local_date, sets: e.sets, labels: Object.values(e.labels) })] : [];
-      })
+      .map((e) => sessionProgress({ workout_id: e.workout_id, local_date: e.local_date, sets: e.sets, labels: Object.values(e.labels) }))
       .reverse();
     return show(
       reply,

@@ -7,7 +7,7 @@
 import { serverSuite } from '../store/container-runtime.ts';
 import * as assert from 'uvu/assert';
 import { projections } from '../../projections/index.ts';
-import { ProjectionRunner } from '../../projections/runner.ts';
+import { CHECKPOINTS, ProjectionRunner } from '../../projections/runner.ts';
 import type { EventStore } from '../../services/store/event-store.ts';
 import type { ReadStore } from '../../services/store/read-store.ts';
 import { copyLog, freshAthletes, only, readModelsOf, recordLog, untilProjected } from '../support/event-log.ts';
@@ -32,6 +32,20 @@ export function projectionRunnerContract(label: string, open: () => Promise<Stor
       await fx.close();
     }
   }
+
+  t("a retired projection's collections and checkpoint are gone once the collections are ensured", () =>
+    withStores(async (fx) => {
+      const old = { name: 'retired_things', indexes: [{ name: 'by_day', fields: ['day', 'id'] }] };
+      await fx.reads.ensureCollections([old]);
+      await fx.reads.upsert('retired_things', 'p', { id: 'a', day: '2026-01-01' });
+      await fx.reads.upsert(CHECKPOINTS, 'projections', { id: 'retired', position: 7, version: 1 });
+      await fx.reads.upsert(CHECKPOINTS, 'projections', { id: projections[0]!.name, position: 7, version: 1 });
+      await new ProjectionRunner(projections, fx.reads, fx.events, { projections: ['retired'], collections: ['retired_things'] }).ensureCollections();
+      await fx.reads.ensureCollections([old]);
+      assert.is(await fx.reads.count('retired_things'), 0);
+      assert.is(await fx.reads.get(CHECKPOINTS, 'projections', 'retired'), null);
+      assert.ok(await fx.reads.get(CHECKPOINTS, 'projections', projections[0]!.name), 'the live checkpoints stay');
+    }));
 
   t('catching up on the log builds the read models of the inline build', () =>
     withStores(async (fx, runner) => {

@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import type { RecordItem, RecordKind } from '../../contracts/record.ts';
 import { ACTIVITY_RUNS } from '../../projections/activity.ts';
 import type { ItemDoc } from '../../projections/items.ts';
+import { RECORD_INDICATORS, type RecordEntryDoc } from '../../projections/records.ts';
 import { CHECKPOINTS } from '../../projections/runner.ts';
 import type { App } from '../../services/app.ts';
 import { DomainError } from '../../services/domain/errors.ts';
@@ -241,7 +242,7 @@ test('exercise history puts each workout on the same local date as the workouts 
     await t.app.records.change(athleteId, [{ op: 'update', kind: 'workout', item: { ...started, started_at: null }, base_revision: 1 }], actor);
 
     const summaries = new Map((await t.app.reads.dump('workouts')).map((r) => [r.doc.id, (r.doc as ItemDoc & { local_date: string }).local_date]));
-    const history = (await t.app.reads.dump('exercise_history')).map((r) => r.doc as ItemDoc & { workout_id: string; local_date: string });
+    const history = (await t.app.reads.dump(RECORD_INDICATORS)).map((r) => r.doc as RecordEntryDoc);
     assert.equal(summaries.get(full.id), '2026-03-01');
     assert.equal(summaries.get(started.id), '2026-03-03');
     assert.is(history.length, 2);

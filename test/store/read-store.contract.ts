@@ -261,5 +261,22 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
     assert.equal(mine.map((r) => r.doc.id), ['a', 'b']);
   });
 
+  t('a dropped collection is gone with its documents and indexes; dropping one that is not there does nothing', async ({ fx }) => {
+    const p = randomUUID();
+    const retired: CollectionSpec = { name: 'contract_retired', indexes: [{ name: 'by_day', fields: ['day', 'id'] }] };
+    await fx.store.ensureCollections([retired]);
+    await fx.store.upsert('contract_retired', p, { id: 'a', day: '2026-01-01' });
+    await fx.store.dropCollections(['contract_retired', 'contract_never_made']);
+    await fx.store.dropCollections(['contract_retired']);
+    // Made again, it starts empty.
+    await fx.store.ensureCollections([retired]);
+    assert.is(await fx.store.count('contract_retired'), 0);
+    assert.equal(await fx.store.page('contract_retired', { partition: p, index: 'by_day', direction: 'asc', limit: 5 }), []);
+    assert.equal((await fx.store.get('contract_items', p, 'a')), null, 'other collections untouched');
+    await fx.store.upsert('contract_items', p, { id: 'kept', day: '2026-01-01', group: 'g', n: 1 });
+    await fx.store.dropCollections(['contract_retired']);
+    assert.ok(await fx.store.get('contract_items', p, 'kept'));
+  });
+
   t.run();
 }

@@ -301,6 +301,14 @@ export class MongoReadStore extends MongoDocuments implements ReadStore {
     }
   }
 
+  async dropCollections(names: string[]): Promise<void> {
+    for (const collection of names) {
+      this.#indexes.delete(collection);
+      // The driver takes a collection that is not there as dropped already.
+      await this.#db.collection(name(collection)).drop();
+    }
+  }
+
   /**
    * Runs `work` in one transaction (`withTransaction`). On a transient error (a write conflict
    * with another transaction, a primary step-down) the driver retries the whole transaction, so

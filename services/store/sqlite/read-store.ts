@@ -270,6 +270,17 @@ export class SqliteReadStore extends SqliteDocuments implements ReadStore {
     }
   }
 
+  async dropCollections(names: string[]): Promise<void> {
+    forgetStatements(this.#db.writer);
+    this.forgetQueries();
+    this.inTransaction.forgetQueries();
+    for (const name of names) {
+      this.#indexes.delete(name);
+      // Its indexes go with it.
+      this.#db.writer.exec(`DROP TABLE IF EXISTS ${tableOf(name)}`);
+    }
+  }
+
   /** Tables of rebuilds whose process is gone (killed mid-replay): nothing will swap or discard them. */
   #dropAbandonedRebuilds(): void {
     const tables = this.#db.writer.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB '*${REBUILD}*'`).all() as Array<{ name: string }>;
