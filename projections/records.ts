@@ -88,7 +88,7 @@ export interface RecordEntryDoc extends Doc {
 export const setKey = (exerciseOrder: number, position: number) => `${exerciseOrder}:${position}`;
 
 /** A set an entry keeps: done, and not a warm-up. */
-export const isDone = (s: WorkoutSet) => s.completed && s.set_type !== 'warmup';
+const isDone = (s: WorkoutSet) => s.completed && s.set_type !== 'warmup';
 
 /** One workout's entries, an exercise listed twice in the workout being one entry. */
 function entriesOf(w: RecordItem<'workout'>): Map<string, RecordEntryDoc['sets']> {
