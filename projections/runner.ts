@@ -82,7 +82,9 @@ export class ProjectionRunner {
   async ensureCollections(): Promise<void> {
     await this.#readStore.ensureCollections(this.collectionSpecs());
     await this.#readStore.dropCollections(this.#retired.collections);
-    for (const name of this.#retired.projections) await this.#readStore.delete(CHECKPOINTS, PARTITION, name);
+    // Read first: a delete takes the write lock even when it matches nothing, and opening a store
+    // (any command) must not wait on another process's import for that.
+    for (const name of this.#retired.projections) if (await this.#readStore.get(CHECKPOINTS, PARTITION, name)) await this.#readStore.delete(CHECKPOINTS, PARTITION, name);
     await this.#readStore.finishInterruptedSwaps(async (live, from, label) => {
       // The label names the projections and the versions that rebuilt them (see `replay`).
       const rebuilt = this.projections.filter((p) => typeof label[p.name] === 'number');

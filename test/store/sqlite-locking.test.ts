@@ -3,22 +3,45 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { openApp } from '../../services/app.ts';
+import { loadConfig } from '../../services/config.ts';
 import { openSqlite } from '../../services/store/sqlite/database.ts';
 import { SqliteEventStore } from '../../services/store/sqlite/event-store.ts';
 import { tempDir } from '../support/app.ts';
 
-/** Another process takes the write lock, says so, and holds it for `ms`. */
-function holdWriteLock(path: string, ms: number): Promise<{ released: Promise<void> }> {
+/**
+ * Another process takes the write lock, says so, and holds it for `ms`; it says so again just
+ * before it lets go (`releasing`), and `released` once it has.
+ */
+function holdWriteLock(path: string, ms: number): Promise<{ released: Promise<void>; releasing: Promise<void> }> {
   const script = `
     const { DatabaseSync } = require('node:sqlite');
     const db = new DatabaseSync(${JSON.stringify(path)});
     db.exec('BEGIN IMMEDIATE');
     console.log('locked');
-    setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${ms});`;
+    setTimeout(() => { console.log('releasing'); db.exec('COMMIT'); db.close(); }, ${ms});`;
   const child = spawn(process.execPath, ['-e', script]);
   const released = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  return new Promise((resolve) => child.stdout.once('data', () => resolve({ released })));
+  const said = (word: string) => new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => d.toString().includes(word) && resolve()));
+  const releasing = said('releasing');
+  return said('locked').then(() => ({ released, releasing }));
 }
+
+test("opening a store takes no write lock: a command's start does not wait on another process's import", async () => {
+  const dataDir = tempDir();
+  await (await openApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }))).close();
+  const { released, releasing } = await holdWriteLock(join(dataDir, 'repledger.db'), 3000);
+  let lockHeld = true;
+  void releasing.then(() => (lockHeld = false));
+  const app = await openApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+  try {
+    assert.equal(await app.athletes.list(), []);
+    assert.ok(lockHeld, 'opening waited for the other process to release its lock');
+  } finally {
+    await app.close();
+    await released;
+  }
+});
 
 test('a writer waits for another process to release the lock without freezing its event loop', async () => {
   const path = join(tempDir(), 'repledger.db');
