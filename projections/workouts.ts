@@ -4,7 +4,6 @@
 // when the athlete changes timezone.
 import type { RecordItem, WorkoutSet } from '../contracts/record.ts';
 import { localDateOf } from '../services/domain/time.ts';
-import type { Doc, Documents } from '../services/store/read-store.ts';
 import { timezoneOf } from './athletes.ts';
 import { applyItemChange, type ItemDoc } from './items.ts';
 import { athleteOf, BY_ID, changedAt, firstCreatedAt, rebucketLocalDates, type Projection } from './projection.ts';
