@@ -5,13 +5,13 @@ import { LIMITS } from './policy.ts';
 export { LIMITS, WRITE_POLICY } from './policy.ts';
 
 export const uuid = z.uuid();
-/**
- * A client-chosen command id: a uuid in either case, kept in lower case, so that the same id sent
- * in upper case is the same command (a replay), never a second proposal.
- */
-export const commandId = uuid.toLowerCase();
 /** An id a request names (a path id, a filter): a uuid in either case, read in lower case as the service writes ids. */
 export const requestedId = uuid.toLowerCase();
+/**
+ * A client-chosen command id, read as any requested id: the same id sent in upper case is the same
+ * command (a replay), never a second proposal.
+ */
+export const commandId = requestedId;
 /** RFC 3339 instant with an offset or Z; the service always writes UTC `Z`. */
 export const dateTime = z.iso.datetime({ offset: true });
 const PAGE_SIZE_RULE = `must be an integer from 1 to ${LIMITS.pageSizeMax}`;
