@@ -287,13 +287,13 @@ function setPageHeaders(raw: FastifyReply['raw']): void {
   for (const [name, value] of Object.entries(pageHeaders())) raw.setHeader(name, value);
 }
 
+/** oidc-provider's own limit on a request body (lib/shared/selective_body.js). */
+const OAUTH_BODY_LIMIT = 56 * 1024;
+
 /**
  * oidc-provider's endpoints, given the raw request with its body unread, and what runs beside
  * them: the registration limit, the clean-up schedule, revoked grants reaching the connections.
  */
-/** oidc-provider's own limit on a request body (lib/shared/selective_body.js). */
-const OAUTH_BODY_LIMIT = 56 * 1024;
-
 export async function mountProvider(server: FastifyInstance, provider: Provider, app: App): Promise<void> {
   const callback = provider.callback();
   const registrations = new AttemptLimiter(REGISTRATIONS_PER_ADDRESS, REGISTRATION_WINDOW_MS, app.clock);
