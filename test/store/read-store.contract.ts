@@ -272,10 +272,9 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
     await fx.store.ensureCollections([retired]);
     assert.is(await fx.store.count('contract_retired'), 0);
     assert.equal(await fx.store.page('contract_retired', { partition: p, index: 'by_day', direction: 'asc', limit: 5 }), []);
-    assert.equal((await fx.store.get('contract_items', p, 'a')), null, 'other collections untouched');
     await fx.store.upsert('contract_items', p, { id: 'kept', day: '2026-01-01', group: 'g', n: 1 });
     await fx.store.dropCollections(['contract_retired']);
-    assert.ok(await fx.store.get('contract_items', p, 'kept'));
+    assert.ok(await fx.store.get('contract_items', p, 'kept'), 'other collections untouched');
   });
 
   t.run();
