@@ -7,6 +7,7 @@ import Provider, { errors, type Configuration, type KoaContextWithOIDC, type Tok
 import type { DisconnectReason } from '../../contracts/events.ts';
 import { READ_SCOPES } from '../../contracts/common.ts';
 import type { App } from '../app.ts';
+import { cookieValue } from '../http/cookie-header.ts';
 // The web app's page layout and security headers, shared with the authorization server's pages.
 import { contentSecurityPolicy, pageHeaders } from '../web/layout.ts';
 import { html, Html, page } from '../web/html.ts';
@@ -388,19 +389,3 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
     }
   });
 }
-
-/** The value of cookie `name` in a Cookie header, or null. */
-function cookieValue(header: string | undefined, name: string): string | null {
-  for (const pair of (header ?? '').split(';')) {
-    const at = pair.indexOf('=');
-    if (at > 0 && pair.slice(0, at).trim() === name) {
-      try {
-        return decodeURIComponent(pair.slice(at + 1).trim()) || null;
-      } catch {
-        return null;
-      }
-    }
-  }
-  return null;
-}
-

@@ -70,12 +70,14 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
   server.addHook('onClose', async () => clearInterval(sweeper));
   const origin = new URL(app.config.baseUrl).origin;
 
-  await server.register(cookie);
   await server.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
 
   server.decorateRequest('session', null);
 
   const pages = async (web: FastifyInstance) => {
+    // Here, not at the root: the API surfaces take a bearer, never a cookie, and would otherwise
+    // parse the Cookie header and run the plugin's hooks on every request.
+    await web.register(cookie);
     web.addHook('onRequest', async (request) => {
       request.session = await sessions.current(request);
     });

@@ -1,6 +1,7 @@
 // What every page of the web app shares, and the authorization server's pages with it: the
 // security headers, how a page is shown, and the error page browsers get.
 import type { FastifyReply } from 'fastify';
+import { cookieValue } from '../http/cookie-header.ts';
 import { html, page, SCRIPT_HASH, STYLE_HASH, type Html } from './html.ts';
 import { SESSION_COOKIE, type Session } from './sessions.ts';
 
@@ -40,9 +41,10 @@ export function errorPage(reply: FastifyReply, status: number, message: string, 
     .headers(pageHeaders())
     .send(
       page(
-        // The error handlers run before any session is looked up: a browser with a session cookie
-        // gets the navigation (its links lead to sign-in if the session has ended).
-        { title, navigation: !!(reply.request.cookies as Record<string, string | undefined> | undefined)?.[SESSION_COOKIE] },
+        // The error handlers run before any session is looked up, and outside the pages where the
+        // cookie plugin runs: a browser with a session cookie gets the navigation (its links lead
+        // to sign-in if the session has ended).
+        { title, navigation: cookieValue(reply.request.headers.cookie, SESSION_COOKIE) !== null },
         html`<div class="card"><h1>${title}</h1><p>${message}</p>${status >= 500 ? html`<p class="hint">If it keeps happening, quote this reference: ${requestId}</p>` : ''}<a class="button" href="/">Go to RepLedger</a></div>`,
       ),
     );

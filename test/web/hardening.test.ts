@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixedClock } from '../../services/domain/clock.ts';
 import { AttemptLimiter } from '../../services/web/limiter.ts';
-import { SESSIONS } from '../../services/web/sessions.ts';
+import { SESSION_COOKIE, SESSIONS } from '../../services/web/sessions.ts';
 import { beginAuthorization, connect, follow, registerPro, PASSWORD, REDIRECT } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
 
@@ -293,6 +293,11 @@ test('browsers get pages for unknown addresses and errors; API clients get the e
     const text = await page.text();
     assert.match(text, '<h1>Page not found</h1>');
     assert.not.match(text, '"error"');
+    assert.not.match(text, '<nav class="main"', 'no navigation for a browser without a session');
+    // The error page runs outside the pages' cookie plugin, and still reads the session cookie.
+    const withSession = await fetch(`${s.base}/no-such-page`, { headers: { accept: 'text/html', cookie: `other=1; ${SESSION_COOKIE}=ended-or-not` } });
+    assert.is(withSession.status, 404);
+    assert.match(await withSession.text(), '<nav class="main"', 'a browser with a session cookie gets the navigation');
 
     for (const path of ['/no-such-page', '/v1/agent-access/nothing', '/api/v1/nothing', '/oauth/token/x']) {
       const api = await fetch(`${s.base}${path}`, { headers: path === '/no-such-page' ? {} : { accept: 'text/html' } });
