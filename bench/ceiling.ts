@@ -23,9 +23,10 @@ export interface Floor {
   /**
    * Makes the server answer every request with `response`, after the store reads the service makes
    * for `request` (none when null), and an MCP tool call to POST /mcp with `mcp`, the service's
-   * answer to it, after the same reads. Returns those reads, by store and method.
+   * answer to it, after the same reads. `signCursor`: sign the answer's next cursor again for each
+   * request, as the service does. Returns those reads, by store and method.
    */
-  serve(response: CapturedResponse, request: BenchRequest | null, mcp?: CapturedResponse | null): Promise<string[]>;
+  serve(response: CapturedResponse, request: BenchRequest | null, mcp?: CapturedResponse | null, signCursor?: boolean): Promise<string[]>;
   stop(): void;
 }
 
@@ -51,8 +52,8 @@ export async function startFloor(framework: Framework, dataDir: string, serviceB
   return {
     base,
     pid: child.pid!,
-    async serve(response, request, mcp = null) {
-      const message: FloorMessage = { kind: 'serve', ...replayed(response), request, mcp: mcp && replayed(mcp) };
+    async serve(response, request, mcp = null, signCursor = false) {
+      const message: FloorMessage = { kind: 'serve', ...replayed(response), request, mcp: mcp && replayed(mcp), signCursor };
       child.send(message);
       const serving = await nextReply(child);
       if (serving.kind === 'failed') throw new Error(`floor server (${framework}): ${serving.message}`);

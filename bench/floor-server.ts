@@ -15,6 +15,10 @@
 // JSON given (as the REST floor is given its bytes) and escaped into the text block the protocol
 // asks for. What that costs beyond the REST floor is what any MCP call costs on this stack, with
 // nothing of RepLedger's in it.
+//
+// Asked to, it also signs the answer's cursor again for each request, with the service's own
+// encodeCursor: what the cursors the design asks for (signed, decisions.md "Cursors") cost a list.
+import { createSecretKey, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -24,6 +28,8 @@ import { openApp } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
 import { answerJson, InProcessTransport } from '../services/http/mcp.ts';
 import { buildServer } from '../services/http/server.ts';
+import { encodeCursor, type CursorBinding } from '../services/api/cursor.ts';
+import type { KeyValue } from '../services/store/read-store.ts';
 import type { BenchRequest } from './http.ts';
 
 export type Framework = 'node:http' | 'fastify';
@@ -35,9 +41,10 @@ export interface Replayed {
 }
 /**
  * `request` null: answer the bytes without reading anything. `mcp`: the service's answer to the
- * operation's tool call, for POST /mcp (Fastify only); null where it has none.
+ * operation's tool call, for POST /mcp (Fastify only); null where it has none. `signCursor`: sign
+ * the answer's `next_cursor` again for each request before answering (Fastify only).
  */
-export type FloorMessage = { kind: 'serve'; request: BenchRequest | null; mcp: Replayed | null } & Replayed;
+export type FloorMessage = { kind: 'serve'; request: BenchRequest | null; mcp: Replayed | null; signCursor: boolean } & Replayed;
 export type FloorReply = { kind: 'listening'; port: number } | { kind: 'serving'; storeCalls: string[] } | { kind: 'failed'; message: string };
 
 /** The store methods a request reads through; writes are not part of a read's floor. */
@@ -111,7 +118,31 @@ interface McpAnswer {
   compared: boolean;
 }
 
-let current: (Answer & { calls: StoreCall[]; mcp: McpAnswer | null }) | null = null;
+/** A cursor to sign for each request: what the service signed for the answer replayed. */
+interface Signing {
+  binding: CursorBinding;
+  after: KeyValue[];
+}
+
+let current: (Answer & { calls: StoreCall[]; mcp: McpAnswer | null; signing: Signing | null }) | null = null;
+
+/** Any key: signing costs the same under each, and the floor's cursors are never read back. */
+const CURSOR_KEY = createSecretKey(randomBytes(32));
+
+/**
+ * What the service signed for this answer, read back from its `next_cursor`. Its payload is
+ * re-encoded here and compared, so that the floor signs the same bytes the service did.
+ */
+function signingOf(replayed: Replayed): Signing {
+  const { data } = JSON.parse(Buffer.from(replayed.bodyBase64, 'base64').toString('utf8')) as { data?: { next_cursor?: string | null } };
+  const cursor = data?.next_cursor;
+  if (!cursor) throw new Error('the answer has no next_cursor to sign');
+  const body = cursor.split('.')[0]!;
+  const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { o: string; a: string; f: Record<string, string | null>; k: KeyValue[] };
+  const signing = { binding: { operation: payload.o, athleteId: payload.a, filters: payload.f }, after: payload.k };
+  if (encodeCursor(CURSOR_KEY, signing.binding, signing.after).split('.')[0] !== body) throw new Error('the cursor signed here is not the one the service signed');
+  return signing;
+}
 
 function answerOf(replayed: Replayed): Answer {
   const body = Buffer.from(replayed.bodyBase64, 'base64');
@@ -151,6 +182,8 @@ async function listen(): Promise<number> {
     const server = Fastify({ logger: false });
     server.all('/*', async (_request, response) => {
       await read();
+      const signing = current!.signing;
+      if (signing) encodeCursor(CURSOR_KEY, signing.binding, signing.after);
       return response.code(current!.status).headers(current!.headers).send(current!.body);
     });
     server.post('/mcp', async (request, response) => {
@@ -190,7 +223,8 @@ async function listen(): Promise<number> {
 process.on('message', (message: FloorMessage) => {
   void (async () => {
     const calls = message.request ? await recordReads(message.request, message.status) : [];
-    current = { ...answerOf(message), calls, mcp: message.mcp && mcpAnswerOf(message.mcp) };
+    if (message.signCursor && framework !== 'fastify') throw new Error('only the Fastify floor signs cursors');
+    current = { ...answerOf(message), calls, mcp: message.mcp && mcpAnswerOf(message.mcp), signing: message.signCursor ? signingOf(message) : null };
     reply({ kind: 'serving', storeCalls: calls.map((c) => `${c.store}.${c.method}`) });
   })().catch((error: unknown) => reply({ kind: 'failed', message: error instanceof Error ? error.message : String(error) }));
 });

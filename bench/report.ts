@@ -120,6 +120,33 @@ export interface FloorResult {
   ceiling: Measurement;
   service: Measurement;
   floors: Array<{ framework: string; read: boolean; measurement: Measurement; ofCeiling: number }>;
+  signed: SignedFloorResult;
+}
+
+/** The Fastify floor without and with the cursor signed, and the service, measured in turns. */
+export interface SignedFloorResult {
+  floor: Measurement;
+  signed: Measurement;
+  service: Measurement;
+  /** Paired ratios of requests/s: the signing floor of the floor, the service of each. */
+  signedOfFloor: number | null;
+  serviceOfFloor: number | null;
+  serviceOfSigned: number | null;
+  /** CPU per response the signing adds to the floor, in µs (paired turns' median difference). */
+  signingCpuUs: number | null;
+}
+
+export function signedFloorResult(floor: Measurement, signed: Measurement, service: Measurement): SignedFloorResult {
+  const rps = (t: TurnFigures) => t.requestsPerSecond;
+  return {
+    floor,
+    signed,
+    service,
+    signedOfFloor: pairedRatio(floor, signed, rps),
+    serviceOfFloor: pairedRatio(floor, service, rps),
+    serviceOfSigned: pairedRatio(signed, service, rps),
+    signingCpuUs: pairedMedian([floor, signed], ([f, g]) => (f!.cpuUsPerResponse !== null && g!.cpuUsPerResponse !== null ? g!.cpuUsPerResponse - f!.cpuUsPerResponse : null)),
+  };
 }
 
 /**
@@ -420,6 +447,18 @@ export function formatFloors(f: FloorResult): string {
     `floor under rest ${f.operation}, athlete ${f.athlete}: the framework and the store read it makes (one keyset page), without the service's own work`,
     ...rows.map(([label, m]) => `  ${label.padEnd(width)}  ${fixed(m.requestsPerSecond, 0).padStart(6)} req/s  ${of(m, f.ceiling)} of ceiling`),
     ...(readOverFastify ? [`  the service reaches ${of(f.service, readOverFastify.measurement)} of Fastify making the same read`] : []),
+    formatSignedFloor(f.signed),
+  ].join('\n');
+}
+
+/** The signed cursor's share: the floor without and with it, and the service against each (paired turns). */
+function formatSignedFloor(s: SignedFloorResult): string {
+  const ratio = (r: number | null) => (r === null ? '-' : fixed(r, 2));
+  const figures = (m: Measurement) => `${fixed(m.requestsPerSecond, 0)} req/s, ${m.cpuUsPerResponse === null ? '-' : fixed(m.cpuUsPerResponse, 0)} µs CPU`;
+  return [
+    `  in turns, the floor without and with the cursor signed again for each request (the service's encodeCursor; decisions.md "Cursors"):`,
+    `    fastify, making the same read: ${figures(s.floor)}; signing its cursor too: ${figures(s.signed)} = ${ratio(s.signedOfFloor)} of it, ${s.signingCpuUs === null ? '-' : fixed(s.signingCpuUs, 0)} µs CPU more a response`,
+    `    the service: ${figures(s.service)} = ${ratio(s.serviceOfFloor)} of the floor, ${ratio(s.serviceOfSigned)} of the floor that signs its cursor`,
   ].join('\n');
 }
 

@@ -30,7 +30,7 @@ import { tempDir } from '../test/support/app.ts';
 import { SURFACES, type BenchAthlete, type Case, type CaseContext, type Surface } from './cases.ts';
 import { startCeiling, startFloor, type Ceiling, type Floor } from './ceiling.ts';
 import type { Framework } from './floor-server.ts';
-import { send, withBearer, type CapturedResponse } from './http.ts';
+import { send, withBearer, type BenchRequest, type CapturedResponse } from './http.ts';
 import { measure, measureInTurns, type Load, type Measurement, type Run } from './measure.ts';
 import { measurePrepareFloor, type PrepareFloorMeasured } from './prepare-floor.ts';
 import { formatReview, measureReview } from './review.ts';
@@ -51,6 +51,8 @@ import {
   type FloorMeasurement,
   type FloorResult,
   type OperationResult,
+  signedFloorResult,
+  type SignedFloorResult,
 } from './report.ts';
 import { seedAthlete, todayLocal, trainingHistory, type AthleteSpec, type SeededAthlete } from '../test/support/sample-record.ts';
 import { startServer, type RunningServer } from './server.ts';
@@ -343,7 +345,30 @@ async function measureBreakdown(settings: Settings, dataDir: string, server: Run
   }
   floors.push({ framework: 'fastify', read: true, measurement: measured.floor.measurement, ofCeiling: measured.floor.measurement.requestsPerSecond / measured.ceiling.requestsPerSecond });
   const service = measured.cases.find((x) => x.athlete === c.athlete.label)!;
-  return { operation: c.operation, athlete: c.athlete.label, ceiling: measured.ceiling, service: service.measurement, floors };
+  return { operation: c.operation, athlete: c.athlete.label, ceiling: measured.ceiling, service: service.measurement, floors, signed: await measureSignedFloor(settings, dataDir, server, request, response) };
+}
+
+/**
+ * The Fastify floor, the same floor signing the answer's cursor again for each request, and the
+ * service, in turns: what the signed cursor the design asks for costs a list, measured where the
+ * floor is.
+ */
+async function measureSignedFloor(settings: Settings, dataDir: string, server: RunningServer, request: BenchRequest, response: CapturedResponse): Promise<SignedFloorResult> {
+  const [plain, signing] = [await startFloor('fastify', dataDir, server.base), await startFloor('fastify', dataDir, server.base)];
+  try {
+    await plain.serve(response, request);
+    await signing.serve(response, request, null, true);
+    progress(`rest ${BREAKDOWN_OPERATION}: over fastify with the store reads, without and with the cursor signed, and the service, in turns`);
+    const [floor, signed, service] = await measureInTurns([
+      { base: plain.base, request, load: settings.load, serverPid: plain.pid },
+      { base: signing.base, request, load: settings.load, serverPid: signing.pid },
+      { base: server.base, request, load: settings.load, serverPid: server.pid },
+    ]);
+    return signedFloorResult(floor!, signed!, service!);
+  } finally {
+    plain.stop();
+    signing.stop();
+  }
 }
 
 /**
