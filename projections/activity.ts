@@ -3,6 +3,7 @@
 // of the history. Each workout's contribution is remembered so that an edit, a delete or a
 // timezone change moves it.
 import type { RecordItem } from '../contracts/record.ts';
+import { isDone } from '../services/domain/records.ts';
 import { addDays, localDateOf, weekStart } from '../services/domain/time.ts';
 import type { Doc, Documents } from '../services/store/read-store.ts';
 import { timezoneOf } from './athletes.ts';
@@ -46,7 +47,7 @@ interface Contribution extends Doc {
 
 function setsByExercise(w: RecordItem<'workout'>): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const e of w.exercises) out[e.exercise_id] = (out[e.exercise_id] ?? 0) + e.sets.filter((s) => s.completed && s.set_type !== 'warmup').length;
+  for (const e of w.exercises) out[e.exercise_id] = (out[e.exercise_id] ?? 0) + e.sets.filter(isDone).length;
   return out;
 }
 

@@ -12,7 +12,7 @@
 // exercise instead of walking its history.
 import type { RecordItem, WorkoutSet } from '../contracts/record.ts';
 import { sortName } from '../services/domain/exercise-search.ts';
-import { NO_BEST, recordsOf, valueOf, type Best, type Indicator } from '../services/domain/records.ts';
+import { isDone, NO_BEST, recordsOf, valueOf, type Best, type Indicator } from '../services/domain/records.ts';
 import { localDateOf } from '../services/domain/time.ts';
 import type { StoredEvent } from '../services/store/event-store.ts';
 import type { Doc, Documents, KeyValue } from '../services/store/read-store.ts';
@@ -86,9 +86,6 @@ export interface RecordEntryDoc extends Doc {
 }
 
 export const setKey = (exerciseOrder: number, position: number) => `${exerciseOrder}:${position}`;
-
-/** A set an entry keeps: done, and not a warm-up. */
-const isDone = (s: WorkoutSet) => s.completed && s.set_type !== 'warmup';
 
 /** One workout's entries, an exercise listed twice in the workout being one entry. */
 function entriesOf(w: RecordItem<'workout'>): Map<string, RecordEntryDoc['sets']> {

@@ -40,11 +40,14 @@ export function valueOf(indicator: Indicator, s: Pick<WorkoutSet, 'weight_kg' | 
 /** What of a set the records rule reads. */
 export type RecordSet = Pick<WorkoutSet, 'position' | 'set_number' | 'set_type' | 'parent_position' | 'weight_kg' | 'reps' | 'completed'>;
 
+/** A set done: completed, and not a warm-up. Only these count, for records and for activity. */
+export const isDone = (s: Pick<WorkoutSet, 'completed' | 'set_type'>) => s.completed && s.set_type !== 'warmup';
+
 /** The sets of one workout's exercise that count, in workout order. */
 export function eligibleSets<S extends RecordSet>(sets: S[]): S[] {
   const byPosition = new Map(sets.map((s) => [s.position, s]));
   const eligible = (s: S, seen: Set<number>): boolean => {
-    if (!s.completed || s.set_type === 'warmup') return false;
+    if (!isDone(s)) return false;
     if (s.set_type !== 'drop_set') return true;
     if (s.parent_position === null || seen.has(s.position)) return false;
     const parent = byPosition.get(s.parent_position);
