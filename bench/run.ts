@@ -30,7 +30,7 @@ import { tempDir } from '../test/support/app.ts';
 import { SURFACES, type BenchAthlete, type Case, type CaseContext, type Surface } from './cases.ts';
 import { startCeiling, startFloor, type Ceiling, type Floor } from './ceiling.ts';
 import type { Framework } from './floor-server.ts';
-import { send, withBearer, type BenchRequest, type CapturedResponse } from './http.ts';
+import { send, withBearer, type CapturedResponse } from './http.ts';
 import { measure, measureInTurns, type Load, type Measurement, type Run } from './measure.ts';
 import { measurePrepareFloor, type PrepareFloorMeasured } from './prepare-floor.ts';
 import { formatReview, measureReview } from './review.ts';
@@ -51,8 +51,6 @@ import {
   type FloorMeasurement,
   type FloorResult,
   type OperationResult,
-  signedFloorResult,
-  type SignedFloorResult,
 } from './report.ts';
 import { seedAthlete, todayLocal, trainingHistory, type AthleteSpec, type SeededAthlete } from '../test/support/sample-record.ts';
 import { startServer, type RunningServer } from './server.ts';
@@ -215,30 +213,54 @@ async function measureCeiling(settings: Settings, ceiling: Ceiling, captured: Ma
   return measure(ceiling.base, await authorize(reference), settings.load, ceiling.pid);
 }
 
+/** The floor process each operation is measured against, and one that also signs a list's cursor (see floorRun). */
+interface FloorServers {
+  floor: Floor;
+  signing: Floor | null;
+}
+
 /**
  * A read group's floor made ready to be measured: the floor process answering the group's
  * long-history request with its bytes, after the store reads the service made for it; and, given
  * the operation's MCP case (of the same athlete), its tool call through the SDK's Server after the
- * same reads, the answer written as the service writes it (`mcpRun`).
+ * same reads, the answer written as the service writes it (`mcpRun`). Where the answer carries a
+ * `next_cursor` and a second floor process is given, that one answers the same after the same
+ * reads, signing the cursor again for each request (`signingRun`).
  */
 async function floorRun(
-  floor: Floor,
+  floors: FloorServers,
   captured: Map<Case, CapturedResponse>,
   authorize: (c: Case) => Promise<Case['request']>,
   group: Case[],
   mcp: Case | null,
   load: Load,
-): Promise<{ athlete: string; storeCalls: string[]; run: Run; mcpRun: Run | null }> {
+): Promise<{ athlete: string; storeCalls: string[]; run: Run; mcpRun: Run | null; signingRun: Run | null }> {
   // The floor is the long-history athlete's: issue 18's targets are stated on it.
   const reference = group[group.length - 1]!;
   if (mcp && mcp.athlete !== reference.athlete) throw new Error(`the MCP floor of ${mcp.operation} is measured for athlete ${reference.athlete.label}, not ${mcp.athlete.label}`);
   const request = await authorize(reference);
-  const storeCalls = await floor.serve(captured.get(reference)!, request, mcp && captured.get(mcp)!);
-  const run = (request: Case['request']): Run => ({ base: floor.base, request, load, serverPid: floor.pid });
-  return { athlete: reference.athlete.label, storeCalls, run: run(request), mcpRun: mcp && run(await authorize(mcp)) };
+  const response = captured.get(reference)!;
+  const storeCalls = await floors.floor.serve(response, request, mcp && captured.get(mcp)!);
+  const signing = floors.signing && hasNextCursor(response) ? floors.signing : null;
+  if (signing) await signing.serve(response, request, null, true);
+  const run = (floor: Floor, request: Case['request']): Run => ({ base: floor.base, request, load, serverPid: floor.pid });
+  return { athlete: reference.athlete.label, storeCalls, run: run(floors.floor, request), mcpRun: mcp && run(floors.floor, await authorize(mcp)), signingRun: signing && run(signing, request) };
 }
 
-async function measureAll(settings: Settings, server: RunningServer, ceiling: Ceiling, floor: Floor | null, tokens: Tokens, cases: Case[]): Promise<OperationResult[]> {
+/** Whether a read's answer is a page with another after it: one whose cursor the service signed. */
+function hasNextCursor(response: CapturedResponse): boolean {
+  const { data } = JSON.parse(response.body.toString('utf8')) as { data?: { next_cursor?: unknown } };
+  return typeof data?.next_cursor === 'string';
+}
+
+async function measureAll(
+  settings: Settings,
+  server: RunningServer,
+  ceiling: Ceiling,
+  floorServers: FloorServers | null,
+  tokens: Tokens,
+  cases: Case[],
+): Promise<OperationResult[]> {
   if (cases.length === 0) return [];
   const authorize = async (c: Case) => withBearer(c.request, await tokens.bearer(c.athlete.email, c.resource));
   const captured = await capture(server, cases, authorize);
@@ -269,13 +291,17 @@ async function measureAll(settings: Settings, server: RunningServer, ceiling: Ce
       const runs: Array<{ label: string; run: Run; keep: (m: Measurement) => void }> = [];
       // An operation's floor (REST's), with its MCP floor where it has an MCP case: the floor
       // process is made ready for one operation at a time.
-      const j = floor ? groups.findIndex((group) => hasCeiling(group[group.length - 1]!)) : -1;
-      if (floor && j >= 0) {
+      const j = floorServers ? groups.findIndex((group) => hasCeiling(group[group.length - 1]!)) : -1;
+      if (floorServers && j >= 0) {
         const m = groups.findIndex((group) => group[0]!.surface === 'mcp');
-        const f = await floorRun(floor, captured, authorize, groups[j]!, m >= 0 ? groups[m]![groups[m]!.length - 1]! : null, settings.load);
-        const keepFloor = (k: number) => (measured: Measurement) => (floors[i]![k] = { athlete: f.athlete, storeCalls: f.storeCalls, measurement: best(floors[i]![k]?.measurement ?? null, measured) });
+        const f = await floorRun(floorServers, captured, authorize, groups[j]!, m >= 0 ? groups[m]![groups[m]!.length - 1]! : null, settings.load);
+        const floorAt = (k: number) => floors[i]![k] ?? null;
+        const keepFloor = (k: number) => (x: Measurement) => (floors[i]![k] = { athlete: f.athlete, storeCalls: f.storeCalls, measurement: best(floorAt(k)?.measurement ?? null, x), signing: floorAt(k)?.signing ?? null });
+        // Measured in the same turns as the floor, whose keep comes first.
+        const keepSigning = (x: Measurement) => (floors[i]![j] = { ...floorAt(j)!, signing: best(floorAt(j)!.signing, x) });
         const name = groups[j]![0]!.operation;
         runs.push({ label: `${groups[j]![0]!.surface} ${name}: floor (Fastify, the service's store reads, the bytes)`, run: f.run, keep: keepFloor(j) });
+        if (f.signingRun) runs.push({ label: `${groups[j]![0]!.surface} ${name}: floor signing its cursor (the same, and encodeCursor)`, run: f.signingRun, keep: keepSigning });
         if (f.mcpRun) runs.push({ label: `mcp ${name}: floor (Fastify, the same reads, the SDK's Server, the answer written)`, run: f.mcpRun, keep: keepFloor(m) });
       }
       for (const c of groups.flat()) {
@@ -343,32 +369,12 @@ async function measureBreakdown(settings: Settings, dataDir: string, server: Run
       floor.stop();
     }
   }
-  floors.push({ framework: 'fastify', read: true, measurement: measured.floor.measurement, ofCeiling: measured.floor.measurement.requestsPerSecond / measured.ceiling.requestsPerSecond });
+  const ofCeiling = (m: Measurement) => m.requestsPerSecond / measured.ceiling!.requestsPerSecond;
+  floors.push({ framework: 'fastify', read: true, measurement: measured.floor.measurement, ofCeiling: ofCeiling(measured.floor.measurement) });
+  const signing = measured.floor.signing;
+  if (signing) floors.push({ framework: 'fastify', read: true, signs: true, measurement: signing, ofCeiling: ofCeiling(signing) });
   const service = measured.cases.find((x) => x.athlete === c.athlete.label)!;
-  return { operation: c.operation, athlete: c.athlete.label, ceiling: measured.ceiling, service: service.measurement, floors, signed: await measureSignedFloor(settings, dataDir, server, request, response) };
-}
-
-/**
- * The Fastify floor, the same floor signing the answer's cursor again for each request, and the
- * service, in turns: what the signed cursor the design asks for costs a list, measured where the
- * floor is.
- */
-async function measureSignedFloor(settings: Settings, dataDir: string, server: RunningServer, request: BenchRequest, response: CapturedResponse): Promise<SignedFloorResult> {
-  const [plain, signing] = [await startFloor('fastify', dataDir, server.base), await startFloor('fastify', dataDir, server.base)];
-  try {
-    await plain.serve(response, request);
-    await signing.serve(response, request, null, true);
-    progress(`rest ${BREAKDOWN_OPERATION}: over fastify with the store reads, without and with the cursor signed, and the service, in turns`);
-    const [floor, signed, service] = await measureInTurns([
-      { base: plain.base, request, load: settings.load, serverPid: plain.pid },
-      { base: signing.base, request, load: settings.load, serverPid: signing.pid },
-      { base: server.base, request, load: settings.load, serverPid: server.pid },
-    ]);
-    return signedFloorResult(floor!, signed!, service!);
-  } finally {
-    plain.stop();
-    signing.stop();
-  }
+  return { operation: c.operation, athlete: c.athlete.label, ceiling: measured.ceiling, service: service.measurement, floors };
 }
 
 /**
@@ -414,20 +420,20 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   let server: RunningServer | null = null;
   let ceiling: Ceiling | null = null;
-  let floor: Floor | null = null;
+  let floorServers: FloorServers | null = null;
   try {
     const manifest = await seeded(dataDir);
     const botTokens = await createBotTokens(dataDir, manifest.athletes);
     const nodeFlags = settings.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`] : [];
     server = await startServer({ dataDir, logFile: SERVER_LOG, nodeFlags });
     ceiling = await startCeiling();
-    floor = await startFloor('fastify', dataDir, server.base);
+    floorServers = { floor: await startFloor('fastify', dataDir, server.base), signing: await startFloor('fastify', dataDir, server.base) };
     progress(`server ${server.base} (log ${SERVER_LOG}), ceiling ${ceiling.base}`);
 
     const tokens = new Tokens(server.base, botTokens);
     const athletes: BenchAthlete[] = manifest.athletes.map((a) => ({ label: a.label, email: a.email }));
     const cases = await buildCases({ base: server.base, athletes, bearer: (a, resource) => tokens.bearer(a.email, resource) }, settings.operations);
-    const reads = await measureAll(settings, server, ceiling, floor, tokens, cases.filter((c) => c.access === 'read'));
+    const reads = await measureAll(settings, server, ceiling, floorServers, tokens, cases.filter((c) => c.access === 'read'));
     const writes = await measureWrites(settings, dataDir, manifest, server, ceiling, tokens, cases.filter((c) => c.access === 'write'));
     const operations = [...reads, ...writes.operations];
     const floors = await measureBreakdown(settings, dataDir, server, tokens, cases, operations);
@@ -456,7 +462,8 @@ async function main(): Promise<void> {
     console.log(`whole run: ${((performance.now() - started) / 1000).toFixed(0)} s${settings.profileDir ? `; server CPU profile in ${settings.profileDir}` : ''}`);
   } finally {
     ceiling?.stop();
-    floor?.stop();
+    floorServers?.floor.stop();
+    floorServers?.signing?.stop();
     await server?.stop();
     if (!settings.dataDir) rmSync(dataDir, { recursive: true, force: true });
   }

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { balancedOrders, median, type Measurement, type TurnFigures } from '../../bench/measure.ts';
-import { mcpFloorAllows, pairedRatio } from '../../bench/report.ts';
+import { mcpFloorAllows, operationResult, pairedRatio, summarise } from '../../bench/report.ts';
 
 test('every run goes once in each position and follows every other run equally often', () => {
   for (let n = 1; n <= 7; n++) {
@@ -59,6 +59,21 @@ test("what the MCP floor allows: REST's time per response plus what the MCP floo
   assert.ok(Math.abs(pooled - 0.8) < 1e-9, `pooled ${pooled}`);
   // An MCP floor no dearer than REST's allows all of REST's throughput, and more.
   assert.ok(mcpFloorAllows(rest, measured(turns(0.05), 0.05), measured(turns(0.04), 0.04))! > 1);
+});
+
+test('a list is also set against the floor that signs its cursor, and the summary names the lowest', () => {
+  const turns = (ms: number) => Array.from({ length: 6 }, () => turn(ms));
+  // The floor answers in 0.05 ms, 0.08 ms when it signs the cursor too; the list in 0.12 ms.
+  const floor = (signs: boolean) => ({ athlete: '10000', storeCalls: ['reads.page'], measurement: measured(turns(0.05), 0.05), signing: signs ? measured(turns(0.08), 0.08) : null });
+  const list = operationResult('list_meals', 'rest', 'read', null, [{ athlete: '10000', measurement: measured(turns(0.12), 0.12) }], null, floor(true));
+  const snapshot = operationResult('get_training_snapshot', 'rest', 'read', null, [{ athlete: '10000', measurement: measured(turns(0.1), 0.1) }], null, floor(false));
+  const [meals] = list.cases;
+  assert.ok(Math.abs(meals!.ofFloor! - 0.05 / 0.12) < 1e-9, `of the floor ${meals!.ofFloor}`);
+  assert.ok(Math.abs(meals!.ofSigningFloor! - 0.08 / 0.12) < 1e-9, `of the floor that signs ${meals!.ofSigningFloor}`);
+  assert.is(snapshot.cases[0]!.ofSigningFloor, null, 'an answer without a cursor has no floor that signs');
+  const summary = summarise([list, snapshot], []);
+  assert.equal(summary.minOfSigningFloor, { value: meals!.ofSigningFloor!, operation: 'rest list_meals', athlete: '10000', met: true });
+  assert.is(summary.minOfFloor?.met, false, "the target stays the floor's: 0.42 of it misses 0.5");
 });
 
 test('the median of an even count is the mean of its two middle values', () => {
