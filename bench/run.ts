@@ -274,8 +274,9 @@ async function measureAll(
     for (const group of groups) measured.push(await measureCeiling(settings, ceiling, captured, authorize, group));
     ceilings.push(measured);
   }
-  // Reads are measured in passes over every operation. In each pass an operation's floor and its
-  // surfaces and athletes (REST 100, REST 10,000, MCP 10,000, the Read API) are measured in turns
+  // Reads are measured in passes over every operation. In each pass an operation's floors (REST's,
+  // a list's signing floor, MCP's) and its surfaces and athletes (REST 100, REST 10,000, MCP
+  // 10,000, the Read API) are measured in turns
   // (measureInTurns), so that the figures each ratio divides come from the same stretch of time,
   // and each case keeps the best of each figure over the passes (`best`), minutes apart. A write
   // runs once, under its long load, on its own.
@@ -427,7 +428,9 @@ async function main(): Promise<void> {
     const nodeFlags = settings.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`] : [];
     server = await startServer({ dataDir, logFile: SERVER_LOG, nodeFlags });
     ceiling = await startCeiling();
-    floorServers = { floor: await startFloor('fastify', dataDir, server.base), signing: await startFloor('fastify', dataDir, server.base) };
+    // One at a time, so that the first is stopped (below) if the second fails to start.
+    floorServers = { floor: await startFloor('fastify', dataDir, server.base), signing: null };
+    floorServers.signing = await startFloor('fastify', dataDir, server.base);
     progress(`server ${server.base} (log ${SERVER_LOG}), ceiling ${ceiling.base}`);
 
     const tokens = new Tokens(server.base, botTokens);
