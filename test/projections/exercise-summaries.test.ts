@@ -30,6 +30,21 @@ const arbStep = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant('rename' as const), which: fc.nat(2), name: fc.constantFrom('Squat', 'Bénch Press', 'row') }) },
 );
 type WorkoutShape = typeof arbWorkout extends fc.Arbitrary<infer T> ? T : never;
+type Step = typeof arbStep extends fc.Arbitrary<infer T> ? T : never;
+
+/**
+ * Run before the random histories, so that the cases that matter are reached whatever the seed:
+ * the record holder (the second workout, heavier in every set) edited four times and deleted, and
+ * each exercise renamed. Random histories reached them too, but how often varied with the seed.
+ */
+const lift = (weight: number, reps: number): WorkoutShape['exercises'][number] => ({ which: 0, sets: [{ weight, reps, kind: 'normal', completed: true }] });
+const REACHES: Step[] = [
+  { op: 'create', w: { day: 1, exercises: [lift(40, 3)] } },
+  { op: 'create', w: { day: 2, exercises: [lift(50, 5)] } },
+  ...(['Squat', 'row', 'Bénch Press', 'Squat'] as const).map((name, which): Step => ({ op: 'rename', which: which % 3, name })),
+  ...[52, 54, 56, 58].map((weight): Step => ({ op: 'update', pick: 1, w: { day: 2, exercises: [lift(weight, 5)] } })),
+  { op: 'delete', pick: 1 },
+];
 
 function toItem(id: string, w: WorkoutShape, exerciseIds: string[]): RecordItem<'workout'> {
   return {
@@ -113,15 +128,16 @@ test('exercise summaries equal the records, sessions and last workout of the fin
           }
         }
       }),
-      { numRuns: 25 },
+      { numRuns: 25, examples: [[REACHES]] },
     );
   } finally {
     await t.close();
   }
-  // The cases that matter were reached: a record's workout edited or deleted, an exercise renamed.
+  // The cases that matter were reached: a record's workout edited or deleted, an exercise renamed
+  // (REACHES alone moves the record five times and renames four times).
   console.log(`reached: ${JSON.stringify(reached)}`);
-  assert.ok(reached.movedRecord > 10, `record holders edited or deleted: ${reached.movedRecord}`);
-  assert.ok(reached.renamed > 3, `renames: ${reached.renamed}`);
+  assert.ok(reached.movedRecord >= 5, `record holders edited or deleted: ${reached.movedRecord}`);
+  assert.ok(reached.renamed >= 4, `renames: ${reached.renamed}`);
 });
 
 test.run();
