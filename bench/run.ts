@@ -216,7 +216,7 @@ async function measureCeiling(settings: Settings, ceiling: Ceiling, captured: Ma
 /** The floor process each operation is measured against, and one that also signs a list's cursor (see floorRun). */
 interface FloorServers {
   floor: Floor;
-  signing: Floor | null;
+  signing: Floor;
 }
 
 /**
@@ -224,8 +224,8 @@ interface FloorServers {
  * long-history request with its bytes, after the store reads the service made for it; and, given
  * the operation's MCP case (of the same athlete), its tool call through the SDK's Server after the
  * same reads, the answer written as the service writes it (`mcpRun`). Where the answer carries a
- * `next_cursor` and a second floor process is given, that one answers the same after the same
- * reads, signing the cursor again for each request (`signingRun`).
+ * `next_cursor`, the signing floor answers the same after the same reads, signing the cursor
+ * again for each request (`signingRun`).
  */
 async function floorRun(
   floors: FloorServers,
@@ -241,7 +241,7 @@ async function floorRun(
   const request = await authorize(reference);
   const response = captured.get(reference)!;
   const storeCalls = await floors.floor.serve(response, request, mcp && captured.get(mcp)!);
-  const signing = floors.signing && hasNextCursor(response) ? floors.signing : null;
+  const signing = hasNextCursor(response) ? floors.signing : null;
   if (signing) await signing.serve(response, request, null, true);
   const run = (floor: Floor, request: Case['request']): Run => ({ base: floor.base, request, load, serverPid: floor.pid });
   return { athlete: reference.athlete.label, storeCalls, run: run(floors.floor, request), mcpRun: mcp && run(floors.floor, await authorize(mcp)), signingRun: signing && run(signing, request) };
@@ -421,16 +421,20 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   let server: RunningServer | null = null;
   let ceiling: Ceiling | null = null;
-  let floorServers: FloorServers | null = null;
+  // Each floor process as it starts, so that every one started is stopped, whatever fails after.
+  const floorProcesses: Floor[] = [];
+  const startedFloor = async (serviceBase: string) => {
+    const floor = await startFloor('fastify', dataDir, serviceBase);
+    floorProcesses.push(floor);
+    return floor;
+  };
   try {
     const manifest = await seeded(dataDir);
     const botTokens = await createBotTokens(dataDir, manifest.athletes);
     const nodeFlags = settings.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.profileDir}`] : [];
     server = await startServer({ dataDir, logFile: SERVER_LOG, nodeFlags });
     ceiling = await startCeiling();
-    // One at a time, so that the first is stopped (below) if the second fails to start.
-    floorServers = { floor: await startFloor('fastify', dataDir, server.base), signing: null };
-    floorServers.signing = await startFloor('fastify', dataDir, server.base);
+    const floorServers: FloorServers = { floor: await startedFloor(server.base), signing: await startedFloor(server.base) };
     progress(`server ${server.base} (log ${SERVER_LOG}), ceiling ${ceiling.base}`);
 
     const tokens = new Tokens(server.base, botTokens);
@@ -465,8 +469,7 @@ async function main(): Promise<void> {
     console.log(`whole run: ${((performance.now() - started) / 1000).toFixed(0)} s${settings.profileDir ? `; server CPU profile in ${settings.profileDir}` : ''}`);
   } finally {
     ceiling?.stop();
-    floorServers?.floor.stop();
-    floorServers?.signing?.stop();
+    for (const floor of floorProcesses) floor.stop();
     await server?.stop();
     if (!settings.dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
