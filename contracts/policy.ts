@@ -45,6 +45,8 @@ export const RECORD_BOUNDS = {
 export const WRITE_POLICY = {
   /** Logical changes in one proposal, linked records included (spec 2.12, 8). */
   changesPerProposal: 50,
+  /** The characters of a proposal's `reason`, the client's words to the athlete. */
+  reasonLength: 500,
   /** A prepared proposal expires this long after preparation; approving it then saves nothing (spec 3). */
   proposalExpiryMinutes: 30,
   /** Routines are scheduled on explicit local dates at most this many days ahead, in the reviewed timezone (spec 4.3 rule 4). */

@@ -10,6 +10,7 @@ import {
   commandId,
   dateTime,
   goalType,
+  isVisibleText,
   localDate,
   readScope,
   recordText,
@@ -191,6 +192,13 @@ export const writeProposalBody = z.strictObject({
     .min(1, { error: 'a proposal holds at least one action' })
     .max(WRITE_POLICY.changesPerProposal, { error: `a proposal holds at most ${WRITE_POLICY.changesPerProposal} changes` })
     .describe('The changes, applied in order when the athlete approves.'),
+  reason: z
+    .string()
+    .min(1)
+    .max(WRITE_POLICY.reasonLength, { error: `a reason is at most ${WRITE_POLICY.reasonLength} characters` })
+    .refine(isVisibleText, { error: 'a reason needs a visible character' })
+    .optional()
+    .describe('Why, for the athlete, in plain text: shown on the review page as your words.'),
 });
 export type WriteProposalBody = z.infer<typeof writeProposalBody>;
 
@@ -257,6 +265,8 @@ export const proposal = z.strictObject({
     .nullable(),
   /** When the athlete undid the committed batch. */
   undone_at: dateTime.nullable(),
+  /** The client's reason, as it wrote it; null when it gave none, or once the details are removed. */
+  reason: z.string().nullable(),
 });
 export type Proposal = z.infer<typeof proposal>;
 

@@ -1,7 +1,8 @@
 // Proposals as the agent, the athlete's review pages and the operators read them: one document per
-// command id with its status and times, the changes in the clear (kinds, ids, revisions), and the
-// sealed details (actions and summaries) that only their key opens.
-import type { AffectedItem, ProposalEvent, receiptLink, Sealed } from '../contracts/events.ts';
+// command id with its status and times, the changes in the clear (kinds, ids, revisions), and where
+// in the record stream its sealed details are. The sealed parts stay in the log only: a list of
+// proposals reads metadata, and a proposal's details are read from its events when it is opened.
+import type { AffectedItem, ProposalEvent, receiptLink } from '../contracts/events.ts';
 import type { z } from 'zod';
 import type { ProposalChange, ProposalStatus, Receipt } from '../contracts/write.ts';
 import type { Doc } from '../services/store/read-store.ts';
@@ -21,11 +22,13 @@ export interface ProposalDoc extends Doc {
   expires_at: string;
   decided_at: string | null;
   changes: Array<Omit<ProposalChange, 'summary'>>;
-  details: Sealed;
+  /** The record stream revision of `proposal.prepared`, which holds the sealed actions. */
+  prepared_revision: number;
   receipt: Receipt | null;
-  /** What the commit did to each item, and the sealed earlier bodies undo restores. */
+  /** What the commit did to each item. */
   affected: AffectedItem[] | null;
-  undo: Sealed | null;
+  /** The record stream revision of `proposal.committed`, which holds the sealed earlier bodies undo restores. */
+  committed_revision: number | null;
   undone_at: string | null;
   /** The receipt chain's links of the commit and of the undo (absent on documents from before the chain). */
   receipt_link?: z.infer<typeof receiptLink> | null;
@@ -36,6 +39,8 @@ export interface ProposalDoc extends Doc {
 
 export const proposalsProjection: Projection = {
   name: 'proposals',
+  // 2: the sealed details and undo bodies are no longer copied into the document, only their events' revisions.
+  version: 2,
   collections: [
     {
       name: PROPOSALS,
@@ -49,13 +54,14 @@ export const proposalsProjection: Projection = {
   async apply(event, docs) {
     const athleteId = athleteOf(event);
     const commandId = (event.data as { command_id: string }).command_id;
-    const next = evolveProposalDoc(await docs.get<ProposalDoc>(PROPOSALS, athleteId, commandId), { type: event.type, data: event.data } as ProposalEvent);
+    const next = evolveProposalDoc(await docs.get<ProposalDoc>(PROPOSALS, athleteId, commandId), { type: event.type, data: event.data, revision: event.revision } as ProposalEvent & { revision: number });
     if (next) await docs.upsert(PROPOSALS, athleteId, next);
   },
 };
 
-/** A proposal's document after one of its events. */
-export function evolveProposalDoc(doc: ProposalDoc | null, event: ProposalEvent): ProposalDoc | null {
+/** A proposal's document after one of its events, at its stream revision. */
+export function evolveProposalDoc(doc: ProposalDoc | null, stored: ProposalEvent & { revision: number }): ProposalDoc | null {
+  const event = stored as ProposalEvent;
   switch (event.type) {
     case 'proposal.prepared': {
       const d = event.data;
@@ -69,10 +75,10 @@ export function evolveProposalDoc(doc: ProposalDoc | null, event: ProposalEvent)
         expires_at: d.expires_at,
         decided_at: null,
         changes: d.changes,
-        details: d.details,
+        prepared_revision: stored.revision,
         receipt: null,
         affected: null,
-        undo: null,
+        committed_revision: null,
         undone_at: null,
         conflict: null,
       };
@@ -86,7 +92,7 @@ export function evolveProposalDoc(doc: ProposalDoc | null, event: ProposalEvent)
         decided_at: d.committed_at,
         receipt: { committed_at: d.committed_at, approved_by: 'athlete', client: { client_id: doc.client_id, name: doc.client_name }, changes: d.changes },
         affected: d.affected,
-        undo: d.undo,
+        committed_revision: stored.revision,
         receipt_link: d.link ?? null,
       };
     }
@@ -102,10 +108,10 @@ export function evolveProposalDoc(doc: ProposalDoc | null, event: ProposalEvent)
 }
 
 /** One proposal's document folded from a record stream's events: what the projection would hold. */
-export function proposalDocOf(events: ReadonlyArray<{ type: string; data: unknown }>, commandId: string): ProposalDoc | null {
+export function proposalDocOf(events: ReadonlyArray<{ type: string; data: unknown; revision: number }>, commandId: string): ProposalDoc | null {
   let doc: ProposalDoc | null = null;
   for (const e of events) {
-    if (e.type.startsWith('proposal.') && (e.data as { command_id?: string }).command_id === commandId) doc = evolveProposalDoc(doc, e as ProposalEvent);
+    if (e.type.startsWith('proposal.') && (e.data as { command_id?: string }).command_id === commandId) doc = evolveProposalDoc(doc, e as ProposalEvent & { revision: number });
   }
   return doc;
 }

@@ -9,7 +9,7 @@ import { decideImport, type ImportCommand, type ImportDecision } from './domain/
 import type { ProposalState } from './domain/proposal.ts';
 import type { ReceiptLink } from './domain/receipt-chain.ts';
 import { decideChanges, itemImages, type ItemImage, type RecordChange, type RecordState } from './domain/record.ts';
-import { cloneFold, emptyFold, foldEvent, imageRevisions, type RecordFold } from './domain/record-fold.ts';
+import { batchOfLatest, cloneFold, emptyFold, foldEvent, imageRevisions, type RecordFold } from './domain/record-fold.ts';
 import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from './store/event-store.ts';
 
 /** Other processes (an import from the CLI) may append too; after this many lost races, give up. */
@@ -26,8 +26,17 @@ export interface Loaded {
   lastLink: ReceiptLink | null;
   /** Each named item's latest body (`itemImages`), read back from the stream. */
   images(keys: ReadonlySet<string>): Promise<Map<string, ItemImage>>;
-  /** A proposal's events on the stream, in order; none for an unknown command id. */
-  proposalEvents(commandId: string): Promise<ProposalEvent[]>;
+  /** A proposal's events on the stream, in order, each with its stream revision; none for an unknown command id. */
+  proposalEvents(commandId: string): Promise<Array<ProposalEvent & { revision: number }>>;
+  /** When an item (`kind/id`) last changed and by whom; null for an item the record never held. */
+  lastChange(key: string): Promise<LastChange | null>;
+}
+
+export interface LastChange {
+  at: string;
+  actor: Actor;
+  /** The batch whose commit or undo made the change (the athlete is the actor of those); null for any other change. */
+  batch: string | null;
 }
 
 /** What a command decided: the events to append, and what it tells its caller. */
@@ -63,14 +72,20 @@ export class RecordService {
 
   #loaded(fold: RecordFold): Loaded {
     const stream = streams.record(fold.state.athleteId);
-    const read = async (revisions: number[]) => (await this.#events.readRevisions(stream, revisions)).map((e) => ({ type: e.type, data: e.data, occurred_at: String(e.metadata.occurred_at) }));
+    const read = async (revisions: number[]) => (await this.#events.readRevisions(stream, revisions)).map((e) => ({ type: e.type, data: e.data, occurred_at: String(e.metadata.occurred_at), revision: e.revision, actor: e.metadata.actor as Actor }));
     return {
       state: fold.state,
       proposals: fold.proposals,
       revision: fold.revision,
       lastLink: fold.lastLink,
       images: async (keys) => itemImages(await read(imageRevisions(fold, keys)), keys),
-      proposalEvents: async (commandId) => (await read([...(fold.proposalEvents.get(commandId) ?? [])])) as ProposalEvent[],
+      proposalEvents: async (commandId) => (await read([...(fold.proposalEvents.get(commandId) ?? [])])).map((e) => ({ type: e.type, data: e.data, revision: e.revision }) as ProposalEvent & { revision: number }),
+      lastChange: async (key) => {
+        const at = fold.itemEvents.get(key);
+        if (!at) return null;
+        const [event] = await read([at.latest]);
+        return event ? { at: event.occurred_at, actor: event.actor, batch: batchOfLatest(fold, key) } : null;
+      },
     };
   }
 
@@ -105,6 +120,11 @@ export class RecordService {
    */
   command<T>(athleteId: string, actor: Actor, decide: (loaded: Loaded) => Decided<T> | Promise<Decided<T>>): Promise<T> {
     return this.#decideAndAppend(athleteId, actor, decide);
+  }
+
+  /** Events of the athlete's record stream at the given revisions (a proposal's sealed details), without loading the record. */
+  async readEvents(athleteId: string, revisions: readonly number[]): Promise<Array<{ type: string; data: unknown; revision: number }>> {
+    return (await this.#events.readRevisions(streams.record(athleteId), revisions)).map((e) => ({ type: e.type, data: e.data, revision: e.revision }));
   }
 
   /** Applies a batch of changes atomically. Returns the events written. */

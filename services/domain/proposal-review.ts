@@ -32,9 +32,9 @@ export type ReviewRefusalReason =
 
 export class ReviewRefusal extends Error {
   readonly reason: ReviewRefusalReason;
-  /** The record that blocks an undo. */
-  readonly item: { kind: RecordKind; id: string } | null;
-  constructor(reason: ReviewRefusalReason, message: string, item: { kind: RecordKind; id: string } | null = null) {
+  /** The record that blocks an undo, and how: changed or removed since the save, or (an exercise the batch created) used since. */
+  readonly item: { kind: RecordKind; id: string; how: 'changed' | 'removed' | 'in_use' } | null;
+  constructor(reason: ReviewRefusalReason, message: string, item: ReviewRefusal['item'] = null) {
     super(message);
     this.name = 'ReviewRefusal';
     this.reason = reason;
@@ -124,6 +124,53 @@ export function decideApprove(ctx: ApproveContext): ApproveDecision {
   return { outcome: 'committed', recordEvents, changes: receipt, affected, before };
 }
 
+/** A record a prepared batch saw that is no longer as it saw it: what approving now would run into. */
+export interface StaleRecord extends Conflict {
+  /**
+   * The record in the way, when it is another than the one named (the check-in that took the day
+   * a new check-in was for); otherwise the named record itself.
+   */
+  holder: { kind: RecordKind; id: string };
+}
+
+/**
+ * Checks a prepared batch against the record as it is, as approval would, without deciding
+ * anything: every item it updates or deletes and every record it relies on, at the revision it
+ * saw; then the record's own rules over the whole batch (a day another check-in took since). Empty
+ * when approving now would save the batch.
+ */
+export function staleRecords(prepared: Pick<ProposalPrepared['data'], 'dependencies'>, actions: readonly NormalisedAction[], record: RecordState, images: ReadonlyMap<string, ItemImage>): StaleRecord[] {
+  const stale: StaleRecord[] = [];
+  const check = (actionIndex: number | null, kind: RecordKind, id: string, revision: number) => {
+    const current = live(record, kind, id);
+    if (!current || current.revision !== revision) stale.push({ action_index: actionIndex, kind, id, reason: current ? 'changed' : 'removed', holder: { kind, id } });
+  };
+  for (const d of prepared.dependencies) check(null, d.kind, d.id, d.revision);
+  actions.forEach((a, i) => {
+    if (a.op !== 'create') check(i, WRITE_KINDS[a.kind], a.id, a.base_revision!);
+  });
+  if (stale.length) return stale;
+  const changes = recordChangesOf([...actions], prepared.dependencies, images);
+  try {
+    decideChanges(changes, record);
+    return [];
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    const conflict = conflictOf(error, changes, prepared.dependencies.length);
+    return [{ ...conflict, holder: holderOf(conflict, actions, record) }];
+  }
+}
+
+/** The record holding what a refused create needed: the check-in of the day, or the item of the id. */
+function holderOf(conflict: Conflict, actions: readonly NormalisedAction[], record: RecordState): { kind: RecordKind; id: string } {
+  const action = conflict.action_index === null ? null : actions[conflict.action_index];
+  if (conflict.reason === 'taken' && conflict.kind === 'checkin' && action?.record) {
+    const holder = record.checkinIdByDate.get(String(action.record.date));
+    if (holder) return { kind: 'checkin', id: holder };
+  }
+  return { kind: conflict.kind, id: conflict.id };
+}
+
 /** Which record an approval's refusal is about, as the review page names it. */
 function conflictOf(error: DomainError, changes: RecordChange[], dependencyCount: number): Conflict {
   const match = /^changes\[(\d+)\]/.exec(error.issues[0]?.path ?? '');
@@ -176,10 +223,11 @@ export function decideUndo(ctx: UndoContext): { recordEvents: RecordEvent[]; aff
     if (!(error instanceof DomainError)) throw error;
     const match = /^changes\[(\d+)\]/.exec(error.issues[0]?.path ?? '');
     const change = changes[match ? Number(match[1]) : 0]!;
-    const item = { kind: change.kind, id: 'id' in change ? change.id : (change.item as { id: string }).id };
     // Why, as the decider found it: changed or removed since, or (an exercise the batch created)
     // used by something saved since.
-    const why = error.code === 'not_found' ? 'was removed after this batch was saved' : error.code === 'not_supported' ? 'is used by a workout, routine or goal saved since' : 'changed after this batch was saved';
+    const how = error.code === 'not_found' ? 'removed' : error.code === 'not_supported' ? 'in_use' : 'changed';
+    const item = { kind: change.kind, id: 'id' in change ? change.id : (change.item as { id: string }).id, how } as const;
+    const why = { removed: 'was removed after this batch was saved', in_use: 'is used by a workout, routine or goal saved since', changed: 'changed after this batch was saved' }[how];
     throw new ReviewRefusal('undo_blocked', `the ${item.kind.replace('_', ' ')} ${item.id} ${why}, so nothing was undone`, item);
   }
   const affected = recordEvents.map((event): AffectedItem => {

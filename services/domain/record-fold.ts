@@ -4,6 +4,7 @@
 // when a decision needs it (undo, review), so the fold stays small however long the history, and
 // a fold can be kept and caught up with the events appended since (`foldEvent`).
 import type { RecordEvent } from '../../contracts/events.ts';
+import type { RecordKind } from '../../contracts/record.ts';
 import { recordChangeOf } from '../../contracts/events.ts';
 import { evolveProposals, type ProposalState } from './proposal.ts';
 import { linkOf, type ReceiptLink } from './receipt-chain.ts';
@@ -19,6 +20,11 @@ export interface RecordFold {
   itemEvents: Map<string, { first: number; latest: number }>;
   /** By command id: the stream revisions of the proposal's events, in order. */
   proposalEvents: Map<string, readonly number[]>;
+  /**
+   * By item key: the commit or undo that wrote the item's change at `revision` (the stream revision
+   * of its event). The athlete is the actor of an approval's record events; this tells which batch.
+   */
+  itemBatches: Map<string, { command_id: string; revision: number }>;
 }
 
 export interface FoldedEvent {
@@ -28,13 +34,20 @@ export interface FoldedEvent {
 }
 
 export function emptyFold(athleteId: string): RecordFold {
-  return { state: initialRecordState(athleteId), proposals: new Map(), revision: 'no_stream', lastLink: null, itemEvents: new Map(), proposalEvents: new Map() };
+  return { state: initialRecordState(athleteId), proposals: new Map(), revision: 'no_stream', lastLink: null, itemEvents: new Map(), proposalEvents: new Map(), itemBatches: new Map() };
 }
 
 /** A copy that stays as it was while the original is folded further: for whoever holds it outside the commands. */
 export function cloneFold(f: RecordFold): RecordFold {
   // Proposal entries, item positions and revision lists are replaced on change, never edited: sharing them is safe.
-  return { ...f, state: cloneRecordState(f.state), proposals: new Map(f.proposals), itemEvents: new Map(f.itemEvents), proposalEvents: new Map(f.proposalEvents) };
+  return {
+    ...f,
+    state: cloneRecordState(f.state),
+    proposals: new Map(f.proposals),
+    itemEvents: new Map(f.itemEvents),
+    proposalEvents: new Map(f.proposalEvents),
+    itemBatches: new Map(f.itemBatches),
+  };
 }
 
 /** Folds the next event of the stream into `fold` (in place: the fold owns it). */
@@ -52,10 +65,22 @@ export function foldEvent(fold: RecordFold, event: FoldedEvent): RecordFold {
     fold.itemEvents.set(key, { first: fold.itemEvents.get(key)?.first ?? event.revision, latest: event.revision });
   }
   if (event.type.startsWith('proposal.')) {
-    const commandId = (event.data as { command_id: string }).command_id;
-    fold.proposalEvents.set(commandId, [...(fold.proposalEvents.get(commandId) ?? []), event.revision]);
+    const data = event.data as { command_id: string; affected?: ReadonlyArray<{ kind: RecordKind; id: string }> };
+    fold.proposalEvents.set(data.command_id, [...(fold.proposalEvents.get(data.command_id) ?? []), event.revision]);
+    // A commit or undo is appended with its record events, just before it: each affected item's latest event is the batch's.
+    for (const x of data.affected ?? []) {
+      const key = itemKey(x.kind, x.id);
+      const at = fold.itemEvents.get(key);
+      if (at) fold.itemBatches.set(key, { command_id: data.command_id, revision: at.latest });
+    }
   }
   return fold;
+}
+
+/** The batch whose commit or undo made the item's latest change; null for a change of another kind (an import, an edit). */
+export function batchOfLatest(fold: RecordFold, key: string): string | null {
+  const batch = fold.itemBatches.get(key);
+  return batch && batch.revision === fold.itemEvents.get(key)?.latest ? batch.command_id : null;
 }
 
 /** The stream revisions holding what `itemImages` needs for `keys`. */

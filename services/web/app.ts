@@ -52,6 +52,8 @@ const signUpFields = z.object({
 declare module 'fastify' {
   interface FastifyRequest {
     session: Session | null;
+    /** For a signed-in athlete's pages: how many proposals wait for their review (the navigation counts them). */
+    pendingProposals: number;
   }
 }
 
@@ -73,6 +75,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
   await server.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
 
   server.decorateRequest('session', null);
+  server.decorateRequest('pendingProposals', 0);
 
   const pages = async (web: FastifyInstance) => {
     // Here, not at the root: the API surfaces take a bearer, never a cookie, and would otherwise
@@ -80,6 +83,8 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
     await web.register(cookie);
     web.addHook('onRequest', async (request) => {
       request.session = await sessions.current(request);
+      // Pages only: a form's post answers with a redirect, whose page counts again.
+      if (request.method === 'GET' && request.session?.athlete_id) request.pendingProposals = await app.proposals.pendingCount(request.session.athlete_id);
     });
     web.addHook('onSend', async (_request, reply) => {
       if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
@@ -116,7 +121,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
       reply
         .code(status)
         .type('text/html; charset=utf-8')
-        .send(page({ title, signedInAs: session?.athlete_id ?? null, csrf: session?.csrf ?? '', path: reply.request.url, wide: options.wide ?? false }, body));
+        .send(page({ title, signedInAs: session?.athlete_id ?? null, csrf: session?.csrf ?? '', path: reply.request.url, wide: options.wide ?? false, pending: reply.request.pendingProposals }, body));
 
     web.get('/', async (request, reply) => reply.redirect(request.session?.athlete_id ? '/account' : '/sign-in'));
 

@@ -5,7 +5,8 @@ import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { WORKOUTS, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
 import { getTrainingSnapshot } from '../reads/snapshot.ts';
-import { COPY_SCRIPT, html, type Html } from './html.ts';
+import { COPY_SCRIPT, COUNTDOWN_SCRIPT, html, type Html } from './html.ts';
+import { proposalLine } from './proposals.ts';
 import type { Show } from './layout.ts';
 import { keysetPage, webCaller } from './record-reads.ts';
 import type { Sessions } from './sessions.ts';
@@ -15,7 +16,7 @@ const RECENT_WORKOUTS = 5;
 
 /** What the Pro plan gives, in the athlete's words; shown on Home and in Settings. */
 export const PRO_GIVES =
-  'Pro lets AI clients you approve (Claude, ChatGPT, VS Code and other MCP clients) read the areas of your record you choose, and suggest changes that you approve here.';
+  'Pro lets AI clients you connect (Claude, ChatGPT, VS Code and other MCP clients) read the areas of your record you tick and, if you also allow it, suggest changes: nothing in your record changes until you approve them here.';
 
 export function registerHome(web: FastifyInstance, app: App, sessions: Sessions, show: Show): void {
   web.get('/account', async (request, reply) => {
@@ -27,8 +28,9 @@ export function registerHome(web: FastifyInstance, app: App, sessions: Sessions,
       return reply.redirect('/sign-in');
     }
     const query = request.query as Record<string, unknown>;
+    const now = app.clock.now();
     const [snapshot, recent, waiting] = await Promise.all([
-      getTrainingSnapshot(app.reads, webCaller(athlete), app.clock.now()),
+      getTrainingSnapshot(app.reads, webCaller(athlete), now),
       keysetPage<WorkoutSummaryDoc>(app.reads, WORKOUTS, { partition: athlete.athlete_id, index: 'by_local_date', keyOf: (w) => [w.local_date, w.ended_at, w.id], limit: RECENT_WORKOUTS }, null),
       app.proposals.pending(athlete.athlete_id),
     ]);
@@ -55,7 +57,7 @@ export function registerHome(web: FastifyInstance, app: App, sessions: Sessions,
 </div><p class="hint">${streakHint}</p></section>
 ${waiting.length
   ? html`<section class="notice" aria-labelledby="waiting-title"><h2 id="waiting-title">${waiting.length === 1 ? '1 proposal waits' : `${waiting.length} proposals wait`} for your review</h2>
-<ul class="plain">${waiting.map((p) => html`<li><a href="/proposals/${p.id}">${p.changes.length === 1 ? '1 change' : `${p.changes.length} changes`} from ${p.client_name}</a></li>`)}</ul></section>`
+<ul class="plain proposals">${waiting.map((p) => proposalLine(p, now, athlete.profile.timezone))}</ul></section>`
   : ''}
 <section class="card" aria-labelledby="recent-title"><h2 id="recent-title">Recent workouts</h2>
 ${recent.docs.length
@@ -63,7 +65,7 @@ ${recent.docs.length
   : html`<p>No workouts yet. <a href="/import">Import your history from Hevy or Strong</a>, or let an AI client you connect suggest workouts for you to approve.</p>`}
 </section>
 ${connectCard(app.config.baseUrl, athlete)}
-<script>${COPY_SCRIPT}</script>`,
+<script>${COPY_SCRIPT}</script>${waiting.length ? html`<script>${COUNTDOWN_SCRIPT}</script>` : ''}`,
     );
   });
 }

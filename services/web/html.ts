@@ -70,6 +70,46 @@ const STYLE = `
   ul.proposals, ul.undo { padding-left: 1.1rem; }
   ul.proposals li, ul.undo li { margin: .6rem 0; }
   ul.proposals .hint { display: block; }
+  /* The review of a proposal: removals look destructive, changed values stand out, the client's own words are boxed. */
+  .card.change { border-left: 6px solid var(--line); }
+  .card.change-create { border-left-color: var(--accent); }
+  .card.change-update { border-left-color: #1a56db; }
+  .card.change-delete { border-left-color: var(--bad); background: #fffafa; }
+  p.op { margin: 0 0 .25rem; font-size: .8rem; font-weight: 700; letter-spacing: .04em; text-transform: uppercase; color: var(--muted); }
+  p.op.delete { color: var(--bad); }
+  .written { border: 1px dashed #8a93a6; border-radius: 4px; padding: 0 .25rem; white-space: pre-wrap; }
+  blockquote.written { display: block; margin: .25rem 0 0; padding: .5rem .75rem; }
+  figure.reason { margin: .75rem 0; }
+  figure.reason figcaption { color: var(--muted); font-size: .9rem; }
+  ol.summary { padding-left: 1.3rem; margin: .5rem 0; }
+  ol.summary li { margin: .3rem 0; }
+  ol.summary li.op-delete a { color: var(--bad); }
+  del { text-decoration: line-through; color: var(--muted); }
+  ins { text-decoration: none; font-weight: 700; background: #fff3bf; border-radius: 3px; padding: 0 .15rem; }
+  td.changed, th.changed, tr.changed > td { background: #fffbe6; }
+  tr.added > td, tr.added > th { background: #eef8f4; }
+  tr.removed > td, tr.removed > th { background: #fbeceb; text-decoration: line-through; }
+  section.item { border-top: 1px solid var(--line); padding-top: .5rem; margin-top: .75rem; }
+  section.item h3 { font-size: 1rem; margin: .25rem 0; }
+  section.item.removed h3 { text-decoration: line-through; color: var(--bad); }
+  .badge.added { background: #e8f4f0; color: #14513f; border-color: #bfe0d5; }
+  .badge.removed { background: #fbeceb; color: var(--bad); border-color: #f0c4be; }
+  .badge.changed { background: #e8effd; color: #1d3f8f; border-color: #c3d3f7; }
+  details.unchanged, details.ids { margin-top: .75rem; }
+  details.unchanged > summary, details.ids > summary { cursor: pointer; color: var(--muted); }
+  table.sets th, table.sets td { white-space: nowrap; }
+  .notice.neutral { background: #f1f3f6; border-color: var(--line); }
+  .notice.pending { background: #e8effd; border-color: #c3d3f7; }
+  .stale h2 { font-size: 1.1rem; }
+  .stale ul { padding-left: 1.1rem; }
+  button.danger { background: var(--bad); }
+  .decide { position: sticky; bottom: 0; z-index: 1; background: #fff; border: 1px solid var(--line); border-radius: 12px 12px 0 0; box-shadow: 0 -4px 12px rgba(29, 36, 51, .12); padding: .6rem .75rem; margin: 1rem -.5rem 0; display: flex; flex-wrap: wrap; align-items: flex-end; gap: .5rem; }
+  .decide form { margin: 0; }
+  .decide button { margin-top: 0; padding: .6rem .9rem; }
+  .decide .hint { flex: 1 1 100%; margin: 0; }
+  label.confirm { display: flex; gap: .5rem; align-items: flex-start; font-weight: 600; margin: 0 0 .4rem; color: var(--bad); }
+  label.confirm input { flex: none; width: 1.1rem; height: 1.1rem; margin-top: .2rem; }
+  nav.main .count { display: inline-block; min-width: 1.3rem; padding: 0 .35rem; margin-left: .3rem; border-radius: 999px; background: var(--bad); color: #fff; font-size: .8rem; font-weight: 700; text-align: center; }
   .actions form { display: inline-block; margin: 0 .75rem .5rem 0; }
   .actions button { margin-top: 0; }
   code.token { display: block; overflow-wrap: anywhere; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .5rem; font-size: .9rem; }
@@ -268,8 +308,35 @@ const IMPORT_PROGRESS_SOURCE = `(function () {
 })();`;
 export const IMPORT_PROGRESS_SCRIPT = new Html(IMPORT_PROGRESS_SOURCE);
 
+/**
+ * A proposal's expiry, live: each `<time data-countdown>` (which says "at 14:32" without script)
+ * says how many minutes are left, and once the time has passed, that it expired, and the Approve
+ * button is disabled (the server refuses it anyway).
+ */
+const COUNTDOWN_SOURCE = `(function () {
+  var times = document.querySelectorAll('time[data-countdown]');
+  if (!times.length) return;
+  function tick() {
+    var now = Date.now();
+    for (var i = 0; i < times.length; i++) {
+      var time = times[i];
+      var left = Math.ceil((Date.parse(time.getAttribute('datetime')) - now) / 60000);
+      if (left > 0) {
+        time.textContent = 'in ' + left + (left === 1 ? ' minute' : ' minutes') + ' (at ' + time.getAttribute('data-at') + ')';
+      } else {
+        time.textContent = 'at ' + time.getAttribute('data-at') + ': it has expired, so it can no longer be approved';
+        var approve = document.querySelectorAll('button[data-approve]');
+        for (var j = 0; j < approve.length; j++) approve[j].disabled = true;
+      }
+    }
+  }
+  tick();
+  setInterval(tick, 15000);
+})();`;
+export const COUNTDOWN_SCRIPT = new Html(COUNTDOWN_SOURCE);
+
 /** The only inline scripts, allowed by hash: pages work without them. */
-export const SCRIPT_HASH = `${hashOf(TIME_ZONE_SOURCE)} ${hashOf(COPY_SOURCE)} ${hashOf(IMPORT_PROGRESS_SOURCE)}`;
+export const SCRIPT_HASH = `${hashOf(TIME_ZONE_SOURCE)} ${hashOf(COPY_SOURCE)} ${hashOf(IMPORT_PROGRESS_SOURCE)} ${hashOf(COUNTDOWN_SOURCE)}`;
 
 /**
  * A table that scrolls sideways on a narrow screen when it must: the scrolling region is
@@ -289,6 +356,8 @@ export interface PageOptions {
   wide?: boolean;
   /** Show the navigation without a known session (error pages of a browser that has a session cookie). */
   navigation?: boolean;
+  /** Proposals waiting for the athlete's review, counted beside Proposals in the navigation. */
+  pending?: number;
 }
 
 /** The app's places, in the order the navigation lists them; `match` says which paths belong to each. */
@@ -305,10 +374,13 @@ export const NAVIGATION: ReadonlyArray<{ href: string; label: string; match: Reg
 ];
 
 /** The navigation of a signed-in athlete's pages; also on error pages, where the path is unknown. */
-export function navigation(path: string | null): Html {
+export function navigation(path: string | null, pending = 0): Html {
   const here = path?.split('?')[0] ?? null;
   return html`<nav class="main" aria-label="Main"><ul>${NAVIGATION.map(
-    (item) => html`<li><a href="${item.href}"${here !== null && item.match.test(here) ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
+    (item) =>
+      html`<li><a href="${item.href}"${here !== null && item.match.test(here) ? html` aria-current="page"` : ''}>${item.label}${
+        item.href === '/proposals' && pending > 0 ? html`<span class="count"><span class="visually-hidden">, </span>${pending}<span class="visually-hidden"> waiting for your review</span></span>` : ''
+      }</a></li>`,
   )}</ul></nav>`;
 }
 
@@ -328,7 +400,7 @@ export function page(options: PageOptions, body: Html): string {
 <body>
 <a class="skip" href="#content">Skip to content</a>
 <header><a class="brand" href="/account">RepLedger</a>${nav}</header>
-${signedIn || options.navigation ? navigation(options.path ?? null) : ''}
+${signedIn || options.navigation ? navigation(options.path ?? null, options.pending ?? 0) : ''}
 <main id="content"${options.wide ? html` class="wide"` : ''}>${body}</main>
 </body>
 </html>`.value;

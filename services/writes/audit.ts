@@ -10,6 +10,7 @@ import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
 import { statusAt } from '../domain/proposal.ts';
 import { ChainVerifier, linkOf, type ChainReport } from '../domain/receipt-chain.ts';
+import { changeSummary } from '../words/changes.ts';
 
 export type AuditDeps = Pick<App, 'reads' | 'events' | 'athletes' | 'proposals' | 'clock'>;
 
@@ -99,6 +100,8 @@ export async function findProposal(app: AuditDeps, commandId: string, athleteId?
 export async function showProposal(app: AuditDeps, commandId: string, athleteId?: string) {
   const found = await findProposal(app, commandId, athleteId);
   const review = (await app.proposals.review(found.athlete_id, commandId))!;
+  const athlete = await app.athletes.get(found.athlete_id);
+  const words = athlete && { profile: athlete.profile, exerciseName: review.exerciseName };
   const d = found.doc;
   return {
     athlete_id: found.athlete_id,
@@ -111,7 +114,7 @@ export async function showProposal(app: AuditDeps, commandId: string, athleteId?
     decided_at: d.decided_at,
     undone_at: d.undone_at,
     /** Null once the retention purge removed the summaries. */
-    changes: d.changes.map((c, i) => ({ ...c, summary: review.details?.summaries[i] ?? null })),
+    changes: d.changes.map((c, i) => ({ ...c, summary: review.changes && words ? changeSummary(review.changes[i]!, words) : null })),
     details_kept: review.details !== null,
     conflict: d.conflict,
     receipt: d.receipt,

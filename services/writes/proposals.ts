@@ -4,6 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { WRITE_POLICY } from '../../contracts/common.ts';
 import type { ProposalEvent, ProposalPrepared } from '../../contracts/events.ts';
+
+type ProposalCommitted = Extract<ProposalEvent, { type: 'proposal.committed' }>;
 import type { RecordItem, RecordKind } from '../../contracts/record.ts';
 import type { z } from 'zod';
 import { KIND_OPERATIONS, WRITE_KINDS, WRITE_RECORD_JSON_SCHEMAS, WRITE_VERSION, writeKindOf, writeKinds, writeRecordSchemas, type ProposalStatus, type writeContext, type NormalisedAction, type Proposal, type WriteKind, type WriteProposalBody } from '../../contracts/write.ts';
@@ -15,18 +17,24 @@ import type { Caller } from '../api/auth.ts';
 import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
 import { decidePrepare, itemKeysOf, statusAt, type PreparedProposal } from '../domain/proposal.ts';
-import { approvalKeys, decideApprove, decideReject, decideUndo, ReviewRefusal, undoDeadline, type BeforeImage } from '../domain/proposal-review.ts';
-import { itemKey } from '../domain/record.ts';
+import { approvalKeys, decideApprove, decideReject, decideUndo, ReviewRefusal, staleRecords, undoDeadline, type BeforeImage, type StaleRecord } from '../domain/proposal-review.ts';
+import { itemKey, type ItemImage } from '../domain/record.ts';
+import { changeSummary, type ChangedBy, type ChangeInput } from '../words/changes.ts';
+import type { WordsContext } from '../words/record-fields.ts';
 import type { Loaded } from '../record-service.ts';
 import { addDays, todayIn } from '../domain/time.ts';
 import { nextLink, receiptOf, recordEventsDigest } from '../domain/receipt-chain.ts';
 import { SealedDetails } from './sealed.ts';
 import { pagesOf } from '../store/read-store.ts';
 
-/** What the sealed part of a prepared proposal holds. */
+/**
+ * What the sealed part of a prepared proposal holds: the actions, and the client's reason in its
+ * own words (absent from proposals prepared before reasons were taken). Proposals sealed before
+ * summaries were made at view time also hold `summaries`, which nothing reads.
+ */
 export interface ProposalDetails {
   actions: NormalisedAction[];
-  summaries: string[];
+  reason?: string | null;
 }
 
 /** Proposals read at a time when the pending ones or a page of history are gathered. */
@@ -152,14 +160,14 @@ export class ProposalService {
       );
       // A replay answers from the stream it was decided on: a projection worker may not have caught up.
       if (decision.outcome === 'replay') return { events: [], result: proposalDocOf(await loaded.proposalEvents(decision.command_id), decision.command_id)! };
-      const event = await this.#preparedEvent(athleteId, decision.proposal);
-      return { events: [event], result: proposalDocOf([event], body.command_id)! };
+      const event = await this.#preparedEvent(athleteId, decision.proposal, body.reason ?? null);
+      return { events: [event], result: proposalDocOf([{ ...event, revision: loaded.revision === 'no_stream' ? 0 : Number(loaded.revision) + 1 }], body.command_id)! };
     });
-    return this.#view(found, now);
+    return this.#view(caller, found, now);
   }
 
-  async #preparedEvent(athleteId: string, p: PreparedProposal): Promise<ProposalPrepared> {
-    const details: ProposalDetails = { actions: p.actions, summaries: p.changes.map((c) => c.summary!) };
+  async #preparedEvent(athleteId: string, p: PreparedProposal, reason: string | null): Promise<ProposalPrepared> {
+    const details: ProposalDetails = { actions: p.actions, reason };
     return {
       type: 'proposal.prepared',
       data: {
@@ -182,12 +190,20 @@ export class ProposalService {
     const athleteId = caller.athlete.athlete_id;
     const doc = await this.#app.reads.get<ProposalDoc>(PROPOSALS, athleteId, commandId);
     if (!doc || doc.grant_id !== caller.grantId) return null;
-    return this.#view(doc, this.#app.clock.now());
+    return this.#view(caller, doc, this.#app.clock.now());
   }
 
-  async #view(doc: ProposalDoc, now: Date): Promise<Proposal> {
-    const details = await this.#sealed.open<ProposalDetails>(doc.details);
+  /**
+   * A proposal as its client reads it. Each change's summary is made now, in the athlete's units,
+   * from the actions and the record as it is (or was, for a saved batch): the same words as the
+   * athlete's page, never a sentence stored when it was prepared.
+   */
+  async #view(caller: Caller, doc: ProposalDoc, now: Date): Promise<Proposal> {
+    const athleteId = caller.athlete.athlete_id;
     const status = statusAt(doc, now);
+    const { details, before } = await this.#opened(athleteId, doc);
+    const changes = details ? await this.#changeInputs(athleteId, doc, details.actions, before, null) : null;
+    const words: WordsContext | null = details && { profile: caller.athlete.profile, exerciseName: await this.#exerciseNames(athleteId, details.actions, changes!) };
     return {
       command_id: doc.id,
       version: WRITE_VERSION,
@@ -197,7 +213,8 @@ export class ProposalService {
       expires_at: doc.expires_at,
       decided_at: doc.decided_at ?? (status === 'expired' ? doc.expires_at : null),
       approval_url: status === 'prepared' ? approvalUrl(this.#app.config.baseUrl, doc.id) : null,
-      changes: doc.changes.map((c, i) => ({ ...c, summary: details?.summaries[i] ?? null })),
+      changes: doc.changes.map((c, i) => ({ ...c, summary: changes && words ? changeSummary(changes[i]!, words) : null })),
+      reason: details?.reason ?? null,
       actions: details?.actions ?? null,
       receipt: doc.receipt,
       conflict: doc.conflict && { ...doc.conflict, kind: writeKindOf(doc.conflict.kind) ?? 'exercise' },
@@ -214,6 +231,7 @@ export class ProposalService {
    * saved; past its expiry it becomes expired. A refusal (not awaiting review) changes nothing.
    */
   async approve(athleteId: string, commandId: string): Promise<{ outcome: 'committed' | 'expired' | 'conflicted' }> {
+    await this.#refuseWhilePaused();
     const now = this.#app.clock.now();
     return this.#app.records.command<{ outcome: 'committed' | 'expired' | 'conflicted' }>(athleteId, athleteActor(athleteId), async (loaded) => {
       const { entry, prepared } = await this.#found(loaded, commandId);
@@ -237,6 +255,7 @@ export class ProposalService {
   }
 
   async reject(athleteId: string, commandId: string): Promise<{ outcome: 'rejected' | 'expired' }> {
+    await this.#refuseWhilePaused();
     const now = this.#app.clock.now();
     return this.#app.records.command(athleteId, athleteActor(athleteId), async (loaded) => {
       const events = decideReject((await this.#found(loaded, commandId)).entry, now);
@@ -246,6 +265,7 @@ export class ProposalService {
 
   /** Undoes a committed batch as a whole, or refuses (`ReviewRefusal`) and changes nothing. */
   async undo(athleteId: string, commandId: string): Promise<void> {
+    await this.#refuseWhilePaused();
     const now = this.#app.clock.now();
     await this.#app.records.command(athleteId, athleteActor(athleteId), async (loaded) => {
       const { entry, prepared, committed } = await this.#found(loaded, commandId);
@@ -269,13 +289,72 @@ export class ProposalService {
     return { keysDestroyed: await this.#sealed.destroyBefore(cutoff), cutoff: cutoff.toISOString() };
   }
 
+  /** While an operator pauses writes, the athlete's moves save nothing either: they append to the record. */
+  async #refuseWhilePaused(): Promise<void> {
+    const wait = await this.#app.maintenance.retryAfter('write');
+    if (wait !== null) throw new WritesPaused(wait);
+  }
+
   async #found(loaded: Loaded, commandId: string) {
     const entry = loaded.proposals.get(commandId);
-    const events = await loaded.proposalEvents(commandId);
+    const events: ProposalEvent[] = await loaded.proposalEvents(commandId);
     const prepared = events.find((e): e is ProposalPrepared => e.type === 'proposal.prepared');
     if (!entry || !prepared) throw new DomainError('not_found', `there is no proposal ${commandId}`);
-    const committed = events.find((e): e is Extract<ProposalEvent, { type: 'proposal.committed' }> => e.type === 'proposal.committed');
+    const committed = events.find((e): e is ProposalCommitted => e.type === 'proposal.committed');
     return { entry, prepared: prepared.data, committed: committed?.data ?? null };
+  }
+
+  /**
+   * A proposal's sealed parts, read from its events in the log (the read model keeps where they
+   * are, not a copy): the actions and reason, and a saved batch's earlier bodies; null once
+   * retention destroyed their key.
+   */
+  async #opened(athleteId: string, doc: ProposalDoc): Promise<{ prepared: ProposalPrepared['data']; details: ProposalDetails | null; before: BeforeImage[] | null }> {
+    const revisions = doc.committed_revision === null ? [doc.prepared_revision] : [doc.prepared_revision, doc.committed_revision];
+    const events = (await this.#app.records.readEvents(athleteId, revisions)) as ProposalEvent[];
+    const prepared = events.find((e): e is ProposalPrepared => e.type === 'proposal.prepared' && e.data.command_id === doc.id);
+    if (!prepared) throw new Error(`proposal ${doc.id} of athlete ${athleteId} has no proposal.prepared at revision ${doc.prepared_revision}`);
+    const committed = events.find((e): e is ProposalCommitted => e.type === 'proposal.committed' && e.data.command_id === doc.id);
+    const [details, before] = await Promise.all([this.#sealed.open<ProposalDetails>(prepared.data.details), committed ? this.#sealed.open<BeforeImage[]>(committed.data.undo) : null]);
+    return { prepared: prepared.data, details, before };
+  }
+
+  /**
+   * Each action with the body its words compare the proposal to: the item as a saved batch found
+   * it (its earlier body, while kept), or as it is now (`current`, or the read models'). A create
+   * has none.
+   */
+  async #changeInputs(athleteId: string, doc: ProposalDoc, actions: readonly NormalisedAction[], before: BeforeImage[] | null, current: ReadonlyMap<string, Body | null> | null): Promise<ChangeInput[]> {
+    const saved = doc.affected !== null;
+    return Promise.all(
+      actions.map(async (a): Promise<ChangeInput> => {
+        const key = itemKey(WRITE_KINDS[a.kind], a.id);
+        let body: Body | null = null;
+        if (a.op !== 'create') {
+          if (saved) {
+            const i = doc.affected!.findIndex((x) => itemKey(x.kind, x.id) === key);
+            const image = i >= 0 ? before?.[i]?.item : undefined;
+            body = image ? writeShape(a.kind, image as Body) : null;
+          } else if (current) body = current.get(key) ?? null;
+          else body = (await this.record(athleteId, a.kind, { id: a.id }))?.record ?? null;
+        }
+        return { op: a.op, kind: a.kind, record: (a.record as Body | null) ?? null, current: body };
+      }),
+    );
+  }
+
+  /** Names of every exercise the bodies use: the batch's new ones as proposed, the rest from the catalog. */
+  async #exerciseNames(athleteId: string, actions: readonly NormalisedAction[], changes: readonly ChangeInput[], extra: readonly string[] = []): Promise<(id: string) => string | null> {
+    const names = new Map<string, string>();
+    for (const a of actions) if (a.kind === 'exercise' && a.op === 'create' && a.record) names.set(a.id, `${String(a.record.name)} (new in this batch)`);
+    const ids = new Set([...extra, ...changes.flatMap((c) => [...exerciseIdsIn(c.kind, c.record), ...exerciseIdsIn(c.kind, c.current)])]);
+    await Promise.all(
+      [...ids].filter((id) => !names.has(id)).map(async (id) => {
+        const doc = await this.#app.reads.get<{ id: string; name: string }>(COLLECTIONS.exercise, athleteId, id);
+        if (doc) names.set(id, doc.name);
+      }),
+    );
+    return (id) => names.get(id) ?? null;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -313,21 +392,104 @@ export class ProposalService {
     return pending.sort((a, b) => a.expires_at.localeCompare(b.expires_at));
   }
 
-  /** One proposal of the athlete, as the review page shows it; null when it is not theirs. */
+  /** How many proposals await the athlete's review now: what the navigation shows. */
+  async pendingCount(athleteId: string): Promise<number> {
+    return (await this.pending(athleteId)).length;
+  }
+
+  /**
+   * One proposal of the athlete, as the review page shows it; null when it is not theirs. While it
+   * awaits review, it is checked against the record stream as it is, as approval would: the items
+   * it changes are shown as they are now, and `stale` names every record no longer as it saw it.
+   */
   async review(athleteId: string, commandId: string): Promise<ProposalReview | null> {
     const doc = await this.#app.reads.get<ProposalDoc>(PROPOSALS, athleteId, commandId);
     if (!doc) return null;
     const now = this.#app.clock.now();
-    const details = await this.#sealed.open<ProposalDetails>(doc.details);
-    const before = doc.undo ? await this.#sealed.open<BeforeImage[]>(doc.undo) : null;
-    const current = new Map<string, Record<string, unknown> | null>();
-    if (details && statusAt(doc, now) === 'prepared') {
-      for (const a of details.actions) {
-        if (a.op === 'create') continue;
-        current.set(itemKey(WRITE_KINDS[a.kind], a.id), (await this.record(athleteId, a.kind, { id: a.id }))?.record ?? null);
-      }
+    const status = statusAt(doc, now);
+    const { prepared, details, before } = await this.#opened(athleteId, doc);
+    let current: Map<string, Body | null> | null = null;
+    let stale: StaleChange[] = [];
+    if (details && status === 'prepared') {
+      const loaded = await this.#app.records.load(athleteId);
+      const images = await loaded.images(approvalKeys(details.actions));
+      current = new Map([...approvalKeys(details.actions)].map((key) => {
+        const item = images.get(key)?.item;
+        const kind = writeKindOf(key.slice(0, key.indexOf('/')) as RecordKind);
+        return [key, item && kind ? writeShape(kind, item as Body) : null];
+      }));
+      stale = await this.#staleChanges(loaded, prepared, details.actions, images);
     }
-    return { doc, status: statusAt(doc, now), details, before, current, undoDeadline: doc.receipt ? undoDeadline(doc.receipt.committed_at).toISOString() : null };
+    const changes = details ? await this.#changeInputs(athleteId, doc, details.actions, before, current) : null;
+    const receiptItems = new Map<string, Body | null>();
+    for (const c of doc.receipt?.changes ?? []) receiptItems.set(itemKey(WRITE_KINDS[c.kind], c.id), (await this.record(athleteId, c.kind, { id: c.id }))?.record ?? null);
+    const exerciseName = await this.#exerciseNames(athleteId, details?.actions ?? [], changes ?? [], [
+      ...(doc.receipt?.changes ?? []).flatMap((c) => exerciseIdsIn(c.kind, receiptItems.get(itemKey(WRITE_KINDS[c.kind], c.id)) ?? null)),
+      ...(doc.conflict?.kind === 'exercise' ? [doc.conflict.id] : []),
+      ...stale.flatMap((x) => (x.holder.kind === 'exercise' ? [x.holder.id] : exerciseIdsIn(x.kind, x.body))),
+      ...(before ?? []).flatMap((b, i) => {
+        const kind = writeKindOf(b.kind);
+        return kind && b.item ? exerciseIdsIn(kind, b.item as Body) : doc.affected?.[i]?.kind === 'exercise' ? [b.id] : [];
+      }),
+    ]);
+    return { doc, status, details, before, changes, stale, exerciseName, receiptItems, undoDeadline: doc.receipt ? undoDeadline(doc.receipt.committed_at).toISOString() : null };
+  }
+
+  /** The stale records of a prepared batch, each with its body as it is and what last changed it. */
+  async #staleChanges(loaded: Loaded, prepared: ProposalPrepared['data'], actions: readonly NormalisedAction[], images: ReadonlyMap<string, ItemImage>): Promise<StaleChange[]> {
+    const found = staleRecords(prepared, actions, loaded.state, images);
+    const holders = await loaded.images(new Set(found.map((x) => itemKey(x.holder.kind, x.holder.id))));
+    return Promise.all(
+      found.map(async (x): Promise<StaleChange> => {
+        const key = itemKey(x.holder.kind, x.holder.id);
+        const kind = writeKindOf(x.holder.kind) ?? 'exercise';
+        const item = holders.get(key)?.item ?? null;
+        const change = await loaded.lastChange(key);
+        let by: ChangedBy = { type: 'unknown' };
+        if (change?.batch) {
+          const events: ProposalEvent[] = await loaded.proposalEvents(change.batch);
+          const made = events.find((e): e is ProposalPrepared => e.type === 'proposal.prepared');
+          by = { type: 'proposal', client_name: made?.data.client_name ?? 'an AI app', command_id: change.batch };
+        } else if (change) {
+          const actor = change.actor.type;
+          by = actor === 'import' || actor === 'athlete' || actor === 'operator' ? { type: actor } : { type: 'unknown' };
+        }
+        return { ...x, kind, body: item ? writeShape(kind, item as Body) : null, at: change?.at ?? null, by };
+      }),
+    );
+  }
+}
+
+type Body = Record<string, unknown>;
+
+/** A stale record as the review page tells it: which, its body as it is now (null once removed), when and by what it changed. */
+export interface StaleChange extends Omit<StaleRecord, 'kind'> {
+  kind: WriteKind;
+  body: Body | null;
+  at: string | null;
+  by: ChangedBy;
+}
+
+/** A record item in its kind's write shape: without its id and what the server made (an import's source). */
+export function writeShape(kind: WriteKind, item: Body): Body {
+  return Object.fromEntries(Object.keys(writeRecordSchemas[kind].shape).map((f) => [f, item[f]]));
+}
+
+/** The exercises a body of `kind` uses. */
+function exerciseIdsIn(kind: WriteKind, body: Body | null): string[] {
+  if (!body) return [];
+  if (kind === 'goal') return typeof body.exercise_id === 'string' ? [body.exercise_id] : [];
+  if (kind === 'completed_workout' || kind === 'saved_routine') return (body.exercises as Array<{ exercise_id: unknown }>).flatMap((e) => (typeof e.exercise_id === 'string' ? [e.exercise_id] : []));
+  return [];
+}
+
+/** The athlete's moves refused while writes are paused for maintenance: nothing is saved. */
+export class WritesPaused extends Error {
+  readonly retryAfter: number;
+  constructor(seconds: number) {
+    super(`changing the record is paused for maintenance; try again in ${seconds} seconds`);
+    this.name = 'WritesPaused';
+    this.retryAfter = seconds;
   }
 }
 
@@ -337,8 +499,14 @@ export interface ProposalReview {
   details: ProposalDetails | null;
   /** A committed batch's earlier bodies, in the order of `doc.affected`; null once removed. */
   before: BeforeImage[] | null;
-  /** While awaiting review: the current write shape of each item an update or delete names, by `kind/id`. */
-  current: Map<string, Record<string, unknown> | null>;
+  /** Each action with the body it is compared to (see `#changeInputs`); null once the details are removed. */
+  changes: ChangeInput[] | null;
+  /** While awaiting review: every record no longer as the batch saw it; approving now would save nothing. */
+  stale: StaleChange[];
+  /** Names of the exercises the page shows. */
+  exerciseName(id: string): string | null;
+  /** A committed batch's records as they are now, by `kind/id` (null: no longer in the record), for the receipt's links. */
+  receiptItems: Map<string, Body | null>;
   undoDeadline: string | null;
 }
 

@@ -317,6 +317,7 @@ const proposalFixture = {
   receipt: null,
   conflict: null,
   undone_at: null,
+  reason: null,
 };
 
 const writeContextFixture = {

@@ -145,7 +145,7 @@ test('given a committed batch, when a record it changed changed again, then the 
   change(w, [{ op: 'update', kind: 'checkin', item: checkin(2), base_revision: 2 }]);
   const refusal = refused(() => undo(at(60)));
   assert.is(refusal.reason, 'undo_blocked');
-  assert.equal(refusal.item, { kind: 'checkin', id: CHECKIN });
+  assert.equal(refusal.item, { kind: 'checkin', id: CHECKIN, how: 'changed' });
   assert.match(refusal.message, `the checkin ${CHECKIN} changed after this batch was saved, so nothing was undone`);
 });
 

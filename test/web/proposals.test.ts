@@ -61,15 +61,20 @@ if (noBrowser) {
       await page.waitForSelector('text=4 changes from');
       const text = await page.textContent('main');
       assert.match(text!, 'Waiting for your review');
-      assert.match(text!, 'Landmine Press (new, in this proposal): 30 kg × 10 reps; 32.5 kg × 8 reps');
+      assert.match(text!, '2 added, 1 changed, 1 removed (1 exercise, 1 workout, 1 recovery check-in, 1 meal)');
+      assert.match((await page.textContent('#change-2'))!, /1\. Landmine Press \(new in this batch\).*30 kg.*10.*32\.5 kg.*8/s);
       assert.match(text!, 'Push <b>day</b>', 'record text is shown as text');
-      assert.match(text!, /Energy\s*3\s*5/, 'an update shows only what changes, now and after');
-      assert.not.match(text!, /Sleep quality\s*3\s*3/);
+      assert.match(text!, /Energy\s*3 of 5\s*5 of 5/, 'an update shows what changes, now and after');
+      assert.not.match(text!, /Sleep quality\s*3 of 5\s*3 of 5/);
       assert.match(text!, 'Will be removed');
       assert.match(text!, 'Oats');
       assert.equal(await atBothWidths(page, 'proposal-review'), []);
 
-      await page.click('text=Approve all 4 changes');
+      // A batch with a removal asks to confirm it: the button alone does not approve.
+      await page.click('text=Approve 4 changes, including 1 removal');
+      assert.is(await page.$eval('input[name=confirm_removals]', (box) => (box as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing), true, 'the browser holds the form until the box is ticked');
+      await page.check('input[name=confirm_removals]');
+      await page.click('text=Approve 4 changes, including 1 removal');
       await page.waitForSelector('text=Receipt');
       assert.equal(await atBothWidths(page, 'proposal-committed'), []);
 
@@ -84,9 +89,9 @@ if (noBrowser) {
       await page.click('text=Undo this batch…');
       await page.waitForSelector('text=Undo this batch?');
       const confirm = await page.textContent('main');
-      assert.match(confirm!, 'Remove the workout it added');
-      assert.match(confirm!, 'Bring back the meal it removed');
-      assert.match(confirm!, 'Set the recovery check-in back as it was');
+      assert.match(confirm!, /Remove the workout “Push <b>day<\/b>” of \w+, \d+ \w+ \d{4} \(added by this batch\)/);
+      assert.match(confirm!, /Bring back the meal “Oats” of .* \(removed by this batch\)/);
+      assert.match(confirm!, /Set the recovery check-in of .* back as it was/);
       assert.equal(await atBothWidths(page, 'proposal-undo-confirm'), []);
       await page.click('text=Yes, undo all of it');
       await page.waitForSelector('text=Your record is as it was before this batch');
@@ -180,7 +185,7 @@ test('after the app is disconnected and the plan lapses to Free, the athlete sti
     const path = `/proposals/${body.command_id}`;
     const page = await browser.get(path);
     assert.is(page.status, 200);
-    assert.is((await browser.post(`${path}/approve`, { _csrf: FormClient.csrf(page.text) })).status, 303);
+    assert.is((await browser.post(`${path}/approve`, { _csrf: FormClient.csrf(page.text), confirm_removals: '1' })).status, 303);
     const saved = await browser.get(path);
     assert.match(saved.text, 'Receipt');
     assert.match((await browser.get('/proposals')).text, 'Saved');

@@ -73,10 +73,13 @@ test('the batch of the issue is prepared, read back prepared with its approval l
       proposal.changes.map((c: { op: string; kind: string; area: string }) => [c.op, c.kind, c.area]),
       [['create', 'exercise', 'training'], ['create', 'completed_workout', 'training'], ['update', 'recovery_checkin', 'recovery'], ['delete', 'meal', 'nutrition']],
     );
-    assert.is(proposal.changes[0].summary, 'Add custom exercise "Landmine Press"');
-    assert.is(proposal.changes[1].summary, `Add completed workout "Push day" on ${endedAt.slice(0, 10)}: 2 exercises, 2 sets (using exercises added in this proposal)`);
-    assert.is(proposal.changes[2].summary, `Change recovery check-in of ${seeded.checkinDate}: energy 3 → 4`);
-    assert.is(proposal.changes[3].summary, 'Delete meal "Oats"');
+    // Summaries are made when read, in the athlete's words and zone (Europe/London): days in words, check-in values of 5.
+    const day = (instant: string) => new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'Europe/London' }).format(new Date(instant));
+    const at = (instant: string) => new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/London' }).format(new Date(instant));
+    assert.is(proposal.changes[0].summary, 'Add an exercise “Landmine Press”');
+    assert.is(proposal.changes[1].summary, `Add a workout “Push day” of ${day((body.actions[1] as { record: { started_at: string } }).record.started_at)}: 2 exercises, 2 sets`);
+    assert.is(proposal.changes[2].summary, `Change the recovery check-in of ${day(`${seeded.checkinDate}T12:00:00Z`)}: energy 3 of 5 → 4 of 5`);
+    assert.is(proposal.changes[3].summary, `Remove the meal “Oats” of ${at(meal.record.eaten_at)}`);
     // The workout uses the new exercise by the id the proposal gave it.
     const [exercise, workout] = proposal.actions;
     assert.is(workout.record.exercises[0].exercise_id, exercise.id);

@@ -182,7 +182,7 @@ test('undo is prevented as a whole when one affected record changed after the sa
     const changed = await recordModels(w);
     const refused = await refusal(w.t.app.proposals.undo(w.athleteId, body.command_id));
     assert.is(refused.reason, 'undo_blocked');
-    assert.equal(refused.item, { kind: 'checkin', id: w.seeded.checkinId });
+    assert.equal(refused.item, { kind: 'checkin', id: w.seeded.checkinId, how: 'changed' });
     assert.equal(await recordModels(w), changed, 'nothing restored');
     assert.is((await w.t.app.proposals.get(w.caller, body.command_id))!.status, 'committed');
   } finally {
