@@ -1,9 +1,11 @@
-// The record, read-only: workouts (paged, newest first) and each workout with its sets in the
-// athlete's units and its record badges; routines with their scheduled dates; goals. Everything
+// The record, read-only: workouts (paged, newest first) and each workout with every field the
+// record keeps of its exercises and sets (notes, supersets, set types, RPE and target RPE,
+// incline, sets not done) in the athlete's units, and its record badges; routines with their
+// scheduled dates; goals. Everything
 // the athlete or a client wrote is interpolated by `html`, so it is shown as text, never markup.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WorkoutDetail } from '../../contracts/agent-access.ts';
-import { canonicalGoalTarget, type Profile, type RecordItem } from '../../contracts/record.ts';
+import { canonicalGoalTarget, type Profile, type RecordItem, type WorkoutSet } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { WORKOUT_DETAILS, WORKOUTS, type WorkoutDetailDoc, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
 import type { App } from '../app.ts';
@@ -11,6 +13,7 @@ import { ApiError } from '../api/errors.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { getSavedRoutine } from '../reads/routines.ts';
 import { getCompletedWorkout } from '../reads/workouts.ts';
+import { RECORD_FIELDS, supersetLetter } from '../words/record-fields.ts';
 import type { Indicator } from '../domain/records.ts';
 import { todayIn } from '../domain/time.ts';
 import { html, scrollTable, type Html } from './html.ts';
@@ -62,33 +65,98 @@ export const RECORD_NAMES: Record<Indicator, string> = {
   estimated_1rm: 'Best est. 1RM',
 };
 
-const SET_TYPES: Record<string, string | null> = { normal: null, warmup: 'Warm-up', failure: 'To failure', drop_set: 'Drop set' };
 const DIFFICULTY: Record<string, string> = { easier_than_expected: 'easier than expected', as_expected: 'as expected', harder_than_expected: 'harder than expected' };
 
-type DetailSet = WorkoutDetail['exercises'][number]['sets'][number];
+/** A set's and an exercise's fields as the words layer labels them (the review's set tables use the same). */
+const SET_FIELDS = RECORD_FIELDS.completed_workout.exercises.fields.sets.fields;
+const EXERCISE_FIELDS = RECORD_FIELDS.completed_workout.exercises.fields;
+/** A set's type in words (the words layer's too); a normal set says nothing. */
+const SET_TYPE_WORDS: Record<WorkoutSet['set_type'], string> = { normal: 'Normal', warmup: 'Warm-up', failure: 'To failure', drop_set: 'Drop set' };
 
-/** A workout's exercises as tables: only the columns some set fills. */
-function exerciseTables(workout: WorkoutDetail, unit: WeightUnit): Html {
+/** More value columns than this and a set table turns into one block per set on a phone (table.stack), instead of hiding columns. */
+const COLUMNS_BEFORE_STACKING = 3;
+
+type DetailExercise = WorkoutDetail['exercises'][number];
+type DetailSet = DetailExercise['sets'][number];
+/** A set as the page shows it: the Agent Access set, and whether it was done (kept by the record, not on the wire). */
+type ShownSet = DetailSet & { completed: boolean };
+
+interface Column {
+  head: string;
+  cell: (s: ShownSet) => string;
+}
+
+/** "Warm-up", "To failure", "Drop set from set 2"; nothing for a normal set. */
+function setTypeWords(s: DetailSet, sets: readonly DetailSet[]): string | null {
+  if (s.set_type === 'normal') return null;
+  const words = SET_TYPE_WORDS[s.set_type];
+  if (s.set_type !== 'drop_set' || s.parent_position === null) return words;
+  const parent = sets.find((p) => p.position === s.parent_position);
+  return parent ? `${words} from set ${parent.set_number}` : words;
+}
+
+/** The columns some set of the exercise fills, in the athlete's units; Done only when a set was not done. */
+function columnsOf(sets: readonly ShownSet[], unit: WeightUnit): Column[] {
+  const columns: Column[] = [];
+  const add = <T>(value: (s: ShownSet) => T | null, head: string, shown: (v: T) => string) => {
+    if (sets.some((s) => value(s) !== null)) columns.push({ head, cell: (s) => { const v = value(s); return v === null ? '—' : shown(v); } });
+  };
+  add((s) => s.weight_kg, SET_FIELDS.weight_kg.label, (kg) => weight(kg, unit));
+  add((s) => s.reps, SET_FIELDS.reps.label, String);
+  add((s) => s.distance_metres, SET_FIELDS.distance_metres.label, (m) => distance(m, unit));
+  add((s) => s.duration_seconds, SET_FIELDS.duration_seconds.label, clock);
+  add((s) => s.incline_percent, SET_FIELDS.incline_percent.label, (p) => `${trim(p, 1)} %`);
+  add((s) => s.rpe, SET_FIELDS.rpe.label, (v) => trim(v, 1));
+  add((s) => s.target_rpe, SET_FIELDS.target_rpe.label, (v) => trim(v, 1));
+  if (sets.some((s) => !s.completed)) columns.push({ head: SET_FIELDS.completed.label, cell: (s) => (s.completed ? 'Yes' : 'No') });
+  return columns;
+}
+
+/** Supersets lettered by the order of their first exercise, as the review names them: "Superset A". */
+function supersetNames(workout: WorkoutDetail): Map<string, { name: string; exercises: DetailExercise[] }> {
+  const names = new Map<string, { name: string; exercises: DetailExercise[] }>();
+  for (const e of workout.exercises) {
+    if (e.superset_id === null) continue;
+    const known = names.get(e.superset_id) ?? { name: `Superset ${supersetLetter(names.size)}`, exercises: [] };
+    known.exercises.push(e);
+    names.set(e.superset_id, known);
+  }
+  return names;
+}
+
+/**
+ * A workout's exercises: each with its muscle group, superset and notes, and its sets as a table of
+ * the columns some set fills (a set's type and what a drop set drops from beside its number).
+ * Per-exercise notes and whether each set was done are the record's (`detail`): the wire shape
+ * has neither.
+ */
+function exerciseTables(workout: WorkoutDetail, detail: WorkoutDetailDoc | null, unit: WeightUnit): Html {
   if (workout.exercises.length === 0) return html`<div class="card"><p>This workout has no exercises.</p></div>`;
+  const supersets = supersetNames(workout);
   return html`${workout.exercises.map((e) => {
-    const has = (f: (s: DetailSet) => unknown) => e.sets.some((s) => f(s) !== null);
-    const columns: Array<{ head: string; cell: (s: DetailSet) => string }> = [];
-    if (has((s) => s.weight_kg)) columns.push({ head: `Weight`, cell: (s) => (s.weight_kg === null ? '—' : weight(s.weight_kg, unit)) });
-    if (has((s) => s.reps)) columns.push({ head: 'Reps', cell: (s) => (s.reps === null ? '—' : String(s.reps)) });
-    if (has((s) => s.distance_metres)) columns.push({ head: 'Distance', cell: (s) => (s.distance_metres === null ? '—' : distance(s.distance_metres, unit)) });
-    if (has((s) => s.duration_seconds)) columns.push({ head: 'Time', cell: (s) => (s.duration_seconds === null ? '—' : clock(s.duration_seconds)) });
-    if (has((s) => s.rpe)) columns.push({ head: 'RPE', cell: (s) => (s.rpe === null ? '—' : trim(s.rpe, 1)) });
+    const stored = detail?.exercises.find((x) => x.exercise_order === e.exercise_order) ?? null;
+    const sets: ShownSet[] = e.sets.map((s) => ({ ...s, completed: stored?.sets.find((x) => x.position === s.position)?.completed ?? true }));
+    const columns = columnsOf(sets, unit);
+    const stack = columns.length > COLUMNS_BEFORE_STACKING;
+    const superset = e.superset_id ? supersets.get(e.superset_id) : undefined;
+    const others = superset ? superset.exercises.filter((x) => x !== e).map((x) => x.name.value) : [];
+    const facts: Array<[string, string]> = [];
+    if (e.muscle_group) facts.push(['Muscle group', e.muscle_group]);
+    if (superset) facts.push([EXERCISE_FIELDS.superset_id.label, others.length ? `${superset.name}, done with ${others.join(', ')}` : superset.name]);
+    if (stored?.notes) facts.push([EXERCISE_FIELDS.notes.label, stored.notes]);
     const id = `exercise-${e.exercise_order}`;
-    return html`<section class="card" aria-labelledby="${id}"><h2 id="${id}">${e.name.value}</h2>
-${e.muscle_group || e.superset_id ? html`<p class="meta">${[e.muscle_group, e.superset_id ? 'In a superset' : null].filter(Boolean).join(' · ')}</p>` : ''}
-${e.sets.length === 0
+    return html`<section class="card exercise" aria-labelledby="${id}"><h2 id="${id}">${e.name.value}</h2>
+${facts.length ? html`<dl class="fields">${facts.map(([label, value]) => html`<dt>${label}</dt><dd${label === EXERCISE_FIELDS.notes.label ? html` class="notes"` : ''}>${value}</dd>`)}</dl>` : ''}
+${sets.length === 0
   ? html`<p>No sets.</p>`
-  : scrollTable(`Sets of ${e.name.value}`, html`<table><caption class="visually-hidden">Sets of ${e.name.value}</caption><thead><tr><th scope="col">Set</th>${columns.map((c) => html`<th scope="col" class="num">${c.head}</th>`)}<th scope="col">Records</th></tr></thead><tbody>
-${e.sets.map(
-  (s) => html`<tr><th scope="row">${s.set_number}${SET_TYPES[s.set_type] ? html` <span class="meta">${SET_TYPES[s.set_type]}</span>` : ''}</th>${columns.map((c) => html`<td class="num">${c.cell(s)}</td>`)}<td>${s.historical_record_at_completion.indicators.map(
-    (i) => html`<span class="badge">${RECORD_NAMES[i]}</span>`,
-  )}</td></tr>`,
-)}</tbody></table>`)}
+  : scrollTable(`Sets of ${e.name.value}`, html`<table${stack ? html` class="stack sets-stack"` : ''}><caption class="visually-hidden">Sets of ${e.name.value}</caption><thead><tr><th scope="col">${SET_FIELDS.set_number.label}</th>${columns.map((c) => html`<th scope="col" class="num">${c.head}</th>`)}<th scope="col">Records</th></tr></thead><tbody>
+${sets.map((s) => {
+  const type = setTypeWords(s, sets);
+  const badges = s.historical_record_at_completion.indicators;
+  return html`<tr><th scope="row"${stack ? html` data-label="${SET_FIELDS.set_number.label}"` : ''}>${s.set_number}${type ? html` <span class="meta">${type}</span>` : ''}</th>${columns.map(
+    (c) => html`<td class="num"${stack ? html` data-label="${c.head}"` : ''}>${c.cell(s)}</td>`,
+  )}<td${stack && badges.length ? html` data-label="Records"` : ''}>${badges.map((i) => html`<span class="badge">${RECORD_NAMES[i]}</span>`)}</td></tr>`;
+})}</tbody></table>`)}
 </section>`;
   })}`;
 }
@@ -155,7 +223,7 @@ ${pager('/workouts', page, 'workouts')}</div>`,
 <p class="meta">${facts.join(' · ')}${detail?.source ? ` · imported from ${detail.source.app === 'hevy' ? 'Hevy' : 'Strong'}` : ''}</p>
 ${detail?.notes ? html`<div class="card"><h2>Notes</h2><p>${detail.notes}</p></div>` : ''}
 ${workout.feedback ? html`<p>You found it <strong>${DIFFICULTY[workout.feedback.difficulty]}</strong> and chose to <strong>${workout.feedback.next_time_intent === 'keep' ? 'keep it' : 'review it'}</strong> next time.</p>` : ''}
-${exerciseTables(workout, unit)}
+${exerciseTables(workout, detail, unit)}
 <p class="hint">Weights in ${unit === 'lbs' ? 'pounds' : 'kilograms'} (change it in <a href="/settings">Settings</a>). A record badge means the set beat every earlier set of that exercise when it was done.</p>`,
       200,
       { wide: true },
