@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { uuid } from '../../contracts/common.ts';
-import type { RecordKind } from '../../contracts/record.ts';
+import type { Profile, RecordKind } from '../../contracts/record.ts';
 import { WRITE_KINDS, writeKindOf, type ProposalStatus, type WriteKind } from '../../contracts/write.ts';
 import type { ProposalDoc } from '../../projections/proposals.ts';
 import type { App } from '../app.ts';
@@ -163,9 +163,9 @@ function staleNotice(review: ProposalReview, ctx: WordsContext, timezone: string
 <p>Approving it now would save nothing. Reject it, and ask ${client} to prepare it again from your record as it is now.</p></div>`;
 }
 
-function statusCard(review: ProposalReview, athlete: AthleteState, ctx: WordsContext, now: Date): Html {
+function statusCard(review: ProposalReview, ctx: WordsContext, now: Date): Html {
   const { doc, status } = review;
-  const tz = athlete.profile.timezone;
+  const tz = ctx.profile.timezone;
   switch (status) {
     case 'prepared':
       return review.stale.length
@@ -212,6 +212,27 @@ function decisionBar(review: ProposalReview, csrf: string): Html {
 ${removals ? html`<label class="confirm"><input type="checkbox" name="confirm_removals" value="${removals}" required> <span>Yes, remove ${removals === 1 ? '1 record' : `${removals} records`} from my record</span></label>` : ''}
 <button type="submit"${removals ? html` class="danger"` : ''} data-approve>${approveLabel(doc.changes)}</button></form>
 ${reject}</div>`;
+}
+
+/** The review of one proposal: where it stands, the batch at a glance, every change, the receipt, and (while it waits) the decision. */
+export function reviewPage(review: ProposalReview, profile: Profile, now: Date, csrf: string): Html {
+  const { doc, changes } = review;
+  const tz = profile.timezone;
+  const ctx: WordsContext = { profile, exerciseName: review.exerciseName };
+  const stage = stageOf(review.status);
+  const cards = changes
+    ? changes.map((c, i) => changeCard(i, c, ctx, stage))
+    : [html`<div class="card"><p>The details of this proposal were removed after 30 days; the receipt below remains.</p></div>`];
+  const pending = review.status === 'prepared';
+  return html`<h1>${doc.changes.length === 1 ? '1 change' : `${doc.changes.length} changes`} from ${doc.client_name}</h1>
+<p class="meta">Prepared ${dateTime(doc.prepared_at, tz)} by ${doc.client_name}.</p>
+${statusCard(review, ctx, now)}
+${overviewCard(review, ctx)}
+${cards}
+${doc.receipt ? receiptCard(review, ctx, tz) : ''}
+<p><a href="/proposals">All proposals</a></p>
+${pending ? decisionBar(review, csrf) : ''}
+${pending ? html`<script>${COUNTDOWN_SCRIPT}</script>` : ''}`;
 }
 
 export function registerProposals(web: FastifyInstance, app: App, show: Show): void {
@@ -261,29 +282,7 @@ export function registerProposals(web: FastifyInstance, app: App, show: Show): v
     if (!athlete) return reply;
     const review = commandId ? await app.proposals.review(athlete.athlete_id, commandId) : null;
     if (!review) return notFound(reply, request.session);
-    const now = app.clock.now();
-    const { doc, changes } = review;
-    const tz = athlete.profile.timezone;
-    const ctx = wordsFor(athlete, review);
-    const stage = stageOf(review.status);
-    const cards = changes
-      ? changes.map((c, i) => changeCard(i, c, ctx, stage))
-      : [html`<div class="card"><p>The details of this proposal were removed after 30 days; the receipt below remains.</p></div>`];
-    const pending = review.status === 'prepared';
-    return show(
-      reply,
-      `Proposal from ${doc.client_name}`,
-      request.session,
-      html`<h1>${doc.changes.length === 1 ? '1 change' : `${doc.changes.length} changes`} from ${doc.client_name}</h1>
-<p class="meta">Prepared ${dateTime(doc.prepared_at, tz)} by ${doc.client_name}.</p>
-${statusCard(review, athlete, ctx, now)}
-${overviewCard(review, ctx)}
-${cards}
-${doc.receipt ? receiptCard(review, ctx, tz) : ''}
-<p><a href="/proposals">All proposals</a></p>
-${pending ? decisionBar(review, request.session!.csrf) : ''}
-${pending ? html`<script>${COUNTDOWN_SCRIPT}</script>` : ''}`,
-    );
+    return show(reply, `Proposal from ${review.doc.client_name}`, request.session, reviewPage(review, athlete.profile, app.clock.now(), request.session!.csrf));
   });
 
   /** A move refused: what happened and the way back, in words, with nothing saved. */

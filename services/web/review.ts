@@ -13,7 +13,7 @@ export type Sides = 'one' | 'both';
 /** A value as shown: text the client wrote is boxed as theirs; either way it is text, never markup. */
 function value(f: FieldWords, side: 'before' | 'after', attribute: 'data-field' | 'data-field-before'): Html {
   const text = side === 'before' ? f.before : f.after;
-  const attr = html` ${attribute}="${f.path}"`;
+  const attr = html` ${attribute}="${attribute === 'data-field-before' ? f.beforePath : f.path}"`;
   return f.written && text !== '—' ? html`<span class="written"${attr}>${text}</span>` : html`<span${attr}>${text}</span>`;
 }
 
@@ -31,13 +31,15 @@ const standalone = (fields: FieldWords[]) => fields.filter((f) => !f.order && f.
 
 /** A field shown within another gets its attribute on its host's value, so that its path is on the page too. */
 function hosted(fields: FieldWords[], host: FieldWords, side: 'before' | 'after'): Html {
-  return html`${fields.filter((f) => f.within === host.name).map((f) => html`<span hidden ${side === 'after' ? 'data-field' : 'data-field-before'}="${f.path}"></span>`)}`;
+  return html`${fields.filter((f) => f.within === host.name).map((f) => html`<span hidden ${side === 'after' ? 'data-field' : 'data-field-before'}="${side === 'after' ? f.path : f.beforePath}"></span>`)}`;
 }
 
-function fieldList(fields: FieldWords[], side: 'before' | 'after' | 'shown'): Html {
+/** Fields as a list of labels and values; `all` holds the fields shown within them (a goal's unit). */
+function fieldList(fields: FieldWords[], all: FieldWords[], side: 'after' | 'shown'): Html {
   return html`<dl class="fields">${standalone(fields).map((f) => {
     const s = side === 'shown' ? shownSide(f) : side;
-    return html`<dt>${f.label}</dt><dd>${value(f, s, s === 'after' || side === 'shown' ? 'data-field' : 'data-field-before')}${hosted(fields, f, s)}</dd>`;
+    const attribute = s === 'after' || side === 'shown' ? 'data-field' : 'data-field-before';
+    return html`<dt>${f.label}</dt><dd>${value(f, s, attribute)}${hosted(all, f, attribute === 'data-field' ? 'after' : 'before')}</dd>`;
   })}</dl>`;
 }
 
@@ -46,7 +48,7 @@ function fieldList(fields: FieldWords[], side: 'before' | 'after' | 'shown'): Ht
  * rows (or Before/After once saved), the rest folded away.
  */
 export function recordFields(words: RecordWords, sides: Sides, beforeWord: 'Now' | 'Before'): Html {
-  if (sides === 'one') return fieldList(words.fields, 'shown');
+  if (sides === 'one') return fieldList(words.fields, words.fields, 'shown');
   const changed = standalone(words.fields).filter((f) => f.changed || words.fields.some((w) => w.within === f.name && w.changed));
   const same = standalone(words.fields).filter((f) => !changed.includes(f));
   return html`${changed.length
@@ -54,7 +56,7 @@ export function recordFields(words: RecordWords, sides: Sides, beforeWord: 'Now'
         (f) => html`<tr class="changed"><th scope="row">${f.label}</th><td><del>${value(f, 'before', 'data-field-before')}${hosted(words.fields, f, 'before')}</del></td><td><ins>${value(f, 'after', 'data-field')}${hosted(words.fields, f, 'after')}</ins></td></tr>`,
       )}</tbody></table>`
     : ''}${same.length
-    ? html`<details class="unchanged"><summary>${same.length === 1 ? '1 field stays as it is' : `${same.length} fields stay as they are`}</summary>${fieldList(same, 'after')}</details>`
+    ? html`<details class="unchanged"><summary>${same.length === 1 ? '1 field stays as it is' : `${same.length} fields stay as they are`}</summary>${fieldList(same, words.fields, 'after')}</details>`
     : ''}`;
 }
 

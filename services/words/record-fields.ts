@@ -60,7 +60,7 @@ export type Rows<T> = {
   [F in keyof T]-?: NonNullable<T[F]> extends ReadonlyArray<infer E> ? (E extends object ? ListRow<E> : FieldRow) : FieldRow;
 };
 
-const SET_TYPES = { normal: 'Normal', warmup: 'Warm-up', failure: 'To failure', drop_set: 'Drop set' } as const;
+export const SET_TYPES = { normal: 'Normal', warmup: 'Warm-up', failure: 'To failure', drop_set: 'Drop set' } as const;
 export const TRACKING_TYPES = { weight_reps: 'Weight and reps', bodyweight: 'Bodyweight reps', duration: 'Time', distance: 'Distance', weight_distance: 'Weight and distance' } as const;
 export const GOAL_TYPES = {
   target_1rm: 'One-rep max',
@@ -284,8 +284,10 @@ const NO_PLACE: Place = { rank: null, superset: null, parent: null };
 
 /** One field of the compared bodies: its text before and after (null: the side has no such body). */
 export interface FieldWords {
-  /** Where in the record: `exercises.0.sets.2.weight_kg`, the index that of the body it comes from. */
+  /** Where in the record: `exercises.0.sets.2.weight_kg`, with the indexes of the new body (of the old one for a removed item). */
   path: string;
+  /** Where in the old body, whose indexes may differ (an exercise inserted before this one). */
+  beforePath: string;
   name: string;
   label: string;
   before: string | null;
@@ -348,6 +350,7 @@ function compareObjects(rows: AnyRows, before: Body | null, after: Body | null, 
   const fields: FieldWords[] = [];
   const lists: ListWords[] = [];
   const pathOf = (name: string) => `${prefix}${name}`;
+  const beforePathOf = (name: string) => `${paths ? paths.before || paths.after : prefix}${name}`;
   for (const [name, row] of Object.entries(rows)) {
     if (isList(row)) {
       lists.push(compareLists(row, name, (before?.[name] as Body[] | undefined) ?? null, (after?.[name] as Body[] | undefined) ?? null, ctx, paths ? paths : { before: prefix, after: prefix }));
@@ -360,13 +363,18 @@ function compareObjects(rows: AnyRows, before: Body | null, after: Body | null, 
       return valueText(row.format, value, body, ctx, place ?? NO_PLACE);
     };
     const b = text(before, places.before);
-    const a = text(after, places.after);
+    let a = text(after, places.after);
     const format = row.format;
     const within = typeof format === 'object' && 'within' in format ? format.within : null;
-    // A place changes only if the item moved among the others; a field shown within another changes with it.
-    const changed = before !== null && after !== null && (format === 'order' ? b !== a : !same(before[name], after[name]));
+    // What the athlete reads decides: a place changes only if the item moved among the others, a
+    // superset only if the grouping did; a value changes if it reads otherwise (a measurement's
+    // value when its metric changed) or is otherwise, even where it reads the same, which is said.
+    const both = before !== null && after !== null;
+    const reads = format === 'order' || format === 'superset';
+    const changed = both && (b !== a || (!reads && !same(before[name], after[name])));
+    if (changed && b === a && within === null) a = `${a} (${format === 'exercise' ? 'another exercise of this name' : 'changed by less than is shown'})`;
     const plain = [before, after].every((body) => body === null || body[name] === null || (row.usual !== undefined && body[name] === row.usual));
-    fields.push({ path: pathOf(name), name, label: row.label, before: b, after: a, changed, written: format === 'text', order: format === 'order', within, plain });
+    fields.push({ path: pathOf(name), beforePath: beforePathOf(name), name, label: row.label, before: b, after: a, changed, written: format === 'text', order: format === 'order', within, plain });
   }
   const changed = fields.some((f) => f.changed) || lists.some((l) => l.items.some((i) => i.status !== 'same'));
   return { fields, lists, changed };
