@@ -1,6 +1,7 @@
 // Signing in an AI client: the authorization server hands the athlete to these pages to sign in
-// and to choose which areas of the record the client may read. Only ticked areas are granted;
-// the connection starts read-only and is recorded as an event.
+// and to choose which areas of the record the client may read. Nothing is ticked for the athlete
+// (spec 1.4, 5.2): only areas they tick are granted, and an answer with none is refused on the
+// same page. The connection starts read-only and is recorded as an event.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
@@ -70,7 +71,7 @@ export function registerConsent(web: FastifyInstance, ctx: ConsentContext): void
     const requested = requestedAreas(interaction);
     const submitted = (request.body as Record<string, string | string[]>).area ?? [];
     const ticked = requested.filter((a) => (Array.isArray(submitted) ? submitted : [submitted]).includes(a));
-    if (ticked.length === 0) return consentPage(request, reply, interaction, 'Choose at least one area, or deny access.');
+    if (ticked.length === 0) return consentPage(request, reply, interaction, 'Nothing was allowed: tick at least one area the app may read, or choose Deny.', 400);
 
     const clientId = String(interaction.params.client_id);
     const grant = interaction.grantId
@@ -113,7 +114,7 @@ export function registerConsent(web: FastifyInstance, ctx: ConsentContext): void
     return finish(request, reply, { error: 'access_denied', error_description: 'the athlete denied access' }, false);
   });
 
-  async function consentPage(request: FastifyRequest, reply: FastifyReply, interaction: Details, error: string | null) {
+  async function consentPage(request: FastifyRequest, reply: FastifyReply, interaction: Details, error: string | null, status = 200) {
     const session = request.session!;
     const clientId = String(interaction.params.client_id);
     const client = await provider.Client.find(clientId);
@@ -132,8 +133,8 @@ export function registerConsent(web: FastifyInstance, ctx: ConsentContext): void
 <h2>What Pro gives you</h2>
 <ul>
 <li>AI clients you choose — Claude, ChatGPT, VS Code and others that support MCP — can read the areas of your record you tick: training, recovery, nutrition, body measurements.</li>
-<li>You see every connected app and what it may read, and can disconnect it at any time.</li>
-<li>Apps can only read: they cannot change your record.</li>
+<li>An app may suggest changes to your record only if you also allow that, in a separate form; nothing changes until you approve each batch of suggestions here in RepLedger.</li>
+<li>You see every connected app, what it may read and suggest, and can disconnect it at any time.</li>
 </ul>
 <h2>How to get it</h2>
 <p>Plans are set by whoever runs this RepLedger. Ask them to move your account to Pro (they run <code>repledger subscriptions set --athlete ${athlete.email} --tier pro</code>). Then go back to ${name} and connect again.</p>
@@ -144,16 +145,16 @@ export function registerConsent(web: FastifyInstance, ctx: ConsentContext): void
 <p>Signed in as <strong>${athlete.email}</strong>. The app will send you back to <strong>${redirectHostOf(redirectUri)}</strong>.</p>
 ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <form method="post" action="/oauth/interaction/${interaction.uid}/consent">${csrf}
-<p>Choose what it may read:</p>
+<fieldset><legend>Tick each area it may read:</legend>
 ${requested.map(
-  (area) => html`<label class="area"><input type="checkbox" name="area" value="${area}" checked><span><strong>${READ_SCOPE_AREAS[area].title}</strong><span class="hint">${READ_SCOPE_AREAS[area].detail}</span></span></label>`,
-)}
-<p class="hint">Read only: the app cannot change your record. You can disconnect it at any time in your connection settings; copies it has already received stay with it.</p>
+  (area) => html`<label class="area"><input type="checkbox" name="area" value="${area}"><span><strong>${READ_SCOPE_AREAS[area].title}</strong><span class="hint">${READ_SCOPE_AREAS[area].detail}</span></span></label>`,
+)}</fieldset>
+<p class="hint">The app reads only the areas you tick. It may suggest changes only if you later allow that in a separate form, and nothing changes until you approve each batch here in RepLedger. You can disconnect it at any time in your connection settings; copies it has already received stay with it.</p>
 <button type="submit">Allow reading</button>
 </form>
 ${deny}</div>`;
     }
-    return show(reply, 'Connect an app', session, body);
+    return show(reply, 'Connect an app', session, body, status);
   }
 }
 

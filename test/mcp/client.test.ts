@@ -49,6 +49,8 @@ if (noBrowser) {
       await page.fill('#password', PASSWORD);
       await page.click('button[type=submit]');
       await page.waitForSelector('text=Allow Claude to read your record?');
+      // The athlete ticks every area (nothing is ticked for them), so that every tool is listed.
+      for (const box of await page.locator('input[name=area]').all()) await box.check();
       await screenshot(page, 'mcp-consent');
       await page.click('text=Allow reading');
       const query = await redirect.received;
@@ -57,7 +59,14 @@ if (noBrowser) {
 
       const client = new Client({ name: 'test-client', version: '1.0.0' });
       await client.connect(retry);
-      assert.match(client.getInstructions() ?? '', 'untrusted_record_text');
+      // The instructions describe the server as it is: bounded reads, and writes that are only
+      // proposals the athlete approves in the web app (never "read-only" beside the write tools).
+      const instructions = client.getInstructions() ?? '';
+      assert.match(instructions, 'untrusted_record_text');
+      assert.not.match(instructions, /read-only/i);
+      for (const tool of ['get_write_context', 'get_write_record', 'prepare_write_proposal', 'get_write_proposal']) assert.match(instructions, tool);
+      assert.match(instructions, "nothing changes until the athlete approves the whole batch in RepLedger's web app");
+      assert.match(instructions, 'at most 10 items a page');
       const { tools } = await client.listTools();
       assert.equal(tools.map((t) => t.name).sort(), operationList.map((op) => op.operationId).sort());
       for (const tool of tools) {

@@ -82,6 +82,7 @@ if (noBrowser) {
       await page.fill('#password', PASSWORD);
       await page.click('button[type=submit]');
       await page.waitForSelector('text=Allow reading');
+      await page.check('input[value=training]');
       await page.click('text=Allow reading');
       await redirect.received;
       assert.is((await sessions(s)).signedIn, 1, 'signed in at the authorization server');
