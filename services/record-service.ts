@@ -36,7 +36,7 @@ export interface LastChange {
   at: string;
   actor: Actor;
   /** The batch whose commit or undo made the change (the athlete is the actor of those); null for any other change. */
-  batch: string | null;
+  batch: { command_id: string; move: 'commit' | 'undo' } | null;
 }
 
 /** What a command decided: the events to append, and what it tells its caller. */

@@ -24,7 +24,7 @@ export interface RecordFold {
    * By item key: the commit or undo that wrote the item's change at `revision` (the stream revision
    * of its event). The athlete is the actor of an approval's record events; this tells which batch.
    */
-  itemBatches: Map<string, { command_id: string; revision: number }>;
+  itemBatches: Map<string, { command_id: string; revision: number; move: 'commit' | 'undo' }>;
 }
 
 export interface FoldedEvent {
@@ -71,16 +71,16 @@ export function foldEvent(fold: RecordFold, event: FoldedEvent): RecordFold {
     for (const x of data.affected ?? []) {
       const key = itemKey(x.kind, x.id);
       const at = fold.itemEvents.get(key);
-      if (at) fold.itemBatches.set(key, { command_id: data.command_id, revision: at.latest });
+      if (at) fold.itemBatches.set(key, { command_id: data.command_id, revision: at.latest, move: event.type === 'proposal.undone' ? 'undo' : 'commit' });
     }
   }
   return fold;
 }
 
 /** The batch whose commit or undo made the item's latest change; null for a change of another kind (an import, an edit). */
-export function batchOfLatest(fold: RecordFold, key: string): string | null {
+export function batchOfLatest(fold: RecordFold, key: string): { command_id: string; move: 'commit' | 'undo' } | null {
   const batch = fold.itemBatches.get(key);
-  return batch && batch.revision === fold.itemEvents.get(key)?.latest ? batch.command_id : null;
+  return batch && batch.revision === fold.itemEvents.get(key)?.latest ? { command_id: batch.command_id, move: batch.move } : null;
 }
 
 /** The stream revisions holding what `itemImages` needs for `keys`. */

@@ -105,9 +105,13 @@ const STYLE = `
   button.danger { background: var(--bad); }
   .decide { position: sticky; bottom: 0; z-index: 1; background: #fff; border: 1px solid var(--line); border-radius: 12px 12px 0 0; box-shadow: 0 -4px 12px rgba(29, 36, 51, .12); padding: .6rem .75rem; margin: 1rem -.5rem 0; display: flex; flex-wrap: wrap; align-items: flex-end; gap: .5rem; }
   .decide form { margin: 0; }
+  /* The confirmation takes its own line; Approve and Reject share the next one. */
+  .decide > form:first-child { display: contents; }
+  .decide label.confirm { flex: 1 1 100%; }
+  .decide button[data-approve] { flex: 1 1 10rem; }
   .decide button { margin-top: 0; padding: .6rem .9rem; }
   .decide .hint { flex: 1 1 100%; margin: 0; }
-  label.confirm { display: flex; gap: .5rem; align-items: flex-start; font-weight: 600; margin: 0 0 .4rem; color: var(--bad); }
+  label.confirm { display: flex; gap: .5rem; align-items: flex-start; font-weight: 600; margin: 0; color: var(--bad); }
   label.confirm input { flex: none; width: 1.1rem; height: 1.1rem; margin-top: .2rem; }
   nav.main .count { display: inline-block; min-width: 1.3rem; padding: 0 .35rem; margin-left: .3rem; border-radius: 999px; background: var(--bad); color: #fff; font-size: .8rem; font-weight: 700; text-align: center; }
   .actions form { display: inline-block; margin: 0 .75rem .5rem 0; }
@@ -201,6 +205,16 @@ const STYLE = `
   ul.columns { columns: 16rem; column-gap: 1.5rem; list-style: none; padding: 0; margin: 0; }
   ul.columns li { padding: .3rem 0; break-inside: avoid; }
   input[type=radio] { width: 1.1rem; height: 1.1rem; }
+  /* connections, consent, workout page */
+  dd.notes { white-space: pre-line; }
+  .connection a.button.secondary { background: #fff; color: var(--ink); border: 1px solid var(--line); margin-top: .5rem; }
+  details.rename { margin: .75rem 0; }
+  details.rename summary { cursor: pointer; color: var(--accent); }
+  details.rename .error { margin: .5rem 0 0; }
+  @media (max-width: 40rem) {
+    table.sets-stack th[scope=row] { display: block; color: var(--ink); font-size: 1rem; }
+    table.sets-stack th[data-label]::before { content: attr(data-label) " "; }
+  }
 `;
 
 const hashOf = (source: string) => `'sha256-${createHash('sha256').update(source).digest('base64')}'`;

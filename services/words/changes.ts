@@ -53,8 +53,8 @@ export function recordSubject(kind: WriteKind, record: Body | null, ctx: WordsCo
     case 'goal': {
       const target = valueText('goal_target', record.target_value, record, ctx);
       const type = record.goal_type as keyof typeof GOAL_TYPES;
-      if (type === 'target_1rm') return `one-rep max goal for ${record.exercise_id ? valueText('exercise', record.exercise_id, record, ctx) : 'an exercise'}: ${target}`;
-      if (type === 'target_bodyweight') return `bodyweight goal: ${target}`;
+      if (type === 'target_1rm') return `one-rep max goal of ${target} for ${record.exercise_id ? valueText('exercise', record.exercise_id, record, ctx) : 'an exercise'}`;
+      if (type === 'target_bodyweight') return `bodyweight goal of ${target}`;
       return `goal of ${target}`;
     }
     case 'fitness_preferences':
@@ -216,7 +216,7 @@ export function approveLabel(changes: ReadonlyArray<{ op: WriteOp }>): string {
 
 /** Who last changed a record, as a stale batch's notice names it. */
 export type ChangedBy =
-  | { type: 'proposal'; client_name: string; command_id: string }
+  | { type: 'proposal'; client_name: string; command_id: string; move: 'approved' | 'undid' }
   | { type: 'import' }
   | { type: 'athlete' }
   | { type: 'operator' }
@@ -225,7 +225,7 @@ export type ChangedBy =
 export function changedByWords(by: ChangedBy): string {
   switch (by.type) {
     case 'proposal':
-      return `a batch from ${by.client_name} that you approved or undid`;
+      return `a batch from ${by.client_name} that you ${by.move}`;
     case 'import':
       return 'an import';
     case 'athlete':

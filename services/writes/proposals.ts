@@ -16,7 +16,7 @@ import type { ItemDoc } from '../../projections/items.ts';
 import type { Caller } from '../api/auth.ts';
 import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
-import { decidePrepare, itemKeysOf, statusAt, type PreparedProposal } from '../domain/proposal.ts';
+import { decidePrepare, itemKeysOf, refuseOverBytes, sealedBytes, statusAt, type PreparedProposal } from '../domain/proposal.ts';
 import { approvalKeys, decideApprove, decideReject, decideUndo, ReviewRefusal, staleRecords, undoDeadline, type BeforeImage, type StaleRecord } from '../domain/proposal-review.ts';
 import { itemKey, type ItemImage } from '../domain/record.ts';
 import { changeSummary, type ChangedBy, type ChangeInput } from '../words/changes.ts';
@@ -96,6 +96,8 @@ export class ProposalService {
         proposal_expiry_minutes: WRITE_POLICY.proposalExpiryMinutes,
         scheduling_horizon_days: WRITE_POLICY.schedulingHorizonDays,
         undo_window_days: WRITE_POLICY.undoWindowDays,
+        maximum_pending_proposals: this.#app.config.proposalLimits.pendingProposals,
+        maximum_proposal_bytes_per_day: this.#app.config.proposalLimits.proposalBytesPerDay,
       },
       record: { timezone, today, latest_scheduling_date: addDays(today, WRITE_POLICY.schedulingHorizonDays) },
       writes_paused: (await this.#app.maintenance.retryAfter('write')) !== null,
@@ -153,6 +155,7 @@ export class ProposalService {
           now,
           timezone: caller.athlete.profile.timezone,
           newId: randomUUID,
+          limits: this.#app.config.proposalLimits,
         },
         loaded.state,
         loaded.proposals,
@@ -160,14 +163,16 @@ export class ProposalService {
       );
       // A replay answers from the stream it was decided on: a projection worker may not have caught up.
       if (decision.outcome === 'replay') return { events: [], result: proposalDocOf(await loaded.proposalEvents(decision.command_id), decision.command_id)! };
-      const event = await this.#preparedEvent(athleteId, decision.proposal, body.reason ?? null);
+      const details: ProposalDetails = { actions: decision.proposal.actions, reason: body.reason ?? null };
+      // Before sealing, which stores a key: what the proposal will store is known from what is sealed.
+      refuseOverBytes(loaded.proposals, caller.grantId, now, sealedBytes(details), this.#app.config.proposalLimits);
+      const event = await this.#preparedEvent(athleteId, decision.proposal, details);
       return { events: [event], result: proposalDocOf([{ ...event, revision: loaded.revision === 'no_stream' ? 0 : Number(loaded.revision) + 1 }], body.command_id)! };
     });
     return this.#view(caller, found, now);
   }
 
-  async #preparedEvent(athleteId: string, p: PreparedProposal, reason: string | null): Promise<ProposalPrepared> {
-    const details: ProposalDetails = { actions: p.actions, reason };
+  async #preparedEvent(athleteId: string, p: PreparedProposal, details: ProposalDetails): Promise<ProposalPrepared> {
     return {
       type: 'proposal.prepared',
       data: {
@@ -447,9 +452,9 @@ export class ProposalService {
         const change = await loaded.lastChange(key);
         let by: ChangedBy = { type: 'unknown' };
         if (change?.batch) {
-          const events: ProposalEvent[] = await loaded.proposalEvents(change.batch);
+          const events: ProposalEvent[] = await loaded.proposalEvents(change.batch.command_id);
           const made = events.find((e): e is ProposalPrepared => e.type === 'proposal.prepared');
-          by = { type: 'proposal', client_name: made?.data.client_name ?? 'an AI app', command_id: change.batch };
+          by = { type: 'proposal', client_name: made?.data.client_name ?? 'an AI app', command_id: change.batch.command_id, move: change.batch.move === 'undo' ? 'undid' : 'approved' };
         } else if (change) {
           const actor = change.actor.type;
           by = actor === 'import' || actor === 'athlete' || actor === 'operator' ? { type: actor } : { type: 'unknown' };
