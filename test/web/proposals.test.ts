@@ -196,18 +196,72 @@ test('after the app is disconnected and the plan lapses to Free, the athlete sti
   }
 });
 
+test('paused writes pause the athlete\'s moves too: approve and undo answer 503 with the retry time and save nothing; a removal must be confirmed, or nothing is saved', async () => {
+  const s = await startServer();
+  try {
+    const ada = await registerPro(s.app);
+    const seeded = await seedRecord(s.app, ada);
+    const caller = await agentCaller(s.app, ada);
+    const body = validBody([
+      { op: 'delete', kind: 'meal', id: seeded.mealId, base_revision: 1 },
+      { op: 'update', kind: 'recovery_checkin', id: seeded.checkinId, base_revision: 1, record: { date: seeded.checkinDate, sleep_quality: 5, energy: 5, soreness: 5, stress: 5 } },
+    ]);
+    await s.app.proposals.prepare(caller, body);
+    const path = `/proposals/${body.command_id}`;
+    const browser = new FormClient(s.base);
+    const signIn = await browser.get('/sign-in');
+    await browser.post('/sign-in', { email: 'ada@example.com', password: PASSWORD, _csrf: FormClient.csrf(signIn.text) });
+    const csrf = FormClient.csrf((await browser.get(path)).text);
+    const record = async () => ({ meal: await s.app.proposals.record(ada, 'meal', { id: seeded.mealId }), checkin: await s.app.proposals.record(ada, 'recovery_checkin', { id: seeded.checkinId }) });
+    const before = await record();
+
+    const unconfirmed = await browser.post(`${path}/approve`, { _csrf: csrf });
+    assert.is(unconfirmed.status, 400, 'a batch with a removal is not approved without its confirmation');
+    assert.match(unconfirmed.text, 'This batch removes 1 record from your record. Tick the box that confirms it before approving; nothing was saved.');
+    assert.is((await browser.post(`${path}/approve`, { _csrf: csrf, confirm_removals: '2' })).status, 400, 'a confirmation of another number of removals is none');
+    assert.is((await s.app.proposals.review(ada, body.command_id))!.status, 'prepared');
+
+    await s.app.maintenance.set('write', 120, 'operator:test');
+    const paused = await browser.post(`${path}/approve`, { _csrf: csrf, confirm_removals: '1' });
+    assert.is(paused.status, 503);
+    assert.is(paused.headers.get('retry-after'), '120');
+    assert.match(paused.text, 'paused changes to records for maintenance, so nothing was saved');
+    assert.is((await browser.post(`${path}/reject`, { _csrf: csrf })).status, 503, 'rejecting appends to the record too');
+    assert.is((await s.app.proposals.review(ada, body.command_id))!.status, 'prepared', 'nothing decided');
+    assert.equal(await record(), before, 'nothing saved');
+
+    await s.app.maintenance.set('write', null, 'operator:test');
+    assert.is((await browser.post(`${path}/approve`, { _csrf: csrf, confirm_removals: '1' })).status, 303);
+    assert.is((await s.app.proposals.review(ada, body.command_id))!.status, 'committed');
+    const saved = await record();
+
+    await s.app.maintenance.set('write', 60, 'operator:test');
+    const undo = await browser.post(`${path}/undo`, { _csrf: csrf });
+    assert.is(undo.status, 503);
+    assert.is(undo.headers.get('retry-after'), '60');
+    assert.is((await s.app.proposals.review(ada, body.command_id))!.status, 'committed', 'not undone');
+    assert.equal(await record(), saved, 'nothing restored');
+    await s.app.maintenance.set('write', null, 'operator:test');
+    assert.is((await browser.post(`${path}/undo`, { _csrf: csrf })).status, 303);
+    assert.equal(await record().then((r) => r.meal?.record), before.meal?.record, 'and once resumed, undo brings the meal back');
+  } finally {
+    await s.close();
+  }
+});
+
 test('the history pages: 50 a page, newest first, an Older link to the rest and back', async () => {
   const clock = fixedClock('2026-06-01T12:00:00.000Z');
   const s = await startServer({ clock });
   try {
     const ada = await registerPro(s.app);
-    const caller = await agentCaller(s.app, ada);
+    // One connection may have 10 awaiting review at once (WRITE_POLICY): six prepare the 60.
+    const callers = await Promise.all(Array.from({ length: 6 }, () => agentCaller(s.app, ada)));
     const meal = (name: string) => ({ op: 'create', kind: 'meal', record: { eaten_at: '2026-06-01T10:00:00.000Z', name, calories_kcal: 400, protein_g: 30, carbohydrate_g: null, fat_g: null } });
     const ids: string[] = [];
     for (let i = 0; i < 60; i++) {
       clock.advance(1_000);
       const body = validBody([meal(`Meal ${i}`)]);
-      await s.app.proposals.prepare(caller, body);
+      await s.app.proposals.prepare(callers[Math.floor(i / 10)]!, body);
       ids.push(body.command_id);
     }
     clock.advance(31 * 60_000);
