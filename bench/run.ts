@@ -34,6 +34,7 @@ import { send, withBearer, type CapturedResponse } from './http.ts';
 import { measure, measureInTurns, type Load, type Measurement, type Run } from './measure.ts';
 import { measurePrepareFloor, type PrepareFloorMeasured } from './prepare-floor.ts';
 import { formatReview, measureReview } from './review.ts';
+import { formatPendingList, measurePendingList } from './pending-list.ts';
 import { formatCli, measureCli } from './cli.ts';
 import { formatImportStalls, measureImportStalls } from './import-stall.ts';
 import {
@@ -493,6 +494,7 @@ try {
   // `npm run bench -- cli` measures the CLI alone: a minute instead of the whole run.
   if (process.argv[2] === 'cli') console.log(formatCli(await measureCli()));
   else if (process.argv[2] === 'review') await review();
+  else if (process.argv[2] === 'pending') console.log(formatPendingList(await measurePendingList()));
   // How long a request waits while the service saves an import (no target: information).
   else if (process.argv[2] === 'import-stall') console.log(formatImportStalls(await measureImportStalls()));
   else await main();

@@ -9,6 +9,20 @@ import type { Doc } from '../services/store/read-store.ts';
 import { athleteOf, type Projection } from './projection.ts';
 
 export const PROPOSALS = 'proposals';
+/** Per athlete, the proposals awaiting review: one small document, so that a count and a page of them need not read every one. */
+export const WAITING = 'proposals_waiting';
+
+/** A proposal awaiting review, as the athlete's waiting list keeps it. */
+export interface WaitingItem {
+  id: string;
+  prepared_at: string;
+  expires_at: string;
+}
+
+/** The athlete's proposals awaiting review, soonest to expire first; its id is the athlete's. */
+export interface WaitingDoc extends Doc {
+  items: WaitingItem[];
+}
 
 export interface ProposalDoc extends Doc {
   /** The command id. */
@@ -18,6 +32,8 @@ export interface ProposalDoc extends Doc {
   client_name: string;
   /** As last written; `statusAt` tells a prepared one past its expiry apart. */
   status: ProposalStatus;
+  /** Whether its status is still `prepared` (past its expiry or not): decided ones are read apart from these. */
+  open: boolean;
   prepared_at: string;
   expires_at: string;
   decided_at: string | null;
@@ -39,7 +55,8 @@ export interface ProposalDoc extends Doc {
 
 export const proposalsProjection: Projection = {
   name: 'proposals',
-  // 2: the sealed details and undo bodies are no longer copied into the document, only their events' revisions.
+  // 2: the sealed details and undo bodies are no longer copied into the document, only their
+  // events' revisions; `open` and the waiting list, so that lists read no more than they show.
   version: 2,
   collections: [
     {
@@ -47,17 +64,34 @@ export const proposalsProjection: Projection = {
       indexes: [
         { name: 'by_prepared', fields: ['prepared_at', 'id'] },
         { name: 'by_grant', fields: ['grant_id', 'prepared_at', 'id'] },
+        { name: 'by_open', fields: ['open', 'prepared_at', 'id'] },
       ],
     },
+    { name: WAITING, indexes: [] },
   ],
   handles: (type) => type.startsWith('proposal.'),
   async apply(event, docs) {
     const athleteId = athleteOf(event);
     const commandId = (event.data as { command_id: string }).command_id;
     const next = evolveProposalDoc(await docs.get<ProposalDoc>(PROPOSALS, athleteId, commandId), { type: event.type, data: event.data, revision: event.revision } as ProposalEvent & { revision: number });
-    if (next) await docs.upsert(PROPOSALS, athleteId, next);
+    if (!next) return;
+    await docs.upsert(PROPOSALS, athleteId, next);
+    const waiting = await docs.get<WaitingDoc>(WAITING, athleteId, athleteId);
+    const items = waitingAfter(waiting?.items ?? [], next);
+    if (waiting || items.length) await docs.upsert(WAITING, athleteId, { id: athleteId, items } satisfies WaitingDoc);
   },
 };
+
+/**
+ * The waiting list after a proposal's change: a prepared one joins it, a decided one leaves it. A
+ * proposal that expired unasked leaves when one is prepared after its expiry, so the list holds no
+ * more than the proposals prepared within one expiry of the newest.
+ */
+export function waitingAfter(items: readonly WaitingItem[], doc: ProposalDoc): WaitingItem[] {
+  const others = items.filter((i) => i.id !== doc.id);
+  if (!doc.open) return others;
+  return [...others.filter((i) => i.expires_at > doc.prepared_at), { id: doc.id, prepared_at: doc.prepared_at, expires_at: doc.expires_at }].sort((a, b) => a.expires_at.localeCompare(b.expires_at) || a.id.localeCompare(b.id));
+}
 
 /** A proposal's document after one of its events, at its stream revision. */
 export function evolveProposalDoc(doc: ProposalDoc | null, stored: ProposalEvent & { revision: number }): ProposalDoc | null {
@@ -71,6 +105,7 @@ export function evolveProposalDoc(doc: ProposalDoc | null, stored: ProposalEvent
         client_id: d.client_id,
         client_name: d.client_name,
         status: 'prepared',
+        open: true,
         prepared_at: d.prepared_at,
         expires_at: d.expires_at,
         decided_at: null,
@@ -89,6 +124,7 @@ export function evolveProposalDoc(doc: ProposalDoc | null, stored: ProposalEvent
       return {
         ...doc,
         status: 'committed',
+        open: false,
         decided_at: d.committed_at,
         receipt: { committed_at: d.committed_at, approved_by: 'athlete', client: { client_id: doc.client_id, name: doc.client_name }, changes: d.changes },
         affected: d.affected,
@@ -97,11 +133,11 @@ export function evolveProposalDoc(doc: ProposalDoc | null, stored: ProposalEvent
       };
     }
     case 'proposal.rejected':
-      return doc && { ...doc, status: 'rejected', decided_at: event.data.rejected_at };
+      return doc && { ...doc, status: 'rejected', open: false, decided_at: event.data.rejected_at };
     case 'proposal.expired':
-      return doc && { ...doc, status: 'expired', decided_at: event.data.expired_at };
+      return doc && { ...doc, status: 'expired', open: false, decided_at: event.data.expired_at };
     case 'proposal.conflicted':
-      return doc && { ...doc, status: 'conflicted', decided_at: event.data.conflicted_at, conflict: event.data.conflict };
+      return doc && { ...doc, status: 'conflicted', open: false, decided_at: event.data.conflicted_at, conflict: event.data.conflict };
     case 'proposal.undone':
       return doc && { ...doc, status: 'undone', undone_at: event.data.undone_at, undo_link: event.data.link ?? null };
   }

@@ -4,6 +4,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import type Provider from 'oidc-provider';
+import type { WaitingItem } from '../../projections/proposals.ts';
 import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
 import { timeZoneChoices } from '../../contracts/common.ts';
@@ -52,8 +53,8 @@ const signUpFields = z.object({
 declare module 'fastify' {
   interface FastifyRequest {
     session: Session | null;
-    /** For a signed-in athlete's pages: how many proposals wait for their review (the navigation counts them). */
-    pendingProposals: number;
+    /** For a signed-in athlete's pages: the proposals waiting for their review (the navigation counts them; Home and Proposals list them). */
+    waiting: WaitingItem[];
   }
 }
 
@@ -75,7 +76,8 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
   await server.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
 
   server.decorateRequest('session', null);
-  server.decorateRequest('pendingProposals', 0);
+  // Set for every page request by the hook below; the default is never read (Fastify's decorators take no reference values).
+  server.decorateRequest('waiting', null as unknown as WaitingItem[]);
 
   const pages = async (web: FastifyInstance) => {
     // Here, not at the root: the API surfaces take a bearer, never a cookie, and would otherwise
@@ -84,7 +86,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
     web.addHook('onRequest', async (request) => {
       request.session = await sessions.current(request);
       // Pages only: a form's post answers with a redirect, whose page counts again.
-      if (request.method === 'GET' && request.session?.athlete_id) request.pendingProposals = await app.proposals.pendingCount(request.session.athlete_id);
+      request.waiting = request.method === 'GET' && request.session?.athlete_id ? await app.proposals.waiting(request.session.athlete_id) : [];
     });
     web.addHook('onSend', async (_request, reply) => {
       if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
@@ -121,7 +123,7 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
       reply
         .code(status)
         .type('text/html; charset=utf-8')
-        .send(page({ title, signedInAs: session?.athlete_id ?? null, csrf: session?.csrf ?? '', path: reply.request.url, wide: options.wide ?? false, pending: reply.request.pendingProposals }, body));
+        .send(page({ title, signedInAs: session?.athlete_id ?? null, csrf: session?.csrf ?? '', path: reply.request.url, wide: options.wide ?? false, pending: reply.request.waiting.length }, body));
 
     web.get('/', async (request, reply) => reply.redirect(request.session?.athlete_id ? '/account' : '/sign-in'));
 

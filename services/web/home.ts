@@ -13,6 +13,8 @@ import type { Sessions } from './sessions.ts';
 import { count, duration, localDate } from './units.ts';
 
 const RECENT_WORKOUTS = 5;
+/** Proposals Home lists of those waiting, soonest to expire first; the proposals page has them all. */
+const WAITING_SHOWN = 5;
 
 /** What the Pro plan gives, in the athlete's words; shown on Home and in Settings. */
 export const PRO_GIVES =
@@ -29,10 +31,11 @@ export function registerHome(web: FastifyInstance, app: App, sessions: Sessions,
     }
     const query = request.query as Record<string, unknown>;
     const now = app.clock.now();
-    const [snapshot, recent, waiting] = await Promise.all([
+    const waiting = request.waiting;
+    const [snapshot, recent, shown] = await Promise.all([
       getTrainingSnapshot(app.reads, webCaller(athlete), now),
       keysetPage<WorkoutSummaryDoc>(app.reads, WORKOUTS, { partition: athlete.athlete_id, index: 'by_local_date', keyOf: (w) => [w.local_date, w.ended_at, w.id], limit: RECENT_WORKOUTS }, null),
-      app.proposals.pending(athlete.athlete_id),
+      app.proposals.pending(athlete.athlete_id, waiting.slice(0, WAITING_SHOWN)),
     ]);
     const s = snapshot.summary;
     const streak = s.consecutive_active_weeks.value;
@@ -57,7 +60,7 @@ export function registerHome(web: FastifyInstance, app: App, sessions: Sessions,
 </div><p class="hint">${streakHint}</p></section>
 ${waiting.length
   ? html`<section class="notice" aria-labelledby="waiting-title"><h2 id="waiting-title">${waiting.length === 1 ? '1 proposal waits' : `${waiting.length} proposals wait`} for your review</h2>
-<ul class="plain proposals">${waiting.map((p) => proposalLine(p, now, athlete.profile.timezone))}</ul></section>`
+<ul class="plain proposals">${shown.map((p) => proposalLine(p, now, athlete.profile.timezone))}</ul>${waiting.length > shown.length ? html`<p><a href="/proposals">${waiting.length - shown.length} more waiting</a></p>` : ''}</section>`
   : ''}
 <section class="card" aria-labelledby="recent-title"><h2 id="recent-title">Recent workouts</h2>
 ${recent.docs.length

@@ -36,6 +36,8 @@ export const STATUS_WORDS: Record<ProposalStatus, string> = {
 
 /** Decided proposals a page of the history shows. */
 const HISTORY_PAGE = 50;
+/** Proposals awaiting review a page shows, soonest to expire first. */
+const WAITING_PAGE = 20;
 
 /**
  * When a proposal expires: the absolute time, which a script turns into a live countdown (and,
@@ -261,14 +263,26 @@ export function registerProposals(web: FastifyInstance, app: App, show: Show): v
     const now = app.clock.now();
     const tz = athlete.profile.timezone;
     const before = historyCursor((request.query as Record<string, unknown>).before);
-    const [pending, { docs: history, next }] = await Promise.all([app.proposals.pending(athlete.athlete_id), app.proposals.history(athlete.athlete_id, HISTORY_PAGE, before)]);
+    const query = request.query as Record<string, unknown>;
+    const waiting = request.waiting;
+    // The waiting ones a page at a time (`?waiting=2`), soonest to expire first: a page reads only the proposals it shows.
+    const pages = Math.max(1, Math.ceil(waiting.length / WAITING_PAGE));
+    const at = Math.min(pages, Math.max(1, Number.parseInt(String(query.waiting ?? '1'), 10) || 1));
+    const [pending, { docs: history, next }] = await Promise.all([
+      app.proposals.pending(athlete.athlete_id, waiting.slice((at - 1) * WAITING_PAGE, at * WAITING_PAGE)),
+      app.proposals.history(athlete.athlete_id, HISTORY_PAGE, before),
+    ]);
     return show(
       reply,
       'Proposals',
       request.session,
       html`<h1>Proposals</h1>
 <p class="hint">Changes your connected AI apps suggest. Nothing changes in your record until you approve it here.</p>
-<section class="card"><h2>Waiting for your review</h2>${pending.length ? html`<ul class="proposals">${pending.map((d) => proposalLine(d, now, tz))}</ul>` : html`<p>Nothing is waiting for you.</p>`}</section>
+<section class="card"><h2>Waiting for your review${waiting.length > WAITING_PAGE ? ` (${waiting.length})` : ''}</h2>${pending.length ? html`<ul class="proposals">${pending.map((d) => proposalLine(d, now, tz))}</ul>` : html`<p>Nothing is waiting for you.</p>`}${
+  pages > 1
+    ? html`<p class="pager">${at > 1 ? html`<a href="/proposals?waiting=${at - 1}">Sooner to expire</a>` : html`<span></span>`}<span class="hint">${(at - 1) * WAITING_PAGE + 1}–${Math.min(at * WAITING_PAGE, waiting.length)} of ${waiting.length}</span>${at < pages ? html`<a href="/proposals?waiting=${at + 1}">Later to expire</a>` : html`<span></span>`}</p>`
+    : ''
+}</section>
 <section class="card"><h2>${before ? 'Earlier history' : 'History'}</h2>${history.length ? html`<ul class="proposals">${history.map((d) => proposalLine(d, now, tz))}</ul>` : html`<p>No earlier proposals.</p>`}${
   next ? html`<p><a href="/proposals?before=${encodeURIComponent(next.join('~'))}">Older proposals</a></p>` : ''
 }${before ? html`<p><a href="/proposals">Newest proposals</a></p>` : ''}</section>

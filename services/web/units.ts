@@ -107,9 +107,13 @@ export function timeOfDay(instant: string, timezone: string): string {
   return f.format(new Date(instant));
 }
 
-/** An instant as date and time in the record timezone: 1 Jun 2026, 07:30. */
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** An instant as date and time in the record timezone: 1 Jun 2026, 07:30. A formatter costs ~70 µs to make: one per zone is kept. */
 export function dateTime(instant: string, timezone: string): string {
-  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: timezone }).format(new Date(instant));
+  let f = dateTimeFormats.get(timezone);
+  if (!f) dateTimeFormats.set(timezone, (f = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: timezone })));
+  return f.format(new Date(instant));
 }
 
 /** "1 workout", "3 workouts". */

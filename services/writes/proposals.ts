@@ -10,7 +10,7 @@ import type { RecordItem, RecordKind } from '../../contracts/record.ts';
 import type { z } from 'zod';
 import { KIND_OPERATIONS, WRITE_KINDS, WRITE_RECORD_JSON_SCHEMAS, WRITE_VERSION, writeKindOf, writeKinds, writeRecordSchemas, type ProposalStatus, type writeContext, type NormalisedAction, type Proposal, type WriteKind, type WriteProposalBody } from '../../contracts/write.ts';
 import { areaOf, permissionFormPath, WRITE_PERMISSIONS, type WritePermission } from '../../contracts/write-permissions.ts';
-import { PROPOSALS, proposalDocOf, type ProposalDoc } from '../../projections/proposals.ts';
+import { PROPOSALS, proposalDocOf, WAITING, type ProposalDoc, type WaitingDoc, type WaitingItem } from '../../projections/proposals.ts';
 import { WORKOUT_DETAILS, WORKOUTS } from '../../projections/workouts.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import type { Caller } from '../api/auth.ts';
@@ -41,6 +41,12 @@ export interface ProposalDetails {
 const PROPOSALS_PAGE = 100;
 /** The `by_prepared` keyset of a proposal. */
 const byPrepared = (d: ProposalDoc): [string, string] => [d.prepared_at, d.id];
+const compareByPrepared = (a: ProposalDoc, b: ProposalDoc) => a.prepared_at.localeCompare(b.prepared_at) || a.id.localeCompare(b.id);
+
+/** One document at a time from pages of them. */
+async function* docsOf<T>(pages: AsyncGenerator<T[]>): AsyncGenerator<T> {
+  for await (const page of pages) yield* page;
+}
 
 /** Where each kind's current items are read from. */
 const COLLECTIONS: Record<Exclude<WriteKind, 'completed_workout'>, string> = {
@@ -368,38 +374,50 @@ export class ProposalService {
   /**
    * The athlete's decided or expired proposals, newest prepared first, `limit` at a time: `before`
    * is the previous page's `next` (its last proposal's preparation time and id), null at the end.
+   * Read without the proposals awaiting review, however many: the decided ones by the `open` index,
+   * merged with those that expired unasked (still open, prepared more than one expiry ago).
    */
   async history(athleteId: string, limit: number, before?: [string, string]): Promise<{ docs: ProposalDoc[]; next: [string, string] | null }> {
     const now = this.#app.clock.now();
+    const since = new Date(now.getTime() - WRITE_POLICY.proposalExpiryMinutes * 60_000).toISOString();
+    const query = { partition: athleteId, index: 'by_open', direction: 'desc' as const, limit: Math.min(PROPOSALS_PAGE, limit + 1) };
+    const decided = docsOf(pagesOf<ProposalDoc>(this.#app.reads, PROPOSALS, { ...query, prefix: [false] }, byPrepared, before));
+    const expired = docsOf(pagesOf<ProposalDoc>(this.#app.reads, PROPOSALS, { ...query, prefix: [true], range: { lte: since } }, byPrepared, before));
     const docs: ProposalDoc[] = [];
-    const query = { partition: athleteId, index: 'by_prepared', direction: 'desc' as const, limit: PROPOSALS_PAGE };
-    for await (const page of pagesOf<ProposalDoc>(this.#app.reads, PROPOSALS, query, byPrepared, before)) {
-      for (const d of page) {
-        if (statusAt(d, now) === 'prepared') continue;
-        docs.push(d);
-        if (docs.length === limit) return { docs, next: byPrepared(d) };
+    let [d, e] = await Promise.all([decided.next(), expired.next()]);
+    while (!d.done || !e.done) {
+      // Both come newest prepared first: take the newer of the two heads.
+      const takeDecided = e.done || (!d.done && compareByPrepared(d.value, e.value) > 0);
+      const doc = takeDecided ? d.value! : e.value!;
+      // One prepared right at the window's edge may still await review: it is not history yet.
+      if (statusAt(doc, now) !== 'prepared') {
+        if (docs.length === limit) return { docs, next: byPrepared(docs[docs.length - 1]!) };
+        docs.push(doc);
       }
+      if (takeDecided) d = await decided.next();
+      else e = await expired.next();
     }
     return { docs, next: null };
   }
 
   /**
-   * Every proposal awaiting the athlete's review now, soonest to expire first: what Home announces
-   * and the proposals page puts first. All of them, however many were prepared since: only those prepared
-   * within the expiry can still await review, and they are read a page at a time.
+   * The proposals awaiting the athlete's review now, soonest to expire first, from the athlete's
+   * waiting list: ids and times only, however many there are (Home and the navigation count them).
    */
-  async pending(athleteId: string): Promise<ProposalDoc[]> {
-    const now = this.#app.clock.now();
-    const since = new Date(now.getTime() - WRITE_POLICY.proposalExpiryMinutes * 60_000).toISOString();
-    const pending: ProposalDoc[] = [];
-    const query = { partition: athleteId, index: 'by_prepared', direction: 'desc' as const, limit: PROPOSALS_PAGE, range: { gte: since } };
-    for await (const page of pagesOf<ProposalDoc>(this.#app.reads, PROPOSALS, query, byPrepared)) pending.push(...page.filter((d) => statusAt(d, now) === 'prepared'));
-    return pending.sort((a, b) => a.expires_at.localeCompare(b.expires_at));
+  async waiting(athleteId: string): Promise<WaitingItem[]> {
+    const now = this.#app.clock.now().toISOString();
+    const doc = await this.#app.reads.get<WaitingDoc>(WAITING, athleteId, athleteId);
+    return (doc?.items ?? []).filter((i) => i.expires_at > now);
   }
 
-  /** How many proposals await the athlete's review now: what the navigation shows. */
-  async pendingCount(athleteId: string): Promise<number> {
-    return (await this.pending(athleteId)).length;
+  /** The documents of waiting proposals (a page of `waiting`), in its order, those still awaiting review. */
+  async pending(athleteId: string, items: readonly WaitingItem[]): Promise<ProposalDoc[]> {
+    const now = this.#app.clock.now();
+    const docs = new Map((await this.#app.reads.getMany<ProposalDoc>(PROPOSALS, athleteId, items.map((i) => i.id))).map((d) => [d.id, d]));
+    return items.flatMap((i) => {
+      const doc = docs.get(i.id);
+      return doc && statusAt(doc, now) === 'prepared' ? [doc] : [];
+    });
   }
 
   /**

@@ -6,7 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { seriousViolations } from '../support/axe.ts';
-import { dumpReadModels } from '../support/app.ts';
+import { recordModels } from '../support/app.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { connect, PASSWORD, registerPro } from '../support/connect.ts';
 import { workoutSet } from '../support/sets.ts';
@@ -16,10 +16,6 @@ import { envelopeOf, mcpClient, toolErrorOf } from './support.ts';
 
 const noBrowser = whyNoBrowser();
 
-async function recordModels(app: Parameters<typeof dumpReadModels>[0]) {
-  const { proposals: _p, connection_usage: _u, ...rest } = await dumpReadModels(app);
-  return rest;
-}
 
 if (noBrowser) {
   test.skip(`MCP writes with the permission form in Chromium (${noBrowser})`, () => {});

@@ -50,6 +50,16 @@ export async function dumpReadModels(app: App): Promise<Record<string, unknown>>
   return out;
 }
 
+/**
+ * The read models of the athlete's record: every collection but those of proposals (their
+ * documents and waiting lists) and of the connections' usage, which a proposal's life changes
+ * without changing the record.
+ */
+export async function recordModels(app: App): Promise<Record<string, unknown>> {
+  const { proposals: _p, proposals_waiting: _w, connection_usage: _u, ...record } = await dumpReadModels(app);
+  return record;
+}
+
 export async function registerAthlete(app: App, overrides: { email?: string; timezone?: string; tier?: 'free' | 'pro' } = {}): Promise<string> {
   const { athlete_id } = await app.athletes.register(
     {

@@ -215,6 +215,7 @@ function pageOf(kind: WriteKind, op: 'create' | 'update', record: Body, current:
     client_id: 'https://coach.example/client.json',
     client_name: 'Coach <Claude>',
     status: 'prepared',
+    open: true,
     prepared_at: '2026-11-27T11:50:00.000Z',
     expires_at: '2026-11-27T12:20:00.000Z',
     decided_at: null,

@@ -12,20 +12,21 @@ test('every pending proposal is listed first, the oldest too; expired ones are n
   const meal = (name: string) => ({ op: 'create', kind: 'meal', record: { eaten_at: '2026-06-01T10:00:00.000Z', name, calories_kcal: 400, protein_g: 30, carbohydrate_g: null, fat_g: null } });
   try {
     const ada = await registerAthlete(app, { email: 'ada@example.com' });
-    const caller = await agentCaller(app, ada);
+    // One connection may have 10 awaiting review at once (WRITE_POLICY): 13 connections prepare them.
+    const callers = await Promise.all(Array.from({ length: 13 }, () => agentCaller(app, ada)));
     const first = validBody([meal('First')]);
-    await app.proposals.prepare(caller, first);
+    await app.proposals.prepare(callers[0]!, first);
     for (let i = 0; i < 120; i++) {
       clock.advance(3_000);
-      await app.proposals.prepare(caller, validBody([meal(`Meal ${i}`)]));
+      await app.proposals.prepare(callers[Math.floor((i + 1) / 10)]!, validBody([meal(`Meal ${i}`)]));
     }
-    const pending = await app.proposals.pending(ada);
+    const pending = await app.proposals.pending(ada, await app.proposals.waiting(ada));
     assert.is(pending.length, 121);
     assert.is(pending[0]!.id, first.command_id, 'the soonest to expire first');
     assert.equal((await app.proposals.history(ada, 10)).docs, [], 'none decided yet');
 
     clock.advance(31 * 60_000);
-    assert.equal(await app.proposals.pending(ada), [], 'all expired now');
+    assert.equal(await app.proposals.waiting(ada), [], 'all expired now');
     // The history, newest first, 50 a page: every proposal once, in order, whatever the page size.
     const seen: string[] = [];
     let before: [string, string] | undefined;

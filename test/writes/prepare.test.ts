@@ -6,17 +6,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { operations } from '../../contracts/operations.ts';
 import { writeRecordSchemas } from '../../contracts/write.ts';
-import { dumpReadModels } from '../support/app.ts';
+import { recordModels } from '../support/app.ts';
 import { registerPro } from '../support/connect.ts';
 import { workoutSet } from '../support/sets.ts';
 import { startServer } from '../support/server.ts';
 import { proposalBody, seedRecord, writer } from '../support/writes.ts';
 
-/** Read models a proposal must not touch: all but the proposals themselves and the connections' usage. */
-async function recordModels(app: Parameters<typeof dumpReadModels>[0]) {
-  const { proposals: _p, ...rest } = await dumpReadModels(app);
-  return rest;
-}
 
 test('the batch of the issue is prepared, read back prepared with its approval link, and the record reads exactly as before', async () => {
   const s = await startServer();

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Caller } from '../../services/api/auth.ts';
 import { ReviewRefusal } from '../../services/domain/proposal-review.ts';
-import { dumpReadModels, openTestApp, registerAthlete, type TestApp } from '../support/app.ts';
+import { dumpReadModels, openTestApp, recordModels, registerAthlete, type TestApp } from '../support/app.ts';
 import { workoutSet } from '../support/sets.ts';
 import { agentCaller, validBody, seedRecord, type Seeded } from '../support/writes.ts';
 
@@ -28,11 +28,6 @@ async function world(): Promise<World> {
   return { t, athleteId, seeded, caller };
 }
 
-/** The read models of the record (proposals aside), and that they equal a replay of the log. */
-async function recordModels(w: World) {
-  const { proposals: _p, ...live } = await dumpReadModels(w.t.app);
-  return live;
-}
 
 async function assertEqualsReplay(w: World) {
   const live = await dumpReadModels(w.t.app);
@@ -62,7 +57,7 @@ async function refusal(run: Promise<unknown>): Promise<ReviewRefusal> {
 test('approve saves every change together with a receipt; undo brings the record back exactly, the deleted workout with its feedback', async () => {
   const w = await world();
   try {
-    const before = await recordModels(w);
+    const before = await recordModels(w.t.app);
     const body = batch(w.seeded);
     await w.t.app.proposals.prepare(w.caller, body);
     w.t.clock.advance(10 * 60_000);
@@ -80,7 +75,7 @@ test('approve saves every change together with a receipt; undo brings the record
       ['delete', 'meal', 1, 2],
       ['delete', 'completed_workout', 1, 2],
     ]);
-    const after = await recordModels(w);
+    const after = await recordModels(w.t.app);
     assert.is((after.meals as unknown[]).length, 0, 'the meal is gone');
     assert.is((after.feedback as unknown[]).length, 0, 'the deleted workout took its feedback');
     assert.is((after.exercises as unknown[]).length, 2);
@@ -89,7 +84,7 @@ test('approve saves every change together with a receipt; undo brings the record
     w.t.clock.advance(29 * DAY);
     await w.t.app.proposals.undo(w.athleteId, body.command_id);
     assert.is((await w.t.app.proposals.get(w.caller, body.command_id))!.status, 'undone');
-    const undone = await recordModels(w);
+    const undone = await recordModels(w.t.app);
     // Revisions and update times move on (undo is new events); the bodies and creation times are as before.
     const bodies = (m: Record<string, unknown>) => JSON.parse(JSON.stringify(m, (k, v) => (k === 'revision' || k === 'updated_at' || k === 'computed_at' ? undefined : v)));
     assert.equal(bodies(undone), bodies(before), 'the record reads as before the batch');
@@ -103,13 +98,13 @@ test('approve saves every change together with a receipt; undo brings the record
 test('reject saves nothing; a rejected proposal cannot be approved', async () => {
   const w = await world();
   try {
-    const before = await recordModels(w);
+    const before = await recordModels(w.t.app);
     const body = batch(w.seeded);
     await w.t.app.proposals.prepare(w.caller, body);
     assert.equal(await w.t.app.proposals.reject(w.athleteId, body.command_id), { outcome: 'rejected' });
     assert.is((await w.t.app.proposals.get(w.caller, body.command_id))!.status, 'rejected');
     assert.is((await refusal(w.t.app.proposals.approve(w.athleteId, body.command_id))).reason, 'not_pending');
-    assert.equal(await recordModels(w), before);
+    assert.equal(await recordModels(w.t.app), before);
   } finally {
     await w.t.close();
   }
@@ -118,7 +113,7 @@ test('reject saves nothing; a rejected proposal cannot be approved', async () =>
 test('expiry: at 30 minutes the proposal reads expired at once, and an approval then saves nothing', async () => {
   const w = await world();
   try {
-    const before = await recordModels(w);
+    const before = await recordModels(w.t.app);
     const body = batch(w.seeded);
     await w.t.app.proposals.prepare(w.caller, body);
     w.t.clock.advance(30 * 60_000 - 1);
@@ -128,7 +123,7 @@ test('expiry: at 30 minutes the proposal reads expired at once, and an approval 
     assert.is(read.status, 'expired', 'expired by the clock, before any sweep');
     assert.is(read.approval_url, null);
     assert.equal(await w.t.app.proposals.approve(w.athleteId, body.command_id), { outcome: 'expired' });
-    assert.equal(await recordModels(w), before);
+    assert.equal(await recordModels(w.t.app), before);
     assert.is((await refusal(w.t.app.proposals.approve(w.athleteId, body.command_id))).reason, 'not_pending');
   } finally {
     await w.t.close();
@@ -147,12 +142,12 @@ test('two proposals updating the same check-in, both approved: the second is con
     await w.t.app.proposals.prepare(w.caller, first);
     await w.t.app.proposals.prepare(w.caller, second);
     assert.equal(await w.t.app.proposals.approve(w.athleteId, first.command_id), { outcome: 'committed' });
-    const between = await recordModels(w);
+    const between = await recordModels(w.t.app);
     assert.equal(await w.t.app.proposals.approve(w.athleteId, second.command_id), { outcome: 'conflicted' });
     const read = (await w.t.app.proposals.get(w.caller, second.command_id))!;
     assert.is(read.status, 'conflicted');
     assert.equal(read.conflict, { action_index: 1, kind: 'recovery_checkin', id: w.seeded.checkinId, reason: 'changed' });
-    assert.equal(await recordModels(w), between, 'nothing of the second batch was saved, not even its meal');
+    assert.equal(await recordModels(w.t.app), between, 'nothing of the second batch was saved, not even its meal');
     await assertEqualsReplay(w);
   } finally {
     await w.t.close();
@@ -179,11 +174,11 @@ test('undo is prevented as a whole when one affected record changed after the sa
     await w.t.app.proposals.prepare(w.caller, body);
     await w.t.app.proposals.approve(w.athleteId, body.command_id);
     await w.t.app.records.change(w.athleteId, [{ op: 'update', kind: 'checkin', item: { id: w.seeded.checkinId, date: w.seeded.checkinDate, sleep_quality: 1, energy: 1, soreness: 1, stress: 1 }, base_revision: 2 }], { type: 'athlete', id: w.athleteId });
-    const changed = await recordModels(w);
+    const changed = await recordModels(w.t.app);
     const refused = await refusal(w.t.app.proposals.undo(w.athleteId, body.command_id));
     assert.is(refused.reason, 'undo_blocked');
     assert.equal(refused.item, { kind: 'checkin', id: w.seeded.checkinId, how: 'changed' });
-    assert.equal(await recordModels(w), changed, 'nothing restored');
+    assert.equal(await recordModels(w.t.app), changed, 'nothing restored');
     assert.is((await w.t.app.proposals.get(w.caller, body.command_id))!.status, 'committed');
   } finally {
     await w.t.close();
