@@ -3,7 +3,7 @@
 // carrying the item's new integer revision, so that a later write proposal can state the
 // revision it was prepared against and an approval can detect a changed record.
 import { z } from 'zod';
-import { dateTime, readScope, subscriptionTier, uuid } from './common.ts';
+import { dateTime, isVisibleText, readScope, subscriptionTier, uuid } from './common.ts';
 import { profile, recordItemSchemas, recordKinds, type RecordItem, type RecordKind } from './record.ts';
 import { writeKind, writeOp } from './write.ts';
 import { writePermission } from './write-permissions.ts';
@@ -227,6 +227,14 @@ export type AthleteEvent = z.infer<typeof athleteEvent>;
 export const disconnectReason = z.enum(['athlete', 'refresh_token_reused', 'authorization_code_reused', 'client_revoked', 'signed_out', 'authorization_server']);
 export type DisconnectReason = z.infer<typeof disconnectReason>;
 
+/** The athlete's name for a connection: one line of 1-100 characters, trimmed, with at least one visible. */
+export const CONNECTION_LABEL_MAX = 100;
+export const connectionLabel = z
+  .string()
+  .min(1)
+  .max(CONNECTION_LABEL_MAX)
+  .refine((s) => s === s.trim() && isVisibleText(s) && !/\p{Cc}/u.test(s), 'a name is one line with a visible character and no spaces around it');
+
 /**
  * Events of the `connections-<athlete id>` stream: which AI clients may read which areas. The
  * grant id is the authorization server's; disconnecting stops every token of the grant.
@@ -253,6 +261,11 @@ export const connectionEvent = z.discriminatedUnion('type', [
     // Which changes the client may propose (spec 5.3): granted by the athlete, turned off in settings.
     type: z.literal('grant.write_permissions_changed'),
     data: z.strictObject({ grant_id: uuid, athlete_id: uuid, write_permissions: z.array(writePermission) }),
+  }),
+  z.strictObject({
+    // The athlete's own name for the connection, to tell apart clients that call themselves the same.
+    type: z.literal('grant.renamed'),
+    data: z.strictObject({ grant_id: uuid, athlete_id: uuid, label: connectionLabel }),
   }),
   z.strictObject({
     type: z.literal('grant.disconnected'),

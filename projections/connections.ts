@@ -1,5 +1,5 @@
 // The athlete's connected AI clients, for the connection settings page and the per-request check
-// that a grant is still connected.
+// that a grant is still connected, with the name the athlete gave each.
 import type { ConnectionEvent, DisconnectReason } from '../contracts/events.ts';
 import type { ReadScope } from '../contracts/common.ts';
 import type { WritePermission } from '../contracts/write-permissions.ts';
@@ -33,12 +33,15 @@ export interface ConnectionDoc extends Doc {
   disconnect_reason?: DisconnectReason | null;
   /** The changes it may propose; absent on connections that never had any. */
   write_permissions?: WritePermission[];
+  /** The athlete's own name for it (`grant.renamed`); null until they give one. */
+  label: string | null;
 }
 
 export const connectionsProjection: Projection = {
   name: 'connections',
   // 2: connection_grants added (stores built before are replayed to fill it).
-  version: 2,
+  // 3: `label`, the athlete's name for a connection (every document has it, null until named).
+  version: 3,
   collections: [
     { name: CONNECTIONS, indexes: [{ name: 'by_connected', fields: ['connected_at', 'id'] }] },
     { name: CONNECTION_GRANTS, indexes: [] },
@@ -61,6 +64,7 @@ export const connectionsProjection: Projection = {
         connected_at: at,
         updated_at: at,
         disconnected_at: null,
+        label: null,
       } satisfies ConnectionDoc);
       await docs.upsert(CONNECTION_GRANTS, CONNECTION_GRANTS_PARTITION, { id: oauth_grant_id, athlete_id: athleteId, grant_id } satisfies ConnectionGrantDoc);
       return;
@@ -72,7 +76,9 @@ export const connectionsProjection: Projection = {
         ? { scopes: event.data.scopes }
         : event.type === 'grant.write_permissions_changed'
           ? { write_permissions: event.data.write_permissions }
-          : { status: 'disconnected' as const, disconnected_at: at, disconnect_reason: event.data.reason ?? null };
+          : event.type === 'grant.renamed'
+            ? { label: event.data.label }
+            : { status: 'disconnected' as const, disconnected_at: at, disconnect_reason: event.data.reason ?? null };
     await docs.upsert(CONNECTIONS, athleteId, { ...current, ...change, updated_at: at });
   },
 };

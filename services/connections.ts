@@ -1,16 +1,30 @@
-// Connections: which AI client may read which areas of an athlete's record. Every change is an
-// event on the athlete's `connections-<id>` stream, so the audit history shows who had access when.
-import { connectionEvent, streams, type Actor, type ConnectionEvent, type DisconnectReason } from '../contracts/events.ts';
+// Connections: which AI client may read which areas of an athlete's record, and the name the
+// athlete gave it. Every change is an event on the athlete's `connections-<id>` stream, so the
+// audit history shows who had access when.
+import { CONNECTION_LABEL_MAX, connectionEvent, connectionLabel, streams, type Actor, type ConnectionEvent, type DisconnectReason } from '../contracts/events.ts';
 import { appendEvents } from './append.ts';
-import type { ReadScope } from '../contracts/common.ts';
+import { isVisibleText, type ReadScope } from '../contracts/common.ts';
 import { CONNECTION_GRANTS, CONNECTION_GRANTS_PARTITION, CONNECTIONS, type ConnectionDoc, type ConnectionGrantDoc } from '../projections/connections.ts';
+import type { ProposalStatus } from '../contracts/write.ts';
+import { PROPOSALS, type ProposalDoc } from '../projections/proposals.ts';
 import type { Clock } from './domain/clock.ts';
+import { statusAt } from './domain/proposal.ts';
 import { DomainError } from './domain/errors.ts';
 import { nameUuid } from './domain/ids.ts';
 import { revokeOAuthGrant } from './oauth/adapter.ts';
 import type { EventStore } from './store/event-store.ts';
 import type { ReadStore } from './store/read-store.ts';
 import { WRITE_PERMISSIONS, type WritePermission } from '../contracts/write-permissions.ts';
+
+/** What the athlete calls a connection: the name they gave it, else the client's own name. */
+export const connectionName = (c: Pick<ConnectionDoc, 'label' | 'client_name'>): string => c.label ?? c.client_name;
+
+/** Why a name for a connection was refused, in the athlete's words. */
+function labelProblem(label: string): string {
+  if (!isVisibleText(label)) return 'Give the app a name: it needs at least one letter, digit or sign you can see.';
+  if (label.length > CONNECTION_LABEL_MAX) return `That name is ${label.length} characters long; keep it to ${CONNECTION_LABEL_MAX}.`;
+  return 'A name is one line of text, without tabs or line breaks.';
+}
 
 /** The connection's id on the wire (a UUID, spec 2.4), derived from the authorization server's grant id. */
 export const grantIdOf = (oauthGrantId: string) => nameUuid(`oauth-grant/${oauthGrantId}`);
@@ -89,6 +103,31 @@ export class ConnectionService {
     if (next.length === held.length && next.every((p) => held.includes(p))) return held;
     await this.#append(athleteId, { type: 'grant.write_permissions_changed', data: { grant_id: grantId, athlete_id: athleteId, write_permissions: next } }, { type: 'athlete', id: athleteId });
     return next;
+  }
+
+  /**
+   * Gives a connection the athlete's own name (three clients that all call themselves "MCP CLI
+   * Proxy" are then told apart). `label` is trimmed; a blank or too long one is refused with
+   * `invalid_input`. Only the athlete's own connected connection; nothing is written when the name
+   * is the one it has.
+   */
+  async rename(athleteId: string, grantId: string, label: string): Promise<string> {
+    const existing = await this.get(athleteId, grantId);
+    if (!existing || existing.status !== 'connected') throw new DomainError('not_found', 'no such connection');
+    const parsed = connectionLabel.safeParse(label.trim());
+    if (!parsed.success) throw new DomainError('invalid_input', labelProblem(label.trim()));
+    if (existing.label === parsed.data) return parsed.data;
+    await this.#append(athleteId, { type: 'grant.renamed', data: { grant_id: grantId, athlete_id: athleteId, label: parsed.data } }, { type: 'athlete', id: athleteId });
+    return parsed.data;
+  }
+
+  /**
+   * The connection's newest proposal (its command id, when it was prepared, its status now), or
+   * null: one entry of the proposals' per-connection index, metadata only.
+   */
+  async latestProposal(athleteId: string, grantId: string): Promise<{ command_id: string; prepared_at: string; status: ProposalStatus } | null> {
+    const [newest] = await this.#reads.page<ProposalDoc>(PROPOSALS, { partition: athleteId, index: 'by_grant', prefix: [grantId], direction: 'desc', limit: 1 });
+    return newest ? { command_id: newest.id, prepared_at: newest.prepared_at, status: statusAt(newest, this.#clock.now()) } : null;
   }
 
   async get(athleteId: string, grantId: string): Promise<ConnectionDoc | null> {

@@ -8,6 +8,7 @@ import { READ_SCOPE_AREAS, type ReadScope } from '../../contracts/common.ts';
 import { PROPOSAL_STATUSES, type ProposalStatus } from '../../contracts/write.ts';
 import type { ConnectionHistory } from '../access-history.ts';
 import type { App } from '../app.ts';
+import { connectionName } from '../connections.ts';
 import type { OperationTotal } from '../domain/access-history.ts';
 import { html, type Html } from './html.ts';
 import type { Show } from './layout.ts';
@@ -117,7 +118,7 @@ export function registerConnectionActivity(web: FastifyInstance, app: App, show:
     }
     const tz = athlete.profile.timezone;
     const history = await app.access.connection(athlete.athlete_id, grantId, tz);
-    const name = connection.client_name;
+    const name = connectionName(connection);
     return show(
       reply,
       `What ${name} did`,

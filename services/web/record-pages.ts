@@ -143,10 +143,10 @@ function exerciseTables(workout: WorkoutDetail, detail: WorkoutDetailDoc | null,
     const facts: Array<[string, string]> = [];
     if (e.muscle_group) facts.push(['Muscle group', e.muscle_group]);
     if (superset) facts.push([EXERCISE_FIELDS.superset_id.label, others.length ? `${superset.name}, done with ${others.join(', ')}` : superset.name]);
-    if (stored?.notes) facts.push([EXERCISE_FIELDS.notes.label, stored.notes]);
     const id = `exercise-${e.exercise_order}`;
     return html`<section class="card exercise" aria-labelledby="${id}"><h2 id="${id}">${e.name.value}</h2>
-${facts.length ? html`<dl class="fields">${facts.map(([label, value]) => html`<dt>${label}</dt><dd${label === EXERCISE_FIELDS.notes.label ? html` class="notes"` : ''}>${value}</dd>`)}</dl>` : ''}
+${facts.length ? html`<dl class="fields">${facts.map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl>` : ''}
+${stored?.notes ? html`<div class="exercise-notes"><h3>${EXERCISE_FIELDS.notes.label}</h3><p class="notes">${stored.notes}</p></div>` : ''}
 ${sets.length === 0
   ? html`<p>No sets.</p>`
   : scrollTable(`Sets of ${e.name.value}`, html`<table${stack ? html` class="stack sets-stack"` : ''}><caption class="visually-hidden">Sets of ${e.name.value}</caption><thead><tr><th scope="col">${SET_FIELDS.set_number.label}</th>${columns.map((c) => html`<th scope="col" class="num">${c.head}</th>`)}<th scope="col">Records</th></tr></thead><tbody>
@@ -154,7 +154,11 @@ ${sets.map((s) => {
   const type = setTypeWords(s, sets);
   const badges = s.historical_record_at_completion.indicators;
   return html`<tr><th scope="row"${stack ? html` data-label="${SET_FIELDS.set_number.label}"` : ''}>${s.set_number}${type ? html` <span class="meta">${type}</span>` : ''}</th>${columns.map(
-    (c) => html`<td class="num"${stack ? html` data-label="${c.head}"` : ''}>${c.cell(s)}</td>`,
+    (c) => {
+      const value = c.cell(s);
+      // Stacked on a phone, a set's empty fields are left out of its block; the table shows them as —.
+      return html`<td class="${value === '—' ? 'num empty' : 'num'}"${stack ? html` data-label="${c.head}"` : ''}>${value}</td>`;
+    },
   )}<td${stack && badges.length ? html` data-label="Records"` : ''}>${badges.map((i) => html`<span class="badge">${RECORD_NAMES[i]}</span>`)}</td></tr>`;
 })}</tbody></table>`)}
 </section>`;
@@ -221,7 +225,7 @@ ${pager('/workouts', page, 'workouts')}</div>`,
       html`${trainingNav('/workouts')}<p><a href="/workouts">← All workouts</a></p>
 <h1>${workout.title.value}</h1>
 <p class="meta">${facts.join(' · ')}${detail?.source ? ` · imported from ${detail.source.app === 'hevy' ? 'Hevy' : 'Strong'}` : ''}</p>
-${detail?.notes ? html`<div class="card"><h2>Notes</h2><p>${detail.notes}</p></div>` : ''}
+${detail?.notes ? html`<div class="card"><h2>Notes</h2><p class="notes">${detail.notes}</p></div>` : ''}
 ${workout.feedback ? html`<p>You found it <strong>${DIFFICULTY[workout.feedback.difficulty]}</strong> and chose to <strong>${workout.feedback.next_time_intent === 'keep' ? 'keep it' : 'review it'}</strong> next time.</p>` : ''}
 ${exerciseTables(workout, detail, unit)}
 <p class="hint">Weights in ${unit === 'lbs' ? 'pounds' : 'kilograms'} (change it in <a href="/settings">Settings</a>). A record badge means the set beat every earlier set of that exercise when it was done.</p>`,

@@ -233,6 +233,7 @@ test('several thousand malformed requests: no 5xx, every API refusal in its cont
       [athlete, '/bot-tokens', athleteCsrf],
       [athlete, '/bot-tokens/not-a-token/revoke', athleteCsrf],
       [athlete, '/connections/not-a-grant/disconnect', athleteCsrf],
+      [athlete, '/connections/not-a-grant/name', athleteCsrf],
       [athlete, '/oauth/interaction/not-an-interaction/consent', athleteCsrf],
       [athlete, '/oauth/interaction/not-an-interaction/deny', athleteCsrf],
       [athlete, '/account/password', athleteCsrf],
@@ -270,8 +271,8 @@ test('several thousand malformed requests: no 5xx, every API refusal in its cont
       expect(answer.status < 500, `5xx: GET /progress/exercises/${segmentValue} → ${answer.status}`);
       sent++;
     }
-    for (const q of sample(fc.dictionary(fc.constantFrom('return_to', 'disconnected', 'older', 'newer', 'saved', 'from', 'added', 'skipped', 'in_file', 'exercises', 'x'), nasty, { maxKeys: 3 }), 160, 8)) {
-      for (const path of ['/sign-in', '/sign-up', '/connections', '/bot-tokens', '/account', '/account/password', '/connections/not-a-grant/write-permissions/request', '/progress', '/settings', '/import', '/workouts']) {
+    for (const q of sample(fc.dictionary(fc.constantFrom('return_to', 'disconnected', 'renamed', 'older', 'newer', 'saved', 'from', 'added', 'skipped', 'in_file', 'exercises', 'x'), nasty, { maxKeys: 3 }), 160, 8)) {
+      for (const path of ['/sign-in', '/sign-up', '/connections', '/bot-tokens', '/account', '/account/password', '/connections/not-a-grant/write-permissions/request', '/connections/not-a-grant/disconnect', '/progress', '/settings', '/import', '/workouts']) {
         const answer = await athlete.get(`${path}?${new URLSearchParams(q)}`);
         expect(answer.status < 500, `5xx: GET ${path}?${new URLSearchParams(q)} → ${answer.status}`);
         sent++;

@@ -48,7 +48,10 @@ if (noBrowser) {
       assert.match((await page.textContent('main')) ?? '', /127\.0\.0\.1:\d+/);
       const offered = await Promise.all((await page.locator('input[name=area]').all()).map((box) => box.getAttribute('value')));
       assert.equal(offered, ['training', 'recovery', 'nutrition']);
-      await page.uncheck('input[value=nutrition]');
+      // Nothing is ticked for the athlete (spec 1.4): they tick each area the app may read.
+      assert.is(await page.locator('input[name=area]:checked').count(), 0, 'no area ticked by default');
+      await page.check('input[value=training]');
+      await page.check('input[value=recovery]');
       await screenshot(page, 'consent');
       await page.click('text=Allow reading');
       const query = await redirect.received;
@@ -74,11 +77,14 @@ if (noBrowser) {
       await page.goto(`${s.base}/connections`);
       const card = (await page.textContent('.connection')) ?? '';
       assert.match(card, 'Coach Bot');
-      assert.match(card, 'May read: Training, Recovery');
+      assert.match(card, /May read\s*Training, Recovery/);
       assert.not.match(card, 'Nutrition');
-      assert.match(card, 'last read');
+      assert.match(card, 'Last request');
       await screenshot(page, 'connections');
+      // Disconnecting asks first, on a page of its own.
       await page.click('text=Disconnect Coach Bot');
+      await page.waitForURL(/\/connections\/[0-9a-f-]+\/disconnect$/);
+      await page.click('text=Yes, disconnect Coach Bot');
       await page.waitForSelector('[role=status]');
       assert.match((await page.textContent('main')) ?? '', 'No AI clients are connected');
       await screenshot(page, 'connections-after-disconnect');

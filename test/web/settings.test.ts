@@ -73,7 +73,9 @@ test('a timezone outside the list, an older name, an empty name or an unknown un
     const ada = await signedInClient(s.base, 'ada@example.com');
     const page = await ada.get('/settings');
     assert.match(page.text, 'Your plan: Free');
-    assert.match(page.text, 'Pro lets AI clients you approve');
+    // What Pro gives, as the product is: reading what is ticked, suggestions only if allowed, and approved here.
+    assert.match(page.text, 'Pro lets AI clients you connect');
+    assert.match(page.text, 'if you also allow it, suggest changes: nothing in your record changes until you approve them here.');
     const csrf = FormClient.csrf(page.text);
     const before = (await s.app.events.readStream(`athlete-${athleteId}`)).length;
     for (const [overrides, message] of [

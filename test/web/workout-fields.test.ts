@@ -2,7 +2,6 @@
 // exercise's notes (imported from Hevy too), RPE and target RPE, time, distance, incline, the set
 // types (a drop set with the set it drops from), sets not done, and supersets by letter, in the
 // athlete's units; record text as text.
-import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -14,63 +13,22 @@ import { formatHevyExport } from '../fixtures/hevy-export.ts';
 import { fixedClock } from '../../services/domain/clock.ts';
 import { tempDir } from '../support/app.ts';
 import { registerPro } from '../support/connect.ts';
-import { workoutSet } from '../support/sets.ts';
+import { seedFullWorkout, type FullWorkout } from '../support/full-workout.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 import { signedInClient } from '../support/web-record.ts';
 import type { FormClient } from '../support/server.ts';
 
 const NOW = '2026-06-10T10:00:00.000Z';
-const SUPERSET = randomUUID();
-const NOTES = 'Pause on the chest.\nElbows <b>tucked</b> & "slow"';
 
 let s: TestServer;
 let ada: FormClient;
 let athleteId: string;
-const ids = { bench: randomUUID(), fly: randomUUID(), run: randomUUID(), curl: randomUUID(), workout: randomUUID() };
+let ids: FullWorkout;
 
 test.before(async () => {
   s = await startServer({ clock: fixedClock(NOW) });
   athleteId = await registerPro(s.app);
-  await s.app.records.change(
-    athleteId,
-    [
-      { op: 'create', kind: 'exercise', item: { id: ids.bench, name: 'Bench Press', muscle_group: 'chest', tracking_type: 'weight_reps' } },
-      { op: 'create', kind: 'exercise', item: { id: ids.fly, name: 'Cable Fly', muscle_group: null, tracking_type: 'weight_reps' } },
-      { op: 'create', kind: 'exercise', item: { id: ids.run, name: 'Treadmill', muscle_group: null, tracking_type: 'distance' } },
-      { op: 'create', kind: 'exercise', item: { id: ids.curl, name: 'Curl', muscle_group: null, tracking_type: 'weight_reps' } },
-      {
-        op: 'create',
-        kind: 'workout',
-        item: {
-          id: ids.workout,
-          title: 'Upper and a walk',
-          started_at: '2026-06-09T07:00:00.000Z',
-          ended_at: '2026-06-09T08:15:00.000Z',
-          notes: null,
-          source: null,
-          exercises: [
-            {
-              exercise_id: ids.bench,
-              exercise_order: 0,
-              superset_id: SUPERSET,
-              notes: NOTES,
-              sets: [
-                workoutSet(0, { set_type: 'warmup', weight_kg: 40, reps: 8 }),
-                workoutSet(1, { weight_kg: 80, reps: 5, rpe: 8.5, target_rpe: 8 }),
-                workoutSet(2, { set_type: 'drop_set', parent_position: 1, weight_kg: 60, reps: 8, rpe: 9.5 }),
-                workoutSet(3, { set_type: 'failure', weight_kg: 70, reps: 6, target_rpe: 10 }),
-                workoutSet(4, { weight_kg: 80, reps: 3, completed: false }),
-              ],
-            },
-            { exercise_id: ids.fly, exercise_order: 1, superset_id: SUPERSET, notes: null, sets: [workoutSet(0, { weight_kg: 15, reps: 12 })] },
-            { exercise_id: ids.run, exercise_order: 2, superset_id: null, notes: null, sets: [workoutSet(0, { duration_seconds: 900, distance_metres: 1609.344, incline_percent: 7.5 })] },
-            { exercise_id: ids.curl, exercise_order: 3, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 20, reps: 10 }), workoutSet(1, { weight_kg: 20, reps: 9 })] },
-          ],
-        },
-      },
-    ],
-    { type: 'athlete', id: athleteId },
-  );
+  ids = await seedFullWorkout(s.app, athleteId, '2026-06-09T08:15:00.000Z');
   ada = await signedInClient(s.base, 'ada@example.com');
 });
 test.after(async () => {
@@ -96,7 +54,7 @@ function table(part: string): { heads: string[]; rows: string[][] } {
 }
 
 test('every set field: types with what a drop set drops from, RPE and target RPE, sets not done; only columns some set fills', async () => {
-  const page = await ada.get(`/workouts/${ids.workout}`);
+  const page = await ada.get(`/workouts/${ids.workoutId}`);
   assert.is(page.status, 200);
   const bench = table(section(page.text, 'Bench Press'));
   assert.equal(bench.heads, ['Set', 'Weight', 'Reps', 'RPE', 'Target RPE', 'Done', 'Records']);
@@ -121,7 +79,7 @@ test('every set field: types with what a drop set drops from, RPE and target RPE
   const athlete = (await s.app.athletes.get(athleteId))!;
   await s.app.athletes.updateProfile(athlete.email, { ...athlete.profile, unit_preference: 'lbs' }, { type: 'athlete', id: athleteId });
   try {
-    const inPounds = await ada.get(`/workouts/${ids.workout}`);
+    const inPounds = await ada.get(`/workouts/${ids.workoutId}`);
     assert.equal(table(section(inPounds.text, 'Bench Press')).rows[1]!.slice(0, 3), ['2', '176.4 lb', '5']);
     assert.equal(table(section(inPounds.text, 'Treadmill')).rows[0]!.slice(0, 2), ['1', '1 mi']);
   } finally {
@@ -130,14 +88,14 @@ test('every set field: types with what a drop set drops from, RPE and target RPE
 });
 
 test("an exercise's notes and its superset, by letter and with the exercises done with it; text stays text", async () => {
-  const page = await ada.get(`/workouts/${ids.workout}`);
+  const page = await ada.get(`/workouts/${ids.workoutId}`);
   const bench = section(page.text, 'Bench Press');
-  assert.match(bench, '<dt>Notes</dt><dd class="notes">Pause on the chest.\nElbows &lt;b&gt;tucked&lt;/b&gt; &amp; &quot;slow&quot;</dd>');
+  assert.match(bench, '<h3>Notes</h3><p class="notes">Pause on the chest.\nElbows &lt;b&gt;tucked&lt;/b&gt; &amp; &quot;slow&quot;</p>');
   assert.not.match(page.text, '<b>tucked</b>');
   assert.match(bench, '<dt>Superset</dt><dd>Superset A, done with Cable Fly</dd>');
   assert.match(section(page.text, 'Cable Fly'), '<dt>Superset</dt><dd>Superset A, done with Bench Press</dd>');
   assert.not.match(section(page.text, 'Treadmill'), 'Superset');
-  assert.not.match(page.text, SUPERSET, 'no superset id on the page');
+  assert.not.match(page.text, ids.supersetId, 'no superset id on the page');
 });
 
 test("imported from Hevy: each exercise's notes appear on its workout page", async () => {
@@ -161,12 +119,12 @@ test("imported from Hevy: each exercise's notes appear on its workout page", asy
   );
   assert.is(summary.workouts_added, 1);
   const list = await ada.get('/workouts');
-  const id = [...list.text.matchAll(/href="\/workouts\/([0-9a-f-]{36})"/g)].map((m) => m[1]!).find((w) => w !== ids.workout);
+  const id = [...list.text.matchAll(/href="\/workouts\/([0-9a-f-]{36})"/g)].map((m) => m[1]!).find((w) => w !== ids.workoutId);
   assert.ok(id, 'the imported workout is listed');
   const page = await ada.get(`/workouts/${id}`);
   assert.match(page.text, 'Imported push');
-  assert.match(section(page.text, 'Overhead Press (Barbell)'), '<dt>Notes</dt><dd class="notes">Brace first, then press; belt on the top set</dd>');
-  assert.not.match(section(page.text, 'Lateral Raise (Dumbbell)'), '<dt>Notes</dt>');
+  assert.match(section(page.text, 'Overhead Press (Barbell)'), '<h3>Notes</h3><p class="notes">Brace first, then press; belt on the top set</p>');
+  assert.not.match(section(page.text, 'Lateral Raise (Dumbbell)'), 'Notes');
 });
 
 test.run();
