@@ -800,6 +800,8 @@ export const AGENT_ACCESS_ERROR_CODES = [
   'not_found',
   'payload_too_large',
   'rate_limited',
+  'pending_proposals_limit',
+  'proposal_bytes_limit',
   'unavailable',
 ] as const;
 export type AgentAccessErrorCode = (typeof AGENT_ACCESS_ERROR_CODES)[number];
@@ -823,6 +825,17 @@ export const AGENT_ACCESS_ERROR_STATUS = {
   payload_too_large: 413,
   /** A quota is used up; sent with `Retry-After`. */
   rate_limited: 429,
+  /**
+   * The connection has as many write proposals awaiting the athlete's review as it may have at
+   * once; sent with `Retry-After`, the seconds until the soonest expires (the athlete deciding one
+   * makes room sooner).
+   */
+  pending_proposals_limit: 429,
+  /**
+   * The connection's write proposals of the last 24 hours, with this one, would store more bytes
+   * than it may; sent with `Retry-After`, the seconds until enough of them leave the window.
+   */
+  proposal_bytes_limit: 429,
   /** The service, or its write side, is temporarily unavailable; sent with `Retry-After`. */
   unavailable: 503,
 } as const satisfies Record<AgentAccessErrorCode, number>;

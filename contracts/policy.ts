@@ -56,6 +56,27 @@ export const WRITE_POLICY = {
   /** The full recovery data (earlier bodies, full actions) is kept this long; minimal receipts stay (spec 3 rule 3). */
   recoveryRetentionDays: 30,
   /**
+   * Proposals one connection may have awaiting the athlete's review at once (prepared, not yet
+   * expired, approved or rejected). An agent preparing a few batches while the athlete reviews
+   * has two or three waiting; ten, of up to 50 changes each, is more than a person reviews in the
+   * 30 minutes before they expire. A flood stops here: the next prepare is refused (429,
+   * `pending_proposals_limit`) until the soonest expires or the athlete decides one.
+   */
+  pendingProposalsPerConnection: 10,
+  /**
+   * What one connection's proposals may add to the record stream in any `proposalBytesWindowHours`:
+   * the bytes of their sealed details as the log stores them (the normalised actions and reason,
+   * encrypted, base64), whatever became of each proposal, since the log keeps them all. 4 MiB: ten
+   * meals store about 3 KB, a workout with a day's meals about 11 KB (some 380 such batches a
+   * day), even 50 workouts of six exercises about 400 KB; a body at the 512 KiB limit stores about
+   * 700 KB, so five or six of those fit, where the request quota alone let one connection add
+   * 76 MB in a minute. Over it, a prepare is refused (429, `proposal_bytes_limit`) until enough of
+   * the window's bytes leave it. Larger than any one proposal can be, so each fits in an empty window.
+   */
+  proposalBytesPerConnectionPerDay: 4 * 1024 * 1024,
+  /** The rolling window of `proposalBytesPerConnectionPerDay`, in hours. */
+  proposalBytesWindowHours: 24,
+  /**
    * What an agent proposes as done happened on or after this day (UTC): an earlier year is a typo
    * (0202 for 2026), not a training record.
    */

@@ -296,6 +296,13 @@ export const writeContext = z.strictObject({
     proposal_expiry_minutes: z.literal(WRITE_POLICY.proposalExpiryMinutes),
     scheduling_horizon_days: z.literal(WRITE_POLICY.schedulingHorizonDays),
     undo_window_days: z.literal(WRITE_POLICY.undoWindowDays),
+    /** Proposals this connection may have awaiting the athlete's review at once (`pending_proposals_limit` beyond). */
+    maximum_pending_proposals: z.number().int().min(WRITE_POLICY.pendingProposalsPerConnection),
+    /**
+     * Bytes this connection's proposals may store in any 24 hours, counted as the log stores their
+     * sealed actions and reason: about 4/3 of their JSON (`proposal_bytes_limit` beyond).
+     */
+    maximum_proposal_bytes_per_day: z.number().int().min(WRITE_POLICY.proposalBytesPerConnectionPerDay),
   }),
   record: z.strictObject({ timezone: z.string(), today: localDate, latest_scheduling_date: localDate }),
   writes_paused: z.boolean(),

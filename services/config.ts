@@ -2,6 +2,8 @@
 // served on http://localhost:3000.
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { WRITE_POLICY } from '../contracts/policy.ts';
+import type { PendingWorkLimits } from './domain/proposal.ts';
 import type { QuotaPolicy } from './domain/quota.ts';
 
 const env = z.object({
@@ -21,6 +23,13 @@ const env = z.object({
   AGENT_ACCESS_QUOTA_UNITS: z.coerce.number().int().min(10).default(600),
   /** Quota units each Read API bot token may spend per QUOTA_WINDOW_SECONDS; weights are in the Read API's table. */
   READ_API_QUOTA_UNITS: z.coerce.number().int().min(10).default(600),
+  /**
+   * The caps on each Agent Access connection's pending work: proposals awaiting review at once,
+   * and the bytes its proposals store in any 24 hours. The product's values are `WRITE_POLICY`'s;
+   * these only raise them, so that a load test (the bench) can prepare far more than any agent.
+   */
+  PROPOSALS_PENDING_MAX: z.coerce.number().int().min(WRITE_POLICY.pendingProposalsPerConnection).default(WRITE_POLICY.pendingProposalsPerConnection),
+  PROPOSAL_BYTES_PER_DAY_MAX: z.coerce.number().int().min(WRITE_POLICY.proposalBytesPerConnectionPerDay).default(WRITE_POLICY.proposalBytesPerConnectionPerDay),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
    * Behind a load balancer or reverse proxy: `true`, or the proxies' addresses (comma-separated,
@@ -45,6 +54,8 @@ export interface Config {
   readApiQuota: QuotaPolicy;
   /** Fastify's `trustProxy`: false, true, or the proxies' addresses. */
   trustProxy: boolean | string[];
+  /** Per Agent Access connection: its proposals awaiting review, and the bytes they store a day. */
+  proposalLimits: PendingWorkLimits;
 }
 
 export const QUOTA_WINDOW_SECONDS = 60;
@@ -66,6 +77,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     quota: { units: e.AGENT_ACCESS_QUOTA_UNITS, windowMs: QUOTA_WINDOW_SECONDS * 1000 },
     readApiQuota: { units: e.READ_API_QUOTA_UNITS, windowMs: QUOTA_WINDOW_SECONDS * 1000 },
+    proposalLimits: { pendingProposals: e.PROPOSALS_PENDING_MAX, proposalBytesPerDay: e.PROPOSAL_BYTES_PER_DAY_MAX },
     trustProxy: e.TRUST_PROXY === undefined || e.TRUST_PROXY === 'false' ? false : e.TRUST_PROXY === 'true' ? true : e.TRUST_PROXY.split(',').map((a) => a.trim()),
   };
 }

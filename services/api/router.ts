@@ -128,6 +128,10 @@ function writeRefusal(ctx: Admitted, refusal: WriteRefusal): ApiError {
     case 'invalid_action':
     case 'beyond_horizon':
       return new ApiError('invalid_input', refusal.message, { details: at });
+    case 'pending_limit':
+      return new ApiError('pending_proposals_limit', refusal.message, { retryAfter: refusal.retryAfter! });
+    case 'bytes_limit':
+      return new ApiError('proposal_bytes_limit', refusal.message, { retryAfter: refusal.retryAfter! });
   }
 }
 

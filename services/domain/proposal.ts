@@ -22,6 +22,12 @@ export interface ProposalEntry {
   status: ProposalStatus;
   prepared_at: string;
   expires_at: string;
+  /**
+   * The length of its sealed details as the log stores them (the base64 ciphertext, in bytes):
+   * what a connection's daily bytes limit counts. Taken from `proposal.prepared`, so every event
+   * ever written has it.
+   */
+  sealed_bytes: number;
 }
 
 export type ProposalState = Map<string, ProposalEntry>;
@@ -40,7 +46,7 @@ export function evolveProposals(state: ProposalState, event: { type: string; dat
   const e = event as ProposalEvent;
   if (e.type === 'proposal.prepared') {
     const d = e.data;
-    state.set(d.command_id, { command_id: d.command_id, grant_id: d.grant_id, body_sha256: d.body_sha256, status: 'prepared', prepared_at: d.prepared_at, expires_at: d.expires_at });
+    state.set(d.command_id, { command_id: d.command_id, grant_id: d.grant_id, body_sha256: d.body_sha256, status: 'prepared', prepared_at: d.prepared_at, expires_at: d.expires_at, sealed_bytes: d.details?.ciphertext.length ?? 0 });
     return state;
   }
   const entry = state.get(e.data.command_id);
@@ -106,7 +112,11 @@ export type WriteRefusalReason =
   | 'read_scope_missing'
   | 'beyond_horizon'
   | 'command_id_reused'
-  | 'command_id_taken';
+  | 'command_id_taken'
+  /** The connection has as many proposals awaiting review as it may (`WRITE_POLICY.pendingProposalsPerConnection`). */
+  | 'pending_limit'
+  /** The connection's proposals of the last day would take more than it may (`WRITE_POLICY.proposalBytesPerConnectionPerDay`). */
+  | 'bytes_limit';
 
 export class WriteRefusal extends Error {
   readonly reason: WriteRefusalReason;
@@ -115,10 +125,12 @@ export class WriteRefusal extends Error {
   readonly field: string | null;
   readonly missingPermissions: WritePermission[];
   readonly missingScopes: ReadScope[];
+  /** Seconds until the same prepare can succeed, for a limit that time lifts (whole seconds, at least 1). */
+  readonly retryAfter: number | null;
   constructor(
     reason: WriteRefusalReason,
     message: string,
-    at: { actionIndex?: number; field?: string; missingPermissions?: WritePermission[]; missingScopes?: ReadScope[] } = {},
+    at: { actionIndex?: number; field?: string; missingPermissions?: WritePermission[]; missingScopes?: ReadScope[]; retryAfter?: number } = {},
   ) {
     super(message);
     this.name = 'WriteRefusal';
@@ -127,6 +139,7 @@ export class WriteRefusal extends Error {
     this.field = at.field ?? (at.actionIndex !== undefined ? `actions.${at.actionIndex}` : null);
     this.missingPermissions = at.missingPermissions ?? [];
     this.missingScopes = at.missingScopes ?? [];
+    this.retryAfter = at.retryAfter ?? null;
   }
 }
 
@@ -148,6 +161,8 @@ export interface PrepareCommand {
   timezone: string;
   /** Ids for the records the batch creates. */
   newId: () => string;
+  /** The caps on the connection's pending work; `WRITE_POLICY`'s unless an operator raised them. */
+  limits?: PendingWorkLimits;
 }
 
 export interface PreparedProposal {
@@ -185,6 +200,8 @@ export function decidePrepare(command: PrepareCommand, record: RecordState, prop
       { field: 'command_id' },
     );
   }
+  // After the replay, which answers whatever the limits: before any work on the batch.
+  refuseOverPending(proposals, caller.grantId, now, command.limits ?? POLICY_LIMITS);
 
   const actions = normalise(body.actions, record, command.newId);
   refuseRepeatedItems(actions);
@@ -215,6 +232,94 @@ export function decidePrepare(command: PrepareCommand, record: RecordState, prop
       actions,
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Limits on a connection's pending work, decided on the proposals of the record stream
+
+export interface PendingWorkLimits {
+  /** Proposals awaiting review at once. */
+  pendingProposals: number;
+  /** Sealed bytes prepared in any `WRITE_POLICY.proposalBytesWindowHours`. */
+  proposalBytesPerDay: number;
+}
+
+export const POLICY_LIMITS: PendingWorkLimits = {
+  pendingProposals: WRITE_POLICY.pendingProposalsPerConnection,
+  proposalBytesPerDay: WRITE_POLICY.proposalBytesPerConnectionPerDay,
+};
+
+const WINDOW_MS = WRITE_POLICY.proposalBytesWindowHours * 3_600_000;
+
+/** Whole seconds until `at`, at least 1 (spec 7.2). */
+const secondsUntil = (at: number, now: Date) => Math.max(1, Math.ceil((at - now.getTime()) / 1000));
+
+/**
+ * Refuses a new proposal while the connection has `limits.pendingProposals` awaiting review (as
+ * of `now`: expired ones do not count), with the seconds until the soonest of them expires. It
+ * may be decided sooner, by the athlete; the agent then gets in earlier.
+ */
+export function refuseOverPending(proposals: ProposalState, grantId: string, now: Date, limits: PendingWorkLimits): void {
+  let pending = 0;
+  let soonest = Infinity;
+  for (const p of proposals.values()) {
+    if (p.grant_id !== grantId || statusAt(p, now) !== 'prepared') continue;
+    pending++;
+    soonest = Math.min(soonest, Date.parse(p.expires_at));
+  }
+  if (pending < limits.pendingProposals) return;
+  const wait = secondsUntil(soonest, now);
+  throw new WriteRefusal(
+    'pending_limit',
+    `this connection has ${pending} proposals awaiting the athlete's review, the most it may have at once; the soonest expires in ${wait} seconds, or sooner if the athlete approves or rejects one (send them the approval_url of each, get_write_proposal shows their status)`,
+    { retryAfter: wait },
+  );
+}
+
+/**
+ * Refuses a new proposal of `bytes` (its sealed details as stored, see `sealedBytes`) when the
+ * connection's proposals prepared in the last `WRITE_POLICY.proposalBytesWindowHours` (whatever
+ * their status: the log keeps them all) and it would come to more than
+ * `limits.proposalBytesPerDay`. The wait is until enough of the window's oldest leave it.
+ */
+export function refuseOverBytes(proposals: ProposalState, grantId: string, now: Date, bytes: number, limits: PendingWorkLimits): void {
+  const since = now.getTime() - WINDOW_MS;
+  const inWindow: Array<{ at: number; bytes: number }> = [];
+  let used = 0;
+  for (const p of proposals.values()) {
+    const at = Date.parse(p.prepared_at);
+    if (p.grant_id !== grantId || at <= since) continue;
+    inWindow.push({ at, bytes: p.sealed_bytes });
+    used += p.sealed_bytes;
+  }
+  if (used + bytes <= limits.proposalBytesPerDay) return;
+  inWindow.sort((a, b) => a.at - b.at);
+  // The first proposal whose leaving, with those before it, makes room; the last if none does
+  // (no proposal is larger than the limit, see WRITE_POLICY, so it does not come to that).
+  let left = used;
+  let until = inWindow.at(-1)?.at ?? now.getTime();
+  for (const p of inWindow) {
+    left -= p.bytes;
+    if (left + bytes <= limits.proposalBytesPerDay) {
+      until = p.at;
+      break;
+    }
+  }
+  const wait = secondsUntil(until + WINDOW_MS, now);
+  throw new WriteRefusal(
+    'bytes_limit',
+    `this connection's proposals of the last ${WRITE_POLICY.proposalBytesWindowHours} hours take ${used} bytes and this one ${bytes}, more than the ${limits.proposalBytesPerDay} it may prepare in that time; it fits in ${wait} seconds (smaller batches fit sooner)`,
+    { retryAfter: wait },
+  );
+}
+
+/**
+ * The bytes `value` takes once sealed as the log stores it: AES-GCM keeps the length of its JSON
+ * (UTF-8), and base64 writes 4 characters for every 3 bytes (services/writes/sealed.ts). What
+ * `ProposalEntry.sealed_bytes` reads back from the event.
+ */
+export function sealedBytes(value: unknown): number {
+  return 4 * Math.ceil(Buffer.byteLength(JSON.stringify(value), 'utf8') / 3);
 }
 
 /** The `kind/id` keys of the items a batch updates or deletes: the images `decidePrepare` needs. */

@@ -70,7 +70,10 @@ export function openApiDocument(baseUrl: string, quotas: { agentAccess: QuotaPol
           '403': errorResponse('The grant lacks the scope this operation needs', challenge),
           '404': errorResponse('No such item in this athlete\'s record', rateLimit),
           '413': errorResponse('Request too large', {}),
-          '429': errorResponse(`Quota used up: each connection may spend ${budget}; this operation costs ${op.weight}`, { ...retryAfter, ...rateLimit }),
+          '429': errorResponse(
+            `Quota used up: each connection may spend ${budget}; this operation costs ${op.weight}${op.operationId === 'prepare_write_proposal' ? '. Also `pending_proposals_limit` (this connection has as many proposals awaiting review as it may) and `proposal_bytes_limit` (its proposals of the last 24 hours would store more than it may); get_write_context states both limits' : ''}`,
+            { ...retryAfter, ...rateLimit },
+          ),
           '503': errorResponse(`Temporarily unavailable: ${op.access === 'read' ? 'reads' : 'writes'} are paused for maintenance`, retryAfter),
         },
       },

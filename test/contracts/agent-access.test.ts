@@ -328,7 +328,7 @@ const writeContextFixture = {
   permissions_url: 'https://repledger.example/connections/x/write-permissions/request?permissions=training%3Awrite',
   kinds: [{ kind: 'meal', areas: ['nutrition'], operations: ['create', 'update', 'delete'], record_schema: { type: 'object' } }],
   goal_areas: { target_1rm: 'training', target_bodyweight: 'body_measurements', weekly_session_count: 'training', weekly_volume: 'training', daily_calories: 'nutrition', daily_protein: 'nutrition' },
-  limits: { maximum_changes: 50, proposal_expiry_minutes: 30, scheduling_horizon_days: 90, undo_window_days: 30 },
+  limits: { maximum_changes: 50, proposal_expiry_minutes: 30, scheduling_horizon_days: 90, undo_window_days: 30, maximum_pending_proposals: 10, maximum_proposal_bytes_per_day: 4_194_304 },
   record: { timezone: 'Europe/Berlin', today: '2024-05-06', latest_scheduling_date: '2024-08-04' },
   writes_paused: false,
 };

@@ -105,7 +105,10 @@ test('kill -9 during approvals of 50-change batches: each batch is wholly commit
   // they land before, during and after the append.
   const fractions = [0, 0.25, 0.5, 0.7, 0.8, 0.9, 0.95, 1, 1.1, 1.3];
   const bodies = [null, ...fractions].map(() => validBody(Array.from({ length: 50 }, (_, i) => meal(i))));
-  for (const body of bodies) await t.app.proposals.prepare(caller, body);
+  // Eleven awaiting review: more than one connection may have at once (WRITE_POLICY), so two prepare them.
+  const callers = [caller, await agentCaller(t.app, athleteId)];
+  const callerOf = (i: number) => callers[Math.floor(i / 10)]!;
+  for (const [i, body] of bodies.entries()) await t.app.proposals.prepare(callerOf(i), body);
   await t.app.close();
   const timed = await approveIn(dataDir, athleteId, bodies[0]!.command_id);
   assert.is(timed.outcome, 'committed', timed.stderr);
@@ -126,7 +129,7 @@ test('kill -9 during approvals of 50-change batches: each batch is wholly commit
     const after = await openTestApp({ dataDir });
     let status: string;
     try {
-      status = (await after.app.proposals.get(caller, body.command_id))!.status;
+      status = (await after.app.proposals.get(callerOf(i + 1), body.command_id))!.status;
     } finally {
       await after.app.close();
     }

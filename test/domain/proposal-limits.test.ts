@@ -1,0 +1,126 @@
+// A connection's pending work, bounded, decided purely on the proposals of the record stream:
+// given the proposals a connection (and others) prepared, when it prepares another, then it is
+// refused while it has as many awaiting review as it may, or while its proposals of the last 24
+// hours would store more bytes than it may, each with the seconds until that is no longer so.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { WRITE_POLICY } from '../../contracts/policy.ts';
+import type { WriteProposalBody } from '../../contracts/write.ts';
+import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
+import { operations } from '../../contracts/operations.ts';
+import { bodyDigest, decidePrepare, evolveProposals, POLICY_LIMITS, refuseOverBytes, WriteRefusal, type ProposalState, type PrepareCommand } from '../../services/domain/proposal.ts';
+import { initialRecordState } from '../../services/domain/record.ts';
+
+const uid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+const GRANT = uid(0x90);
+const OTHER = uid(0x91);
+const NOW = new Date('2026-06-01T12:00:00.000Z');
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+const at = (ms: number) => new Date(NOW.getTime() + ms);
+
+const meal = { op: 'create', kind: 'meal', record: { eaten_at: '2026-06-01T08:00:00.000Z', name: 'Oats', calories_kcal: 300, protein_g: null, carbohydrate_g: null, fat_g: null } };
+const body = (n: number) => ({ version: 'agent-access-write.v1', command_id: uid(0x500 + n), actions: [meal] }) as WriteProposalBody;
+
+/** Given: proposals prepared by these connections, at these times, of these sizes, and what became of them. */
+function given(...proposals: Array<{ n: number; grant?: string; preparedAt: number; bytes?: number; then?: 'proposal.rejected' | 'proposal.committed' }>): ProposalState {
+  const state: ProposalState = new Map();
+  for (const p of proposals) {
+    const prepared = at(p.preparedAt);
+    const data = {
+      command_id: body(p.n).command_id,
+      grant_id: p.grant ?? GRANT,
+      body_sha256: bodyDigest(body(p.n)),
+      prepared_at: prepared.toISOString(),
+      expires_at: new Date(prepared.getTime() + WRITE_POLICY.proposalExpiryMinutes * MINUTE).toISOString(),
+      details: { key_id: uid(0x77), iv: '', tag: '', ciphertext: 'x'.repeat(p.bytes ?? 100) },
+    };
+    evolveProposals(state, { type: 'proposal.prepared', data });
+    if (p.then) evolveProposals(state, { type: p.then, data: { command_id: data.command_id } });
+  }
+  return state;
+}
+
+function command(n: number, now = NOW): PrepareCommand {
+  return {
+    body: body(n),
+    caller: { grantId: GRANT, clientId: 'client', clientName: 'Coach', scopes: ['nutrition'], writePermissions: WRITE_PERMISSIONS },
+    now,
+    timezone: 'Europe/London',
+    newId: () => uid(0x1000 + n),
+  };
+}
+
+function refusal(run: () => unknown): WriteRefusal {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof WriteRefusal) return error;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+const tenPending = () => Array.from({ length: WRITE_POLICY.pendingProposalsPerConnection }, (_, i) => ({ n: i, preparedAt: -(20 - i) * MINUTE }));
+
+test('given 9 awaiting review, with others expired, decided or of another connection, when one more is prepared, then it is prepared', () => {
+  const proposals = given(
+    ...tenPending().slice(1),
+    { n: 20, preparedAt: -31 * MINUTE },
+    { n: 21, preparedAt: -5 * MINUTE, then: 'proposal.rejected' },
+    { n: 22, preparedAt: -5 * MINUTE, then: 'proposal.committed' },
+    ...Array.from({ length: 10 }, (_, i) => ({ n: 30 + i, grant: OTHER, preparedAt: -MINUTE })),
+  );
+  assert.is(decidePrepare(command(99), initialRecordState(uid(0xa7)), proposals, new Map()).outcome, 'prepared');
+});
+
+test('given 10 awaiting review, when one more is prepared, then it is refused until the soonest expires, and a replay of one of them still answers', () => {
+  const proposals = given(...tenPending());
+  const refused = refusal(() => decidePrepare(command(99), initialRecordState(uid(0xa7)), proposals, new Map()));
+  assert.is(refused.reason, 'pending_limit');
+  // The first was prepared 20 minutes ago: it expires in 10.
+  assert.is(refused.retryAfter, 10 * 60);
+  assert.match(refused.message, '10 proposals awaiting');
+  assert.equal(decidePrepare(command(3), initialRecordState(uid(0xa7)), proposals, new Map()), { outcome: 'replay', command_id: body(3).command_id });
+  // A second before the soonest expires it is still refused, with 1 second to wait; at its expiry it is prepared.
+  const justBefore = at(10 * MINUTE - 1000);
+  assert.is(refusal(() => decidePrepare(command(99, justBefore), initialRecordState(uid(0xa7)), proposals, new Map())).retryAfter, 1);
+  assert.is(refusal(() => decidePrepare(command(99, at(10 * MINUTE - 1500)), initialRecordState(uid(0xa7)), proposals, new Map())).retryAfter, 2, 'a part of a second is a whole one');
+  assert.is(refusal(() => decidePrepare(command(99, at(10 * MINUTE - 1)), initialRecordState(uid(0xa7)), proposals, new Map())).retryAfter, 1, 'and never 0');
+  assert.is(decidePrepare(command(99, at(10 * MINUTE)), initialRecordState(uid(0xa7)), proposals, new Map()).outcome, 'prepared');
+  // The athlete rejecting one makes room at once.
+  evolveProposals(proposals, { type: 'proposal.rejected', data: { command_id: body(5).command_id } });
+  assert.is(decidePrepare(command(99), initialRecordState(uid(0xa7)), proposals, new Map()).outcome, 'prepared');
+});
+
+test('the bytes of a connection\'s last 24 hours: up to the limit exactly is allowed; beyond, refused until enough of the oldest leave the window', () => {
+  const limit = POLICY_LIMITS.proposalBytesPerDay;
+  const quarter = limit / 4;
+  const proposals = given(
+    // Outside the window (exactly 24 hours ago) and of another connection: not counted.
+    { n: 1, preparedAt: -24 * HOUR, bytes: limit },
+    { n: 2, grant: OTHER, preparedAt: -HOUR, bytes: limit },
+    // Rejected or committed, the log keeps them: counted.
+    { n: 3, preparedAt: -23 * HOUR, bytes: quarter, then: 'proposal.rejected' },
+    { n: 4, preparedAt: -22 * HOUR, bytes: quarter, then: 'proposal.committed' },
+    { n: 5, preparedAt: -2 * HOUR, bytes: quarter },
+  );
+  refuseOverBytes(proposals, GRANT, NOW, quarter, POLICY_LIMITS);
+  const over = refusal(() => refuseOverBytes(proposals, GRANT, NOW, quarter + 1, POLICY_LIMITS));
+  assert.is(over.reason, 'bytes_limit');
+  // One byte over: the oldest in the window (23 hours ago) leaving makes room, in an hour.
+  assert.is(over.retryAfter, 3600);
+  // Half the limit more: the two oldest must leave, the second in two hours.
+  assert.is(refusal(() => refuseOverBytes(proposals, GRANT, NOW, limit / 2 + 1, POLICY_LIMITS)).retryAfter, 2 * 3600);
+  // And once the oldest has left, it fits.
+  refuseOverBytes(proposals, GRANT, at(HOUR), quarter + 1, POLICY_LIMITS);
+  assert.is(refusal(() => refuseOverBytes(proposals, GRANT, at(HOUR - 1), quarter + 1, POLICY_LIMITS)).retryAfter, 1);
+});
+
+test('the limits are WRITE_POLICY\'s, and the bytes limit holds the largest proposal a body can make several times over', () => {
+  assert.equal(POLICY_LIMITS, { pendingProposals: 10, proposalBytesPerDay: 4 * 1024 * 1024 });
+  // A body at its limit, sealed and base64-encoded (4/3), with room for the ids the server adds.
+  assert.ok(POLICY_LIMITS.proposalBytesPerDay > 4 * (operations.prepare_write_proposal.bodyLimit! * 4) / 3);
+});
+
+test.run();
