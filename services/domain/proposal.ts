@@ -207,6 +207,10 @@ export function decidePrepare(command: PrepareCommand, record: RecordState, prop
   refuseRepeatedItems(actions);
   const changes: ProposalChange[] = [];
   actions.forEach((action, index) => {
+    // What an update or delete needs is refused before the item is looked up, as far as it can be
+    // told without it: otherwise an item of an area the connection may not read (403) would tell
+    // itself apart from an id that is not there (404).
+    if (action.op !== 'create') checkPermission(action, presumedBefore(action), caller, index);
     const before = action.op === 'create' ? null : imageOf(images, action, index);
     checkPermission(action, before, caller, index);
     checkDates(action, before, command, index);
@@ -214,7 +218,7 @@ export function decidePrepare(command: PrepareCommand, record: RecordState, prop
   });
 
   const dependencies = dependenciesOf(actions, record);
-  decideRecordChanges(actions, dependencies, record, images);
+  decideRecordChanges(actions, dependencies, record, images, caller.scopes);
 
   const preparedAt = now.toISOString();
   return {
@@ -364,6 +368,15 @@ function imageOf(images: ReadonlyMap<string, ItemImage>, action: NormalisedActio
   return image.item as Record<string, unknown>;
 }
 
+/**
+ * The item an update or delete changes, as far as its area can be told before it is looked up:
+ * every kind but goals is of one area whatever its body; a goal's area is its type's, which the
+ * item itself (or, for an update, only the new body) tells.
+ */
+function presumedBefore(action: NormalisedAction): object | null {
+  return action.kind === 'goal' ? null : {};
+}
+
 function checkPermission(action: NormalisedAction, before: object | null, caller: ProposingCaller, index: number): void {
   const needed = requirementOf(action.op, WRITE_KINDS[action.kind], before, action.record);
   const missingPermissions = needed.permissions.filter((p) => !caller.writePermissions.includes(p));
@@ -478,11 +491,17 @@ export function recordChangesOf(actions: NormalisedAction[], dependencies: Reado
   ];
 }
 
-/** Decides the batch on the record without keeping the events: every rule of the record, checked now. */
-function decideRecordChanges(actions: NormalisedAction[], dependencies: ReturnType<typeof dependenciesOf>, record: RecordState, images: ReadonlyMap<string, ItemImage>): void {
+/**
+ * Decides the batch on the record without keeping the events: every rule of the record, checked
+ * now, but for what would reveal what is in an area the connection may not read. A create there
+ * that collides with an item (a check-in's date taken, fitness preferences that exist) is
+ * prepared like any other, and its collision is decided at approval, where it makes the proposal
+ * conflicted; with the area's read scope the refusal comes now, saying what is in the way.
+ */
+function decideRecordChanges(actions: NormalisedAction[], dependencies: ReturnType<typeof dependenciesOf>, record: RecordState, images: ReadonlyMap<string, ItemImage>, readable: readonly ReadScope[]): void {
   const changes = recordChangesOf(actions, dependencies, images);
   try {
-    decideChanges(changes, record);
+    decideChanges(changes, record, { deferCollisions: (kind, item) => !readable.includes(areaOf(kind, item as { goal_type?: RecordItem<'goal'>['goal_type'] })) });
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     throw refusalOf(error, changes.length, dependencies);

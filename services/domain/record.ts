@@ -158,22 +158,40 @@ export type RecordChange =
    */
   | { op: 'carry'; kind: RecordKind; item: unknown; revision: number; created_at: string; updated_at: string };
 
+export interface DecideOptions {
+  /**
+   * The creates whose collisions with the record as it is are left undecided: an id that exists
+   * or existed (`already_exists`, e.g. fitness preferences the athlete has), a check-in's date
+   * already used (`date_taken`). A write proposal does this for the areas its connection may not
+   * read, so that preparing reveals nothing about what is there; approval decides the batch again
+   * without it, where a collision makes the proposal conflicted. A collision with a record made
+   * earlier in the same batch is still refused: it says nothing about the record.
+   */
+  deferCollisions?: (kind: RecordKind, item: RecordItem) => boolean;
+}
+
 /**
  * Decides a batch of changes against the state: all are valid together, or the batch is refused.
  * Later changes see the effect of earlier ones (a new exercise, then a workout that uses it).
  */
-export function decideChanges(changes: RecordChange[], state: RecordState): RecordEvent[] {
+export function decideChanges(changes: RecordChange[], state: RecordState, options: DecideOptions = {}): RecordEvent[] {
   // Each change is folded into the state itself and taken back at the end, refused or not: a copy
   // would cost the whole record (every item ever made) for a batch of a few changes. Nothing else
   // runs meanwhile, as this is synchronous, so no one sees the state half-decided.
   const undo: UndoLog = [];
   const events: RecordEvent[] = [];
+  // With collisions deferred, the items this batch has created or changed so far (`kind/id`): a
+  // collision with one of them still counts.
+  const written = options.deferCollisions ? new Set<string>() : null;
+  const collisions: Collisions = { defer: options.deferCollisions ?? null, written };
   try {
     changes.forEach((change, index) => {
       const prefix = changes.length > 1 ? `changes[${index}]` : '';
-      for (const event of decideChange(change, state, prefix)) {
+      for (const event of decideChange(change, state, prefix, collisions)) {
         evolveLogged(state, event, undo);
         events.push(event);
+        const what = written && recordChangeOf(event.type);
+        if (what && what.op !== 'deleted') written!.add(itemKey(what.kind, (event.data as { item: { id: string } }).item.id));
       }
     });
   } finally {
@@ -182,7 +200,17 @@ export function decideChanges(changes: RecordChange[], state: RecordState): Reco
   return events;
 }
 
-function decideChange(change: RecordChange, state: RecordState, at: string): RecordEvent[] {
+/** Which collisions of a batch's creates are decided now (see `DecideOptions`). */
+interface Collisions {
+  defer: DecideOptions['deferCollisions'] | null;
+  written: ReadonlySet<string> | null;
+}
+
+/** Whether a collision with the item `holder` (`kind/id`) refuses the change: always, unless deferred and not the batch's own. */
+type Collides = (holder: string) => boolean;
+const ALWAYS: Collides = () => true;
+
+function decideChange(change: RecordChange, state: RecordState, at: string, collisions: Collisions): RecordEvent[] {
   if (change.op === 'expect') {
     requireLive(state, change.kind, change.id, change.revision, at, 'revision');
     return [];
@@ -239,15 +267,17 @@ function decideChange(change: RecordChange, state: RecordState, at: string): Rec
     checkItemRules(change.kind, item, state, at);
     return [{ type: `${change.kind}.created`, data: { item, revision: change.revision, created_at: change.created_at, updated_at: change.updated_at } } as RecordEvent];
   }
+  const deferred = change.op === 'create' && collisions.defer !== null && collisions.defer!(change.kind, item);
+  const collides: Collides = deferred ? (holder) => collisions.written!.has(holder) : ALWAYS;
   // Whether the item exists at that revision comes first: it is the answer that tells the
   // client to re-read, whatever else is wrong with the new body.
-  if (change.op === 'create' && state.items.has(itemKey(change.kind, item.id))) {
+  if (change.op === 'create' && state.items.has(itemKey(change.kind, item.id)) && collides(itemKey(change.kind, item.id))) {
     throw new DomainError('already_exists', `${change.kind} ${item.id} already exists`, [
       { path: join(at, 'item.id'), message: 'an item with this id exists or existed' },
     ]);
   }
   const revision = change.op === 'create' ? 1 : requireLive(state, change.kind, item.id, change.base_revision, at).revision + 1;
-  checkItemRules(change.kind, item, state, at);
+  checkItemRules(change.kind, item, state, at, collides);
   return [{ type: `${change.kind}.${change.op === 'create' ? 'created' : 'updated'}`, data: { item, revision } } as RecordEvent];
 }
 
@@ -351,7 +381,8 @@ const goalUnits: Record<RecordItem<'goal'>['goal_type'], Set<string>> = {
   daily_protein: new Set(['g']),
 };
 
-function checkItemRules(kind: RecordKind, item: RecordItem, state: RecordState, at: string): void {
+/** The rules of one item in the record; `collides` says whether a slot another item holds refuses it. */
+function checkItemRules(kind: RecordKind, item: RecordItem, state: RecordState, at: string, collides: Collides = ALWAYS): void {
   const refuse = (code: 'invalid_input' | 'unknown_reference' | 'date_taken', path: string, message: string): never => {
     throw new DomainError(code, message, [{ path: join(at, `item.${path}`), message }]);
   };
@@ -409,7 +440,7 @@ function checkItemRules(kind: RecordKind, item: RecordItem, state: RecordState, 
     case 'checkin': {
       const c = item as RecordItem<'checkin'>;
       const holder = state.checkinIdByDate.get(c.date);
-      if (holder !== undefined && holder !== c.id) refuse('date_taken', 'date', `there is already a check-in for ${c.date}`);
+      if (holder !== undefined && holder !== c.id && collides(itemKey('checkin', holder))) refuse('date_taken', 'date', `there is already a check-in for ${c.date}`);
       break;
     }
     case 'fitness_preferences':
