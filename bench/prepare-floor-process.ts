@@ -11,6 +11,7 @@ import type { Caller } from '../services/api/auth.ts';
 import { openApp, type App } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
 import { FRESH_UUID } from './http.ts';
+import { BENCH_PROPOSAL_LIMITS } from './server.ts';
 import type { Load, Measurement } from './measure.ts';
 
 export interface PrepareFloorMessage {
@@ -87,7 +88,7 @@ async function streamFacts(app: App, athleteId: string): Promise<StreamFacts> {
 }
 
 async function measureFloor(message: PrepareFloorMessage): Promise<PrepareFloorReply> {
-  const app = await openApp(loadConfig({ DATA_DIR: message.dataDir, LOG_LEVEL: 'silent' }));
+  const app = await openApp(loadConfig({ DATA_DIR: message.dataDir, LOG_LEVEL: 'silent', ...BENCH_PROPOSAL_LIMITS }));
   try {
     const caller = await callerOf(app, message.athleteId, message.grantId);
     // Validated once, as tRPC does for every request: the floor keeps only the service's work.

@@ -5,6 +5,13 @@ import { openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../test/support/ports.ts';
 
+/**
+ * The caps on one connection's pending proposals (10 awaiting review, 4 MiB a day), raised as far
+ * as the configuration goes: the bench prepares thousands of batches with one connection, which
+ * is the flood the caps stop, to measure what a prepare costs. The prepare floor opens its app with them too.
+ */
+export const BENCH_PROPOSAL_LIMITS = { PROPOSALS_PENDING_MAX: '1000000000', PROPOSAL_BYTES_PER_DAY_MAX: '1000000000000' };
+
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const START_TIMEOUT_MS = 60_000;
 
@@ -39,6 +46,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     // Far above what the bench spends, so that it measures the reads and not the 429s.
     AGENT_ACCESS_QUOTA_UNITS: '1000000000',
     READ_API_QUOTA_UNITS: '1000000000',
+    // Likewise the caps on a connection's pending proposals: the bench prepares thousands with one.
+    ...BENCH_PROPOSAL_LIMITS,
   };
   // The embedded store, always: the bench seeded it.
   delete env.KURRENTDB_URL;
