@@ -11,7 +11,8 @@ import { writeProposalBody } from '../contracts/write.ts';
 import type { Caller } from '../services/api/auth.ts';
 import type { App } from '../services/app.ts';
 import { PASSWORD } from '../test/support/connect.ts';
-import { FormClient, startServer } from '../test/support/server.ts';
+import { startServer, type FormClient } from '../test/support/server.ts';
+import { signedInClient } from '../test/support/web-record.ts';
 import { median } from './measure.ts';
 
 export const PENDING_LIST_TARGET = 2;
@@ -55,13 +56,6 @@ async function prepareMany(app: App, athleteId: string, count: number): Promise<
   return bytes;
 }
 
-async function signedIn(base: string, email: string): Promise<FormClient> {
-  const client = new FormClient(base);
-  const form = await client.get('/sign-in');
-  await client.post('/sign-in', { email, password: PASSWORD, _csrf: FormClient.csrf(form.text) });
-  return client;
-}
-
 async function timedPage(client: FormClient): Promise<number> {
   const started = performance.now();
   const page = await client.get('/proposals');
@@ -77,7 +71,7 @@ export async function measurePendingList(): Promise<PendingListMeasured> {
     const many = await athlete(s.app, 'many@example.com');
     await prepareMany(s.app, few, FEW);
     const sealedBytes = await prepareMany(s.app, many, MANY);
-    const [a, b] = await Promise.all([signedIn(s.base, 'few@example.com'), signedIn(s.base, 'many@example.com')]);
+    const [a, b] = await Promise.all([signedInClient(s.base, 'few@example.com'), signedInClient(s.base, 'many@example.com')]);
     const fewTimes: number[] = [];
     const manyTimes: number[] = [];
     const ratios: number[] = [];

@@ -6,14 +6,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PASSWORD, registerPro } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
+import { signedInClient } from '../support/web-record.ts';
 import { agentCaller, seedRecord, validBody, writer } from '../support/writes.ts';
 
-async function signedIn(s: TestServer, email = 'ada@example.com'): Promise<FormClient> {
-  const browser = new FormClient(s.base);
-  const form = await browser.get('/sign-in');
-  await browser.post('/sign-in', { email, password: PASSWORD, _csrf: FormClient.csrf(form.text) });
-  return browser;
-}
+const signedIn = (s: TestServer) => signedInClient(s.base, 'ada@example.com');
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 /** What a person reads of a page: its text, without markup or the ids kept in attributes. */
