@@ -51,7 +51,7 @@ const STYLE = `
   .hint { color: var(--muted); font-size: .9rem; margin: .25rem 0 0; }
   button, .button { display: inline-block; margin-top: 1.2rem; padding: .7rem 1.1rem; font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0; border-radius: 8px; cursor: pointer; text-decoration: none; }
   button:disabled { opacity: .6; cursor: progress; }
-  button.secondary { background: #fff; color: var(--ink); border: 1px solid var(--line); margin-top: 0; }
+  button.secondary, a.button.secondary { background: #fff; color: var(--ink); border: 1px solid var(--line); margin-top: 0; }
   .error { background: #fbeceb; border: 1px solid #f0c4be; color: var(--bad); border-radius: 8px; padding: .75rem; }
   .notice { background: #e8f4f0; border: 1px solid #bfe0d5; border-radius: 8px; padding: .75rem; margin-bottom: 1rem; }
   .notice > :first-child { margin-top: 0; }
@@ -206,14 +206,20 @@ const STYLE = `
   ul.columns li { padding: .3rem 0; break-inside: avoid; }
   input[type=radio] { width: 1.1rem; height: 1.1rem; }
   /* connections, consent, workout page */
-  dd.notes { white-space: pre-line; }
-  .connection a.button.secondary { background: #fff; color: var(--ink); border: 1px solid var(--line); margin-top: .5rem; }
+  p.notes { white-space: pre-line; }
+  .exercise-notes h3 { font-size: .9rem; font-weight: 600; color: var(--muted); margin: .75rem 0 .1rem; }
+  .exercise-notes p { margin: 0 0 .5rem; }
+  .connection a.button.secondary { margin-top: .5rem; }
+  .connection h2 .meta { font-weight: 400; }
   details.rename { margin: .75rem 0; }
   details.rename summary { cursor: pointer; color: var(--accent); }
   details.rename .error { margin: .5rem 0 0; }
   @media (max-width: 40rem) {
     table.sets-stack th[scope=row] { display: block; color: var(--ink); font-size: 1rem; }
     table.sets-stack th[data-label]::before { content: attr(data-label) " "; }
+    table.sets-stack td { display: inline-block; }
+    table.sets-stack td.num { white-space: nowrap; }
+    table.sets-stack td.empty { display: none; }
   }
 `;
 
