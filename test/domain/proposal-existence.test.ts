@@ -12,6 +12,7 @@ import type { WritePermission } from '../../contracts/write-permissions.ts';
 import { decideApprove } from '../../services/domain/proposal-review.ts';
 import { decidePrepare, itemKeysOf, WriteRefusal, type PrepareCommand, type PreparedProposal } from '../../services/domain/proposal.ts';
 import { decideChanges, evolve, initialRecordState, itemImages, type RecordChange } from '../../services/domain/record.ts';
+import { thrown } from '../support/thrown.ts';
 
 const uid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 const ATHLETE = uid(0xa7);
@@ -56,15 +57,7 @@ function when(record: ReturnType<typeof given>, c: PrepareCommand): PreparedProp
   return decision.proposal;
 }
 
-function refusal(run: () => unknown): WriteRefusal {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof WriteRefusal) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = (run: () => unknown): WriteRefusal => thrown(WriteRefusal, run);
 
 /** The proposal with what two batches naming different dates differ in (the date, so the body's digest) made the same. */
 const withoutDate = (p: PreparedProposal, date: string) => JSON.parse(JSON.stringify({ ...p, body_sha256: 'DIGEST' }).replaceAll(date, 'DATE'));

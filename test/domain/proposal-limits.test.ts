@@ -10,6 +10,7 @@ import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
 import { operations } from '../../contracts/operations.ts';
 import { bodyDigest, decidePrepare, evolveProposals, POLICY_LIMITS, refuseOverBytes, WriteRefusal, type ProposalState, type PrepareCommand } from '../../services/domain/proposal.ts';
 import { initialRecordState } from '../../services/domain/record.ts';
+import { thrown } from '../support/thrown.ts';
 
 const uid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 const GRANT = uid(0x90);
@@ -51,15 +52,7 @@ function command(n: number, now = NOW): PrepareCommand {
   };
 }
 
-function refusal(run: () => unknown): WriteRefusal {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof WriteRefusal) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = (run: () => unknown): WriteRefusal => thrown(WriteRefusal, run);
 
 const tenPending = () => Array.from({ length: WRITE_POLICY.pendingProposalsPerConnection }, (_, i) => ({ n: i, preparedAt: -(20 - i) * MINUTE }));
 

@@ -8,6 +8,7 @@ import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
 import { decidePrepare, evolveProposals, itemKeysOf, type PreparedProposal, type ProposalState } from '../../services/domain/proposal.ts';
 import { approvalKeys, decideApprove, decideReject, decideUndo, ReviewRefusal, type ApproveDecision } from '../../services/domain/proposal-review.ts';
 import { decideChanges, evolve, initialRecordState, itemImages, type RecordChange, type RecordState } from '../../services/domain/record.ts';
+import { thrown } from '../support/thrown.ts';
 
 const uid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 const ATHLETE = uid(0xa7);
@@ -68,15 +69,7 @@ function approve(w: World, p: PreparedProposal, now: Date): ApproveDecision {
   return decideApprove({ now, record: w.record, entry: w.proposals.get(p.command_id)!, prepared: p as unknown as ProposalPrepared['data'], actions: p.actions, images: itemImages(w.log, approvalKeys(p.actions)) });
 }
 
-function refused(run: () => unknown): ReviewRefusal {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ReviewRefusal) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+const refused = (run: () => unknown): ReviewRefusal => thrown(ReviewRefusal, run);
 
 test('given a prepared proposal, when approved before expiry, then every record change and a receipt with revisions', () => {
   const { w, p } = givenPrepared();

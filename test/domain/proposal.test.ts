@@ -8,6 +8,7 @@ import type { WriteProposalBody } from '../../contracts/write.ts';
 import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
 import { bodyDigest, canonicalJson, decidePrepare, evolveProposals, itemKeysOf, statusAt, WriteRefusal, type ProposalState, type PrepareCommand } from '../../services/domain/proposal.ts';
 import { decideChanges, evolve, initialRecordState, itemImages, type RecordChange } from '../../services/domain/record.ts';
+import { thrown } from '../support/thrown.ts';
 
 const uid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 const ATHLETE = uid(0xa7);
@@ -58,15 +59,7 @@ function when(record: ReturnType<typeof given>, c: PrepareCommand, proposals: Pr
   return decidePrepare(c, record.state, proposals, itemImages(record.log, itemKeysOf(c.body)));
 }
 
-function refusal(run: () => unknown): WriteRefusal {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof WriteRefusal) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = (run: () => unknown): WriteRefusal => thrown(WriteRefusal, run);
 
 test('given an exercise created by ref and a workout using it, then ids are assigned, the ref resolved, and the existing exercise is a dependency at its revision', () => {
   const record = standard();

@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import type { RecordEvent } from '../../contracts/events.ts';
 import { recordKinds, type RecordItem, type RecordKind } from '../../contracts/record.ts';
 import { DomainError, type DomainErrorCode } from '../../services/domain/errors.ts';
+import { thrown } from '../support/thrown.ts';
 import {
   decideChanges,
   evolve,
@@ -161,16 +162,7 @@ function stateAfter(...batches: RecordChange[][]): RecordState {
 const withWorkout = () => stateAfter([create('exercise', exerciseItem())], [create('workout', workoutItem())]);
 
 /** The error the decision is refused with; fails the test when it is not refused. */
-function refusal(decide: () => unknown): DomainError {
-  try {
-    decide();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  assert.unreachable('the decision should have been refused');
-  throw new Error('unreachable');
-}
+const refusal = (run: () => unknown): DomainError => thrown(DomainError, run);
 
 function assertRefused(decide: () => unknown, code: DomainErrorCode, path?: string): DomainError {
   const error = refusal(decide);
