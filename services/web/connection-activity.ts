@@ -11,6 +11,7 @@ import type { App } from '../app.ts';
 import { connectionName } from '../connections.ts';
 import type { OperationTotal } from '../domain/access-history.ts';
 import { html, type Html } from './html.ts';
+import { ownConnection } from './connections.ts';
 import type { Show } from './layout.ts';
 import { STATUS_WORDS } from './proposals.ts';
 
@@ -108,16 +109,11 @@ function proposalsCard(h: ConnectionHistory, name: string, tz: string): Html {
 
 export function registerConnectionActivity(web: FastifyInstance, app: App, show: Show): void {
   web.get('/connections/:grantId/activity', async (request, reply) => {
-    const session = request.session;
-    const { grantId } = request.params as { grantId: string };
-    if (!session?.athlete_id) return reply.redirect(`/sign-in?return_to=${encodeURIComponent(`/connections/${grantId}/activity`)}`);
-    const athlete = (await app.athletes.get(session.athlete_id))!;
-    const connection = await app.connections.get(athlete.athlete_id, grantId);
-    if (!connection) {
-      return show(reply, 'No such connection', session, html`<div class="card"><h1>No such connection</h1><p>There is no app of yours at this address.</p><a class="button" href="/connections">Your connected apps</a></div>`, 404);
-    }
+    const found = await ownConnection(app, request, reply, show, 'activity');
+    if (!found) return reply;
+    const { session, athlete, connection } = found;
     const tz = athlete.profile.timezone;
-    const history = await app.access.connection(athlete.athlete_id, grantId, tz);
+    const history = await app.access.connection(athlete.athlete_id, connection.id, tz);
     const name = connectionName(connection);
     return show(
       reply,

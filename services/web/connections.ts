@@ -2,7 +2,7 @@
 // it (beside the client's own name), what each may read and suggest, when it was connected, when
 // it last made a request and last suggested a change, where it returns to, a link to what it read
 // and suggested, and a link to disconnect it, which asks to confirm on a page of its own.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DisconnectReason } from '../../contracts/events.ts';
 import { CONNECTION_LABEL_MAX } from '../../contracts/events.ts';
 import { READ_SCOPE_AREAS } from '../../contracts/common.ts';
@@ -156,6 +156,27 @@ ${suggests ? html`<li>It can no longer suggest changes.</li>` : ''}
 <p><a href="/connections">Keep it connected</a></p></div>`;
 }
 
+/**
+ * The signed-in athlete and their connection named by the path's `:grantId`, for a page of it
+ * (`/connections/<id>/<page>`). Otherwise the answer is given here and null returned: a redirect to
+ * sign in and back, or a 404 page for a connection that is not theirs.
+ */
+export async function ownConnection(app: App, request: FastifyRequest, reply: FastifyReply, show: Show, page: string): Promise<{ session: Session; athlete: AthleteState; connection: ConnectionDoc } | null> {
+  const session = request.session;
+  const { grantId } = request.params as { grantId: string };
+  if (!session?.athlete_id) {
+    await reply.redirect(`/sign-in?return_to=${encodeURIComponent(`/connections/${grantId}/${page}`)}`);
+    return null;
+  }
+  const athlete = (await app.athletes.get(session.athlete_id))!;
+  const connection = await app.connections.get(athlete.athlete_id, grantId);
+  if (!connection) {
+    await show(reply, 'No such connection', session, html`<div class="card"><h1>No such connection</h1><p>There is no app of yours at this address.</p><a class="button" href="/connections">Your connected apps</a></div>`, 404);
+    return null;
+  }
+  return { session, athlete, connection };
+}
+
 export function registerConnections(web: FastifyInstance, app: App, show: Show): void {
   const page = async (reply: FastifyReply, athlete: AthleteState, session: Session, query: Record<string, unknown>, problem: NameProblem | null = null) =>
     show(reply, 'Connected apps', session, await connectionsPage(app, athlete, session, query, problem), problem ? 400 : 200);
@@ -209,14 +230,9 @@ export function registerConnections(web: FastifyInstance, app: App, show: Show):
 
   // Disconnecting asks first, on a page of its own that works without script.
   web.get('/connections/:grantId/disconnect', async (request, reply) => {
-    const session = request.session;
-    const { grantId } = request.params as { grantId: string };
-    if (!session?.athlete_id) return reply.redirect(`/sign-in?return_to=${encodeURIComponent(`/connections/${grantId}/disconnect`)}`);
-    const athlete = (await app.athletes.get(session.athlete_id))!;
-    const connection = await app.connections.get(athlete.athlete_id, grantId);
-    if (!connection) {
-      return show(reply, 'No such connection', session, html`<div class="card"><h1>No such connection</h1><p>There is no app of yours at this address.</p><a class="button" href="/connections">Your connected apps</a></div>`, 404);
-    }
+    const found = await ownConnection(app, request, reply, show, 'disconnect');
+    if (!found) return reply;
+    const { session, athlete, connection } = found;
     if (connection.status !== 'connected') {
       return show(reply, 'Already disconnected', session, html`<div class="card"><h1>${connectionName(connection)} is already disconnected</h1><p>${whyDisconnected(connection.disconnect_reason)}</p><a class="button" href="/connections">Your connected apps</a></div>`);
     }
