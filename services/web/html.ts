@@ -100,6 +100,7 @@ const STYLE = `
   table.sets th, table.sets td { white-space: nowrap; }
   .notice.neutral { background: #f1f3f6; border-color: var(--line); }
   .notice.pending { background: #e8effd; border-color: #c3d3f7; }
+  div.error { margin-bottom: 1rem; }
   .stale h2 { font-size: 1.1rem; }
   .stale ul { padding-left: 1.1rem; }
   button.danger { background: var(--bad); }

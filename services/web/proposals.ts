@@ -193,14 +193,16 @@ ${undoable ? html`<p>You can undo the whole batch until ${dateTime(review.undoDe
 }
 
 /** The batch at a glance: who, what in numbers, the client's reason in its words, and each change linked. */
-function overviewCard(review: ProposalReview, ctx: WordsContext): Html {
+function overviewCard(review: ProposalReview, ctx: WordsContext, cards: Html): Html {
   const { doc, details, changes } = review;
+  // The legend where there is something it speaks of: the reason, or a text field on a card.
+  const written = !!details?.reason || cards.value.includes('class="written"');
   const client = doc.client_name;
   return html`<section class="card overview" aria-labelledby="overview-title"><h2 id="overview-title">At a glance</h2>
 <p><strong>${capitalise(overview(doc.changes))}</strong></p>
 ${details?.reason ? html`<figure class="reason"><figcaption>${client}'s reason, in its own words:</figcaption><blockquote class="written">${details.reason}</blockquote></figure>` : ''}
 ${changes ? html`<ol class="summary">${changes.map((c, i) => html`<li class="op-${c.op}"><a href="#change-${i + 1}">${changeHeading(c, ctx)}</a></li>`)}</ol>` : ''}
-<p class="hint">Text in a dashed box was written by ${client}: it is their words, not RepLedger's.</p></section>`;
+${written ? html`<p class="hint">Text in a dashed box was written by ${client}: it is their words, not RepLedger's.</p>` : ''}</section>`;
 }
 
 /** Approve and Reject, kept in reach at the foot of the screen. A batch with removals asks to confirm them, with or without script. */
@@ -223,13 +225,13 @@ export function reviewPage(review: ProposalReview, profile: Profile, now: Date, 
   const ctx: WordsContext = { profile, exerciseName: review.exerciseName };
   const stage = stageOf(review.status);
   const cards = changes
-    ? changes.map((c, i) => changeCard(i, c, ctx, stage))
-    : [html`<div class="card"><p>The details of this proposal were removed after 30 days; the receipt below remains.</p></div>`];
+    ? html`${changes.map((c, i) => changeCard(i, c, ctx, stage))}`
+    : html`<div class="card"><p>The details of this proposal were removed after 30 days; the receipt below remains.</p></div>`;
   const pending = review.status === 'prepared';
   return html`<h1>${doc.changes.length === 1 ? '1 change' : `${doc.changes.length} changes`} from ${doc.client_name}</h1>
 <p class="meta">Prepared ${dateTime(doc.prepared_at, tz)} by ${doc.client_name}.</p>
 ${statusCard(review, ctx, now)}
-${overviewCard(review, ctx)}
+${overviewCard(review, ctx, cards)}
 ${cards}
 ${doc.receipt ? receiptCard(review, ctx, tz) : ''}
 <p><a href="/proposals">All proposals</a></p>
