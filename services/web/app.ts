@@ -85,8 +85,8 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
     await web.register(cookie);
     web.addHook('onRequest', async (request) => {
       request.session = await sessions.current(request);
-      // Pages only: a form's post answers with a redirect, whose page counts again.
-      request.waiting = request.method === 'GET' && request.session?.athlete_id ? await app.proposals.waiting(request.session.athlete_id) : [];
+      // One small document; a refused form's page shows the navigation's count too.
+      request.waiting = request.session?.athlete_id ? await app.proposals.waiting(request.session.athlete_id) : [];
     });
     web.addHook('onSend', async (_request, reply) => {
       if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
