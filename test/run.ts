@@ -80,6 +80,10 @@ function runFile(file: string): Promise<FileResult> {
       if (Number.isNaN(total)) {
         // The file crashed before uvu could report: count it as one failure, never as silence.
         resolve({ file: rel, passed: 0, failed: 1, skipped: 0, output });
+      } else if (total + skipped === 0) {
+        // A file that registers no test (a forgotten `test(...)`, tests behind a condition that is
+        // never true) checks nothing: it fails, by name, rather than read as "ok".
+        resolve({ file: rel, passed: 0, failed: 1, skipped: 0, output: `${output}\nno tests: ${rel} registered no test (uvu reported Total: 0)\n` });
       } else {
         const failed = total - passed + (code !== 0 && total === passed ? 1 : 0);
         resolve({ file: rel, passed, failed, skipped, output });
