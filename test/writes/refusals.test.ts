@@ -4,25 +4,34 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agentAccessError } from '../../contracts/agent-access.ts';
-import { addDays, todayIn } from '../../services/domain/time.ts';
+import { fixedClock } from '../../services/domain/clock.ts';
+import { addDays } from '../../services/domain/time.ts';
 import { registerPro } from '../support/connect.ts';
 import { startServer, type TestServer } from '../support/server.ts';
 import { proposalBody, seedRecord, writer, type Answer, type Seeded } from '../support/writes.ts';
 
 const EVERY = ['training', 'recovery', 'nutrition', 'body_measurements'];
+/**
+ * The servers' clock, fixed: "today" cannot change during a run. Half past midnight in London
+ * (the athlete's zone) is still the day before in UTC, so a horizon counted from UTC's date is
+ * seen too.
+ */
+const NOW = '2026-06-01T23:30:00.000Z';
+const TODAY = '2026-06-02';
+const ago = (ms: number) => new Date(Date.parse(NOW) - ms).toISOString();
 
 let s: TestServer;
 let athleteId: string;
 let seeded: Seeded;
 
 test.before(async () => {
-  s = await startServer({ env: { AGENT_ACCESS_QUOTA_UNITS: '100000' } });
+  s = await startServer({ clock: fixedClock(NOW), env: { AGENT_ACCESS_QUOTA_UNITS: '100000' } });
   athleteId = await registerPro(s.app);
   seeded = await seedRecord(s.app, athleteId);
 });
 test.after(() => s.close());
 
-const meal = () => ({ eaten_at: new Date(Date.now() - 60_000).toISOString(), name: 'Toast', calories_kcal: 200, protein_g: null, carbohydrate_g: null, fat_g: null });
+const meal = () => ({ eaten_at: ago(60_000), name: 'Toast', calories_kcal: 200, protein_g: null, carbohydrate_g: null, fat_g: null });
 const createMeal = () => ({ op: 'create', kind: 'meal', record: meal() });
 const routine = (dates: string[]) => ({
   op: 'create',
@@ -82,7 +91,7 @@ test('51 changes: 400; 50 are accepted', async () => {
 
 test('a routine scheduled 91 days ahead: 400 naming the date; 90 days ahead is accepted', async () => {
   const { api } = await writer(s, athleteId, EVERY, ['training:write']);
-  const today = todayIn('Europe/London', Date.now());
+  const today = TODAY;
   const body = proposalBody([routine([addDays(today, 7), addDays(today, 91)])]);
   const error = await refused(api, await api.prepare(body), 400, 'invalid_input', body.command_id);
   assert.is(error.action_index, 0);
@@ -153,7 +162,7 @@ test('a malformed body, a wrong version, a bad field, an unknown field: 400 sayi
   const badRef = proposalBody([routine([]), { ...routine([]), record: { ...routine([]).record, exercises: [{ position: 0, exercise_id: { ref: 'nope' }, sets: 3, reps: '5', target_rpe: null, rest_seconds: null }] } }]);
   const ref = await refused(api, await api.prepare(badRef), 400, 'invalid_input', badRef.command_id);
   assert.is(ref.field, 'actions.1.record.exercises.0.exercise_id');
-  const future = proposalBody([{ op: 'create', kind: 'meal', record: { ...meal(), eaten_at: new Date(Date.now() + 86_400_000).toISOString() } }]);
+  const future = proposalBody([{ op: 'create', kind: 'meal', record: { ...meal(), eaten_at: ago(-86_400_000) } }]);
   assert.is((await refused(api, await api.prepare(future), 400, 'invalid_input', future.command_id)).field, 'actions.0.record.eaten_at');
   // A goal achieved in the future is no more possible than a meal eaten there.
   const achieved = proposalBody([{ op: 'create', kind: 'goal', record: { goal_type: 'weekly_session_count', status: 'achieved', exercise_id: null, target_value: 3, target_unit: 'sessions', achieved_at: '2099-01-01T00:00:00Z' } }]);
@@ -194,8 +203,10 @@ test('command_id: an identical replay returns the same proposal; another body is
   assert.is(shouted.status, 201);
   assert.equal(shouted.body.data.proposal, original.body.data.proposal);
   assert.equal((await first.api.proposal(upper)).body.data.proposal, original.body.data.proposal);
-  assert.is((await first.api.prepare({ ...body, command_id: upper, actions: [createMeal()] })).status, 400);
-  const other = await first.api.prepare({ ...body, actions: [createMeal()] });
+  // Another body: the same meal eaten a minute earlier (the clock stands still, so a new meal would be the same one).
+  const otherActions = [{ ...createMeal(), record: { ...meal(), eaten_at: ago(120_000) } }];
+  assert.is((await first.api.prepare({ ...body, command_id: upper, actions: otherActions })).status, 400);
+  const other = await first.api.prepare({ ...body, actions: otherActions });
   const error = await refused(first.api, other, 400, 'command_id_reused');
   assert.is(error.field, 'command_id');
   assert.match(error.message, `command_id ${body.command_id} is the proposal prepared at ${original.body.data.proposal.prepared_at}`);
@@ -234,7 +245,8 @@ test('paused writes: 503 with Retry-After; reads go on, and the write context sa
 });
 
 test('writes are weighted in the quota: a prepare costs 10 units, and a spent quota answers 429 with Retry-After', async () => {
-  const small = await startServer({ env: { AGENT_ACCESS_QUOTA_UNITS: '25' } });
+  // On a clock that stands still the spent quota refills by nothing between the calls.
+  const small = await startServer({ clock: fixedClock(NOW), env: { AGENT_ACCESS_QUOTA_UNITS: '25' } });
   try {
     const ada = await registerPro(small.app);
     const { api } = await writer(small, ada, EVERY, ['nutrition:write']);
