@@ -39,6 +39,13 @@ const routine = (dates: string[]) => ({
   record: { title: 'Plan', exercises: [{ position: 0, exercise_id: seeded.exerciseId, sets: 3, reps: '5', target_rpe: null, rest_seconds: 120 }], scheduled_dates: dates },
 });
 
+/** `value` with the keys of every object in it, at every depth, in reverse order. */
+function reversedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversedKeys(v)]));
+}
+
 /** A refusal in the shared shape, never cached, and its command_id still free. */
 async function refused(api: Awaited<ReturnType<typeof writer>>['api'], answer: Answer, status: number, code: string, commandId?: string) {
   assert.is(answer.status, status, JSON.stringify(answer.body));
@@ -192,9 +199,12 @@ test('command_id: an identical replay returns the same proposal; another body is
   const body = proposalBody([createMeal()]);
   const original = await first.api.prepare(body);
   assert.is(original.status, 201);
-  // The same body with its keys in another order is the same body.
-  const reordered = { actions: body.actions, command_id: body.command_id, version: body.version };
-  const replay = await first.api.prepare(reordered);
+  // The same body with the keys of every object in it, the record's too, in reverse order, sent as
+  // it is written: the same body.
+  const reordered = JSON.stringify(reversedKeys(body));
+  assert.is.not(reordered, JSON.stringify(body));
+  assert.equal(JSON.parse(reordered), body);
+  const replay = await first.api.prepareRaw(reordered);
   assert.is(replay.status, 201);
   assert.equal(replay.body.data.proposal, original.body.data.proposal);
   // A uuid is one id in either case: upper case is the same command, not a second proposal.
