@@ -4,8 +4,11 @@
 // replay of the log, so nothing is half-applied anywhere.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { sealed as sealedSchema, streams, type Sealed } from '../../contracts/events.ts';
+import type { RecordItem } from '../../contracts/record.ts';
 import type { Caller } from '../../services/api/auth.ts';
 import { ReviewRefusal } from '../../services/domain/proposal-review.ts';
+import { SealedDetails } from '../../services/writes/sealed.ts';
 import { dumpReadModels, openTestApp, recordModels, registerAthlete, type TestApp } from '../support/app.ts';
 import { workoutSet } from '../support/sets.ts';
 import { agentCaller, validBody, seedRecord, type Seeded } from '../support/writes.ts';
@@ -37,15 +40,44 @@ async function assertEqualsReplay(w: World) {
 
 const hoursAgo = (h: number) => new Date(Date.parse(NOW) - h * 3_600_000).toISOString();
 
-/** The issue's batch: a new exercise, a workout using it, a changed check-in, a deleted meal and workout. */
-function batch(s: Seeded) {
+/**
+ * The issue's batch: a new exercise, a workout using it, a changed check-in, a deleted meal and
+ * workout (at `deletedRevision`, 1 as seeded).
+ */
+function batch(s: Seeded, names = { exercise: 'Landmine Press', workout: 'Push' }, deletedRevision = 1) {
   return validBody([
-    { op: 'create', kind: 'exercise', ref: 'lm', record: { name: 'Landmine Press', muscle_group: 'shoulders', tracking_type: 'weight_reps' } },
-    { op: 'create', kind: 'completed_workout', record: { title: 'Push', started_at: hoursAgo(3), ended_at: hoursAgo(2), notes: null, exercises: [{ exercise_id: { ref: 'lm' }, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 30, reps: 10 })] }] } },
+    { op: 'create', kind: 'exercise', ref: 'lm', record: { name: names.exercise, muscle_group: 'shoulders', tracking_type: 'weight_reps' } },
+    { op: 'create', kind: 'completed_workout', record: { title: names.workout, started_at: hoursAgo(3), ended_at: hoursAgo(2), notes: null, exercises: [{ exercise_id: { ref: 'lm' }, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 30, reps: 10 })] }] } },
     { op: 'update', kind: 'recovery_checkin', id: s.checkinId, base_revision: 1, record: { date: s.checkinDate, sleep_quality: 5, energy: 5, soreness: 5, stress: 1 } },
-    { op: 'delete', kind: 'meal', id: s.mealId, base_revision: 1 },
-    { op: 'delete', kind: 'completed_workout', id: s.workoutId, base_revision: 1 },
+    { op: 'delete', kind: 'meal', id: s.mealId, base_revision: deletedRevision },
+    { op: 'delete', kind: 'completed_workout', id: s.workoutId, base_revision: deletedRevision },
   ]);
+}
+
+/**
+ * Field values to look for where they must not be: spaces and punctuation, which no base64 text
+ * holds, and long enough (over 30 bytes) that no ciphertext decodes to one by chance.
+ */
+const MARKERS = {
+  exercise: 'Landmine Press, marker: the new exercise!',
+  workout: 'Push day, marker: the new workout!',
+  meal: 'Oats & honey, marker: the deleted meal!',
+  deleted: 'Leg day, marker: the deleted workout!',
+};
+
+/** The sealed objects in `value`, and the rest of it as JSON, each sealed object there as a placeholder. */
+function splitSealed(value: unknown): { sealed: Sealed[]; clear: string } {
+  const found: Sealed[] = [];
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (v === null || typeof v !== 'object') return v;
+    if (sealedSchema.safeParse(v).success) {
+      found.push(v as Sealed);
+      return '<sealed>';
+    }
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+  };
+  return { sealed: found, clear: JSON.stringify(walk(value)) };
 }
 
 async function refusal(run: Promise<unknown>): Promise<ReviewRefusal> {
@@ -188,9 +220,36 @@ test('undo is prevented as a whole when one affected record changed after the sa
 test('undo after 30 days is refused; retention then leaves a minimal receipt with no field values', async () => {
   const w = await world();
   try {
-    const body = batch(w.seeded);
+    // The meal and the workout the batch deletes carry markers too: their earlier bodies are sealed for undo.
+    const seededItem = async <K extends 'meal' | 'workout'>(kind: K) =>
+      ((await w.t.app.events.readStream(streams.record(w.athleteId))).find((e) => e.type === `${kind}.created`)!.data as { item: RecordItem<K> }).item;
+    await w.t.app.records.change(
+      w.athleteId,
+      [
+        { op: 'update', kind: 'meal', item: { ...(await seededItem('meal')), name: MARKERS.meal }, base_revision: 1 },
+        { op: 'update', kind: 'workout', item: { ...(await seededItem('workout')), title: MARKERS.deleted }, base_revision: 1 },
+      ],
+      { type: 'athlete', id: w.athleteId },
+    );
+    const body = batch(w.seeded, MARKERS, 2);
     await w.t.app.proposals.prepare(w.caller, body);
     await w.t.app.proposals.approve(w.athleteId, body.command_id);
+    const sealedDetails = new SealedDetails(w.t.app.reads, w.t.app.clock);
+    const proposalEvents = async () => (await w.t.app.events.readStream(streams.record(w.athleteId))).filter((e) => e.type.startsWith('proposal.')).map((e) => e.data);
+    const markers = Object.values(MARKERS);
+
+    // Before retention: the values are in the sealed details (the actions) and undo bodies (the
+    // deleted items), which open to them, encrypted (their ciphertext does not hold the text), and
+    // nowhere else in the log.
+    const beforePurge = splitSealed(await proposalEvents());
+    assert.is(beforePurge.sealed.length, 2, 'the prepared details and the committed undo bodies');
+    const opened = JSON.stringify(await Promise.all(beforePurge.sealed.map((x) => sealedDetails.open(x))));
+    for (const marker of markers) {
+      assert.match(opened, marker, 'a value of the batch is sealed');
+      assert.not.match(beforePurge.clear, marker, 'no value of the batch is in the clear');
+      for (const x of beforePurge.sealed) assert.not.ok(Buffer.from(x.ciphertext, 'base64').includes(Buffer.from(marker)), `sealed, not encoded: "${marker}"`);
+    }
+
     w.t.clock.advance(30 * DAY);
     assert.is((await refusal(w.t.app.proposals.undo(w.athleteId, body.command_id))).reason, 'undo_window_passed');
     assert.is((await w.t.app.proposals.purge()).keysDestroyed, 0, 'not yet past prepared + expiry + 30 days');
@@ -200,12 +259,15 @@ test('undo after 30 days is refused; retention then leaves a minimal receipt wit
     assert.is(kept.actions, null);
     assert.ok(kept.changes.every((c) => c.summary === null));
     assert.equal(kept.receipt!.changes.map((c) => c.kind), ['exercise', 'completed_workout', 'recovery_checkin', 'meal', 'completed_workout']);
-    // No field value of the batch is anywhere in the clear: not in the log, not in the read model.
-    const log = JSON.stringify(await w.t.app.events.readStream(`record-${w.athleteId}`).then((es) => es.filter((e) => e.type.startsWith('proposal.'))));
-    const model = JSON.stringify(await dumpReadModels(w.t.app).then((m) => m.proposals));
-    for (const value of ['Landmine', 'Push', 'Oats', 'Leg day']) {
-      assert.not.match(log, value);
-      assert.not.match(model, value);
+    // No field value of the batch is anywhere in the clear, not in the log, not in the read model;
+    // what is sealed no longer opens, its key destroyed.
+    const log = splitSealed(await proposalEvents());
+    const model = splitSealed(await dumpReadModels(w.t.app).then((m) => m.proposals));
+    assert.is(log.sealed.length, 2);
+    for (const x of [...log.sealed, ...model.sealed]) assert.is(await sealedDetails.open(x), null, 'the key is destroyed');
+    for (const marker of markers) {
+      assert.not.match(log.clear, marker, 'no value of the batch in the log');
+      assert.not.match(model.clear, marker, 'no value of the batch in the read model');
     }
     const review = (await w.t.app.proposals.review(w.athleteId, body.command_id))!;
     assert.is(review.details, null);
