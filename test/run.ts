@@ -1,8 +1,11 @@
 // Runs every test file in its own Node process (three at a time on two cores: many files wait on
 // the processes, browsers and servers they start; TEST_JOBS changes it),
 // prints each file's output, and ends with one summary line: `N passed, N failed, N skipped`.
+// Each file gets a temporary directory of its own (TMPDIR) inside one made for this run, which is
+// removed at the end: nothing of the run is left in the system's temporary directory.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
@@ -33,6 +36,17 @@ interface FileResult {
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 
+/**
+ * This run's own temporary directory: each file's TMPDIR is a folder in it, so that what a file,
+ * or a process it starts (the CLI, a server, Chromium's profile), leaves behind is known to be
+ * this run's and is removed with it, whatever the file did.
+ */
+const runTmp = mkdtempSync(join(tmpdir(), 'repledger-test-run-'));
+// On every way out: the end of the run, a signal (which exits below), a crash of the runner.
+process.once('exit', () => rmSync(runTmp, { recursive: true, force: true }));
+/** The CLI's compile cache (cli/bin/run.js), shared by the run's files rather than made again in each. */
+const compileCache = process.env.NODE_COMPILE_CACHE ?? join(runTmp, 'node-compile-cache');
+
 /** Process groups of the files running now, stopped with the runner if it is stopped. */
 const running = new Set<number>();
 const stopGroup = (pid: number) => {
@@ -49,11 +63,25 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-function runFile(file: string): Promise<FileResult> {
+/** What a file left in its temporary directory (each test should remove what it made); then removes it. */
+function sweep(dir: string): string[] {
+  let left: string[] = [];
+  try {
+    left = readdirSync(dir).sort();
+  } catch {
+    // Never made, or already gone.
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return left;
+}
+
+function runFile(file: string, index: number): Promise<FileResult> {
   return new Promise((resolve) => {
+    const fileTmp = join(runTmp, String(index));
+    mkdirSync(fileTmp);
     // Its own process group, so that stopping it also stops what it started (servers, browsers).
     // A cheaper password hash (services/password.ts): the production cost is checked on its own.
-    const env = { ...process.env, FORCE_COLOR: '0', NODE_ENV: 'test', REPLEDGER_TEST_SCRYPT_N: '16384' };
+    const env = { ...process.env, FORCE_COLOR: '0', NODE_ENV: 'test', REPLEDGER_TEST_SCRYPT_N: '16384', TMPDIR: fileTmp, NODE_COMPILE_CACHE: compileCache };
     const child = spawn(process.execPath, [file], { cwd: root, env, detached: true });
     running.add(child.pid!);
     let output = '';
@@ -68,6 +96,8 @@ function runFile(file: string): Promise<FileResult> {
       clearTimeout(limit);
       running.delete(child.pid!);
       const rel = relative(root, file);
+      const left = sweep(fileTmp);
+      if (left.length) output += `\nleft in its temporary directory (removed by the runner): ${left.slice(0, 10).join(', ')}${left.length > 10 ? `, and ${left.length - 10} more` : ''}\n`;
       if (timedOut) {
         resolve({ file: rel, passed: 0, failed: 1, skipped: 0, output: `${output}\nstopped: ${rel} ran longer than ${FILE_LIMIT_MS / 1000} s (TEST_FILE_TIMEOUT_MS)\n` });
         return;
@@ -108,8 +138,8 @@ const results: FileResult[] = [];
 let next = 0;
 async function worker(): Promise<void> {
   while (next < files.length) {
-    const file = files[next++]!;
-    const result = await runFile(file);
+    const index = next++;
+    const result = await runFile(files[index]!, index);
     results.push(result);
     const status = result.failed ? 'FAIL' : 'ok  ';
     process.stdout.write(`\n${status} ${result.file}  (${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped)\n`);
