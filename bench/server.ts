@@ -2,8 +2,25 @@
 // data directory.
 import { spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../test/support/ports.ts';
+
+/**
+ * A port that was free a moment ago. `serve` builds its OAuth issuer from BASE_URL before it
+ * listens, so the bench must name the port first (PORT=0 would leave BASE_URL unknown); another
+ * process could take the port in between, which on a machine running the bench alone does not
+ * happen. The tests listen on port 0 instead (test/support/server.ts).
+ */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
 
 /**
  * The caps on one connection's pending proposals (10 awaiting review, 4 MiB a day), raised as far

@@ -40,8 +40,10 @@ export default class Serve extends AppCommand {
         }
       }
       if (!stop.signal.aborted) {
-        await server.listen({ port: app.config.port, host: app.config.host });
-        server.log.info({ base_url: app.config.baseUrl, projections: app.projectionMode }, 'RepLedger is serving');
+        // The address it listens on, beside the base URL users are given: they differ behind a
+        // proxy, and with PORT=0 (the system picks a free port) only this says which port it is.
+        const address = await server.listen({ port: app.config.port, host: app.config.host });
+        server.log.info({ base_url: app.config.baseUrl, address, projections: app.projectionMode }, 'RepLedger is serving');
       }
 
       // Stop taking requests, let those in flight finish, then close the stores: nothing half-done.

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import { BotAuth } from '../api/bot-auth.ts';
 import { Quota } from '../api/quota.ts';
 import type { ApiServices } from '../api/router.ts';
@@ -19,11 +19,17 @@ import { registerRest } from './rest.ts';
 
 export interface ServerOptions {
   logger?: boolean;
+  /**
+   * The HTTP server to answer on, when it must exist before the app: the tests listen on port 0
+   * first and take the base URL (the OAuth issuer, links) from the port they got.
+   */
+  serverFactory?: FastifyServerFactory;
 }
 
 export async function buildServer(app: App, options: ServerOptions = {}): Promise<FastifyInstance> {
   const server = Fastify({
     logger: options.logger === false ? false : { level: app.config.logLevel },
+    ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,

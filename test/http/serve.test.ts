@@ -1,29 +1,42 @@
 // `repledger serve` (what `npm start` runs) as a user meets it: health, headers, errors, shutdown.
+import type { ChildProcess } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir } from '../support/app.ts';
 import { cliJson, startCli } from '../support/cli.ts';
-import { freePort } from '../support/ports.ts';
 
-async function waitForHealth(base: string, timeoutMs = 20_000): Promise<Response> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fetch(`${base}/health`);
-    } catch (error) {
-      if (Date.now() > until) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+/**
+ * The address `serve` listens on, from its "RepLedger is serving" log line: it is started on port
+ * 0, so the system picks a free port and no other process can take it first.
+ */
+function servingAddress(child: ChildProcess, timeoutMs = 30_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not say it was serving within ${timeoutMs / 1000} s; it printed: ${out}`)), timeoutMs);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      for (const line of out.split('\n').slice(0, -1)) {
+        const entry = /^\{/.test(line) ? (JSON.parse(line) as { msg?: string; address?: string }) : {};
+        if (entry.msg === 'RepLedger is serving') {
+          clearTimeout(timer);
+          resolve(entry.address!);
+        }
+      }
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited (${code}) before serving; it printed: ${out}`));
+    });
+  });
 }
 
 test('serve answers /health with the stores it uses, then shuts down cleanly on SIGTERM', async () => {
-  const port = await freePort();
   const dataDir = tempDir();
-  const { child, done } = startCli(['serve'], { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+  const { child, done } = startCli(['serve'], { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' });
   try {
-    const base = `http://127.0.0.1:${port}`;
-    const health = await waitForHealth(base);
+    const base = await servingAddress(child);
+    assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const health = await fetch(`${base}/health`);
     assert.is(health.status, 200);
     assert.is(health.headers.get('cache-control'), 'private, no-store');
     assert.match(health.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);

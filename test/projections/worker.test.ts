@@ -13,7 +13,6 @@ import { openSqlite } from '../../services/store/sqlite/database.ts';
 import { SqliteEventStore } from '../../services/store/sqlite/event-store.ts';
 import { SqliteReadStore } from '../../services/store/sqlite/read-store.ts';
 import { tempDir } from '../support/app.ts';
-import { freePort } from '../support/ports.ts';
 import { startCli, type CliResult } from '../support/cli.ts';
 import { copyLog, readModelsOf, recordLog, untilProjected } from '../support/event-log.ts';
 
@@ -138,7 +137,7 @@ test('serve takes SIGTERM during its start-up catch-up too, and exits 0 without 
   const { db, events, reads } = openStore(dataDir);
   try {
     const head = await logWithManyMeals(reference, events);
-    const serve = startWorker(dataDir, 'bringing read models up to date before serving', ['serve'], { PORT: String(await freePort()), HOST: '127.0.0.1' });
+    const serve = startWorker(dataDir, 'bringing read models up to date before serving', ['serve'], { PORT: '0', HOST: '127.0.0.1' });
     await serve.ready;
     serve.child.kill('SIGTERM');
     const stopped = await exited(serve);
