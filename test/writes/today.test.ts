@@ -29,6 +29,16 @@ async function refusal(work: Promise<unknown>, what: string): Promise<WriteRefus
   throw new Error('unreachable');
 }
 
+/** What `work` answers; a refusal fails the test with its words. */
+async function accepted<T>(work: Promise<T>, what: string): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof WriteRefusal) assert.unreachable(`refused ${what}: ${error.message}`);
+    throw error;
+  }
+}
+
 test("get_write_context's today and horizon, and prepare's check-in and schedule rules, are the athlete's local date", async () => {
   const t = await openTestApp();
   try {
@@ -45,13 +55,13 @@ test("get_write_context's today and horizon, and prepare's check-in and schedule
       const checkin = (date: string) => validBody([{ op: 'create', kind: 'recovery_checkin', record: { date, sleep_quality: 4, energy: 3, soreness: 2, stress: 2 } }]);
       const routine = (...dates: string[]) => validBody([{ op: 'create', kind: 'saved_routine', record: { title: 'Plan', exercises: [], scheduled_dates: dates } }]);
 
-      const today = await t.app.proposals.prepare(caller, checkin(a.today)).catch((e: Error) => assert.unreachable(`${a.zone}: a check-in dated today (${a.today}) was refused: ${e.message}`));
+      const today = await accepted(t.app.proposals.prepare(caller, checkin(a.today)), `${a.zone}: a check-in dated today (${a.today})`);
       assert.is(today.status, 'prepared');
       const tomorrow = addDays(a.today, 1);
       const future = await refusal(t.app.proposals.prepare(caller, checkin(tomorrow)), `${a.zone}: a check-in dated ${tomorrow}, after today (${a.today})`);
       assert.is(future.message, `${tomorrow} is after today (${a.today} in ${a.zone})`);
 
-      const plan = await t.app.proposals.prepare(caller, routine(a.today, last)).catch((e: Error) => assert.unreachable(`${a.zone}: a routine from ${a.today} to ${last} was refused: ${e.message}`));
+      const plan = await accepted(t.app.proposals.prepare(caller, routine(a.today, last)), `${a.zone}: a routine from today (${a.today}) to ${last}`);
       assert.is(plan.status, 'prepared');
       const past = await refusal(t.app.proposals.prepare(caller, routine(addDays(a.today, -1))), `${a.zone}: a routine scheduled the day before today (${a.today})`);
       assert.is(past.reason, 'beyond_horizon');
