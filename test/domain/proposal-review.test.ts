@@ -14,6 +14,7 @@ const uid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12
 const ATHLETE = uid(0xa7);
 const MEAL = uid(3);
 const CHECKIN = uid(4);
+const SQUAT = uid(5);
 const PREPARED_AT = new Date('2026-06-01T12:00:00.000Z');
 const at = (minutes: number) => new Date(PREPARED_AT.getTime() + minutes * 60_000);
 const DAYS = 24 * 60;
@@ -149,6 +150,56 @@ test('given a committed batch, when an item it created was removed since, then t
   const refusal = refused(() => undo(at(60)));
   assert.is(refusal.reason, 'undo_blocked');
   assert.match(refusal.message, `the meal ${created.id} was removed after this batch was saved`);
+});
+
+/**
+ * Given an exercise, and a committed proposal whose new workout uses it: the exercise is the
+ * batch's dependency, asserted at revision 1, not changed by it.
+ */
+function givenCommittedWorkout() {
+  const w: World = { record: initialRecordState(ATHLETE), log: [], proposals: new Map() };
+  change(w, [{ op: 'create', kind: 'exercise', item: { id: SQUAT, name: 'Back Squat', muscle_group: 'legs', tracking_type: 'weight_reps' } }]);
+  const set = { position: 0, set_number: 1, set_type: 'normal', parent_position: null, weight_kg: 100, reps: 5, rpe: null, target_rpe: null, duration_seconds: null, distance_metres: null, incline_percent: null, completed: true };
+  const body = {
+    version: 'agent-access-write.v1',
+    command_id: uid(0x501),
+    actions: [{ op: 'create', kind: 'completed_workout', record: { title: 'Legs', started_at: null, ended_at: '2026-06-01T10:00:00.000Z', notes: null, exercises: [{ exercise_id: SQUAT, exercise_order: 0, superset_id: null, notes: null, sets: [set] }] } }],
+  } as unknown as WriteProposalBody;
+  let n = 0;
+  const decision = decidePrepare(
+    { body, caller: { grantId: uid(0x90), clientId: 'c', clientName: 'Coach', scopes: ['training'], writePermissions: WRITE_PERMISSIONS }, now: PREPARED_AT, timezone: 'Europe/London', newId: () => uid(0x2000 + ++n) },
+    w.record,
+    w.proposals,
+    itemImages(w.log, itemKeysOf(body)),
+  );
+  if (decision.outcome !== 'prepared') throw new Error('expected a proposal');
+  const p = decision.proposal;
+  assert.equal(p.dependencies, [{ kind: 'exercise', id: SQUAT, revision: 1 }], 'the existing exercise is a dependency');
+  apply(w, [{ type: 'proposal.prepared', data: { ...p, changes: p.changes.map(({ summary: _s, ...c }) => c), actions: undefined } }]);
+  const d = approve(w, p, at(10));
+  if (d.outcome !== 'committed') throw new Error('expected a commit');
+  apply(w, [...d.recordEvents, { type: 'proposal.committed', data: { command_id: p.command_id, committed_at: at(10).toISOString(), changes: d.changes, affected: d.affected, undo: null } }]);
+  const workoutId = d.affected[0]!.id;
+  const undo = (now: Date) => decideUndo({ now, record: w.record, entry: w.proposals.get(p.command_id)!, committedAt: at(10).toISOString(), affected: d.affected, dependencies: p.dependencies, before: d.before });
+  return { w, workoutId, undo };
+}
+
+test('given a committed batch whose new workout uses an exercise, when undone with the exercise as it was, then the workout is removed', () => {
+  const { workoutId, undo } = givenCommittedWorkout();
+  const u = undo(at(60));
+  assert.equal(u.recordEvents.map((e) => [e.type, (e.data as { id?: string }).id]), [['workout.deleted', workoutId]]);
+});
+
+test('given a committed batch whose new workout uses an exercise, when the exercise was renamed since, then the whole undo is prevented, naming the exercise', () => {
+  const { w, undo } = givenCommittedWorkout();
+  change(w, [{ op: 'update', kind: 'exercise', item: { id: SQUAT, name: 'High-bar Squat', muscle_group: 'legs', tracking_type: 'weight_reps' }, base_revision: 1 }]);
+  const refusal = refused(() => {
+    const events = undo(at(60)).recordEvents.map((e) => e.type);
+    assert.unreachable(`the undo went ahead with the exercise renamed since the save: ${events.join(', ')}`);
+  });
+  assert.is(refusal.reason, 'undo_blocked');
+  assert.equal(refusal.item, { kind: 'exercise', id: SQUAT, how: 'changed' });
+  assert.is(refusal.message, `the exercise ${SQUAT} changed after this batch was saved, so nothing was undone`);
 });
 
 test('undo: refused after 30 days, without its earlier values, and when not committed', () => {
