@@ -11,6 +11,7 @@ import { clientMetadataProblem, redirectUriProblem } from '../../services/oauth/
 import { REGISTRATIONS_PER_ADDRESS } from '../../services/oauth/provider.ts';
 import { addressKey as registrantKey } from '../../services/web/limiter.ts';
 import { connect, registerPro } from '../support/connect.ts';
+import { eventually } from '../support/eventually.ts';
 import { type TestServer, withServer as withFreshServer } from '../support/server.ts';
 
 const register = (s: TestServer, metadata: Record<string, unknown>, path = '/oauth/register') =>
@@ -236,7 +237,14 @@ test('the clean-up runs on its schedule', async () => {
     const errors: unknown[] = [];
     const stop = scheduleOAuthCleanup(s.app.reads, s.app.clock, (error) => errors.push(error), 20);
     try {
-      for (let i = 0; i < 100 && (await stored(s, 'Client')) > 0; i++) await new Promise((r) => setTimeout(r, 10));
+      // The schedule's own timer runs the clean-up: wait for what it leaves, against a deadline.
+      await eventually(
+        async () => {
+          const left = { clients: await stored(s, 'Client'), interactions: await stored(s, 'Interaction'), errors: errors.map(String) };
+          return { done: (left.clients === 0 && left.interactions === 0) || errors.length > 0, value: left };
+        },
+        { what: 'the scheduled clean-up removes the unused client and its interaction', timeoutMs: 10_000 },
+      );
     } finally {
       stop();
     }

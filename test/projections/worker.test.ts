@@ -15,6 +15,7 @@ import { SqliteReadStore } from '../../services/store/sqlite/read-store.ts';
 import { tempDir } from '../support/app.ts';
 import { startCli, type CliResult } from '../support/cli.ts';
 import { copyLog, readModelsOf, recordLog, untilProjected } from '../support/event-log.ts';
+import { eventually } from '../support/eventually.ts';
 
 function openStore(dataDir: string) {
   const db = openSqlite(join(dataDir, 'repledger.db'));
@@ -78,7 +79,13 @@ test('a worker killed with SIGKILL and started again ends with the read models o
     // The next third arrives while the worker follows; it is killed while applying it.
     const appending = copyLog(reference.events.slice(third, 2 * third), events);
     const head = reference.events[2 * third - 1]!.position;
-    for (let i = 0; i < 400 && Math.min(...(await checkpoints(reads))) <= reference.events[third]!.position; i++) await new Promise((r) => setTimeout(r, 5));
+    await eventually(
+      async () => {
+        const now = await checkpoints(reads);
+        return { done: Math.min(...now) > reference.events[third]!.position, value: now };
+      },
+      { what: 'the worker starts on the next third', timeoutMs: 20_000, intervalMs: 5 },
+    );
     worker.child.kill('SIGKILL');
     const killed = await exited(worker);
     assert.is(killed.signal, 'SIGKILL');

@@ -14,6 +14,7 @@ import { CHECKPOINTS } from '../../projections/runner.ts';
 import type { EventStore, StoredEvent } from '../../services/store/event-store.ts';
 import type { ReadStore } from '../../services/store/read-store.ts';
 import { dumpReadModels, openTestApp, registerAthlete } from './app.ts';
+import { eventually } from './eventually.ts';
 import { workoutSet } from './sets.ts';
 
 export interface ReferenceLog {
@@ -176,11 +177,11 @@ export function upTo(store: EventStore, position: number): EventStore {
 /** Waits until every projection's checkpoint has reached `position`. */
 export async function untilProjected(reads: ReadStore, position: number, timeoutMs = 20_000): Promise<void> {
   const names = projections.map((p) => p.name);
-  const giveUp = Date.now() + timeoutMs;
-  for (;;) {
-    const docs = await reads.getMany<{ id: string; position: number }>(CHECKPOINTS, 'projections', names);
-    if (docs.length === names.length && docs.every((d) => d.position >= position)) return;
-    if (Date.now() > giveUp) throw new Error(`projections did not reach position ${position}: ${JSON.stringify(docs.map((d) => [d.id, d.position]))}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(
+    async () => {
+      const docs = await reads.getMany<{ id: string; position: number }>(CHECKPOINTS, 'projections', names);
+      return { done: docs.length === names.length && docs.every((d) => d.position >= position), value: docs.map((d) => [d.id, d.position]) };
+    },
+    { what: `projections reach position ${position}`, timeoutMs, intervalMs: 50 },
+  );
 }
