@@ -33,6 +33,8 @@ export class ConnectionService {
   readonly #events: EventStore;
   readonly #reads: ReadStore;
   readonly #clock: Clock;
+  /** Revocations by the authorization server being recorded now (see `revocationsRecorded`). */
+  readonly #recording = new Set<Promise<void>>();
 
   constructor(events: EventStore, reads: ReadStore, clock: Clock) {
     this.#events = events;
@@ -79,7 +81,24 @@ export class ConnectionService {
    * that arrives before a projection worker has caught up with `grant.connected` is not lost.
    * Only for an unknown athlete is the read model asked.
    */
-  async revokedByServer(oauthGrantId: string, athleteId: string | undefined, reason: DisconnectReason): Promise<void> {
+  revokedByServer(oauthGrantId: string, athleteId: string | undefined, reason: DisconnectReason): Promise<void> {
+    const recording = this.#recordRevocation(oauthGrantId, athleteId, reason);
+    this.#recording.add(recording);
+    const done = () => this.#recording.delete(recording);
+    recording.then(done, done);
+    return recording;
+  }
+
+  /**
+   * Resolves once every revocation being recorded when it is called has been recorded (or has
+   * failed). oidc-provider's listener does not wait for them (services/oauth/provider.ts): the
+   * server waits here before the stores close, and a test here rather than for a while.
+   */
+  async revocationsRecorded(): Promise<void> {
+    await Promise.allSettled([...this.#recording]);
+  }
+
+  async #recordRevocation(oauthGrantId: string, athleteId: string | undefined, reason: DisconnectReason): Promise<void> {
     const owner = athleteId ?? (await this.#reads.get<ConnectionGrantDoc>(CONNECTION_GRANTS, CONNECTION_GRANTS_PARTITION, oauthGrantId))?.athlete_id;
     if (!owner) return;
     const grantId = grantIdOf(oauthGrantId);

@@ -312,6 +312,8 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
       server.log.error({ err: error, oauthGrantId }, 'could not record a revoked grant as disconnected');
     });
   });
+  // A revocation still being recorded when the server closes is finished before the stores close.
+  server.addHook('onClose', async () => app.connections.revocationsRecorded());
 
   await server.register(async (oauth) => {
     oauth.removeAllContentTypeParsers();
