@@ -1,6 +1,7 @@
 // The authorization server's own pages (sign-out, errors) carry the web app's security headers,
 // and signing out takes a deliberate, CSRF-checked POST: a link alone (from any site) ends nothing.
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OAUTH } from '../../services/oauth/adapter.ts';
@@ -17,6 +18,26 @@ function assertPageHeaders(headers: Record<string, string> | Headers, what: stri
   assert.is(get('content-security-policy'), contentSecurityPolicy(), `${what}: CSP`);
   assert.is(get('x-frame-options'), 'DENY', `${what}: X-Frame-Options`);
   assert.is(get('referrer-policy'), 'same-origin', `${what}: Referrer-Policy`);
+}
+
+/**
+ * A page that cannot submit or leave by itself: once it has loaded (every inline script and load
+ * handler has then run, and `goto` waits for that), it has sent nothing but GETs, it is still
+ * where it was, and it holds nothing that could act later: no script, no inline event handler, no
+ * meta refresh. Checked on the page as loaded, not by waiting a while to see whether it moves.
+ */
+async function assertInert(page: Page, posts: string[], what: string): Promise<void> {
+  assert.match(page.url(), /\/oauth\/logout$/, `${what} did not navigate away`);
+  assert.equal(posts, [], `${what} submitted nothing`);
+  const actors = await page.evaluate(() => {
+    const doc = (globalThis as unknown as { document: { querySelectorAll(selector: string): ArrayLike<{ tagName: string; getAttributeNames(): string[] }> } }).document;
+    return {
+      scripts: doc.querySelectorAll('script').length,
+      handlers: Array.from(doc.querySelectorAll('*')).flatMap((el) => el.getAttributeNames().filter((name) => /^on/i.test(name)).map((name) => `${el.tagName.toLowerCase()} ${name}`)),
+      refresh: doc.querySelectorAll('meta[http-equiv="refresh" i]').length,
+    };
+  });
+  assert.equal(actors, { scripts: 0, handlers: [], refresh: 0 }, `${what} holds nothing that could submit it later`);
 }
 
 /** oidc-provider sessions stored, and those of them that belong to a signed-in athlete. */
@@ -70,10 +91,14 @@ if (noBrowser) {
       assert.is(await auth(client, { serverUrl, scope: 'training' }), 'REDIRECT');
       const context = await browser.newContext();
       const page = await context.newPage();
+      const posts: string[] = [];
+      page.on('request', (request) => {
+        if (request.method() !== 'GET') posts.push(`${request.method()} ${request.url()}`);
+      });
       // Not signed in yet: the link shows a page and submits nothing by itself.
+      posts.length = 0;
       await page.goto(`${s.base}/oauth/logout`);
-      await page.waitForTimeout(1000);
-      assert.match(page.url(), /\/oauth\/logout$/, 'the anonymous page did not submit itself');
+      await assertInert(page, posts, 'the anonymous sign-out page');
       assert.equal(await sessions(s), { all: 0, signedIn: 0 });
 
       await page.goto(client.authorizationUrl!.href);
@@ -88,11 +113,11 @@ if (noBrowser) {
       assert.is((await sessions(s)).signedIn, 1, 'signed in at the authorization server');
 
       // The link, as another site would use it: nothing happens until the athlete chooses.
+      posts.length = 0;
       const visit = await page.goto(`${s.base}/oauth/logout`);
       assert.is(visit?.status(), 200);
       assertPageHeaders(visit!.headers(), 'logout page');
-      await page.waitForTimeout(1000);
-      assert.match(page.url(), /\/oauth\/logout$/, 'the page did not submit itself');
+      await assertInert(page, posts, 'the sign-out page');
       assert.match((await page.textContent('main')) ?? '', /Sign out of RepLedger/);
       await screenshot(page, 'oauth-logout');
       assert.is((await sessions(s)).signedIn, 1, 'still signed in after the visit');
