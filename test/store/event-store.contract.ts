@@ -2,6 +2,7 @@
 // suite also runs against a shared server.
 import { randomUUID } from 'node:crypto';
 import { serverSuite } from './container-runtime.ts';
+import { within } from '../support/eventually.ts';
 import * as assert from 'uvu/assert';
 import { AppendTooLargeError, WrongExpectedRevisionError, appendSize, type EventStore, type NewEvent, type StoredEvent } from '../../services/store/event-store.ts';
 
@@ -177,12 +178,68 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
       },
       () => errors++,
     );
+    // A second subscriber, left running: what it receives shows what was there to deliver.
+    const witnessed: string[] = [];
+    const seen = new Map<string, () => void>();
+    const witnessSees = (type: string) => new Promise<void>((resolve) => seen.set(type, resolve));
+    const witness = fx.store.subscribeAll(
+      start,
+      async (e) => {
+        if (e.stream !== s) return;
+        witnessed.push(e.type);
+        seen.get(e.type)?.();
+      },
+      () => errors++,
+    );
     await fx.store.append(s, [ev('after1'), ev('after2')], 0);
-    await Promise.race([third, new Promise((_, rej) => setTimeout(() => rej(new Error('subscription delivered too little')), 10_000))]);
-    await sub.stop();
-    await fx.store.append(s, [ev('after-stop')], 2);
-    await new Promise((r) => setTimeout(r, 400));
-    assert.equal(got, ['before', 'after1', 'after2']);
+    await within(third, { what: 'the subscription delivers the first three events' });
+    await within(sub.stop(), { what: 'stop() resolves' });
+    // Events appended after stop() reach the witness, one append after another; the stopped
+    // subscription, which was woken by the same appends, must have received none of them.
+    for (const [i, type] of ['after-stop', 'later'].entries()) {
+      const delivered = witnessSees(type);
+      await fx.store.append(s, [ev(type)], 2 + i);
+      await within(delivered, { what: `the live subscriber receives '${type}'` });
+    }
+    await within(witness.stop(), { what: "the live subscriber's stop() resolves" });
+    assert.equal(witnessed, ['before', 'after1', 'after2', 'after-stop', 'later']);
+    assert.equal(got, ['before', 'after1', 'after2'], 'nothing was delivered after stop() resolved');
+    assert.is(errors, 0);
+  });
+
+  t('stop() waits for the handler call in flight, and nothing already read is delivered after it', async ({ fx }) => {
+    const s = fresh();
+    const start = await fx.store.headPosition();
+    const got: string[] = [];
+    let errors = 0;
+    let entered!: () => void;
+    const inHandler = new Promise<void>((r) => (entered = r));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const order: string[] = [];
+    const sub = fx.store.subscribeAll(
+      start,
+      async (e) => {
+        if (e.stream !== s) return;
+        got.push(e.type);
+        if (e.type === 'two') {
+          entered();
+          await held;
+          order.push('handler returned');
+        }
+      },
+      () => errors++,
+    );
+    // One append: 'three' is there to read while the handler call for 'two' is held open.
+    await fx.store.append(s, [ev('one'), ev('two'), ev('three')], 'no_stream');
+    await within(inHandler, { what: "the handler is called for 'two'" });
+    const stopping = sub.stop().then(() => order.push('stop resolved'));
+    // Let go of the handler call only after all that stop() could do without it has run (all of
+    // it on the embedded store; a server's unsubscribe may take longer, which only weakens the check).
+    setImmediate(release);
+    await within(stopping, { what: 'stop() resolves once the handler call is let go' });
+    assert.equal(order, ['handler returned', 'stop resolved'], 'stop() resolved only once the handler call in flight had returned');
+    assert.equal(got, ['one', 'two'], "'three', there to read before stop(), was not delivered after it");
     assert.is(errors, 0);
   });
 
