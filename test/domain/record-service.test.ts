@@ -11,6 +11,7 @@ import { RecordService } from '../../services/record-service.ts';
 import { WrongExpectedRevisionError, type ExpectedRevision, type NewEvent } from '../../services/store/event-store.ts';
 import { openSqlite } from '../../services/store/sqlite/database.ts';
 import { tempDir } from '../support/app.ts';
+import { within } from '../support/eventually.ts';
 import { join } from 'node:path';
 import { SqliteEventStore } from '../../services/store/sqlite/event-store.ts';
 
@@ -41,7 +42,6 @@ function checkinItem(overrides: Partial<RecordItem<'checkin'>> = {}): RecordItem
 
 const createMeal = (overrides: Partial<RecordItem<'meal'>> = {}): RecordChange => ({ op: 'create', kind: 'meal', item: mealItem(overrides) });
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** The names of the items in the stream's events, sorted. */
 const names = async (stream: () => Promise<{ data: unknown }[]>) =>
   (await stream()).map((e) => (e.data as { item?: { name?: string } }).item?.name).sort();
@@ -229,18 +229,38 @@ test('every change reported as landed is in the stream (five concurrent writers)
 });
 
 test("a change acknowledged while another athlete's append is open is not lost when that append fails", async () => {
-  // An inline projection (the app's onAppended hook) that takes a while and fails on check-ins.
-  // Two athletes' commands are not queued behind each other, so the meal's append starts while
-  // the check-in's transaction is open; it must wait for it, not join it and share its rollback.
+  // An inline projection (the app's onAppended hook) that fails on check-ins, held open until the
+  // other athlete's append has been made. Two athletes' commands are not queued behind each
+  // other, so the meal's append starts while the check-in's transaction is open; it must wait for
+  // it, not join it and share its rollback.
   const { db, store, service } = setup({ spy: false });
   const OTHER = uid(0xa2);
+  let checkinInTransaction!: () => void;
+  const checkinOpen = new Promise<void>((resolve) => (checkinInTransaction = resolve));
+  let releaseCheckin!: () => void;
+  const checkinReleased = new Promise<void>((resolve) => (releaseCheckin = resolve));
   store.setOnAppended(async (events) => {
-    await sleep(20);
-    if (events.some((e) => e.type === 'checkin.created')) throw new Error('projection failed');
+    if (!events.some((e) => e.type === 'checkin.created')) return;
+    checkinInTransaction();
+    await checkinReleased;
+    throw new Error('projection failed');
   });
+  // The other athlete's append, once it has been made (it waits for the open transaction, or
+  // wrongly joins it, at once: the store's append starts its write synchronously).
+  const append = store.append.bind(store);
+  let otherAppending!: () => void;
+  const otherAppendMade = new Promise<void>((resolve) => (otherAppending = resolve));
+  store.append = (stream, events, expected) => {
+    const result = append(stream, events, expected);
+    if (stream === streams.record(OTHER)) otherAppending();
+    return result;
+  };
+
   const failing = service.change(ATHLETE, [{ op: 'create', kind: 'checkin', item: checkinItem() }], athlete);
-  await sleep(5); // the check-in's append is in its transaction, waiting for its projection
+  await within(checkinOpen, { what: "the check-in's append reaches its projection" });
   const independent = service.change(OTHER, [createMeal({ name: 'Independent' })], { type: 'athlete', id: OTHER });
+  await within(otherAppendMade, { what: "the other athlete's change reaches its append while the check-in's transaction is open" });
+  releaseCheckin();
   const [a, b] = await Promise.allSettled([failing, independent]);
   assert.is(a.status, 'rejected', 'the check-in append fails in its projection');
   assert.is(b.status, 'fulfilled', "the other athlete's change lands");
