@@ -7,7 +7,7 @@
 //
 // FIND must occur exactly once in FILE (add context until it does); TESTS is test/run.ts's pattern
 // (every test when left out). Example: `npx node test/mutate.ts services/api/quota.ts
-// 'if (charges > SWEEP_EVERY)' 'if (false)' test/api/quota`.
+// 'if (tat <= now) this.#tats.delete(key)' 'this.#tats.delete(key)' test/api/quota`.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
