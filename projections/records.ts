@@ -91,7 +91,8 @@ export const setKey = (exerciseOrder: number, position: number) => `${exerciseOr
 function entriesOf(w: RecordItem<'workout'>): Map<string, RecordEntryDoc['sets']> {
   const out = new Map<string, RecordEntryDoc['sets']>();
   for (const e of [...w.exercises].sort((a, b) => a.exercise_order - b.exercise_order)) {
-    const sets = e.sets.filter(isDone).map((s) => ({ ...s, exercise_order: e.exercise_order }));
+    // In position order, which the workout shows, whatever order the list came in: a tie goes to the set shown first.
+    const sets = [...e.sets].sort((a, b) => a.position - b.position).filter(isDone).map((s) => ({ ...s, exercise_order: e.exercise_order }));
     out.set(e.exercise_id, [...(out.get(e.exercise_id) ?? []), ...sets]);
   }
   return out;
@@ -127,7 +128,9 @@ export const recordsProjection: Projection = {
   // 2: entries keep their holders; exercise summaries. 3: entries keep only eligible sets.
   // 4: entries keep the sets done, with their local dates: they are the exercises' history too
   // (which the exercise_history projection kept, a second copy of every set).
-  version: 4,
+  // 5: an entry's sets in position order, not the order of the workout's list, so that a tie within
+  // a workout goes to the set the workout shows first.
+  version: 5,
   collections: [
     {
       name: RECORD_INDICATORS,
