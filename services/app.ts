@@ -87,7 +87,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     connections: new ConnectionService(events, reads, clock),
     botTokens,
     maintenance,
-    proposals: new ProposalService({ config, clock, reads, records, maintenance }),
+    proposals: new ProposalService({ config, clock, reads, records, maintenance, runner }),
     access,
     async close() {
       // What this process counted and has not written yet, before the stores go. Counts that

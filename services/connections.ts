@@ -149,6 +149,15 @@ export class ConnectionService {
     return newest ? { command_id: newest.id, prepared_at: newest.prepared_at, status: statusAt(newest, this.#clock.now()) } : null;
   }
 
+  /**
+   * The global log position of the grant's latest event on the athlete's connections stream, or
+   * null when it has none: what a read of a connection just made must wait for the projections to pass.
+   */
+  async position(athleteId: string, grantId: string): Promise<number | null> {
+    const events = await this.#events.readStream(streams.connections(athleteId));
+    return events.findLast((e) => (e.data as { grant_id?: unknown }).grant_id === grantId)?.position ?? null;
+  }
+
   async get(athleteId: string, grantId: string): Promise<ConnectionDoc | null> {
     return this.#reads.get<ConnectionDoc>(CONNECTIONS, athleteId, grantId);
   }

@@ -39,6 +39,12 @@ export interface LastChange {
   batch: { command_id: string; move: 'commit' | 'undo' } | null;
 }
 
+/** What a command answered, and the global log position of its append (null: it appended nothing). */
+export interface Committed<T> {
+  result: T;
+  position: number | null;
+}
+
 /** What a command decided: the events to append, and what it tells its caller. */
 export interface Decided<T> {
   events: RecordStreamEvent[];
@@ -118,8 +124,29 @@ export class RecordService {
    * and decide again if another writer got there first. `decide` may do I/O that must precede the
    * append (sealing details under a new key); it runs again on every attempt.
    */
-  command<T>(athleteId: string, actor: Actor, decide: (loaded: Loaded) => Decided<T> | Promise<Decided<T>>): Promise<T> {
+  async command<T>(athleteId: string, actor: Actor, decide: (loaded: Loaded) => Decided<T> | Promise<Decided<T>>): Promise<T> {
+    return (await this.#decideAndAppend(athleteId, actor, decide)).result;
+  }
+
+  /**
+   * `command`, also answering the global log position of what it appended (null when it appended
+   * nothing): a read that must show this write waits for the projections to pass it.
+   */
+  commandAt<T>(athleteId: string, actor: Actor, decide: (loaded: Loaded) => Decided<T> | Promise<Decided<T>>): Promise<Committed<T>> {
     return this.#decideAndAppend(athleteId, actor, decide);
+  }
+
+  /**
+   * The global log position of a proposal's latest event on the athlete's record stream, or null
+   * when the stream holds no such proposal: what a read of it must wait for the projections to pass.
+   */
+  proposalPosition(athleteId: string, commandId: string): Promise<number | null> {
+    return this.#queued(athleteId, async () => {
+      const revisions = (await this.#fold(athleteId)).proposalEvents.get(commandId);
+      if (!revisions?.length) return null;
+      const [latest] = await this.#events.readRevisions(streams.record(athleteId), [revisions[revisions.length - 1]!]);
+      return latest?.position ?? null;
+    });
   }
 
   /** Events of the athlete's record stream at the given revisions (a proposal's sealed details), without loading the record. */
@@ -129,7 +156,7 @@ export class RecordService {
 
   /** Applies a batch of changes atomically. Returns the events written. */
   async change(athleteId: string, changes: RecordChange[], actor: Actor): Promise<RecordEvent[]> {
-    return this.#decideAndAppend(athleteId, actor, ({ state }) => {
+    return this.command(athleteId, actor, ({ state }) => {
       const events = decideChanges(changes, state);
       return { events, result: events };
     });
@@ -137,13 +164,13 @@ export class RecordService {
 
   /** Imports a whole file in one append: all of it lands, or none. */
   async import(athleteId: string, command: ImportCommand, actor: Actor): Promise<ImportDecision> {
-    return this.#decideAndAppend(athleteId, actor, ({ state }) => {
+    return this.command(athleteId, actor, ({ state }) => {
       const decision = decideImport(command, state);
       return { events: decision.events, result: decision };
     });
   }
 
-  #decideAndAppend<T>(athleteId: string, actor: Actor, decide: (loaded: Loaded) => Decided<T> | Promise<Decided<T>>): Promise<T> {
+  #decideAndAppend<T>(athleteId: string, actor: Actor, decide: (loaded: Loaded) => Decided<T> | Promise<Decided<T>>): Promise<Committed<T>> {
     return this.#queued(athleteId, () => this.#attempt(athleteId, actor, decide));
   }
 
@@ -159,15 +186,15 @@ export class RecordService {
     return run;
   }
 
-  async #attempt<T>(athleteId: string, actor: Actor, decide: (loaded: Loaded) => Decided<T> | Promise<Decided<T>>): Promise<T> {
+  async #attempt<T>(athleteId: string, actor: Actor, decide: (loaded: Loaded) => Decided<T> | Promise<Decided<T>>): Promise<Committed<T>> {
     for (let attempt = 1; ; attempt++) {
       const loaded = this.#loaded(await this.#fold(athleteId));
       const { events, result } = await decide(loaded);
-      if (events.length === 0) return result;
+      if (events.length === 0) return { result, position: null };
       for (const e of events) recordStreamEvent.parse(e);
       try {
-        await appendEvents(this.#events, this.#clock, { stream: streams.record(athleteId), athleteId }, events, loaded.revision, actor);
-        return result;
+        const appended = await appendEvents(this.#events, this.#clock, { stream: streams.record(athleteId), athleteId }, events, loaded.revision, actor);
+        return { result, position: appended.position };
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
         // A stream behind the fold was not appended to but replaced (a restored store): fold it anew.

@@ -11,6 +11,7 @@ import type { AthleteState } from '../domain/athlete.ts';
 import { READ_SCOPES } from '../../contracts/common.ts';
 import { resourcesOf } from '../oauth/provider.ts';
 import { UsageLog } from '../usage.ts';
+import { NOT_YET_RETRY_SECONDS, projectedPast } from '../reads/projected.ts';
 import { ApiError } from './errors.ts';
 import { Remembered } from './remembered.ts';
 
@@ -77,6 +78,22 @@ export class AgentAccessAuth {
     return caller;
   }
 
+  /**
+   * The connection of a valid token. One the read models do not know yet but the athlete's log
+   * has (consent was just given; a projection worker is a moment behind) is waited for, bounded,
+   * so that a client's first call after connecting is not refused.
+   */
+  async #connection(athleteId: string, grantId: string) {
+    const known = await this.#app.connections.get(athleteId, grantId);
+    if (known) return known;
+    const position = await this.#app.connections.position(athleteId, grantId);
+    if (position === null) return null;
+    if (!(await projectedPast(this.#app.reads, this.#app.runner.projections.map((p) => p.name), position))) {
+      throw new ApiError('unavailable', 'this connection is saved but not readable yet; try again shortly', { retryAfter: NOT_YET_RETRY_SECONDS });
+    }
+    return this.#app.connections.get(athleteId, grantId);
+  }
+
   async #lookUp(token: string | null, surface: Surface, now: number): Promise<{ caller: Caller; expiresAt: number }> {
     const resources = resourcesOf(this.#app.config.baseUrl);
     const unauthorized = (description: string, presented: boolean) =>
@@ -93,7 +110,7 @@ export class AgentAccessAuth {
     }
     const grantId = grantIdOf(accessToken.grantId);
     const [connection, athlete] = await Promise.all([
-      this.#app.connections.get(accessToken.accountId, grantId),
+      this.#connection(accessToken.accountId, grantId),
       this.#app.athletes.get(accessToken.accountId),
     ]);
     if (!connection || connection.status !== 'connected') throw unauthorized('this connection was disconnected', true);

@@ -15,6 +15,7 @@ import { parsedInput } from './input.ts';
 import type { Quota } from './quota.ts';
 import { protectedResourceMetadataUrl, unitsOf, type AgentAccessAuth, type Caller, type Surface } from './auth.ts';
 import { WriteRefusal } from '../domain/proposal.ts';
+import { NotYetProjected } from '../reads/projected.ts';
 import type { ProposalService } from '../writes/proposals.ts';
 import { listBodyMeasurements, listDailyNutrition, listMeals } from '../reads/body-nutrition.ts';
 import { getExerciseHistory } from '../reads/exercise-history.ts';
@@ -201,7 +202,13 @@ export const agentAccessRouter = t.router({
     }
   }),
   get_write_proposal: procedure(operations.get_write_proposal, async (ctx, input) => {
-    const proposal = await ctx.proposals.get(ctx.caller, input.command_id);
+    let proposal;
+    try {
+      proposal = await ctx.proposals.get(ctx.caller, input.command_id);
+    } catch (error) {
+      if (error instanceof NotYetProjected) throw new ApiError('unavailable', error.message, { retryAfter: error.retryAfter });
+      throw error;
+    }
     if (!proposal) throw new ApiError('not_found', `this connection has prepared no proposal with command_id ${input.command_id}`);
     return envelope(ctx, operations.get_write_proposal, { proposal });
   }),

@@ -4,6 +4,7 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import { BotAuth } from '../api/bot-auth.ts';
+import { NotYetProjected } from '../reads/projected.ts';
 import { Quota } from '../api/quota.ts';
 import type { ApiServices } from '../api/router.ts';
 import type { App } from '../app.ts';
@@ -54,6 +55,11 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
   });
 
   server.setErrorHandler((error: FastifyError, request, reply) => {
+    // Saved, but the read models that show it lag behind the log (a projection worker).
+    if (error instanceof NotYetProjected) {
+      reply.header('Retry-After', String(error.retryAfter));
+      return void refuse(request, reply, 503, 'unavailable', error.message, 'It is saved, and will show here in a moment: reload the page in a few seconds.');
+    }
     const given = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (given === 500) request.log.error({ err: error }, 'request failed');
     // A body of a type no parser reads is a request that is not valid, answered with a status of

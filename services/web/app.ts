@@ -2,7 +2,7 @@
 // server-rendered; every form carries the session's CSRF token and must come from our origin.
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { WaitingItem } from '../../projections/proposals.ts';
 import type { App } from '../app.ts';
@@ -27,12 +27,15 @@ import { registerImport } from './import.ts';
 import { registerProgress } from './progress.ts';
 import { registerExport } from './export.ts';
 import { csrfMatches, Sessions, type Session } from './sessions.ts';
+import { NotYetProjected, projectedPast } from '../reads/projected.ts';
 import { z } from 'zod';
 
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
 /** Sign-ups from one address: enough for a household, too few to enumerate e-mail addresses. */
 const SIGN_UPS_PER_ADDRESS = 10;
 const SIGN_UP_WINDOW_MS = 60 * 60_000;
+/** Where the log stood after the athlete's last change, for the next page to wait for (worker mode). */
+const SEEN_COOKIE = 'repledger_seen';
 /** Expired web sessions are deleted this often. */
 const SESSION_SWEEP_EVERY_MS = 10 * 60_000;
 
@@ -76,6 +79,17 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
   await server.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
 
   server.decorateRequest('session', null);
+  // Read models that follow the log (a projection worker) are a moment behind it: a page after the
+  // athlete's own change (any form posted) waits, bounded, until they show it, or says "one moment"
+  // (503). Projected with each append, they always show it.
+  const follows = app.projectionMode === 'worker';
+  const projectionNames = app.runner.projections.map((p) => p.name);
+  const seenOwnWrites = async (request: FastifyRequest, reply: FastifyReply) => {
+    const seen = request.cookies[SEEN_COOKIE];
+    if (request.method !== 'GET' || !seen || !/^[0-9]{1,15}$/.test(seen)) return;
+    if (!(await projectedPast(app.reads, projectionNames, Number(seen)))) throw new NotYetProjected('your change');
+    void reply.clearCookie(SEEN_COOKIE, { path: '/' });
+  };
   // Set for every page request by the hook below; the default is never read (Fastify's decorators take no reference values).
   server.decorateRequest('waiting', null as unknown as WaitingItem[]);
 
@@ -83,11 +97,19 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
     // Here, not at the root: the API surfaces take a bearer, never a cookie, and would otherwise
     // parse the Cookie header and run the plugin's hooks on every request.
     await web.register(cookie);
-    web.addHook('onRequest', async (request) => {
+    web.addHook('onRequest', async (request, reply) => {
       request.session = await sessions.current(request);
+      if (follows) await seenOwnWrites(request, reply);
       // One small document; a refused form's page shows the navigation's count too.
       request.waiting = request.session?.athlete_id ? await app.proposals.waiting(request.session.athlete_id) : [];
     });
+    if (follows) {
+      // After a form that changed something, the browser carries where the log stood then.
+      web.addHook('onSend', async (request, reply, payload) => {
+        if (request.method === 'POST' && reply.statusCode < 400) void reply.setCookie(SEEN_COOKIE, String(await app.events.headPosition()), { path: '/', httpOnly: true, sameSite: 'lax', secure });
+        return payload;
+      });
+    }
     web.addHook('onSend', async (_request, reply) => {
       if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
         reply.headers(pageHeaders(reply.hasHeader('Content-Security-Policy') ? String(reply.getHeader('Content-Security-Policy')) : null));

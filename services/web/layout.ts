@@ -30,7 +30,7 @@ export function pageHeaders(existingPolicy: string | null = null): Record<string
 /** Shows a page with the app's layout, for the signed-in athlete (or a visitor). */
 export type Show = (reply: FastifyReply, title: string, session: Session | null, body: Html, status?: number, options?: { wide?: boolean }) => FastifyReply;
 
-const STATUS_TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Page not found', 413: 'Too large', 415: 'Bad request', 500: 'Something went wrong' };
+const STATUS_TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Page not found', 413: 'Too large', 415: 'Bad request', 500: 'Something went wrong', 503: 'One moment' };
 
 
 /** A refusal or failure as a page, for browsers: what happened, and a way on. */

@@ -305,15 +305,15 @@ export function registerProposals(web: FastifyInstance, app: App, show: Show): v
   const refused = (reply: FastifyReply, session: Session | null, commandId: string, title: string, message: string | Html, status: number) =>
     show(reply, title, session, html`<div class="card"><h1>${title}</h1><p>${message}</p><a class="button" href="/proposals/${commandId}">Back to the proposal</a></div>`, status);
 
-  const move = (path: string, run: (athlete: AthleteState, commandId: string, form: Record<string, unknown>) => Promise<string | null>) =>
+  const move = (path: string, run: (athlete: AthleteState, commandId: string, form: Record<string, unknown>) => Promise<unknown>) =>
     web.post(`/proposals/:id/${path}`, async (request, reply) => {
       const commandId = commandIdOf(request.params);
       const athlete = await signedIn(request.session, reply, request.url.replace(`/${path}`, ''));
       if (!athlete) return reply;
       if (!commandId) return notFound(reply, request.session);
       try {
-        const done = await run(athlete, commandId, (request.body ?? {}) as Record<string, unknown>);
-        return reply.redirect(`/proposals/${commandId}${done ? `?done=${done}` : ''}`, 303);
+        await run(athlete, commandId, (request.body ?? {}) as Record<string, unknown>);
+        return reply.redirect(`/proposals/${commandId}`, 303);
       } catch (error) {
         if (error instanceof DomainError && error.code === 'not_found') return notFound(reply, request.session);
         if (error instanceof WritesPaused) {
@@ -357,13 +357,10 @@ export function registerProposals(web: FastifyInstance, app: App, show: Show): v
     if (!review) throw new DomainError('not_found', `there is no proposal ${commandId}`);
     const removals = tally(review.doc.changes).delete;
     if (review.status === 'prepared' && removals > 0 && form.confirm_removals !== String(removals)) throw new RemovalsNotConfirmed(removals);
-    return (await app.proposals.approve(athlete.athlete_id, commandId)).outcome;
+    return app.proposals.approve(athlete.athlete_id, commandId);
   });
-  move('reject', async (athlete, commandId) => (await app.proposals.reject(athlete.athlete_id, commandId)).outcome);
-  move('undo', async (athlete, commandId) => {
-    await app.proposals.undo(athlete.athlete_id, commandId);
-    return 'undone';
-  });
+  move('reject', (athlete, commandId) => app.proposals.reject(athlete.athlete_id, commandId));
+  move('undo', (athlete, commandId) => app.proposals.undo(athlete.athlete_id, commandId));
 
   // Undo asks first, listing what will be restored.
   web.get('/proposals/:id/undo', async (request, reply) => {

@@ -26,6 +26,7 @@ import { addDays, todayIn } from '../domain/time.ts';
 import { nextLink, receiptOf, recordEventsDigest } from '../domain/receipt-chain.ts';
 import { SealedDetails } from './sealed.ts';
 import { pagesOf } from '../store/read-store.ts';
+import { NotYetProjected, projectedPast } from '../reads/projected.ts';
 
 /**
  * What the sealed part of a prepared proposal holds: the actions, and the client's reason in its
@@ -65,7 +66,7 @@ export function approvalUrl(baseUrl: string, commandId: string): string {
 }
 
 /** What proposals are made of: the record stream, the read models, the clock and the write switch. */
-export type ProposalDeps = Pick<App, 'config' | 'clock' | 'reads' | 'records' | 'maintenance'>;
+export type ProposalDeps = Pick<App, 'config' | 'clock' | 'reads' | 'records' | 'maintenance' | 'runner'>;
 
 export class ProposalService {
   readonly #app: ProposalDeps;
@@ -199,9 +200,29 @@ export class ProposalService {
   /** `get_write_proposal`: only the connection that prepared it sees it; to any other it does not exist. */
   async get(caller: Caller, commandId: string): Promise<Proposal | null> {
     const athleteId = caller.athlete.athlete_id;
-    const doc = await this.#app.reads.get<ProposalDoc>(PROPOSALS, athleteId, commandId);
+    const doc = await this.#projectedDoc(athleteId, commandId);
     if (!doc || doc.grant_id !== caller.grantId) return null;
     return this.#view(caller, doc, this.#app.clock.now());
+  }
+
+  /**
+   * A proposal's read-model document. One missing there but in the athlete's log (just prepared,
+   * projections in a worker not there yet) is waited for, bounded: the approval_url an agent has
+   * just handed over is never a 404; past the wait, `NotYetProjected` (503). Null when the log
+   * has no such proposal.
+   */
+  async #projectedDoc(athleteId: string, commandId: string): Promise<ProposalDoc | null> {
+    const doc = await this.#app.reads.get<ProposalDoc>(PROPOSALS, athleteId, commandId);
+    if (doc) return doc;
+    const position = await this.#app.records.proposalPosition(athleteId, commandId);
+    if (position === null) return null;
+    await this.projected(position, 'this proposal');
+    return this.#app.reads.get<ProposalDoc>(PROPOSALS, athleteId, commandId);
+  }
+
+  /** Waits, bounded, until the read models show the log up to `position` (a write's), or throws `NotYetProjected`. */
+  async projected(position: number | null, what: string): Promise<void> {
+    if (position !== null && !(await projectedPast(this.#app.reads, this.#app.runner.projections.map((p) => p.name), position))) throw new NotYetProjected(what);
   }
 
   /**
@@ -241,10 +262,10 @@ export class ProposalService {
    * or, if the record changed since preparation, the proposal becomes conflicted and nothing is
    * saved; past its expiry it becomes expired. A refusal (not awaiting review) changes nothing.
    */
-  async approve(athleteId: string, commandId: string): Promise<{ outcome: 'committed' | 'expired' | 'conflicted' }> {
+  async approve(athleteId: string, commandId: string): Promise<{ outcome: 'committed' | 'expired' | 'conflicted'; position: number | null }> {
     await this.#refuseWhilePaused();
     const now = this.#app.clock.now();
-    return this.#app.records.command<{ outcome: 'committed' | 'expired' | 'conflicted' }>(athleteId, athleteActor(athleteId), async (loaded) => {
+    const { result, position } = await this.#app.records.commandAt<{ outcome: 'committed' | 'expired' | 'conflicted' }>(athleteId, athleteActor(athleteId), async (loaded) => {
       const { entry, prepared } = await this.#found(loaded, commandId);
       const details = await this.#sealed.open<ProposalDetails>(prepared.details);
       const decision = decideApprove({ now, record: loaded.state, entry, prepared, actions: details?.actions ?? null, images: await loaded.images(approvalKeys(details?.actions ?? [])) });
@@ -263,22 +284,27 @@ export class ProposalService {
       };
       return { events: [...decision.recordEvents, committed], result: { outcome: 'committed' as const } };
     });
+    return { ...result, position };
   }
 
-  async reject(athleteId: string, commandId: string): Promise<{ outcome: 'rejected' | 'expired' }> {
+  async reject(athleteId: string, commandId: string): Promise<{ outcome: 'rejected' | 'expired'; position: number | null }> {
     await this.#refuseWhilePaused();
     const now = this.#app.clock.now();
-    return this.#app.records.command(athleteId, athleteActor(athleteId), async (loaded) => {
+    const { result, position } = await this.#app.records.commandAt(athleteId, athleteActor(athleteId), async (loaded) => {
       const events = decideReject((await this.#found(loaded, commandId)).entry, now);
       return { events, result: { outcome: events[0]!.type === 'proposal.rejected' ? ('rejected' as const) : ('expired' as const) } };
     });
+    return { ...result, position };
   }
 
-  /** Undoes a committed batch as a whole, or refuses (`ReviewRefusal`) and changes nothing. */
-  async undo(athleteId: string, commandId: string): Promise<void> {
+  /**
+   * Undoes a committed batch as a whole, or refuses (`ReviewRefusal`) and changes nothing; answers
+   * the log position of the undo, for a read that must show it.
+   */
+  async undo(athleteId: string, commandId: string): Promise<{ position: number | null }> {
     await this.#refuseWhilePaused();
     const now = this.#app.clock.now();
-    await this.#app.records.command(athleteId, athleteActor(athleteId), async (loaded) => {
+    const { position } = await this.#app.records.commandAt(athleteId, athleteActor(athleteId), async (loaded) => {
       const { entry, prepared, committed } = await this.#found(loaded, commandId);
       if (!committed) throw new ReviewRefusal('not_committed', `this proposal is ${statusAt(entry, now)}; only a committed proposal can be undone`);
       const before = await this.#sealed.open<BeforeImage[]>(committed.undo);
@@ -288,6 +314,7 @@ export class ProposalService {
       const undone: ProposalEvent = { type: 'proposal.undone', data: { command_id: commandId, undone_at: undoneAt, affected: decision.affected, link } };
       return { events: [...decision.recordEvents, undone], result: undefined };
     });
+    return { position };
   }
 
   /**
@@ -426,7 +453,7 @@ export class ProposalService {
    * it changes are shown as they are now, and `stale` names every record no longer as it saw it.
    */
   async review(athleteId: string, commandId: string): Promise<ProposalReview | null> {
-    const doc = await this.#app.reads.get<ProposalDoc>(PROPOSALS, athleteId, commandId);
+    const doc = await this.#projectedDoc(athleteId, commandId);
     if (!doc) return null;
     const now = this.#app.clock.now();
     const status = statusAt(doc, now);

@@ -95,9 +95,12 @@ export async function withServer(run: (s: TestServer) => Promise<void>, clock?: 
 /** A minimal cookie-keeping client for form flows without a browser. */
 export class FormClient {
   readonly base: string;
+  /** The Origin its forms are sent from: the base, or the public address in front of it (a load balancer's). */
+  readonly origin: string;
   readonly cookies = new Map<string, string>();
-  constructor(base: string) {
+  constructor(base: string, origin = base) {
     this.base = base;
+    this.origin = origin;
   }
 
   async get(path: string): Promise<{ status: number; text: string; headers: Headers }> {
@@ -111,7 +114,7 @@ export class FormClient {
     for (const [k, v] of Object.entries(form)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
     const res = await fetch(new URL(path, this.base), {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.base, ...this.#cookieHeader(), ...headers },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.origin, ...this.#cookieHeader(), ...headers },
       body: body.toString(),
       redirect: 'manual',
     });

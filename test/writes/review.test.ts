@@ -93,7 +93,7 @@ test('approve saves every change together with a receipt; undo brings the record
     const body = batch(w.seeded);
     await w.t.app.proposals.prepare(w.caller, body);
     w.t.clock.advance(10 * 60_000);
-    assert.equal(await w.t.app.proposals.approve(w.athleteId, body.command_id), { outcome: 'committed' });
+    assert.is((await w.t.app.proposals.approve(w.athleteId, body.command_id)).outcome, 'committed');
     const proposal = (await w.t.app.proposals.get(w.caller, body.command_id))!;
     assert.is(proposal.status, 'committed');
     assert.is(proposal.approval_url, null);
@@ -133,7 +133,7 @@ test('reject saves nothing; a rejected proposal cannot be approved', async () =>
     const before = await recordModels(w.t.app);
     const body = batch(w.seeded);
     await w.t.app.proposals.prepare(w.caller, body);
-    assert.equal(await w.t.app.proposals.reject(w.athleteId, body.command_id), { outcome: 'rejected' });
+    assert.is((await w.t.app.proposals.reject(w.athleteId, body.command_id)).outcome, 'rejected');
     assert.is((await w.t.app.proposals.get(w.caller, body.command_id))!.status, 'rejected');
     assert.is((await refusal(w.t.app.proposals.approve(w.athleteId, body.command_id))).reason, 'not_pending');
     assert.equal(await recordModels(w.t.app), before);
@@ -154,7 +154,7 @@ test('expiry: at 30 minutes the proposal reads expired at once, and an approval 
     const read = (await w.t.app.proposals.get(w.caller, body.command_id))!;
     assert.is(read.status, 'expired', 'expired by the clock, before any sweep');
     assert.is(read.approval_url, null);
-    assert.equal(await w.t.app.proposals.approve(w.athleteId, body.command_id), { outcome: 'expired' });
+    assert.is((await w.t.app.proposals.approve(w.athleteId, body.command_id)).outcome, 'expired');
     assert.equal(await recordModels(w.t.app), before);
     assert.is((await refusal(w.t.app.proposals.approve(w.athleteId, body.command_id))).reason, 'not_pending');
   } finally {
@@ -173,9 +173,9 @@ test('two proposals updating the same check-in, both approved: the second is con
     const second = update(5);
     await w.t.app.proposals.prepare(w.caller, first);
     await w.t.app.proposals.prepare(w.caller, second);
-    assert.equal(await w.t.app.proposals.approve(w.athleteId, first.command_id), { outcome: 'committed' });
+    assert.is((await w.t.app.proposals.approve(w.athleteId, first.command_id)).outcome, 'committed');
     const between = await recordModels(w.t.app);
-    assert.equal(await w.t.app.proposals.approve(w.athleteId, second.command_id), { outcome: 'conflicted' });
+    assert.is((await w.t.app.proposals.approve(w.athleteId, second.command_id)).outcome, 'conflicted');
     const read = (await w.t.app.proposals.get(w.caller, second.command_id))!;
     assert.is(read.status, 'conflicted');
     assert.equal(read.conflict, { action_index: 1, kind: 'recovery_checkin', id: w.seeded.checkinId, reason: 'changed' });
@@ -192,7 +192,7 @@ test('a dependency changed since preparation (the exercise a new workout uses wa
     const body = validBody([{ op: 'create', kind: 'completed_workout', record: { title: 'Legs', started_at: null, ended_at: hoursAgo(1), notes: null, exercises: [{ exercise_id: w.seeded.exerciseId, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0)] }] } }]);
     await w.t.app.proposals.prepare(w.caller, body);
     await w.t.app.records.change(w.athleteId, [{ op: 'update', kind: 'exercise', item: { id: w.seeded.exerciseId, name: 'Front Squat', muscle_group: 'legs', tracking_type: 'weight_reps' }, base_revision: 1 }], { type: 'athlete', id: w.athleteId });
-    assert.equal(await w.t.app.proposals.approve(w.athleteId, body.command_id), { outcome: 'conflicted' });
+    assert.is((await w.t.app.proposals.approve(w.athleteId, body.command_id)).outcome, 'conflicted');
     assert.equal((await w.t.app.proposals.get(w.caller, body.command_id))!.conflict, { action_index: null, kind: 'exercise', id: w.seeded.exerciseId, reason: 'changed' });
   } finally {
     await w.t.close();
