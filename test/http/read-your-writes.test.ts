@@ -61,7 +61,13 @@ test('with projections in a worker that lags: the agent reads its proposal at on
     const athleteId = await registerPro(app);
     const seeded = await seedRecord(app, athleteId);
     await eventually(async () => ({ done: (await app.reads.get('meals', athleteId, seeded.mealId)) !== null, value: null }), { what: 'the seeded record projected' });
+    // Connected while the worker is paused: the client's first call waits for its connection, rather than a 401.
+    paused();
     const { tokens } = await connect(agentSide.base, `${agentSide.base}/v1/agent-access`, ['nutrition'], 'nutrition');
+    assert.equal(await app.connections.list(athleteId), [], 'the read models do not show the connection yet');
+    const firstCall = fetch(`${agentSide.base}/v1/agent-access/context`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    resumed();
+    assert.is((await firstCall).status, 200);
     const grant = await eventually(async () => {
       const [connection] = await app.connections.list(athleteId);
       return { done: connection !== undefined, value: connection! };
