@@ -61,13 +61,17 @@ test('with projections in a worker that lags: the agent reads its proposal at on
     const athleteId = await registerPro(app);
     const seeded = await seedRecord(app, athleteId);
     await eventually(async () => ({ done: (await app.reads.get('meals', athleteId, seeded.mealId)) !== null, value: null }), { what: 'the seeded record projected' });
-    // Connected while the worker is paused: the client's first call waits for its connection, rather than a 401.
+    // Connected while the worker stays paused: the client's first call waits for its connection and,
+    // as the worker stays behind, is told to come back (503, Retry-After), never refused (401).
     paused();
     const { tokens } = await connect(agentSide.base, `${agentSide.base}/v1/agent-access`, ['nutrition'], 'nutrition');
     assert.equal(await app.connections.list(athleteId), [], 'the read models do not show the connection yet');
-    const firstCall = fetch(`${agentSide.base}/v1/agent-access/context`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const context = () => fetch(`${agentSide.base}/v1/agent-access/context`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const early = await context();
+    assert.is(early.status, 503, await early.clone().text());
+    assert.is(early.headers.get('retry-after'), '2');
     resumed();
-    assert.is((await firstCall).status, 200);
+    assert.is((await context()).status, 200);
     const grant = await eventually(async () => {
       const [connection] = await app.connections.list(athleteId);
       return { done: connection !== undefined, value: connection! };
