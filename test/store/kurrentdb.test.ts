@@ -3,8 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import * as assert from 'uvu/assert';
 import { KurrentEventStore } from '../../services/store/kurrentdb/event-store.ts';
+import { KurrentKeyStore } from '../../services/store/kurrentdb/key-store.ts';
 import { serverSuite, whyNoContainerRuntime } from './container-runtime.ts';
 import { eventStoreContract, type EventStoreFixture } from './event-store.contract.ts';
+import { keyStoreContract, type KeyStoreFixture } from './key-store.contract.ts';
 
 // The version docker-compose.yml pins: the suite checks the settings it runs with.
 const IMAGE = process.env.KURRENTDB_IMAGE ?? 'docker.kurrent.io/kurrent-lts/kurrentdb:26.0.3';
@@ -36,6 +38,27 @@ const shared = () => (server ??= startServer());
 async function open(): Promise<EventStoreFixture> {
   const store = new KurrentEventStore((await shared()).url);
   return { store, maxAppendBytes, close: () => store.close() };
+}
+
+/** Proposal keys beside the event log on the same server. */
+async function openKeys(): Promise<KeyStoreFixture> {
+  const { url: connection } = await shared();
+  const keys = new KurrentKeyStore(connection);
+  const events = new KurrentEventStore(connection);
+  const others: KurrentKeyStore[] = [];
+  return {
+    keys,
+    events,
+    another: async () => {
+      const other = new KurrentKeyStore(connection);
+      others.push(other);
+      return other;
+    },
+    close: async () => {
+      for (const store of [keys, ...others]) await store.close();
+      await events.close();
+    },
+  };
 }
 
 /** What this adapter adds to the contract: its positions agree between append, reads and $all. */
@@ -70,4 +93,6 @@ const reason = url ? null : await whyNoContainerRuntime();
 const skipped = reason && `${reason}; set KURRENTDB_URL to use a server`;
 if (skipped) console.log(`skipped: KurrentDB contract — ${skipped}`);
 eventStoreContract('kurrentdb', open, skipped);
+keyStoreContract('kurrentdb', openKeys, skipped);
+// Last: its `after` stops the server the suites share.
 kurrentSpecifics(skipped);

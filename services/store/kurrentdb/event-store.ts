@@ -8,7 +8,9 @@
 //
 // System events (KurrentDB's own `$`-prefixed event types, link events `$>` from the standard
 // projections, and anything in `$`-prefixed streams) are not part of the port's log: they are
-// filtered out server-side with `excludeSystemEvents()` and, for streams, skipped here.
+// filtered out server-side with `excludeSystemEvents()` and, for streams, skipped here. So are the
+// key store's streams (./key-store.ts): proposals' keys live in the same database, not in the log
+// that projections and copies of the log read.
 import {
   ANY,
   BACKWARDS,
@@ -38,6 +40,7 @@ import {
   type StoredEvent,
   type Subscription,
 } from '../event-store.ts';
+import { isKeyStream } from './key-store.ts';
 
 type AnyResolved = ResolvedEvent | AllStreamResolvedEvent;
 
@@ -70,10 +73,10 @@ function commitOf(resolved: AnyResolved): bigint {
   return commit;
 }
 
-/** Whether an event belongs to the port's log (not KurrentDB's own bookkeeping). */
+/** Whether an event belongs to the port's log (not KurrentDB's own bookkeeping, nor a proposal key). */
 function isVisible(resolved: AnyResolved): boolean {
   const e = resolved.event;
-  return e !== undefined && !e.type.startsWith('$') && !e.streamId.startsWith('$');
+  return e !== undefined && !e.type.startsWith('$') && !e.streamId.startsWith('$') && !isKeyStream(e.streamId);
 }
 
 function toStored(resolved: AnyResolved): StoredEvent {
