@@ -35,6 +35,7 @@ import { measure, measureInTurns, type Load, type Measurement, type Run } from '
 import { measurePrepareFloor, type PrepareFloorMeasured } from './prepare-floor.ts';
 import { formatReview, measureReview } from './review.ts';
 import { formatPendingList, measurePendingList } from './pending-list.ts';
+import { formatColdCommand, measureColdCommand } from './cold-command.ts';
 import { formatCli, measureCli } from './cli.ts';
 import { formatImportStalls, measureImportStalls } from './import-stall.ts';
 import {
@@ -495,6 +496,7 @@ try {
   if (process.argv[2] === 'cli') console.log(formatCli(await measureCli()));
   else if (process.argv[2] === 'review') await review();
   else if (process.argv[2] === 'pending') console.log(formatPendingList(await measurePendingList()));
+  else if (process.argv[2] === 'cold') console.log(formatColdCommand(await measureColdCommand(progress)));
   // How long a request waits while the service saves an import (no target: information).
   else if (process.argv[2] === 'import-stall') console.log(formatImportStalls(await measureImportStalls()));
   else await main();

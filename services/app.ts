@@ -10,6 +10,7 @@ import { ConnectionService } from './connections.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { Maintenance } from './maintenance.ts';
 import { RecordService } from './record-service.ts';
+import { ReadStoreFoldSnapshots } from './store/fold-snapshots.ts';
 import { ProposalService } from './writes/proposals.ts';
 import type { EventStore } from './store/event-store.ts';
 import type { ReadStore } from './store/read-store.ts';
@@ -57,7 +58,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
 
   const runner = new ProjectionRunner(projections, reads, events, retired);
   await runner.ensureCollections();
-  await reads.ensureCollections([...Maintenance.collections, ...ProposalService.collections, ...AccessHistory.collections]);
+  await reads.ensureCollections([...Maintenance.collections, ...ProposalService.collections, ...AccessHistory.collections, ...ReadStoreFoldSnapshots.collections]);
   const botTokens = new BotTokenService(events, reads, clock);
   await botTokens.ensureCollections();
   const allEmbedded = events instanceof SqliteEventStore && reads instanceof SqliteReadStore;
@@ -70,7 +71,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     await runner.catchUp();
   }
 
-  const records = new RecordService(events, clock);
+  const records = new RecordService(events, clock, new ReadStoreFoldSnapshots(reads));
   const maintenance = new Maintenance(reads, clock);
   const access = new AccessHistory(reads, clock);
   return {
@@ -93,6 +94,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
       // What this process counted and has not written yet, before the stores go. Counts that
       // cannot be written are lost, as in a crash: the stores close all the same.
       await access.flush().catch(() => undefined);
+      await records.snapshotsWritten();
       await events.close();
       await reads.close(); // the SQLite read store closes the shared database
       if (sqlite && !(reads instanceof SqliteReadStore)) sqlite.close();

@@ -10,12 +10,19 @@ import type { ProposalState } from './domain/proposal.ts';
 import type { ReceiptLink } from './domain/receipt-chain.ts';
 import { decideChanges, itemImages, type ItemImage, type RecordChange, type RecordState } from './domain/record.ts';
 import { batchOfLatest, cloneFold, emptyFold, foldEvent, imageRevisions, type RecordFold } from './domain/record-fold.ts';
+import { decodeFold, encodeFold } from './domain/record-snapshot.ts';
+import type { FoldSnapshots } from './store/fold-snapshots.ts';
 import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from './store/event-store.ts';
 
 /** Other processes (an import from the CLI) may append too; after this many lost races, give up. */
 const ATTEMPTS = 5;
 /** Records whose folds are kept; a fold is a few megabytes at 10,000 workouts, most are far smaller. */
 const KEPT_FOLDS = 256;
+/**
+ * A record's fold is kept as a snapshot once this many events have been folded since the last
+ * one: a command on a record no process holds reads the snapshot and at most this many events.
+ */
+export const SNAPSHOT_EVERY = 500;
 
 export interface Loaded {
   state: RecordState;
@@ -61,10 +68,15 @@ export class RecordService {
    * appended since (by any process), not the whole history. Least recently used first.
    */
   readonly #folds = new Map<string, RecordFold>();
+  readonly #snapshots: FoldSnapshots | null;
+  /** The revision of each record's latest snapshot this process knows of. */
+  readonly #snapshotAt = new Map<string, number>();
+  readonly #writing = new Set<Promise<void>>();
 
-  constructor(events: EventStore, clock: Clock) {
+  constructor(events: EventStore, clock: Clock, snapshots: FoldSnapshots | null = null) {
     this.#events = events;
     this.#clock = clock;
+    this.#snapshots = snapshots;
   }
 
   /**
@@ -101,7 +113,7 @@ export class RecordService {
    * so the events since are folded into it in place: a copy would cost the whole record.
    */
   async #fold(athleteId: string): Promise<RecordFold> {
-    const kept = this.#folds.get(athleteId);
+    const kept = this.#folds.get(athleteId) ?? (await this.#fromSnapshot(athleteId));
     const from = kept && kept.revision !== 'no_stream' ? kept.revision + 1 : 0;
     const tail = await this.#events.readStream(streams.record(athleteId), from);
     let fold: RecordFold;
@@ -116,7 +128,44 @@ export class RecordService {
     this.#folds.delete(athleteId);
     this.#folds.set(athleteId, fold);
     if (this.#folds.size > KEPT_FOLDS) this.#folds.delete(this.#folds.keys().next().value!);
+    const last = tail[tail.length - 1];
+    if (last && last.revision === fold.revision) this.#keepSnapshot(fold, last.position);
     return fold;
+  }
+
+  /**
+   * The record's kept snapshot as a fold, when there is one and the stream still holds the event it
+   * was taken at (a stream replaced since, as by a restored store, does not): null otherwise.
+   */
+  async #fromSnapshot(athleteId: string): Promise<RecordFold | null> {
+    if (!this.#snapshots) return null;
+    const snapshot = await this.#snapshots.get(athleteId).catch(() => null);
+    if (!snapshot) return null;
+    const [at] = await this.#events.readRevisions(streams.record(athleteId), [snapshot.head.revision]);
+    if (at?.position !== snapshot.head.position) return null;
+    this.#snapshotAt.set(athleteId, snapshot.head.revision);
+    return decodeFold(snapshot, athleteId);
+  }
+
+  /**
+   * Keeps a snapshot of the fold once SNAPSHOT_EVERY events have been folded since the last one
+   * (or since none): encoded now, while the fold is as of `position`; written in the background,
+   * as a failure to keep one only costs a later cold command a longer read.
+   */
+  #keepSnapshot(fold: RecordFold, position: number): void {
+    const athleteId = fold.state.athleteId;
+    if (!this.#snapshots || fold.revision === 'no_stream' || fold.revision - (this.#snapshotAt.get(athleteId) ?? -1) < SNAPSHOT_EVERY) return;
+    const snapshot = encodeFold(fold, position);
+    if (!snapshot) return;
+    this.#snapshotAt.set(athleteId, fold.revision);
+    const write = this.#snapshots.put(snapshot).catch(() => undefined);
+    this.#writing.add(write);
+    void write.then(() => this.#writing.delete(write));
+  }
+
+  /** Resolves once every snapshot being written has been (for a clean shutdown, and tests). */
+  async snapshotsWritten(): Promise<void> {
+    await Promise.all([...this.#writing]);
   }
 
   /**

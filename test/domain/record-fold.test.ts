@@ -8,6 +8,7 @@ import { evolveProposals, type ProposalState } from '../../services/domain/propo
 import { lastLink } from '../../services/domain/receipt-chain.ts';
 import { evolve, initialRecordState, itemImages, type RecordState } from '../../services/domain/record.ts';
 import { cloneFold, emptyFold, foldEvent, imageRevisions, type RecordFold } from '../../services/domain/record-fold.ts';
+import { decodeFold, encodeFold, type FoldSnapshot } from '../../services/domain/record-snapshot.ts';
 import type { RecordEvent } from '../../contracts/events.ts';
 import type { StoredEvent } from '../../services/store/event-store.ts';
 import { recordLog } from '../support/event-log.ts';
@@ -82,6 +83,25 @@ test('the bodies read back at the revisions the fold names equal those folded fr
       );
     }
     assert.ok(fold.proposalEvents.size > 0);
+  }
+});
+
+test('a snapshot of the fold at any revision, read back and caught up with the events after it, equals the stream folded at once', async () => {
+  for (const { athleteId, events } of await recordStreams()) {
+    const whole = events.reduce(foldEvent, emptyFold(athleteId));
+    assert.ok(whole.proposals.size > 0 && whole.itemBatches.size > 0 && whole.state.exerciseUses.size > 0 && whole.state.checkinIdByDate.size > 0, 'the log reaches every map a snapshot keeps');
+    for (let k = 1; k <= events.length; k++) {
+      const kept = events.slice(0, k).reduce(foldEvent, emptyFold(athleteId));
+      const snapshot = encodeFold(kept, events[k - 1]!.position)!;
+      // As a store keeps it: plain JSON, nothing shared with the fold it came from.
+      const read = decodeFold(JSON.parse(JSON.stringify(snapshot)) as FoldSnapshot, athleteId)!;
+      assert.equal(plain(read), plain(kept), `the snapshot at revision ${k - 1}`);
+      assert.equal(plain(events.slice(k).reduce(foldEvent, read)), plain(whole), `caught up from the snapshot at revision ${k - 1}`);
+    }
+    assert.is(encodeFold(emptyFold(athleteId), 0), null, 'an empty stream has no snapshot');
+    const snapshot = encodeFold(whole, 1)!;
+    assert.is(decodeFold(snapshot, 'another-athlete'), null, "another athlete's snapshot is not read");
+    assert.is(decodeFold({ ...snapshot, head: { ...snapshot.head, format: 0 as 1 } }, athleteId), null, 'nor one of another format');
   }
 });
 
