@@ -12,10 +12,13 @@ import { Maintenance } from './maintenance.ts';
 import { RecordService } from './record-service.ts';
 import { ReadStoreFoldSnapshots } from './store/fold-snapshots.ts';
 import { ProposalService } from './writes/proposals.ts';
+import { moveKeysOutOfReadStore } from './writes/sealed.ts';
 import type { EventStore } from './store/event-store.ts';
+import type { KeyStore } from './store/key-store.ts';
 import type { ReadStore } from './store/read-store.ts';
 import { openSqlite, type SqliteDatabase } from './store/sqlite/database.ts';
 import { SqliteEventStore } from './store/sqlite/event-store.ts';
+import { SqliteKeyStore } from './store/sqlite/key-store.ts';
 import { SqliteReadStore } from './store/sqlite/read-store.ts';
 
 export interface App {
@@ -23,6 +26,8 @@ export interface App {
   clock: Clock;
   events: EventStore;
   reads: ReadStore;
+  /** Proposals' keys: primary data, kept with the events (KurrentDB's, or the embedded store's file). */
+  keys: KeyStore;
   /**
    * `inline`: events and read models share one SQLite database and projections commit with each
    * append (a read right after a write sees it). `worker`: a projection worker follows the log.
@@ -55,10 +60,18 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
   const reads: ReadStore = config.mongodbUrl
     ? await (await import('./store/mongodb/read-store.ts')).MongoReadStore.connect(config.mongodbUrl)
     : new SqliteReadStore(embedded());
+  // Keys go where the events go: the read store can be dropped and rebuilt, they cannot.
+  const keys: KeyStore = config.kurrentdbUrl
+    ? new (await import('./store/kurrentdb/key-store.ts')).KurrentKeyStore(config.kurrentdbUrl)
+    : await SqliteKeyStore.open(embedded());
 
   const runner = new ProjectionRunner(projections, reads, events, retired);
   await runner.ensureCollections();
   await reads.ensureCollections([...Maintenance.collections, ...ProposalService.collections, ...AccessHistory.collections, ...ReadStoreFoldSnapshots.collections]);
+  // Stores made before keys were kept with the events held them in the read store: moved before
+  // anything opens a proposal. Sharing one file, the embedded stores do it in one transaction.
+  if (keys instanceof SqliteKeyStore && reads instanceof SqliteReadStore) await keys.adoptReadModelKeys();
+  else await moveKeysOutOfReadStore(reads, keys);
   const botTokens = new BotTokenService(events, reads, clock);
   await botTokens.ensureCollections();
   const allEmbedded = events instanceof SqliteEventStore && reads instanceof SqliteReadStore;
@@ -79,6 +92,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     clock,
     events,
     reads,
+    keys,
     projectionMode: inline ? 'inline' : 'worker',
     // The embedded store keeps events and read models in one database, so one number covers both.
     changeVersion: allEmbedded ? embedded().changeVersion : null,
@@ -88,13 +102,14 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     connections: new ConnectionService(events, reads, clock),
     botTokens,
     maintenance,
-    proposals: new ProposalService({ config, clock, reads, records, maintenance, runner }),
+    proposals: new ProposalService({ config, clock, reads, keys, records, maintenance, runner }),
     access,
     async close() {
       // What this process counted and has not written yet, before the stores go. Counts that
       // cannot be written are lost, as in a crash: the stores close all the same.
       await access.flush().catch(() => undefined);
       await records.snapshotsWritten();
+      await keys.close();
       await events.close();
       await reads.close(); // the SQLite read store closes the shared database
       if (sqlite && !(reads instanceof SqliteReadStore)) sqlite.close();

@@ -65,8 +65,8 @@ export function approvalUrl(baseUrl: string, commandId: string): string {
   return `${baseUrl}/proposals/${commandId}`;
 }
 
-/** What proposals are made of: the record stream, the read models, the clock and the write switch. */
-export type ProposalDeps = Pick<App, 'config' | 'clock' | 'reads' | 'records' | 'maintenance' | 'runner'>;
+/** What proposals are made of: the record stream, the read models, the keys that seal their details, the clock and the write switch. */
+export type ProposalDeps = Pick<App, 'config' | 'clock' | 'reads' | 'keys' | 'records' | 'maintenance' | 'runner'>;
 
 export class ProposalService {
   readonly #app: ProposalDeps;
@@ -74,7 +74,7 @@ export class ProposalService {
 
   constructor(deps: ProposalDeps) {
     this.#app = deps;
-    this.#sealed = new SealedDetails(deps.reads, deps.clock);
+    this.#sealed = new SealedDetails(deps.keys, deps.clock);
   }
 
   static readonly collections = SealedDetails.collections;

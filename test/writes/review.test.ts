@@ -234,7 +234,7 @@ test('undo after 30 days is refused; retention then leaves a minimal receipt wit
     const body = batch(w.seeded, MARKERS, 2);
     await w.t.app.proposals.prepare(w.caller, body);
     await w.t.app.proposals.approve(w.athleteId, body.command_id);
-    const sealedDetails = new SealedDetails(w.t.app.reads, w.t.app.clock);
+    const sealedDetails = new SealedDetails(w.t.app.keys, w.t.app.clock);
     const proposalEvents = async () => (await w.t.app.events.readStream(streams.record(w.athleteId))).filter((e) => e.type.startsWith('proposal.')).map((e) => e.data);
     const markers = Object.values(MARKERS);
 
