@@ -34,6 +34,10 @@ interface KeyRow {
   created_at: string;
 }
 
+/** Read on the reader's connection, which takes no lock. */
+const hasTable = (db: SqliteDatabase, name: string) => Boolean(db.reader.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name));
+const hasIndex = (db: SqliteDatabase, name: string) => Boolean(db.reader.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?`).get(name));
+
 const toKey = (row: KeyRow): ProposalKey => ({ id: row.id, athlete_id: row.athlete_id, key: Buffer.from(row.key), created_at: row.created_at });
 
 /** How often, and how far apart, the purge tries to truncate the WAL while readers hold it. */
@@ -53,9 +57,14 @@ export class SqliteKeyStore implements KeyStore {
     this.#secureDeleteDefault = ['OFF', 'ON', 'FAST'][level] ?? 'OFF';
   }
 
-  /** The key store in `db`, its table made if missing (inside a write: another process may be starting too). */
+  /**
+   * The key store in `db`, its table made if missing. Opening a store that has it takes no write
+   * lock (a start must not wait for another process's import); making it is a write, which waits
+   * for the lock as writes do (another process may be making it too).
+   */
   static async open(db: SqliteDatabase): Promise<SqliteKeyStore> {
     const store = new SqliteKeyStore(db);
+    if (hasTable(db, TABLE) && hasIndex(db, `${TABLE}_by_created`)) return store;
     await db.write(async () => {
       // A rowid table: keys are appended in time order, so inserts fill the last page, and the
       // purge removes a run of the oldest.
@@ -95,6 +104,8 @@ export class SqliteKeyStore implements KeyStore {
    * Returns how many keys it moved.
    */
   async adoptReadModelKeys(): Promise<number> {
+    // Looked for first without the lock: a store that has nothing to move starts without waiting.
+    if (!hasTable(this.#db, READ_MODEL_TABLE)) return 0;
     const moved = await this.#db.write(async () =>
       this.#overwriting((w) => {
         if (!w.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(READ_MODEL_TABLE)) return null;
