@@ -63,6 +63,13 @@ export interface SqliteDatabase {
    */
   write<T>(work: () => Promise<T>): Promise<T>;
   /**
+   * Runs `work` while this process's writers wait for it as they wait for each other, but opens
+   * no transaction: for a write made on another connection in this process (an import in a worker
+   * thread, services/import/thread.ts), which they would otherwise wait for on SQLite's lock, with
+   * the event loop held by `busy_timeout` on every try.
+   */
+  hold<T>(work: () => Promise<T>): Promise<T>;
+  /**
    * A number that changes whenever a transaction commits to the database, in this process or any
    * other; what it was before a read tells whether that read could still be answered the same.
    */
@@ -153,6 +160,9 @@ export function openSqlite(path: string): SqliteDatabase {
           }
         });
       });
+    },
+    hold(work) {
+      return mutex.run(work);
     },
     changeVersion() {
       // Read once per turn of the event loop: the PRAGMA is a statement with a read transaction

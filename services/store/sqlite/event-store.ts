@@ -71,6 +71,11 @@ export class SqliteEventStore implements EventStore {
     this.#onAppended = hook;
   }
 
+  /** This process's writers wait while `work` runs (see SqliteDatabase.hold): another connection of this process is writing. */
+  holdWrites<T>(work: () => Promise<T>): Promise<T> {
+    return this.#db.hold(work);
+  }
+
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const stored = await this.#db.write(async () => {
