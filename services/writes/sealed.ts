@@ -95,6 +95,12 @@ interface ReadStoreKeyDoc extends Doc {
  * read models share the events' file, moves them in one transaction (SqliteKeyStore.adoptReadModelKeys).
  */
 export async function moveKeysOutOfReadStore(reads: ReadStore, keys: KeyStore): Promise<number> {
+  // Every start after the first finds nothing, and says so without making the collection: MongoDB
+  // counts a missing collection as empty (SQLite cannot count a missing table, and goes on below).
+  if ((await reads.count(READ_STORE_KEYS.name).catch(() => null)) === 0) {
+    await reads.dropCollections([READ_STORE_KEYS.name]);
+    return 0;
+  }
   let moved = 0;
   for (let attempt = 1; ; attempt++) {
     try {
