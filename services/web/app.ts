@@ -104,9 +104,18 @@ export async function registerWebApp(server: FastifyInstance, app: App, provider
       request.waiting = request.session?.athlete_id ? await app.proposals.waiting(request.session.athlete_id) : [];
     });
     if (follows) {
-      // After a form that changed something, the browser carries where the log stood then.
+      // After a form that changed something, the browser carries where the log stood then. A form
+      // that wrote nothing (signing in, a refused change) carries nothing: its next page would
+      // otherwise wait on other athletes' writes the worker has not reached.
+      const headBefore = new WeakMap<FastifyRequest, number>();
+      web.addHook('preHandler', async (request) => {
+        if (request.method === 'POST') headBefore.set(request, await app.events.headPosition());
+      });
       web.addHook('onSend', async (request, reply, payload) => {
-        if (request.method === 'POST' && reply.statusCode < 400) void reply.setCookie(SEEN_COOKIE, String(await app.events.headPosition()), { path: '/', httpOnly: true, sameSite: 'lax', secure });
+        const before = headBefore.get(request);
+        if (before === undefined || reply.statusCode >= 400) return payload;
+        const head = await app.events.headPosition();
+        if (head > before) void reply.setCookie(SEEN_COOKIE, String(head), { path: '/', httpOnly: true, sameSite: 'lax', secure });
         return payload;
       });
     }
