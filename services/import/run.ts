@@ -33,11 +33,14 @@ export interface ImportInput {
   importHint?: (detected: ExportApp) => string;
 }
 
+/** What an import needs of the app: the app itself, or the stores a worker thread opened (./worker.ts). */
+export type ImportTarget = Pick<App, 'clock' | 'records'> & { runner: Pick<App['runner'], 'withProgress'> };
+
 /**
  * Imports the file; `invalid_input` names the line and what was wrong, and that nothing was
  * imported, when any row is refused.
  */
-export async function importExport(app: App, athlete: AthleteState, input: ImportInput): Promise<ImportResult> {
+export async function importExport(app: ImportTarget, athlete: AthleteState, input: ImportInput): Promise<ImportResult> {
   let workouts: ParsedWorkout[];
   try {
     workouts = input.parse(input.bytes.toString('utf8'), athlete);

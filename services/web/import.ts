@@ -1,18 +1,16 @@
 // Importing a Hevy or Strong export from the browser: the same import as `repledger import`
 // (services/import/run.ts), so a file lands whole or not at all and a bad row is refused with
 // its line number. Uploads are multipart forms, read into memory up to IMPORT_MAX_BYTES. The
-// import runs while the upload waits for its answer (a year of training takes about a second to
-// save; other requests are answered meanwhile, see projections/runner.ts), so there is no job to
-// follow from another page; the form's script shows the upload's bytes, then that the file is
-// being saved, then the summary.
+// import runs in a worker thread while the upload waits for its answer (a year of training takes
+// about half a second, a 10 MB file a few seconds; the server answers other requests meanwhile,
+// see services/import/thread.ts), so there is no job to follow from another page; the form's
+// script shows the upload's bytes, then that the file is being saved, then the summary.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { DomainError } from '../domain/errors.ts';
-import { parseHevy } from '../import/hevy.ts';
-import { importExport } from '../import/run.ts';
-import { parseStrong } from '../import/strong.ts';
+import { importThreadOf } from '../import/thread.ts';
 import { APP_NAMES } from '../import/types.ts';
 import { readForm } from './forms.ts';
 import { html, IMPORT_PROGRESS_SCRIPT, type Html } from './html.ts';
@@ -69,6 +67,9 @@ export function registerImport(web: FastifyInstance, app: App, show: Show): void
     reply.header('Content-Security-Policy', contentSecurityPolicy([], true));
     return show(reply, 'Import workouts', session, body, status);
   };
+  // The file is read, decided and saved in a worker thread: the server answers meanwhile.
+  const thread = importThreadOf(app);
+  web.addHook('onClose', () => thread.close());
   web.addContentTypeParser('multipart/form-data', { parseAs: 'buffer' }, async (request: FastifyRequest, body: Buffer) => readMultipart(request, body));
 
   // An upload larger than the route takes is refused before it is read, and one that is not the
@@ -87,6 +88,7 @@ export function registerImport(web: FastifyInstance, app: App, show: Show): void
   web.get('/import', async (request, reply) => {
     const who = await signedInAthlete(app, request, reply);
     if (!who) return reply;
+    thread.warm();
     const q = request.query as Record<string, unknown>;
     const done =
       typeof q.added === 'string' && typeof q.skipped === 'string' && typeof q.from === 'string' && (q.from === 'hevy' || q.from === 'strong')
@@ -111,12 +113,11 @@ export function registerImport(web: FastifyInstance, app: App, show: Show): void
     const weightUnit = form.data.weight_unit ?? athlete.profile.unit_preference;
     const distanceUnit = form.data.distance_unit ?? (weightUnit === 'lbs' ? 'mi' : 'km');
     try {
-      const result = await importExport(app, athlete, {
-        app: from,
+      const result = await thread.run(athlete, {
         fileName: upload.name.slice(0, 200) || 'the file',
         bytes: upload.bytes,
-        parse: (text, a) => (from === 'hevy' ? parseHevy(text, { timezone: a.profile.timezone }) : parseStrong(text, { timezone: a.profile.timezone, weightUnit, distanceUnit })),
-        importHint: (detected) => `choose ${APP_NAMES[detected]} above and upload it again`,
+        parse: from === 'hevy' ? { app: 'hevy' } : { app: 'strong', weightUnit, distanceUnit },
+        importHints: { hevy: `choose ${APP_NAMES.hevy} above and upload it again`, strong: `choose ${APP_NAMES.strong} above and upload it again` },
       });
       return reply.redirect(`/import?from=${from}&in_file=${result.workouts_in_file}&added=${result.workouts_added}&skipped=${result.workouts_skipped}&exercises=${result.exercises_added}`, 303);
     } catch (error) {
