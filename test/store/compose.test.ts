@@ -1,7 +1,8 @@
 // What docker-compose.yml, the Dockerfile and the README promise about distributed mode, checked
 // where no container can run: pinned images (and the suites testing those same images), no
-// KurrentDB setting outside the pinned version's bounds, OAuth keys on a named volume the service
-// can write, and host-side MongoDB URLs that connect from the host.
+// KurrentDB setting outside the pinned version's bounds, databases published on this host only,
+// OAuth keys on a named volume the service can write, and host-side MongoDB URLs that connect from
+// the host.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -35,6 +36,41 @@ test("KurrentDB's maximum append size is left at the pinned version's default or
   const bound = major < 25 || (major === 25 && minor === 0) ? 16 * 1024 * 1024 - 10_000 : 256 * 1024 * 1024;
   const set = /KURRENTDB_MAX_APPEND_SIZE:\s*"?(\d+)"?/.exec(settings);
   if (set) assert.ok(Number(set[1]) <= bound, `KURRENTDB_MAX_APPEND_SIZE ${set[1]} is above ${bound}: the server would not start`);
+});
+
+/** Each service's block of settings, by service name. */
+const services = new Map(
+  [...(/^services:\s*\n((?:(?:[ \t]+.*|)\n)*)/m.exec(settings)?.[1] ?? '').matchAll(/^  ([a-z][\w-]*):\s*\n((?:(?:    .*|[ \t]*)\n)*)/gm)].map(
+    (m) => [m[1]!, m[2]!] as const,
+  ),
+);
+/** What a service publishes on the host, as compose's short syntax `[HOST_IP:]HOST:CONTAINER`. */
+function publishedPorts(service: string): { hostIp: string | null; host: string; container: string }[] {
+  const list = /^    ports:\s*\n((?:(?:      .*|[ \t]*)\n)*)/m.exec(services.get(service) ?? '')?.[1] ?? '';
+  return list
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const port = /^      -\s*"?(?:([\d.]+):)?(\d+):(\d+)"?\s*$/.exec(line);
+      // A form this cannot read (the long syntax, a range) fails rather than pass unchecked.
+      assert.ok(port, `${service}: cannot read the published port ${line.trim()}`);
+      return { hostIp: port![1] ?? null, host: port![2]!, container: port![3]! };
+    });
+}
+
+test('KurrentDB and MongoDB, insecure as set up here, are published on this host only; the service may be public', () => {
+  const databases = [...services.keys()].filter((name) => /^\s*image:\s*(\S*kurrentdb\S*|mongo:\S+)\s*$/m.test(services.get(name)!));
+  assert.equal(databases.sort(), ['kurrentdb', 'mongodb']);
+  for (const database of databases) {
+    for (const port of publishedPorts(database)) {
+      assert.is(port.hostIp, '127.0.0.1', `${database} publishes ${port.host} on ${port.hostIp ?? 'every interface'}`);
+    }
+  }
+  assert.equal(
+    publishedPorts('service').map((p) => p.container),
+    ['3000'],
+    'the service answers on port 3000 from outside (README: curl localhost:3000)',
+  );
 });
 
 test('the OAuth keys live on a named volume that every replica mounts and the image lets it write', () => {
