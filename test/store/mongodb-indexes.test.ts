@@ -1,6 +1,7 @@
 // How the MongoDB adapter brings an index to its declared fields after a release changed it,
-// without a server: a collection that keeps an index catalog and refuses index builds with the
-// server's error codes and messages, as the driver's own MongoServerError.
+// also when several processes start at once and do it on the same catalog, without a server: a
+// collection that keeps an index catalog and refuses index builds and drops with the server's
+// error codes and messages, as the driver's own MongoServerError.
 import { MongoServerError, type Document } from 'mongodb';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -37,12 +38,15 @@ class Catalog implements IndexedCollection {
     return name;
   }
 
-  async dropIndex(name: string): Promise<unknown> {
-    if (!this.indexes.some((i) => i.name === name)) {
-      throw new MongoServerError({ ok: 0, code: 27, codeName: 'IndexNotFound', errmsg: `index not found with name [${name}]` });
+  /** By name, or by key pattern: `dropped` records the name either way. */
+  async dropIndex(index: string | Document): Promise<unknown> {
+    const found = this.indexes.find((i) => (typeof index === 'string' ? i.name === index : JSON.stringify(i.key) === JSON.stringify(index)));
+    if (!found) {
+      const errmsg = typeof index === 'string' ? `index not found with name [${index}]` : `can't find index with key: ${JSON.stringify(index)}`;
+      throw new MongoServerError({ ok: 0, code: 27, codeName: 'IndexNotFound', errmsg });
     }
-    this.indexes = this.indexes.filter((i) => i.name !== name);
-    this.dropped.push(name);
+    this.indexes = this.indexes.filter((i) => i !== found);
+    this.dropped.push(found.name);
     return { ok: 1 };
   }
 
@@ -92,6 +96,98 @@ test('an index already as declared is left alone, and other errors are not swall
   };
   try {
     await ensureIndex(failing, 'by_day', ['day', 'id']);
+    assert.unreachable();
+  } catch (error) {
+    assert.is((error as MongoServerError).code, 13);
+  }
+});
+
+/**
+ * A catalog shared with another process starting at the same moment: once this process has
+ * listed the indexes, the other one runs its whole `ensureIndex` before this one goes on.
+ */
+class Raced extends Catalog {
+  other: (() => Promise<void>) | null = null;
+
+  override listIndexes(): { toArray(): Promise<Document[]> } {
+    return {
+      toArray: async () => {
+        const listing = await super.listIndexes().toArray();
+        const other = this.other;
+        this.other = null;
+        await other?.();
+        return listing;
+      },
+    };
+  }
+}
+
+test('a renamed index that another start dropped first (error 27 on our drop) counts as dropped', async () => {
+  const coll = new Raced();
+  coll.indexes.push({ name: 'by_date', key: DAY_KEY });
+  coll.other = () => ensureIndex(coll, 'by_day', ['day', 'id']);
+  await ensureIndex(coll, 'by_day', ['day', 'id']);
+  assert.equal(coll.dropped, ['by_date'], 'dropped once, by the other start');
+  assert.equal(coll.indexes, [coll.indexes[0]!, { name: 'by_day', key: DAY_KEY }]);
+});
+
+test('an index whose fields changed, rebuilt by another start meanwhile, is not dropped again', async () => {
+  const coll = new Raced();
+  coll.indexes.push({ name: 'by_day', key: { partition: 1, 'doc.day': 1 } });
+  coll.other = () => ensureIndex(coll, 'by_day', ['day', 'id']);
+  await ensureIndex(coll, 'by_day', ['day', 'id']);
+  // Dropped by name, the other start's new index would go too (and its build be aborted).
+  assert.equal(coll.dropped, ['by_day'], 'only the old index was dropped');
+  assert.equal(coll.indexes.find((i) => i.name === 'by_day')!.key, DAY_KEY);
+});
+
+test('starts at once bring a catalog with both changes to the declared indexes', async () => {
+  const coll = new Catalog();
+  coll.indexes.push({ name: 'by_day', key: { partition: 1, 'doc.day': 1 } }, { name: 'legacy', key: { partition: 1, 'doc.group': 1 } });
+  const start = async () => {
+    await ensureIndex(coll, 'by_day', ['day', 'id']);
+    await ensureIndex(coll, 'by_group', ['group']);
+  };
+  await Promise.all([start(), start(), start()]);
+  assert.equal(coll.indexes.map((i) => i.name).sort(), ['_id_', 'by_day', 'by_group']);
+  assert.equal(coll.indexes.find((i) => i.name === 'by_day')!.key, DAY_KEY);
+});
+
+const conflict = () => new MongoServerError({ ok: 0, code: 85, codeName: 'IndexOptionsConflict', errmsg: 'Index already exists with a different name: by_date' });
+
+/** Conflicts on every create; lists `listings` one after another; drops whatever it is asked to. */
+function scripted(listings: Document[][], dropError?: MongoServerError): IndexedCollection {
+  return {
+    createIndex: async () => {
+      throw conflict();
+    },
+    dropIndex: async () => {
+      if (dropError) throw dropError;
+    },
+    listIndexes: () => ({ toArray: async () => listings.shift()! }),
+  };
+}
+
+test('a create that conflicts again is accepted only if the declared index is there by then', async () => {
+  const old = [{ name: 'by_date', key: DAY_KEY }];
+  await ensureIndex(scripted([old, [{ name: 'by_day', key: DAY_KEY }]]), 'by_day', ['day', 'id']);
+  for (const [listing, why] of [
+    [[{ name: 'by_date', key: DAY_KEY }], 'the old index is back'],
+    [[{ name: 'by_day', key: { partition: 1, 'doc.day': 1 } }], 'the name is on other fields'],
+  ] as const) {
+    try {
+      await ensureIndex(scripted([old, [...listing]]), 'by_day', ['day', 'id']);
+      assert.unreachable(why);
+    } catch (error) {
+      assert.is((error as MongoServerError).code, 85, why);
+    }
+  }
+});
+
+test('a drop that fails for another reason than a missing index is not swallowed', async () => {
+  const unauthorized = new MongoServerError({ ok: 0, code: 13, codeName: 'Unauthorized', errmsg: 'not authorized' });
+  try {
+    await ensureIndex(scripted([[{ name: 'by_date', key: DAY_KEY }]], unauthorized), 'by_day', ['day', 'id']);
     assert.unreachable();
   } catch (error) {
     assert.is((error as MongoServerError).code, 13);

@@ -71,7 +71,7 @@ const SPECS: CollectionSpec[] = [
   { name: 'others', indexes: [] },
 ];
 
-/** What this adapter adds to the contract: rebuilds that survive the process that made them. */
+/** What this adapter adds to the contract: rebuilds that survive the process that made them, and starts at once. */
 function mongoSpecifics(skipped: string | null): void {
   const t = serverSuite<{ fx: MongoFixture }>('mongodb rebuilds', skipped, {} as { fx: MongoFixture });
   t.before(async (ctx) => {
@@ -153,6 +153,22 @@ function mongoSpecifics(skipped: string | null): void {
     release();
     await swapping;
     assert.is(await finishing, 0);
+  });
+
+  t('starts at once bring changed indexes to their declared fields, each allowing for what the others did', async ({ fx }) => {
+    const raced: CollectionSpec[] = [{ name: 'raced', indexes: [{ name: 'by_day', fields: ['day', 'id'] }, { name: 'by_group', fields: ['group'] }] }];
+    // The previous release's indexes: by_day on other fields, and by_group's fields under another name.
+    await fx.db.createCollection('raced');
+    await fx.db.collection('raced').createIndex({ partition: 1, 'doc.day': 1 }, { name: 'by_day' });
+    await fx.db.collection('raced').createIndex({ partition: 1, 'doc.group': 1 }, { name: 'legacy' });
+    const starts = [fx.store, await fx.another(), await fx.another()];
+    await Promise.all(starts.map((start) => start.ensureCollections(raced)));
+    const indexes = (await fx.db.collection('raced').listIndexes().toArray()).map((ix) => [String(ix.name), ix.key]).sort();
+    assert.equal(indexes, [
+      ['_id_', { _id: 1 }],
+      ['by_day', { partition: 1, 'doc.day': 1, 'doc.id': 1 }],
+      ['by_group', { partition: 1, 'doc.group': 1 }],
+    ]);
   });
 
   t.run();

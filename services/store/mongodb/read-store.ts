@@ -63,6 +63,7 @@ const ownerGone = (r: RebuildRecord) => r.owner !== null && r.owner.host === hos
 const DOCUMENTS: Document = { partition: { $type: 'string' } };
 
 /** MongoDB server error codes handled here. */
+const INDEX_NOT_FOUND = 27;
 const NAMESPACE_EXISTS = 48;
 const INDEX_OPTIONS_CONFLICT = 85;
 const INDEX_KEY_SPECS_CONFLICT = 86;
@@ -226,11 +227,14 @@ class MongoDocuments implements Documents {
 /** The part of a MongoDB collection that `ensureIndex` uses (a test stands in for it). */
 export interface IndexedCollection {
   createIndex(key: Map<string, 1>, options: { name: string }): Promise<string>;
-  dropIndex(name: string): Promise<unknown>;
+  /** Drops the index of this name, or of this key pattern (the server's `dropIndexes` takes either). */
+  dropIndex(index: string | Document): Promise<unknown>;
   listIndexes(): { toArray(): Promise<Document[]> };
 }
 
 const sameKey = (a: Document, b: Map<string, 1>) => JSON.stringify(Object.entries(a)) === JSON.stringify([...b]);
+
+const isCode = (error: unknown, ...codes: number[]) => error instanceof MongoServerError && codes.includes(Number(error.code));
 
 /**
  * Creates the compound index `{ partition, doc.<field>... }` named `name`, replacing whatever
@@ -239,18 +243,37 @@ const sameKey = (a: Document, b: Map<string, 1>) => JSON.stringify(Object.entrie
  * - 85 IndexOptionsConflict: an index with these fields exists under another name (a renamed
  *   index: "Index already exists with a different name"), or under this name with other options.
  * Both are resolved by dropping every index that has this name or this key, then creating it.
+ *
+ * Processes starting at once all do this on the same catalog, so each step allows for another
+ * process having done it first: an index already dropped counts as dropped (27 IndexNotFound),
+ * and a create that still conflicts is accepted when the index it wanted is there by then.
  */
 export async function ensureIndex(coll: IndexedCollection, name: string, fields: string[]): Promise<void> {
   const key = new Map<string, 1>([['partition', 1], ...fields.map((f): [string, 1] => [path(f), 1])]);
   try {
     await coll.createIndex(key, { name });
+    return;
   } catch (error) {
-    const changed = error instanceof MongoServerError && (error.code === INDEX_OPTIONS_CONFLICT || error.code === INDEX_KEY_SPECS_CONFLICT);
-    if (!changed) throw error;
-    const existing = await coll.listIndexes().toArray();
-    const inTheWay = existing.filter((ix) => ix.name !== '_id_' && (ix.name === name || sameKey(ix.key as Document, key)));
-    for (const ix of inTheWay) await coll.dropIndex(String(ix.name));
+    if (!isCode(error, INDEX_OPTIONS_CONFLICT, INDEX_KEY_SPECS_CONFLICT)) throw error;
+  }
+  const existing = await coll.listIndexes().toArray();
+  const inTheWay = existing.filter((ix) => ix.name !== '_id_' && (ix.name === name || sameKey(ix.key as Document, key)));
+  for (const ix of inTheWay) {
+    // An old index under the wanted name is dropped by its old key: by name, this could drop the
+    // wanted index that another process created since the listing, and abort its build.
+    const which = ix.name === name && !sameKey(ix.key as Document, key) ? (ix.key as Document) : String(ix.name);
+    try {
+      await coll.dropIndex(which);
+    } catch (error) {
+      if (!isCode(error, INDEX_NOT_FOUND)) throw error;
+    }
+  }
+  try {
     await coll.createIndex(key, { name });
+  } catch (error) {
+    if (!isCode(error, INDEX_OPTIONS_CONFLICT, INDEX_KEY_SPECS_CONFLICT)) throw error;
+    const now = await coll.listIndexes().toArray();
+    if (!now.some((ix) => ix.name === name && sameKey(ix.key as Document, key))) throw error;
   }
 }
 
@@ -475,10 +498,16 @@ export class MongoReadStore extends MongoDocuments implements ReadStore {
     try {
       await this.#db.createCollection(physical);
     } catch (error) {
-      if (!(error instanceof MongoServerError && error.code === NAMESPACE_EXISTS)) throw error;
+      if (!isCode(error, NAMESPACE_EXISTS)) throw error;
     }
     const coll = this.#db.collection(physical);
-    for (const index of spec.indexes) await ensureIndex(coll, index.name, index.fields);
+    const indexed: IndexedCollection = {
+      createIndex: (key, options) => coll.createIndex(key, options),
+      // The driver's dropIndex takes a name only; the command takes a key pattern too.
+      dropIndex: (index) => this.#db.command({ dropIndexes: physical, index }),
+      listIndexes: () => coll.listIndexes(),
+    };
+    for (const index of spec.indexes) await ensureIndex(indexed, index.name, index.fields);
   }
 
   /** One transaction; the driver re-runs `work` on a transient error (a write conflict, a step-down). */
