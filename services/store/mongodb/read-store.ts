@@ -282,6 +282,24 @@ function redact(url: string): string {
   return url.replace(/^(mongodb(?:\+srv)?:\/\/)[^@/?#]*@/i, '$1').replace(/([?&])(password|authMechanismProperties)=[^&]*/gi, '$1$2=***');
 }
 
+/**
+ * Why the server that answered `hello` cannot run this store's transactions, or null if it can:
+ * a replica set member (`setName`) or a mongos can; a standalone cannot, and would fail at the
+ * projector's first transaction, over and over as it restarts. The reason names `url` without
+ * its credentials.
+ */
+export function whyNoTransactions(hello: Document, url: string): string | null {
+  if (typeof hello.setName === 'string' || hello.msg === 'isdbgrid') return null;
+  const connection = redact(url);
+  const initiate = "run rs.initiate() once (mongosh --eval 'rs.initiate()'; docker-compose.yml does it in the healthcheck)";
+  // A member started with --replSet answers `isreplicaset: true` until the set is initiated.
+  if (hello.isreplicaset === true) return `MongoDB at ${connection} was started with --replSet but its replica set is not initiated: ${initiate}.`;
+  return (
+    `MongoDB at ${connection} is a standalone server, and the read store's transactions need a replica set. ` +
+    `A one-node replica set is enough: start mongod with --replSet rs0, then ${initiate}.`
+  );
+}
+
 function databaseOf(url: string): string | null {
   const match = /^mongodb(?:\+srv)?:\/\/[^/?#]*\/([^?#]+)/i.exec(url);
   return match?.[1] ? decodeURIComponent(match[1]) : null;
@@ -303,6 +321,13 @@ export class MongoReadStore extends MongoDocuments implements ReadStore {
   static async connect(url: string, options: MongoReadStoreOptions = {}): Promise<MongoReadStore> {
     const client = new MongoClient(url);
     await client.connect();
+    try {
+      const refused = whyNoTransactions(await client.db().admin().command({ hello: 1 }), url);
+      if (refused) throw new Error(refused);
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
     return new MongoReadStore(client, options.database ?? databaseOf(url) ?? DEFAULT_DATABASE, redact(url));
   }
 
