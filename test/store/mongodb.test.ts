@@ -171,6 +171,51 @@ function mongoSpecifics(skipped: string | null): void {
     ]);
   });
 
+  t('a swap whose record another process removed refuses, and leaves the live collection as it was', async ({ fx }) => {
+    const p = randomUUID();
+    await fx.store.upsert('others', p, { id: 'live' });
+    const rebuild = await fx.store.beginRebuild([SPECS[1]!], { others: 1 });
+    await rebuild.transaction(async (docs) => docs.upsert('others', p, { id: 'rebuilt' }), 3);
+    // Another start took it for abandoned (its heartbeat aged) and removed its record.
+    await fx.db.collection('_rebuilds').deleteMany({});
+    try {
+      await rebuild.swap(async () => assert.unreachable('no finish for a rebuild this process no longer holds'));
+      assert.unreachable('the swap went ahead');
+    } catch (error) {
+      assert.match((error as Error).message, /gone or no longer this process's/);
+    }
+    assert.equal((await fx.store.dump('others')).filter((r) => r.partition === p).map((r) => r.doc.id), ['live']);
+    await rebuild.discard();
+    assert.equal((await names(fx.db)).filter((n) => n.includes('__rebuild_')), []);
+  });
+
+  t('a swap another process took over while it finished rolls its finish back and leaves the swap to that process', async ({ fx }) => {
+    const p = randomUUID();
+    const rebuild = await fx.store.beginRebuild([SPECS[1]!], { others: 1 });
+    await rebuild.transaction(async (docs) => docs.upsert('others', p, { id: 'rebuilt' }), 4);
+    const registry = fx.db.collection('_rebuilds');
+    const [record] = await registry.find({}).toArray();
+    const elsewhere = { host: 'elsewhere', pid: 1 };
+    try {
+      await rebuild.swap(async (live) => {
+        await live.upsert('others', p, { id: 'checkpoint' });
+        // Its heartbeat aged and another start claimed the swap, outside this transaction.
+        await registry.updateOne({ _id: record!._id }, { $set: { owner: elsewhere } });
+      });
+      assert.unreachable('the swap completed under another owner');
+    } catch (error) {
+      assert.match((error as Error).message, /another process has taken over its swap/);
+    }
+    assert.is(await fx.store.get('others', p, 'checkpoint'), null, 'its finish was rolled back');
+    await rebuild.discard();
+    assert.equal((await registry.findOne({ _id: record!._id }))?.owner, elsewhere, 'the new owner keeps its claim');
+    // The new owner gives up, and the next start finishes the swap.
+    await registry.updateOne({ _id: record!._id }, { $set: { owner: null } });
+    assert.is(await fx.store.finishInterruptedSwaps(async () => undefined), 1);
+    assert.ok(await fx.store.get('others', p, 'rebuilt'));
+    assert.is(await registry.countDocuments(), 0);
+  });
+
   t.run();
 }
 

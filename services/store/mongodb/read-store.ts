@@ -379,6 +379,8 @@ export class MongoReadStore extends MongoDocuments implements ReadStore {
       [{ $set: { collections: { $literal: collections }, label: { $literal: label }, owner: { $literal: me() }, state: 'building', heartbeat: '$$NOW' } }],
       { upsert: true },
     );
+    // A beat that matches nothing (the record was taken for abandoned and removed) is not acted on
+    // here: the next batch finds its marker gone, and the swap finds the record gone.
     const heartbeat = setInterval(() => {
       registry.updateOne({ _id: id, owner: me() }, [{ $set: { heartbeat: '$$NOW' } }]).catch(() => undefined);
     }, HEARTBEAT_MS);
@@ -399,12 +401,23 @@ export class MongoReadStore extends MongoDocuments implements ReadStore {
       transaction: (work, position) =>
         this.#transaction(route, async (docs, session) => {
           const result = await work(docs);
-          for (const c of collections) await this.#db.collection<Marker>(c + suffix).updateOne({ _id: MARK_ID }, { $set: { position } }, { session });
+          for (const c of collections) {
+            const marked = await this.#db.collection<Marker>(c + suffix).updateOne({ _id: MARK_ID }, { $set: { position } }, { session });
+            // Its collections were dropped by another process's clean-up (the writes above made
+            // them anew, empty): nothing this rebuild builds from here on can be swapped in.
+            if (marked.matchedCount === 0) throw new Error(`rebuild ${id}: ${c}${suffix} lost its position marker; another process dropped it as abandoned`);
+          }
           return result;
         }),
       swap: async (finish) => {
+        const held = await registry.updateOne({ _id: id, owner: me(), state: 'building' }, { $set: { state: 'swapping' } });
+        if (held.matchedCount === 0) {
+          throw new Error(
+            `rebuild ${id}: its record in ${REBUILDS} is gone or no longer this process's (another process took it for abandoned); not swapping it in`,
+          );
+        }
+        // Only now may collections go live: discard releases the swap from here on instead of dropping.
         swapping = true;
-        await registry.updateOne({ _id: id }, { $set: { state: 'swapping' } });
         await this.#completeSwap({ _id: id, collections, label }, (live, from) => finish?.(live, from) ?? Promise.resolve());
         done = true;
         stop();
@@ -414,11 +427,13 @@ export class MongoReadStore extends MongoDocuments implements ReadStore {
         if (done) return;
         if (swapping) {
           // Some collections may be live already: finishing, not dropping, is what is left to do.
-          // Released, so that the next start finishes it without waiting for the heartbeat to age.
-          await registry.updateOne({ _id: id }, { $set: { owner: null } });
+          // Released, so that the next start finishes it without waiting for the heartbeat to age;
+          // only if still this process's: a process that took it over since must keep it.
+          await registry.updateOne({ _id: id, owner: me() }, { $set: { owner: null } });
           return;
         }
         for (const c of collections) await this.#db.collection(c + suffix).drop();
+        // Deleting nothing is fine: another process's clean-up removed the record already.
         await registry.deleteOne({ _id: id });
       },
     };
@@ -472,7 +487,10 @@ export class MongoReadStore extends MongoDocuments implements ReadStore {
         }
         await finish(live, from === Number.POSITIVE_INFINITY ? 0 : from);
         for (const c of rebuild.collections) await this.#db.collection<Marker>(c).deleteOne({ _id: MARK_ID }, { session });
-        await this.#registry().deleteOne({ _id: rebuild._id }, { session });
+        // Whoever owns the record finishes the swap: a process whose claim was taken over (its
+        // heartbeat aged) must roll back its `finish`, not commit it beside the new owner's.
+        const removed = await this.#registry().deleteOne({ _id: rebuild._id, owner: me() }, { session });
+        if (removed.deletedCount === 0) throw new Error(`rebuild ${rebuild._id}: another process has taken over its swap`);
       },
     );
   }
