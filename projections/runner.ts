@@ -1,16 +1,24 @@
 // Applies events to projections and keeps one checkpoint (a global position) per projection.
 // An event at or before a projection's checkpoint is skipped, so delivering it twice changes
-// nothing. Checkpoints are written in the same transaction as the documents they cover.
+// nothing. Checkpoints are written in the same transaction as the documents they cover. Following
+// the log, with its lease and its live batches, is ./follower.ts's.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { EventStore, StoredEvent, Subscription } from '../services/store/event-store.ts';
+import type { EventStore, StoredEvent } from '../services/store/event-store.ts';
 import type { CollectionSpec, Doc, Documents, ReadStore } from '../services/store/read-store.ts';
 import { inBatch } from './batch-documents.ts';
+import { LEASE_COLLECTION } from './lease.ts';
 import type { Projection } from './projection.ts';
 
 export const CHECKPOINTS = 'projection_checkpoints';
 const PARTITION = 'projections';
-const BATCH = 1000;
+/**
+ * Events per transaction when catching up or rebuilding. On MongoDB a batch is one transaction,
+ * which the server aborts after 60 s (transactionLifetimeLimitSeconds): a batch of 1,000 events
+ * reads each document it touches once and writes it once (BatchDocuments), a few thousand round
+ * trips of about a millisecond on a local network.
+ */
+export const BATCH = 1000;
 
 interface CheckpointDoc extends Doc {
   position: number;
@@ -49,6 +57,9 @@ const applyProgress = new AsyncLocalStorage<ApplyProgress>();
  */
 const YIELD_EVERY = 25;
 
+/** Checks, inside a transaction that writes read models, that this process may still write them (./lease.ts). */
+export type Fence = (docs: Documents) => Promise<void>;
+
 /** Projections a release retired, and their collections: gone once a store is opened again. */
 export interface Retired {
   projections: string[];
@@ -61,6 +72,10 @@ export class ProjectionRunner {
   readonly #readStore: ReadStore;
   readonly #eventStore: EventStore;
   readonly #retired: Retired;
+  /** Set while this process holds the projector lease (./follower.ts): every transaction here checks it. */
+  #fence: Fence | null = null;
+  /** Live batches and swaps, one at a time: a swap must not interleave with a batch of the projections it replaces. */
+  #serial: Promise<unknown> = Promise.resolve();
 
   constructor(projections: Projection[], readStore: ReadStore, eventStore: EventStore, retired: Retired = NONE_RETIRED) {
     this.projections = projections;
@@ -70,7 +85,33 @@ export class ProjectionRunner {
   }
 
   collectionSpecs(): CollectionSpec[] {
-    return [{ name: CHECKPOINTS, indexes: [] }, ...this.projections.flatMap((p) => p.collections)];
+    return [{ name: CHECKPOINTS, indexes: [] }, LEASE_COLLECTION, ...this.projections.flatMap((p) => p.collections)];
+  }
+
+  /** From now on every transaction that writes read models runs `fence` first (null: no lease, inline mode). */
+  fencedBy(fence: Fence | null): void {
+    this.#fence = fence;
+  }
+
+  #serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#serial.then(work, work);
+    this.#serial = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Applies a batch of events (in position order) to every projection in one transaction of the
+   * read store: the follower's live batches and catch-up's. Checkpoints are read once and written
+   * once per batch.
+   */
+  applyBatch(events: StoredEvent[]): Promise<void> {
+    const fence = this.#fence;
+    return this.#serially(() =>
+      this.#readStore.transaction(async (docs) => {
+        await fence?.(docs);
+        await this.apply(events, docs);
+      }),
+    );
   }
 
   /**
@@ -110,8 +151,8 @@ export class ProjectionRunner {
 
   async #apply(events: StoredEvent[], docs: Documents, only: Projection[]): Promise<void> {
     const progress = applyProgress.getStore();
-    const checkpoints = new Map<string, number>();
-    for (const p of only) checkpoints.set(p.name, (await docs.get<CheckpointDoc>(CHECKPOINTS, PARTITION, p.name))?.position ?? 0);
+    const stored = await docs.getMany<CheckpointDoc>(CHECKPOINTS, PARTITION, only.map((p) => p.name));
+    const checkpoints = new Map(only.map((p) => [p.name, stored.find((d) => d.id === p.name)?.position ?? 0]));
     for (const [i, event] of events.entries()) {
       for (const p of only) {
         if (event.position > checkpoints.get(p.name)! && p.handles(event.type)) await p.apply(event, docs);
@@ -134,10 +175,10 @@ export class ProjectionRunner {
       // without it a signal (or a request) would wait for the whole catch-up.
       await nextTurn();
       signal?.throwIfAborted();
-      const from = await this.#lowestCheckpoint();
+      const from = await this.lowestCheckpoint();
       const batch = await this.#eventStore.readAll(from, BATCH);
       if (batch.length === 0) return applied;
-      await this.#readStore.transaction((docs) => this.apply(batch, docs));
+      await this.applyBatch(batch);
       applied += batch.length;
     }
   }
@@ -153,19 +194,6 @@ export class ProjectionRunner {
     const names = await this.outdated();
     if (names.length > 0) await this.replay(names, progress, signal);
     return names;
-  }
-
-  /**
-   * Follows the log (worker mode): replays outdated projections, catches up, then applies each
-   * delivered event in its own transaction. `signal` abandons the start-up work between batches
-   * (a replay's fresh collections are discarded) and rejects with its reason.
-   */
-  async follow(onError: (error: unknown) => void, signal?: AbortSignal): Promise<Subscription> {
-    await this.upgrade(undefined, signal);
-    await this.catchUp(signal);
-    signal?.throwIfAborted();
-    const from = await this.#lowestCheckpoint();
-    return this.#eventStore.subscribeAll(from, (event) => this.#readStore.transaction((docs) => this.apply([event], docs)), onError);
   }
 
   /**
@@ -196,17 +224,22 @@ export class ProjectionRunner {
         const batch = await this.#eventStore.readAll(position, BATCH);
         if (batch.length === 0) break;
         const reached = batch[batch.length - 1]!.position;
+        // Not fenced: the fresh collections are this rebuild's own until the swap, which is.
         await rebuild.transaction((docs) => applyAll(batch, docs, ordered), reached);
         position = reached;
         events += batch.length;
         progress?.(Math.min(position, head), head);
       }
       signal?.throwIfAborted();
-      await rebuild.swap(async (live, from) => {
-        const reached = await this.#finishSwap(live, ordered, from);
-        events += reached.events;
-        position = reached.position;
-      });
+      const fence = this.#fence;
+      await this.#serially(() =>
+        rebuild.swap(async (live, from) => {
+          await fence?.(live);
+          const reached = await this.#finishSwap(live, ordered, from);
+          events += reached.events;
+          position = reached.position;
+        }),
+      );
     } catch (error) {
       // Drops the fresh collections; a swap that had begun making them live (MongoDB) is left
       // for the next start's `finishInterruptedSwaps` instead.
@@ -235,7 +268,8 @@ export class ProjectionRunner {
     return { events, position };
   }
 
-  async #lowestCheckpoint(): Promise<number> {
+  /** Where following the log starts: the checkpoint of the projection furthest behind. */
+  async lowestCheckpoint(): Promise<number> {
     const docs = await this.#readStore.getMany<CheckpointDoc>(CHECKPOINTS, PARTITION, this.projections.map((p) => p.name));
     return docs.length < this.projections.length ? 0 : Math.min(...docs.map((d) => d.position));
   }

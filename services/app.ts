@@ -1,6 +1,8 @@
 // The composition root: stores chosen by configuration, projections, and the services on top.
 import { join } from 'node:path';
 import { projections, retired } from '../projections/index.ts';
+import { Follower, type FollowOptions } from '../projections/follower.ts';
+import { ProjectorLease } from '../projections/lease.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { AccessHistory } from './access-history.ts';
 import { AthleteService } from './athletes.ts';
@@ -39,6 +41,11 @@ export interface App {
    */
   changeVersion: (() => number) | null;
   runner: ProjectionRunner;
+  /**
+   * Worker mode: follows the log if this process takes the projector lease, else waits to take it
+   * over (projections/follower.ts). Stop it with `stop()`.
+   */
+  follow(options: FollowOptions): Promise<Follower>;
   records: RecordService;
   athletes: AthleteService;
   connections: ConnectionService;
@@ -97,6 +104,11 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     // The embedded store keeps events and read models in one database, so one number covers both.
     changeVersion: allEmbedded ? embedded().changeVersion : null,
     runner,
+    async follow(options) {
+      const follower = new Follower(runner, events, new ProjectorLease(reads, clock, config.projectionLeaseMs), options);
+      await follower.start();
+      return follower;
+    },
     records,
     athletes: new AthleteService(events, reads, clock),
     connections: new ConnectionService(events, reads, clock),

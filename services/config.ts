@@ -37,6 +37,11 @@ const env = z.object({
    * not the proxy's. Unset, only the socket's address counts and X-Forwarded-* are ignored.
    */
   TRUST_PROXY: z.string().min(1).optional(),
+  /**
+   * How long the projector lease lasts unless renewed (renewed every third of it): how long a
+   * dead projector's read models wait before another process takes over. Shorter in tests.
+   */
+  PROJECTION_LEASE_MS: z.coerce.number().int().min(300).max(600_000).default(15_000),
 });
 
 export interface Config {
@@ -56,6 +61,7 @@ export interface Config {
   trustProxy: boolean | string[];
   /** Per Agent Access connection: its proposals awaiting review, and the bytes they store a day. */
   proposalLimits: PendingWorkLimits;
+  projectionLeaseMs: number;
 }
 
 export const QUOTA_WINDOW_SECONDS = 60;
@@ -78,6 +84,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     quota: { units: e.AGENT_ACCESS_QUOTA_UNITS, windowMs: QUOTA_WINDOW_SECONDS * 1000 },
     readApiQuota: { units: e.READ_API_QUOTA_UNITS, windowMs: QUOTA_WINDOW_SECONDS * 1000 },
     proposalLimits: { pendingProposals: e.PROPOSALS_PENDING_MAX, proposalBytesPerDay: e.PROPOSAL_BYTES_PER_DAY_MAX },
+    projectionLeaseMs: e.PROJECTION_LEASE_MS,
     trustProxy: e.TRUST_PROXY === undefined || e.TRUST_PROXY === 'false' ? false : e.TRUST_PROXY === 'true' ? true : e.TRUST_PROXY.split(',').map((a) => a.trim()),
   };
 }

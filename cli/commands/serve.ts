@@ -26,15 +26,19 @@ export default class Serve extends AppCommand {
       const { buildServer } = await import('../../services/http/server.ts');
       const server = await buildServer(app);
       let workerFailure: unknown = null;
-      let worker: Awaited<ReturnType<typeof app.runner.follow>> | null = null;
+      let worker: Awaited<ReturnType<typeof app.follow>> | null = null;
       if (app.projectionMode === 'worker' && flags.projector) {
-        this.logToStderr('bringing read models up to date before serving');
+        this.logToStderr('bringing read models up to date before serving, unless another process holds the projector lease');
         try {
-          worker = await app.runner.follow((error) => {
-            workerFailure = error;
-            server.log.fatal({ err: error }, 'projection worker stopped; shutting down');
-            stop.abort(new Error('projection worker failure'));
-          }, stop.signal);
+          worker = await app.follow({
+            onError: (error) => {
+              workerFailure = error;
+              server.log.fatal({ err: error }, 'projection worker stopped; shutting down');
+              stop.abort(new Error('projection worker failure'));
+            },
+            onState: (state) => server.log.info({ projector: state }, 'projector'),
+            signal: stop.signal,
+          });
         } catch (error) {
           if (!stop.signal.aborted || error !== stop.signal.reason) throw error;
         }

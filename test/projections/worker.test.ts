@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { projections } from '../../projections/index.ts';
+import { leaseHolder } from '../../projections/lease.ts';
 import { CHECKPOINTS, ProjectionRunner } from '../../projections/runner.ts';
 import type { NewEvent } from '../../services/store/event-store.ts';
 import { openSqlite } from '../../services/store/sqlite/database.ts';
@@ -14,7 +15,7 @@ import { SqliteEventStore } from '../../services/store/sqlite/event-store.ts';
 import { SqliteReadStore } from '../../services/store/sqlite/read-store.ts';
 import { tempDir } from '../support/app.ts';
 import { startCli, type CliResult } from '../support/cli.ts';
-import { copyLog, readModelsOf, recordLog, untilProjected } from '../support/event-log.ts';
+import { copyLog, freshAthletes, readModelsOf, recordLog, untilProjected } from '../support/event-log.ts';
 import { eventually } from '../support/eventually.ts';
 
 function openStore(dataDir: string) {
@@ -24,7 +25,8 @@ function openStore(dataDir: string) {
 
 /** `projections run` (or `args`) in worker mode; resolves `ready` once its stderr shows `line`. */
 function startWorker(dataDir: string, line: string, args = ['projections', 'run'], env: Record<string, string> = {}) {
-  const worker = startCli(args, { DATA_DIR: dataDir, EMBEDDED_PROJECTIONS: 'worker', ...env });
+  // A short lease: a worker started after one was killed takes over within a second or two.
+  const worker = startCli(args, { DATA_DIR: dataDir, EMBEDDED_PROJECTIONS: 'worker', PROJECTION_LEASE_MS: '1500', ...env });
   let stderr = '';
   const ready = new Promise<void>((resolve, reject) => {
     worker.child.stderr!.on('data', (d: Buffer) => {
@@ -99,6 +101,9 @@ test('a worker killed with SIGKILL and started again ends with the read models o
     worker.child.kill('SIGTERM');
     const stopped = await exited(worker);
     assert.equal([stopped.code, stopped.signal], [0, null], stopped.stderr);
+    // The killed worker's lease had to run out first: the new one waited, then took it over.
+    assert.match(stopped.stderr, 'another process holds the projector lease');
+    assert.match(stopped.stderr, 'holds the projector lease (token 2)');
     assert.ok(Math.min(...atKill) < (await events.headPosition()), `the worker had not got to the end when it was killed (${atKill.join(', ')}, head ${head})`);
     assert.equal(await readModelsOf(reads), reference.readModels);
   } finally {
@@ -151,6 +156,59 @@ test('serve takes SIGTERM during its start-up catch-up too, and exits 0 without 
     assert.equal([stopped.code, stopped.signal], [0, null], stopped.stderr);
     assert.ok(Math.min(...(await checkpoints(reads))) < head, 'start-up was still at work when the signal came');
   } finally {
+    db.close();
+  }
+});
+
+test('three workers started at once after a version bump: one holds the lease and rebuilds while following, the others wait; killed, it is taken over; the read models are those of one replay', async () => {
+  const reference = await recordLog();
+  const dataDir = tempDir();
+  const { db, events, reads } = openStore(dataDir);
+  const workers: Array<ReturnType<typeof startWorker>> = [];
+  try {
+    const head = await logWithManyMeals(reference, events);
+    const runner = new ProjectionRunner(projections, reads, events);
+    await runner.ensureCollections();
+    await runner.catchUp();
+    // The release bumps nutrition's version: its checkpoint says an older one built it.
+    const nutrition = projections.find((p) => p.name === 'nutrition_days')!;
+    const checkpoint = (await reads.get<{ id: string; position: number }>(CHECKPOINTS, 'projections', nutrition.name))!;
+    await reads.upsert(CHECKPOINTS, 'projections', { ...checkpoint, version: (nutrition.version ?? 1) - 1 });
+
+    for (let i = 0; i < 3; i++) workers.push(startWorker(dataDir, 'projection worker'));
+    await Promise.all(workers.map((w) => w.ready));
+    await eventually(async () => ({ done: (await runner.outdated()).length === 0, value: await runner.outdated() }), { what: 'the rebuilt nutrition swapped in', timeoutMs: 30_000 });
+    await untilProjected(reads, head);
+    const holder = await leaseHolder(reads);
+    assert.is(holder?.token, 1);
+    const holding = workers.find((w) => holder!.holder.includes(`:${w.child.pid}:`))!;
+    assert.ok(holding, `a worker holds the lease: ${holder!.holder}`);
+
+    // The holder dies; one of the others takes over when its lease runs out, and follows.
+    holding.child.kill('SIGKILL');
+    await exited(holding);
+    const more = freshAthletes(reference.events);
+    await copyLog(more.events, events);
+    await untilProjected(reads, await events.headPosition());
+    assert.is((await leaseHolder(reads))?.token, 2);
+
+    const outputs = await Promise.all(
+      workers.filter((w) => w !== holding).map(async (w) => {
+        w.child.kill('SIGTERM');
+        return exited(w);
+      }),
+    );
+    for (const out of outputs) assert.equal([out.code, out.signal], [0, null], out.stderr);
+    const all = outputs.map((o) => o.stderr).join('\n');
+    assert.is(all.split('holds the projector lease (token 1)').length - 1, 0, 'the survivors never held the first lease');
+    assert.is(all.split('holds the projector lease (token 2)').length - 1, 1, all);
+    assert.is(all.split('another process holds the projector lease').length - 1, 2, all);
+
+    const followed = await readModelsOf(reads);
+    await runner.replay();
+    assert.equal(followed, await readModelsOf(reads));
+  } finally {
+    for (const w of workers) w.child.kill('SIGKILL');
     db.close();
   }
 });

@@ -2,7 +2,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHECKPOINTS } from '../../projections/runner.ts';
 import { openApp, type App } from '../../services/app.ts';
 import { loadConfig } from '../../services/config.ts';
 import { fixedClock } from '../../services/domain/clock.ts';
@@ -41,12 +40,10 @@ export async function openTestApp(options: { dataDir?: string; now?: string } = 
   };
 }
 
-/** Every read-model document, collection by collection (checkpoints left out). */
+/** Every read-model document, collection by collection (the runner's checkpoints and lease left out). */
 export async function dumpReadModels(app: App): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  for (const spec of app.runner.collectionSpecs()) {
-    if (spec.name !== CHECKPOINTS) out[spec.name] = await app.reads.dump(spec.name);
-  }
+  for (const spec of app.runner.projections.flatMap((p) => p.collections)) out[spec.name] = await app.reads.dump(spec.name);
   return out;
 }
 

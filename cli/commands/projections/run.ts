@@ -1,4 +1,18 @@
+import type { FollowerState } from '../../../projections/follower.ts';
 import { AppCommand } from '../../base.ts';
+
+function stateLine(state: FollowerState): string {
+  switch (state.state) {
+    case 'waiting':
+      return 'projection worker waiting: another process holds the projector lease';
+    case 'following':
+      return `projection worker holds the projector lease (token ${state.token}), following the event log`;
+    case 'rebuilding':
+      return `projection worker rebuilding ${state.projections.join(', ')} beside the live read models`;
+    case 'rebuilt':
+      return `projection worker swapped in the rebuilt ${state.projections.join(', ')}`;
+  }
+}
 
 export default class ProjectionsRun extends AppCommand {
   static override description = 'Run the projection worker: follow the event log and keep read models current (KurrentDB/MongoDB mode)';
@@ -24,12 +38,16 @@ export default class ProjectionsRun extends AppCommand {
       }
       if (stop.signal.aborted) return { stopped: true };
       this.logToStderr('projection worker starting: bringing read models up to date');
-      let subscription;
+      let follower;
       try {
-        subscription = await app.runner.follow((error) => {
-          failure = error;
-          stop.abort(error);
-        }, stop.signal);
+        follower = await app.follow({
+          onError: (error) => {
+            failure = error;
+            stop.abort(error);
+          },
+          onState: (state) => this.logToStderr(stateLine(state)),
+          signal: stop.signal,
+        });
       } catch (error) {
         if (stop.signal.aborted && error === stop.signal.reason) {
           this.logToStderr(`projection worker ${String((error as Error).message)} during start-up; read models stay as far as they got`);
@@ -37,9 +55,9 @@ export default class ProjectionsRun extends AppCommand {
         }
         throw error;
       }
-      this.logToStderr('projection worker following the event log; Ctrl-C stops it');
+      this.logToStderr(`projection worker ${follower.following ? 'following the event log' : 'waiting for the projector lease'}; Ctrl-C stops it`);
       await stopped;
-      await subscription.stop();
+      await follower.stop();
       // A supervisor restarts a worker that failed; one that exits 0 it leaves down.
       if (failure) throw failure;
       return { stopped: true };
