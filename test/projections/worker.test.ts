@@ -14,7 +14,7 @@ import { openSqlite } from '../../services/store/sqlite/database.ts';
 import { SqliteEventStore } from '../../services/store/sqlite/event-store.ts';
 import { SqliteReadStore } from '../../services/store/sqlite/read-store.ts';
 import { tempDir } from '../support/app.ts';
-import { startCli, type CliResult } from '../support/cli.ts';
+import { cli, startCli, type CliResult } from '../support/cli.ts';
 import { copyLog, freshAthletes, readModelsOf, recordLog, untilProjected } from '../support/event-log.ts';
 import { eventually } from '../support/eventually.ts';
 
@@ -209,6 +209,31 @@ test('three workers started at once after a version bump: one holds the lease an
     assert.equal(followed, await readModelsOf(reads));
   } finally {
     for (const w of workers) w.child.kill('SIGKILL');
+    db.close();
+  }
+});
+
+test('projections replay is refused while a worker holds the projector lease, and runs once it has stopped', async () => {
+  const reference = await recordLog();
+  const dataDir = tempDir();
+  const { db, events } = openStore(dataDir);
+  try {
+    await copyLog(reference.events, events);
+    const worker = startWorker(dataDir, 'following the event log');
+    await worker.ready;
+    const env = { DATA_DIR: dataDir, EMBEDDED_PROJECTIONS: 'worker' };
+    const refused = await cli(['projections', 'replay'], env);
+    assert.is.not(refused.code, 0);
+    const said = refused.stderr.replace(/\s*›\s*/g, ' ');
+    assert.match(said, /holds the projector lease until .* stop the projection workers/, said);
+    assert.match(said, 'Code: busy');
+    worker.child.kill('SIGTERM');
+    assert.is((await exited(worker)).code, 0);
+    // The worker gave its lease up as it stopped: no waiting for it to run out.
+    const replayed = await cli(['projections', 'replay'], env);
+    assert.is(replayed.code, 0, replayed.stderr);
+    assert.match(replayed.stdout, 'rebuilt');
+  } finally {
     db.close();
   }
 });
