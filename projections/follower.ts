@@ -28,6 +28,8 @@ export interface FollowOptions {
   onState?: (state: FollowerState) => void;
   /** Stops start-up between two batches, with the signal's reason. */
   signal?: AbortSignal;
+  /** Most live events one transaction applies (LIVE_BATCH); 1 is the old way, for `npm run bench -- projection`. */
+  liveBatch?: number;
 }
 
 export class Follower {
@@ -106,7 +108,7 @@ export class Follower {
       await this.#runner.catchUp(signal);
       signal?.throwIfAborted();
       const from = await this.#runner.lowestCheckpoint();
-      const live = new LiveBatches(this.#runner, (error) => this.#failed(error));
+      const live = new LiveBatches(this.#runner, this.#options.liveBatch ?? LIVE_BATCH, (error) => this.#failed(error));
       this.#live = live;
       live.subscription = this.#events.subscribeAll(from, (event) => live.add(event), (error) => this.#failed(error));
       this.#state({ state: 'following', token });
@@ -164,7 +166,7 @@ export class Follower {
 }
 
 /** Most events one live transaction applies; more wait for the next. */
-const LIVE_BATCH = BATCH;
+export const LIVE_BATCH = BATCH;
 
 /**
  * Live events, applied a batch per transaction: the subscription hands them over one by one, and
@@ -174,13 +176,15 @@ const LIVE_BATCH = BATCH;
 class LiveBatches {
   subscription: Subscription | null = null;
   readonly #runner: ProjectionRunner;
+  readonly #most: number;
   readonly #onError: (error: unknown) => void;
   #queue: StoredEvent[] = [];
   #flushing: Promise<void> | null = null;
   #failed = false;
 
-  constructor(runner: ProjectionRunner, onError: (error: unknown) => void) {
+  constructor(runner: ProjectionRunner, most: number, onError: (error: unknown) => void) {
     this.#runner = runner;
+    this.#most = most;
     this.#onError = onError;
   }
 
@@ -188,13 +192,13 @@ class LiveBatches {
     if (this.#failed) return;
     this.#queue.push(event);
     this.#flushing ??= this.#flush();
-    if (this.#queue.length >= LIVE_BATCH) await this.#flushing;
+    if (this.#queue.length >= this.#most) await this.#flushing;
   }
 
   async #flush(): Promise<void> {
     try {
       while (this.#queue.length > 0 && !this.#failed) {
-        const batch = this.#queue.splice(0, LIVE_BATCH);
+        const batch = this.#queue.splice(0, this.#most);
         await this.#runner.applyBatch(batch);
       }
     } catch (error) {
