@@ -8,7 +8,7 @@
 // collection (a page, a count, a deleteWhere), so every read sees the batch's own writes as the
 // store would. All of it happens inside the caller's transaction: nothing is visible earlier or
 // lost on a rollback that would not have been without the buffer.
-import type { Doc, Documents, KeyValue, PageQuery } from '../services/store/read-store.ts';
+import type { Doc, Documents, DocumentWrite, KeyValue, PageQuery } from '../services/store/read-store.ts';
 
 /** A collection as the batch knows it: documents by `partition\0id` (null: none), and the keys the store has yet to be told of. */
 interface Known {
@@ -116,12 +116,13 @@ export class BatchDocuments implements Documents {
   async #flushCollection(collection: string): Promise<void> {
     const known = this.#known.get(collection);
     if (!known || known.dirty.size === 0) return;
-    for (const key of known.dirty) {
+    const writes: DocumentWrite[] = [...known.dirty].map((key) => {
       const partition = key.slice(0, key.indexOf('\0'));
       const doc = known.docs.get(key)!;
-      if (doc) await this.#store.upsert(collection, partition, doc);
-      else await this.#store.delete(collection, partition, key.slice(partition.length + 1));
-    }
+      return doc ? { partition, doc } : { partition, deleted: key.slice(partition.length + 1) };
+    });
+    if (this.#store.writeMany) await this.#store.writeMany(collection, writes);
+    else for (const w of writes) await ('doc' in w ? this.#store.upsert(collection, w.partition, w.doc) : this.#store.delete(collection, w.partition, w.deleted));
     this.#dirty -= known.dirty.size;
     known.dirty.clear();
   }

@@ -53,12 +53,21 @@ export async function* pagesOf<T extends Doc>(
   }
 }
 
+/** One write of `writeMany`: a document to store, or the id of one to delete. */
+export type DocumentWrite = { partition: string; doc: Doc } | { partition: string; deleted: string };
+
 /** Reads and writes of documents. Writes inside `transaction` commit together. */
 export interface Documents {
   get<T extends Doc>(collection: string, partition: string, id: string): Promise<T | null>;
   getMany<T extends Doc>(collection: string, partition: string, ids: string[]): Promise<T[]>;
   upsert(collection: string, partition: string, doc: Doc): Promise<void>;
   delete(collection: string, partition: string, id: string): Promise<void>;
+  /**
+   * Several upserts and deletes of one collection, in order, in one round trip where the store is
+   * across a network (MongoDB's bulkWrite). Absent where each write is a local statement anyway
+   * (SQLite): then they are made one by one.
+   */
+  writeMany?(collection: string, writes: DocumentWrite[]): Promise<void>;
   /** Deletes every document of a partition matching the index prefix. Returns how many. */
   deleteWhere(collection: string, partition: string, index: string, prefix: KeyValue[]): Promise<number>;
   page<T extends Doc>(collection: string, query: PageQuery): Promise<T[]>;

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BatchDocuments } from '../../projections/batch-documents.ts';
-import type { CollectionSpec, Doc, Documents, KeyValue } from '../../services/store/read-store.ts';
+import type { CollectionSpec, Doc, Documents, DocumentWrite, KeyValue } from '../../services/store/read-store.ts';
 import { openSqlite } from '../../services/store/sqlite/database.ts';
 import { SqliteReadStore } from '../../services/store/sqlite/read-store.ts';
 
@@ -64,7 +64,7 @@ async function contents(store: SqliteReadStore): Promise<Array<{ partition: stri
 test('a batch answers every read as the store would and leaves the same documents', async () => {
   await fc.assert(
     // A limit of held-back writes as low as 1 flushes (and forgets) mid-batch; the default never does here.
-    fc.asyncProperty(fc.array(op, { maxLength: 40 }), fc.array(op, { maxLength: 40 }), fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }), async (before, batchOps, maxDirty) => {
+    fc.asyncProperty(fc.array(op, { maxLength: 40 }), fc.array(op, { maxLength: 40 }), fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }), fc.boolean(), async (before, batchOps, maxDirty, bulk) => {
       const direct = await openStore();
       const buffered = await openStore();
       // The same documents in both before the batch, written straight to the store.
@@ -73,7 +73,8 @@ test('a batch answers every read as the store would and leaves the same document
         await run(buffered, o);
       }
       await buffered.transaction(async (docs) => {
-        const batch = new BatchDocuments(docs, maxDirty);
+        // Half the runs through a store with writeMany (as MongoDB's), made of its own writes one by one.
+        const batch = new BatchDocuments(bulk ? withWriteMany(docs, () => undefined) : docs, maxDirty);
         for (const o of batchOps) assert.equal(await run(batch, o), await run(direct, o), JSON.stringify(o));
         await batch.flush();
       });
@@ -81,6 +82,37 @@ test('a batch answers every read as the store would and leaves the same document
     }),
     { numRuns: 1000 },
   );
+});
+
+/** `docs` with a writeMany of its own writes, in order, telling `called` each time. */
+function withWriteMany(docs: Documents, called: (collection: string, writes: DocumentWrite[]) => void): Documents {
+  const writeMany = async (collection: string, writes: DocumentWrite[]) => {
+    called(collection, writes);
+    for (const w of writes) await ('doc' in w ? docs.upsert(collection, w.partition, w.doc) : docs.delete(collection, w.partition, w.deleted));
+  };
+  return new Proxy(docs, {
+    get(target, key) {
+      if (key === 'writeMany') return writeMany;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+test("a store with writeMany is sent a batch's writes once per collection at the flush, not one by one", async () => {
+  const store = await openStore();
+  await store.upsert('batch_a', 'p1', { id: 'a', group: 'x', n: 1 });
+  const calls: Array<[string, number]> = [];
+  await store.transaction(async (docs) => {
+    const batch = new BatchDocuments(withWriteMany(docs, (collection, writes) => calls.push([collection, writes.length])));
+    for (const id of ['b', 'c', 'd']) await batch.upsert('batch_a', 'p1', { id, group: 'x', n: 2 });
+    await batch.delete('batch_a', 'p1', 'a');
+    await batch.upsert('batch_b', 'p2', { id: 'a', group: 'y', n: 3 });
+    assert.equal(calls, []);
+    await batch.flush();
+  });
+  assert.equal(calls, [['batch_a', 4], ['batch_b', 1]]);
+  assert.equal((await contents(store)).map((r) => r.doc.id), ['b', 'c', 'd', 'a']);
 });
 
 test('what a deleteWhere removed is gone from the batch too, whether the batch wrote it or read it', async () => {

@@ -44,6 +44,31 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
     assert.is(await fx.store.count('contract_items', p), 1);
   });
 
+  t('writeMany, on a store that has it (MongoDB): upserts and deletes in order, in a transaction, rolled back with it', async ({ fx }) => {
+    const p = randomUUID();
+    await fx.store.transaction(async (docs) => {
+      if (!docs.writeMany) return;
+      await docs.writeMany('contract_items', [
+        { partition: p, doc: { id: 'a', day: '2026-01-01', group: 'g', n: 1 } },
+        { partition: p, doc: { id: 'b', day: '2026-01-02', group: 'g', n: 2 } },
+        { partition: p, deleted: 'a' },
+        { partition: p, doc: { id: 'a', day: '2026-01-03', group: 'g', n: 3 } },
+        { partition: p, deleted: 'b' },
+      ]);
+    });
+    if (!(await fx.store.transaction(async (docs) => docs.writeMany !== undefined))) return;
+    assert.equal(await fx.store.getMany('contract_items', p, ['a', 'b']), [{ id: 'a', day: '2026-01-03', group: 'g', n: 3 }]);
+    try {
+      await fx.store.transaction(async (docs) => {
+        await docs.writeMany!('contract_items', [{ partition: p, deleted: 'a' }, { partition: p, doc: { id: 'c', day: '2026-01-04', group: 'g', n: 4 } }]);
+        throw new Error('rolled back');
+      });
+    } catch (error) {
+      assert.is((error as Error).message, 'rolled back');
+    }
+    assert.equal((await fx.store.getMany('contract_items', p, ['a', 'c'])).map((d) => d.id), ['a']);
+  });
+
   t('partitions do not see each other', async ({ fx }) => {
     const p1 = randomUUID();
     const p2 = randomUUID();

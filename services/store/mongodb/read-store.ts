@@ -16,9 +16,9 @@
 // by this process or, after a crash, by whichever process starts next.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { MongoClient, MongoServerError, type ClientSession, type Collection, type Db, type Document, type Filter, type TransactionOptions } from 'mongodb';
+import { MongoClient, MongoServerError, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type Document, type Filter, type TransactionOptions } from 'mongodb';
 import { processAlive } from '../../process-alive.ts';
-import type { CollectionSpec, Doc, Documents, FinishSwap, KeyValue, PageQuery, ReadStore, Rebuild, RebuildLabel } from '../read-store.ts';
+import type { CollectionSpec, Doc, Documents, DocumentWrite, FinishSwap, KeyValue, PageQuery, ReadStore, Rebuild, RebuildLabel } from '../read-store.ts';
 
 const NAME = /^[a-z][a-z0-9_]*$/;
 const FIELD = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/i;
@@ -152,6 +152,17 @@ class MongoDocuments implements Documents {
 
   async delete(collection: string, partition: string, id: string): Promise<void> {
     await this.#run(() => this.#coll(collection).deleteOne({ _id: keyOf(partition, id) }, this.#opts()));
+  }
+
+  async writeMany(collection: string, writes: DocumentWrite[]): Promise<void> {
+    if (writes.length === 0) return;
+    const operations: AnyBulkWriteOperation<Stored>[] = writes.map((w) =>
+      'doc' in w
+        ? { replaceOne: { filter: { _id: keyOf(w.partition, w.doc.id) }, replacement: { partition: w.partition, doc: asJson(w.doc) }, upsert: true } }
+        : { deleteOne: { filter: { _id: keyOf(w.partition, w.deleted) } } },
+    );
+    // In order: a batch may delete a document and store it again.
+    await this.#run(() => this.#coll(collection).bulkWrite(operations, { ordered: true, ...this.#opts() }));
   }
 
   async deleteWhere(collection: string, partition: string, index: string, prefix: KeyValue[]): Promise<number> {
