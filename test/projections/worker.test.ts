@@ -222,6 +222,8 @@ test('projections replay is refused while a worker holds the projector lease, an
     const worker = startWorker(dataDir, 'following the event log');
     await worker.ready;
     const env = { DATA_DIR: dataDir, EMBEDDED_PROJECTIONS: 'worker' };
+    const status = await cli(['projections', 'status'], env);
+    assert.match(status.stdout, new RegExp(`projector lease: \\S+:${worker.child.pid}:\\S+ \\(token 1\\), held until`), status.stdout);
     const refused = await cli(['projections', 'replay'], env);
     assert.is.not(refused.code, 0);
     const said = refused.stderr.replace(/\s*›\s*/g, ' ');
