@@ -38,7 +38,7 @@ import { formatPendingList, measurePendingList } from './pending-list.ts';
 import { formatColdCommand, measureColdCommand } from './cold-command.ts';
 import { formatCli, measureCli } from './cli.ts';
 import { formatImportStalls, measureImportStalls } from './import-stall.ts';
-import { formatProjectionThroughput, measureProjectionThroughput } from './projection.ts';
+import { formatProjectionThroughput, formatRebuildLag, measureProjectionThroughput, measureRebuildLag } from './projection.ts';
 import {
   formatFloors,
   formatPrepareFloors,
@@ -501,7 +501,10 @@ try {
   // How long a request waits while the service saves an import (no target: information).
   else if (process.argv[2] === 'import-stall') console.log(formatImportStalls(await measureImportStalls()));
   // Projected events per second through the worker, batched against a transaction per event (information).
-  else if (process.argv[2] === 'projection') console.log(formatProjectionThroughput(await measureProjectionThroughput()));
+  else if (process.argv[2] === 'projection') {
+    console.log(formatProjectionThroughput(await measureProjectionThroughput()));
+    console.log(formatRebuildLag(await measureRebuildLag()));
+  }
   else await main();
 } catch (error) {
   console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\nserver log: ${SERVER_LOG}`);
