@@ -36,13 +36,19 @@ export interface ProjectionThroughput {
   ratio: number;
 }
 
-async function turn(eventsFile: string, count: number, liveBatch: number): Promise<{ projected: number; appended: number }> {
-  const dir = tempDir('repledger-bench-projection-');
+/** A fresh embedded store in worker mode: its events, read models and a runner over them. */
+async function embedded(prefix: string) {
+  const dir = tempDir(prefix);
   const db = openSqlite(join(dir, 'repledger.db'));
   const events = new SqliteEventStore(db);
   const reads = new SqliteReadStore(db);
   const runner = new ProjectionRunner(projections, reads, events);
   await runner.ensureCollections();
+  return { dir, db, events, reads, runner };
+}
+
+async function turn(eventsFile: string, count: number, liveBatch: number): Promise<{ projected: number; appended: number }> {
+  const { dir, db, events, reads, runner } = await embedded('repledger-bench-projection-');
   const follower = new Follower(runner, events, new ProjectorLease(reads, systemClock, 15_000), {
     liveBatch,
     onError: (error) => {
@@ -110,12 +116,7 @@ const REBUILD_COPIES = Number(process.env.BENCH_REBUILD_COPIES ?? 300);
 
 export async function measureRebuildLag(): Promise<RebuildLag> {
   const reference = await recordLog();
-  const dir = tempDir('repledger-bench-rebuild-');
-  const db = openSqlite(join(dir, 'repledger.db'));
-  const events = new SqliteEventStore(db);
-  const reads = new SqliteReadStore(db);
-  const runner = new ProjectionRunner(projections, reads, events);
-  await runner.ensureCollections();
+  const { db, events, reads, runner } = await embedded('repledger-bench-rebuild-');
   for (let i = 0; i < REBUILD_COPIES; i++) {
     // A stream's consecutive events in one append: the store fills in seconds, not minutes.
     const copy = freshAthletes(reference.events).events;

@@ -19,7 +19,7 @@ import { generateStrongExport } from '../fixtures/strong-export.ts';
 import { within } from '../support/eventually.ts';
 import { registerPro } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
-import { signedInClient } from '../support/web-record.ts';
+import { signedInClient, uploadImport } from '../support/web-record.ts';
 
 /** This process's CPU priority (the server's thread's) before any import worker ran. */
 const SERVER_NICE = getPriority(0);
@@ -27,19 +27,8 @@ const SERVER_NICE = getPriority(0);
 /** A large file: half the web upload's limit. */
 const LARGE = 2000;
 
-async function upload(c: FormClient, csrf: string, text: string, fields: Record<string, string> = { app: 'hevy' }, name = 'hevy.csv'): Promise<{ status: number; text: string; location: string | null }> {
-  const form = new FormData();
-  form.append('_csrf', csrf);
-  for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  form.append('file', new Blob([text], { type: 'text/csv' }), name);
-  const res = await fetch(`${c.base}/import`, {
-    method: 'POST',
-    body: form,
-    redirect: 'manual',
-    headers: { origin: c.base, cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
-  });
-  return { status: res.status, text: await res.text(), location: res.headers.get('location') };
-}
+/** Uploads `text` as the import form's file, with `fields` and the form's token. */
+const upload = (c: FormClient, csrf: string, text: string, fields: Record<string, string> = { app: 'hevy' }, name = 'hevy.csv') => uploadImport(c, { _csrf: csrf, ...fields }, { name, text });
 
 async function signedIn(s: TestServer): Promise<{ ada: string; c: FormClient; csrf: string }> {
   const ada = await registerPro(s.app);

@@ -92,3 +92,17 @@ export async function signedInClient(base: string, email: string): Promise<FormC
   if (res.status !== 303) throw new Error(`sign-in as ${email} answered ${res.status}`);
   return c;
 }
+
+/** A multipart upload to /import over HTTP with the client's cookies, as the browser's form sends it. */
+export async function uploadImport(c: FormClient, fields: Record<string, string | string[]>, file: { name: string; text: string } | null) {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) form.append(k, one);
+  if (file) form.append('file', new Blob([file.text], { type: 'text/csv' }), file.name);
+  const res = await fetch(`${c.base}/import`, {
+    method: 'POST',
+    body: form,
+    redirect: 'manual',
+    headers: { origin: c.base, cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+  });
+  return { status: res.status, text: await res.text(), location: res.headers.get('location') };
+}

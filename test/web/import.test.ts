@@ -11,7 +11,7 @@ import { atBothWidths, seriousViolations } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { PASSWORD, registerPro } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
-import { signedInClient } from '../support/web-record.ts';
+import { signedInClient, uploadImport } from '../support/web-record.ts';
 import { generateHevyExport } from '../fixtures/hevy-export.ts';
 import { parseHevy } from '../../services/import/hevy.ts';
 import { generateStrongExport } from '../fixtures/strong-export.ts';
@@ -24,20 +24,6 @@ async function workoutsOf(s: TestServer, athleteId: string): Promise<Array<{ id:
 
 async function recordEvents(s: TestServer, athleteId: string): Promise<number> {
   return (await s.app.events.readStream(`record-${athleteId}`)).length;
-}
-
-/** A multipart upload over HTTP with the client's cookies. */
-async function upload(c: FormClient, fields: Record<string, string | string[]>, file: { name: string; text: string } | null) {
-  const form = new FormData();
-  for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) form.append(k, one);
-  if (file) form.append('file', new Blob([file.text], { type: 'text/csv' }), file.name);
-  const res = await fetch(`${c.base}/import`, {
-    method: 'POST',
-    body: form,
-    redirect: 'manual',
-    headers: { origin: c.base, cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
-  });
-  return { status: res.status, text: await res.text(), location: res.headers.get('location') };
 }
 
 test('over HTTP: the summary, the size limit, a missing file, a field twice, a foreign form', async () => {
@@ -53,38 +39,38 @@ test('over HTTP: the summary, the size limit, a missing file, a field twice, a f
     const csrf = FormClient.csrf(page.text);
     const hevy = generateHevyExport({ workouts: 12, seed: 4 });
 
-    const done = await upload(c, { _csrf: csrf, app: 'hevy' }, { name: 'workouts.csv', text: hevy });
+    const done = await uploadImport(c, { _csrf: csrf, app: 'hevy' }, { name: 'workouts.csv', text: hevy });
     assert.is(done.status, 303);
     assert.match(done.location ?? '', /^\/import\?from=hevy&in_file=12&added=12&skipped=0&exercises=\d+$/);
     assert.match((await c.get(done.location!)).text, 'Imported 12 workouts from Hevy.</strong></p><p>The file held 12 workouts.');
-    const again = await upload(c, { _csrf: csrf, app: 'hevy' }, { name: 'workouts.csv', text: hevy });
+    const again = await uploadImport(c, { _csrf: csrf, app: 'hevy' }, { name: 'workouts.csv', text: hevy });
     assert.match((await c.get(again.location!)).text, '12 workouts were already in your record and skipped');
     assert.is((await workoutsOf(s, athleteId)).length, 12);
 
     const before = await recordEvents(s, athleteId);
-    const big = await upload(c, { _csrf: csrf, app: 'hevy' }, { name: 'big.csv', text: hevy + 'x'.repeat(IMPORT_MAX_BYTES) });
+    const big = await uploadImport(c, { _csrf: csrf, app: 'hevy' }, { name: 'big.csv', text: hevy + 'x'.repeat(IMPORT_MAX_BYTES) });
     assert.is(big.status, 413);
     assert.match(big.text, 'larger than 10 MB');
     assert.match(big.text, 'href="/proposals"', 'shown on the page, with the navigation');
     const garbled = await fetch(`${s.base}/import`, { method: 'POST', body: 'not a multipart body', headers: { 'content-type': 'multipart/form-data; boundary=x', origin: s.base, cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
     assert.is(garbled.status, 400);
     assert.match(await garbled.text(), 'could not be read as this form', 'on the form, even for a client that did not ask for a page');
-    const none = await upload(c, { _csrf: csrf, app: 'hevy' }, null);
+    const none = await uploadImport(c, { _csrf: csrf, app: 'hevy' }, null);
     assert.is(none.status, 400);
     assert.match(none.text, 'File: choose the export file');
-    const twice = await upload(c, { _csrf: csrf, app: ['hevy', 'strong'] }, { name: 'w.csv', text: hevy });
+    const twice = await uploadImport(c, { _csrf: csrf, app: ['hevy', 'strong'] }, { name: 'w.csv', text: hevy });
     assert.is(twice.status, 400);
-    const empty = await upload(c, { _csrf: csrf, app: 'strong' }, { name: 'empty.csv', text: '' });
+    const empty = await uploadImport(c, { _csrf: csrf, app: 'strong' }, { name: 'empty.csv', text: '' });
     assert.is(empty.status, 400);
     assert.match(empty.text, 'the file is empty');
-    const wrongApp = await upload(c, { _csrf: csrf, app: 'strong' }, { name: 'hevy.csv', text: hevy });
+    const wrongApp = await uploadImport(c, { _csrf: csrf, app: 'strong' }, { name: 'hevy.csv', text: hevy });
     assert.is(wrongApp.status, 400);
     assert.match(wrongApp.text, 'looks like a Hevy export');
     // A refused Strong upload in pounds shows the form as it was sent, so that the fixed file
     // goes in as pounds too, not as the profile's kilograms.
     const strongLines = generateStrongExport({ workouts: 2, seed: 3, weightUnit: 'lbs', distanceUnit: 'mi' }).split('\n');
     strongLines[2] = strongLines[2]!.replace(/,(\d+(\.\d+)?),/, ',1x$1,');
-    const badStrong = await upload(c, { _csrf: csrf, app: 'strong', weight_unit: 'lbs', distance_unit: 'mi' }, { name: 'strong.csv', text: strongLines.join('\n') });
+    const badStrong = await uploadImport(c, { _csrf: csrf, app: 'strong', weight_unit: 'lbs', distance_unit: 'mi' }, { name: 'strong.csv', text: strongLines.join('\n') });
     assert.is(badStrong.status, 400);
     assert.match(badStrong.text, 'strong.csv line 3');
     assert.match(badStrong.text, '<input type="radio" name="app" value="strong" checked>');
@@ -93,7 +79,7 @@ test('over HTTP: the summary, the size limit, a missing file, a field twice, a f
     assert.not.match(badStrong.text, 'value="hevy" checked');
     const stranger = new FormClient(s.base);
     await stranger.get('/sign-in');
-    assert.is((await upload(stranger, { _csrf: csrf, app: 'hevy' }, { name: 'w.csv', text: generateHevyExport({ workouts: 2, seed: 9 }) })).status, 403);
+    assert.is((await uploadImport(stranger, { _csrf: csrf, app: 'hevy' }, { name: 'w.csv', text: generateHevyExport({ workouts: 2, seed: 9 }) })).status, 403);
     assert.is(await recordEvents(s, athleteId), before, 'nothing refused was saved');
   } finally {
     await s.close();
