@@ -18,7 +18,13 @@ import { cli, cliJson, startCli } from '../support/cli.ts';
 const dataDir = tempDir();
 const env = { DATA_DIR: dataDir };
 const WORKOUTS = 600;
-let ids: { a: string; b: string; c: string; d: string };
+/**
+ * Workouts of the athlete whose export is interrupted: enough that the export is still writing
+ * when the signal sent at its first progress line arrives, even on a loaded machine (with 600 it
+ * once finished first, and the signal found no handler).
+ */
+const LONG_EXPORT = 2500;
+let ids: { a: string; b: string; c: string; d: string; e: string };
 
 /** Items the athlete's record stream holds or held. */
 async function recordItems(athleteId: string): Promise<number> {
@@ -44,7 +50,10 @@ test.before(async () => {
       b: await registerAthlete(t.app, { email: 'b@example.com' }),
       c: await registerAthlete(t.app, { email: 'c@example.com' }),
       d: await registerAthlete(t.app, { email: 'd@example.com' }),
+      e: await registerAthlete(t.app, { email: 'e@example.com' }),
     };
+    const e = (await t.app.athletes.get(ids.e))!;
+    await importExport(t.app, e, { app: 'hevy', fileName: 'long.csv', bytes: Buffer.from(generateHevyExport({ workouts: LONG_EXPORT, seed: 6 })), parse: (text, who) => parseHevy(text, { timezone: who.profile.timezone }) });
   } finally {
     await t.close();
   }
@@ -117,7 +126,7 @@ test('refusals name what was wrong and import nothing', async () => {
 
 test('Ctrl-C in the middle of an export leaves no file behind; the export then runs whole', async () => {
   const file = join(dataDir, 'interrupted.json');
-  const { child, done } = startCli(['export', '--athlete', 'a@example.com', '--file', file], env);
+  const { child, done } = startCli(['export', '--athlete', 'e@example.com', '--file', file], env);
   let interruptedAt: string | null = null;
   let seen = '';
   child.stderr!.on('data', (d: Buffer) => {
@@ -138,9 +147,9 @@ test('Ctrl-C in the middle of an export leaves no file behind; the export then r
   const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
   writeFileSync(join(dataDir, `.interrupted.json.${dead}.partial`), '{"format"');
   writeFileSync(join(dataDir, `.interrupted.json.${process.pid}.partial`), '{"format"');
-  const whole = await cliJson<{ items: number }>(['export', '--athlete', 'a@example.com', '--file', file], env);
-  assert.is(recordExport.parse(JSON.parse(readFileSync(file, 'utf8'))).record.workouts.length, WORKOUTS);
-  assert.ok(whole.items > WORKOUTS);
+  const whole = await cliJson<{ items: number }>(['export', '--athlete', 'e@example.com', '--file', file], env);
+  assert.is(recordExport.parse(JSON.parse(readFileSync(file, 'utf8'))).record.workouts.length, LONG_EXPORT);
+  assert.ok(whole.items > LONG_EXPORT);
   assert.equal(readdirSync(dataDir).filter((f) => f.includes('interrupted')).sort(), [`.interrupted.json.${process.pid}.partial`, 'interrupted.json'], 'the document, and only the live process\'s partial file');
   unlinkSync(join(dataDir, `.interrupted.json.${process.pid}.partial`));
 });
