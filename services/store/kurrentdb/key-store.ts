@@ -60,14 +60,20 @@ export class KurrentKeyStore implements KeyStore {
   /**
    * Lists the key first, then writes its stream: a key is never stored without the entry the purge
    * finds it by. (An entry whose key was never written, the process having stopped between the
-   * two, makes the purge tombstone a stream that never existed.) The key's event carries the key's
-   * id as its event id, so that repeating a put is idempotent at the server too.
+   * two, makes the purge tombstone a stream that never existed.)
+   *
+   * The key's event gets an event id of its own (the client's random one), not the key's id: the
+   * server takes an append expecting no stream, whose event ids match the stream's first events,
+   * as a repeat and answers success without comparing the data (CheckCommit in KurrentDB's
+   * IndexWriter.cs), so with the key's id as event id a different key under a used id would be
+   * "stored" silently, not refused. With an id of its own, any second put of an id is a version
+   * conflict, and the key already stored decides: the same bytes, nothing to do; others, refused.
    */
   async put(key: ProposalKey): Promise<void> {
     await this.#client.appendToStream(KEY_INDEX_STREAM, jsonEvent({ type: 'proposal_key.listed', data: { key_id: key.id, created_at: key.created_at } satisfies IndexEntry }), { streamState: ANY });
     const data: KeyEventData = { key_id: key.id, athlete_id: key.athlete_id, key: key.key.toString('base64'), created_at: key.created_at };
     try {
-      const result = await this.#client.appendToStream(keyStream(key.id), jsonEvent({ id: key.id, type: 'proposal_key.created', data: data as unknown as JSONType }), { streamState: NO_STREAM });
+      const result = await this.#client.appendToStream(keyStream(key.id), jsonEvent({ type: 'proposal_key.created', data: data as unknown as JSONType }), { streamState: NO_STREAM });
       if (!result.success) await this.#assertStored(key);
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) return this.#assertStored(key);
