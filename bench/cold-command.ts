@@ -15,7 +15,7 @@ import type { Caller } from '../services/api/auth.ts';
 import { openApp, type App } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
 import { RecordService } from '../services/record-service.ts';
-import { decodeFold } from '../services/domain/record-snapshot.ts';
+import { decodeFold, SNAPSHOT_SECTIONS } from '../services/domain/record-snapshot.ts';
 import { ReadStoreFoldSnapshots } from '../services/store/fold-snapshots.ts';
 import { ProposalService } from '../services/writes/proposals.ts';
 import { tempDir } from '../test/support/app.ts';
@@ -36,6 +36,10 @@ export interface ColdCommandMeasured {
   largeEvents: number;
   /** Reading the large record's snapshot and decoding it, alone: what a whole-fold snapshot cannot go below. */
   snapshotFloorMs: number;
+  /** Of that, reading it from the store. */
+  snapshotReadMs: number;
+  /** Where its weight is: each section's rows and their JSON size. */
+  sections: Array<{ name: string; rows: number; bytes: number }>;
 }
 
 async function callerOf(app: App, athleteId: string): Promise<Caller> {
@@ -122,12 +126,17 @@ export async function measureColdCommand(progress: (line: string) => void): Prom
       ratios.push(l / s);
     }
     const floors: number[] = [];
+    const reads: number[] = [];
     for (let i = 0; i < TURNS; i++) {
       const started = performance.now();
-      decodeFold((await snapshots.get(large.athleteId))!, large.athleteId);
+      const snapshot = (await snapshots.get(large.athleteId))!;
+      reads.push(performance.now() - started);
+      decodeFold(snapshot, large.athleteId);
       floors.push(performance.now() - started);
     }
-    return { smallMs: median(smallTimes), largeMs: median(largeTimes), ratio: median(ratios), largeWithoutSnapshotMs, largeEvents, snapshotFloorMs: median(floors) };
+    const { rows } = (await snapshots.get(large.athleteId))!;
+    const sections = SNAPSHOT_SECTIONS.map((name) => ({ name, rows: rows[name].length, bytes: JSON.stringify(rows[name]).length }));
+    return { smallMs: median(smallTimes), largeMs: median(largeTimes), ratio: median(ratios), largeWithoutSnapshotMs, largeEvents, snapshotFloorMs: median(floors), snapshotReadMs: median(reads), sections };
   } finally {
     await app.close();
     rmSync(dir, { recursive: true, force: true });
@@ -139,6 +148,7 @@ export function formatColdCommand(m: ColdCommandMeasured): string {
     `a cold command (prepare a one-meal proposal, no fold kept), ${TURNS} turns`,
     `  100 workouts: ${m.smallMs.toFixed(1)} ms   10,000 workouts and ${PROPOSALS.toLocaleString('en-GB')} proposals (${m.largeEvents.toLocaleString('en-GB')} events): ${m.largeMs.toFixed(1)} ms (${m.largeWithoutSnapshotMs.toFixed(0)} ms without a snapshot)`,
     `  large over small, median of the turns: ${m.ratio.toFixed(2)}x   target <= ${COLD_COMMAND_TARGET}x: ${m.ratio <= COLD_COMMAND_TARGET ? 'met' : 'MISSED'}`,
-    `  reading and decoding the large record's snapshot alone: ${m.snapshotFloorMs.toFixed(1)} ms (${(m.snapshotFloorMs / m.smallMs).toFixed(1)}x the small record's whole command)`,
+    `  reading and decoding the large record's snapshot alone: ${m.snapshotFloorMs.toFixed(1)} ms (${(m.snapshotFloorMs / m.smallMs).toFixed(1)}x the small record's whole command), of which reading it: ${m.snapshotReadMs.toFixed(1)} ms`,
+    `  its sections: ${m.sections.map((x) => `${x.name} ${x.rows.toLocaleString('en-GB')} rows ${(x.bytes / 1024).toFixed(0)} KiB`).join(', ')}`,
   ].join('\n');
 }
