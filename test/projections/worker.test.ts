@@ -36,7 +36,7 @@ function startWorker(dataDir: string, line: string, args = ['projections', 'run'
     void worker.done.then((r) => reject(new Error(`the worker exited before "${line}": ${JSON.stringify(r)}`)));
     setTimeout(() => reject(new Error(`the worker did not say "${line}" within 30 s: ${stderr}`)), 30_000).unref();
   });
-  return { ...worker, ready };
+  return { ...worker, ready, said: () => stderr };
 }
 
 /** The reference log and 4,000 more meals after it, so that catching up takes seconds; the head. */
@@ -191,6 +191,8 @@ test('three workers started at once after a version bump: one holds the lease an
     await copyLog(more.events, events);
     await untilProjected(reads, await events.headPosition());
     assert.is((await leaseHolder(reads))?.token, 2);
+    // Its catch-up may have projected them before it says it follows: stopped then, it would not say it.
+    await eventually(() => ({ done: workers.some((w) => w.said().includes('holds the projector lease (token 2)')), value: workers.map((w) => w.said()) }), { what: 'a survivor says it holds the lease', timeoutMs: 20_000 });
 
     const outputs = await Promise.all(
       workers.filter((w) => w !== holding).map(async (w) => {
