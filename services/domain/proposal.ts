@@ -30,7 +30,81 @@ export interface ProposalEntry {
   sealed_bytes: number;
 }
 
-export type ProposalState = Map<string, ProposalEntry>;
+/**
+ * The proposals on a record, by command id (in the order they were prepared), with what the
+ * limits ask of each connection at hand: its proposals not yet decided, and those prepared
+ * lately. Without that, every prepare walked all the record's proposals twice (5 ms at 20,000).
+ *
+ * Both lists forget, when read at `now`, what no check from then on can want: proposals expired,
+ * or prepared more than a day, before `now` less the clock skew allowed (CLOCK_SKEW_MS: a clock
+ * set back by that much still reads them alike). Forgetting then, not as events are folded, keeps
+ * folding and a snapshot's decoding free of it: the first check after a cold start pays for it once.
+ */
+export class ProposalState extends Map<string, ProposalEntry> {
+  readonly #open = new Map<string, Set<string>>();
+  readonly #recent = new Map<string, string[]>();
+
+  constructor(entries?: Iterable<readonly [string, ProposalEntry]>) {
+    // Map's constructor would call `set` before this class's fields exist.
+    super();
+    if (entries) for (const [id, entry] of entries) this.set(id, entry);
+  }
+
+  override set(id: string, entry: ProposalEntry): this {
+    const known = super.has(id);
+    super.set(id, entry);
+    if (entry.status === 'prepared') listOf(this.#open, entry.grant_id, () => new Set()).add(id);
+    else this.#open.get(entry.grant_id)?.delete(id);
+    if (!known) listOf(this.#recent, entry.grant_id, () => []).push(id);
+    return this;
+  }
+
+  override delete(id: string): boolean {
+    const entry = super.get(id);
+    if (!entry) return false;
+    this.#open.get(entry.grant_id)?.delete(id);
+    const recent = this.#recent.get(entry.grant_id);
+    if (recent?.includes(id)) recent.splice(recent.indexOf(id), 1);
+    return super.delete(id);
+  }
+
+  override clear(): void {
+    this.#open.clear();
+    this.#recent.clear();
+    super.clear();
+  }
+
+  /** The connection's proposals not yet decided as of `now`, and perhaps some expired since (see `statusAt`). */
+  openOf(grantId: string, now: Date): ProposalEntry[] {
+    const open = this.#open.get(grantId);
+    if (!open) return [];
+    // In the order prepared, so mostly in the order they expire: forgetting stops at the first
+    // to stay (one out of order, by a clock ahead, waits its turn; checks read each entry's times).
+    const before = now.getTime() - CLOCK_SKEW_MS;
+    for (const id of open) {
+      if (Date.parse(super.get(id)!.expires_at) > before) break;
+      open.delete(id);
+    }
+    return [...open].map((id) => super.get(id)!);
+  }
+
+  /** The connection's proposals prepared lately: all of those prepared in the day before `now`, oldest first. */
+  recentOf(grantId: string, now: Date): ProposalEntry[] {
+    const recent = this.#recent.get(grantId);
+    if (!recent) return [];
+    const before = now.getTime() - CLOCK_SKEW_MS - WINDOW_MS;
+    let old = 0;
+    while (old < recent.length && Date.parse(super.get(recent[old]!)!.prepared_at) <= before) old++;
+    if (old > 0) recent.splice(0, old);
+    return recent.map((id) => super.get(id)!);
+  }
+}
+
+function listOf<T>(lists: Map<string, T>, key: string, make: () => T): T {
+  let list = lists.get(key);
+  if (list === undefined) lists.set(key, (list = make()));
+  return list;
+}
 
 /** The status each later event of the life cycle moves a proposal to. */
 const MOVES: Record<Exclude<ProposalEvent['type'], 'proposal.prepared'>, ProposalStatus> = {
@@ -266,8 +340,8 @@ const secondsUntil = (at: number, now: Date) => Math.max(1, Math.ceil((at - now.
 export function refuseOverPending(proposals: ProposalState, grantId: string, now: Date, limits: PendingWorkLimits): void {
   let pending = 0;
   let soonest = Infinity;
-  for (const p of proposals.values()) {
-    if (p.grant_id !== grantId || statusAt(p, now) !== 'prepared') continue;
+  for (const p of proposals.openOf(grantId, now)) {
+    if (statusAt(p, now) !== 'prepared') continue;
     pending++;
     soonest = Math.min(soonest, Date.parse(p.expires_at));
   }
@@ -290,9 +364,9 @@ export function refuseOverBytes(proposals: ProposalState, grantId: string, now: 
   const since = now.getTime() - WINDOW_MS;
   const inWindow: Array<{ at: number; bytes: number }> = [];
   let used = 0;
-  for (const p of proposals.values()) {
+  for (const p of proposals.recentOf(grantId, now)) {
     const at = Date.parse(p.prepared_at);
-    if (p.grant_id !== grantId || at <= since) continue;
+    if (at <= since) continue;
     inWindow.push({ at, bytes: p.sealed_bytes });
     used += p.sealed_bytes;
   }

@@ -6,7 +6,7 @@
 import type { RecordEvent } from '../../contracts/events.ts';
 import type { RecordKind } from '../../contracts/record.ts';
 import { recordChangeOf } from '../../contracts/events.ts';
-import { evolveProposals, type ProposalState } from './proposal.ts';
+import { evolveProposals, ProposalState } from './proposal.ts';
 import { linkOf, type ReceiptLink } from './receipt-chain.ts';
 import { cloneRecordState, evolve, initialRecordState, itemKey, type RecordState } from './record.ts';
 
@@ -34,7 +34,7 @@ export interface FoldedEvent {
 }
 
 export function emptyFold(athleteId: string): RecordFold {
-  return { state: initialRecordState(athleteId), proposals: new Map(), revision: 'no_stream', lastLink: null, itemEvents: new Map(), proposalEvents: new Map(), itemBatches: new Map() };
+  return { state: initialRecordState(athleteId), proposals: new ProposalState(), revision: 'no_stream', lastLink: null, itemEvents: new Map(), proposalEvents: new Map(), itemBatches: new Map() };
 }
 
 /** A copy that stays as it was while the original is folded further: for whoever holds it outside the commands. */
@@ -43,7 +43,7 @@ export function cloneFold(f: RecordFold): RecordFold {
   return {
     ...f,
     state: cloneRecordState(f.state),
-    proposals: new Map(f.proposals),
+    proposals: new ProposalState(f.proposals),
     itemEvents: new Map(f.itemEvents),
     proposalEvents: new Map(f.proposalEvents),
     itemBatches: new Map(f.itemBatches),

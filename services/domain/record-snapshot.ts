@@ -4,7 +4,7 @@
 // and status, the exercises a workout uses) as indexes into a table, derivable maps left out.
 // `decodeFold(encodeFold(f))` equals `f`; a snapshot of another version is not read (null).
 import type { ProposalStatus } from '../../contracts/write.ts';
-import type { ProposalEntry, ProposalState } from './proposal.ts';
+import { ProposalState, type ProposalEntry } from './proposal.ts';
 import type { ReceiptLink } from './receipt-chain.ts';
 import { initialRecordState } from './record.ts';
 import type { RecordFold } from './record-fold.ts';
@@ -108,7 +108,7 @@ export function decodeFold({ head, rows }: FoldSnapshot, athleteId: string): Rec
   for (const [ref, id] of rows.source_refs) state.workoutIdBySourceRef.set(ref, id);
   for (const file of head.imported_files) state.importedFiles.add(file);
   for (const [key, uses] of rows.exercise_uses) state.exerciseUses.set(key, uses.map((i) => head.exercise_ids[i]!));
-  const proposals: ProposalState = new Map();
+  const proposals = new ProposalState();
   const proposalEvents = new Map<string, readonly number[]>();
   for (const [id, grant, digest, status, preparedAt, expiresAt, sealedBytes, at] of rows.proposals) {
     const entry: ProposalEntry = { command_id: id, grant_id: head.grants[grant]!, body_sha256: digest, status: STATUSES[status]!, prepared_at: preparedAt, expires_at: expiresAt, sealed_bytes: sealedBytes };

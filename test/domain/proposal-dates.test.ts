@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
 import { WRITE_POLICY } from '../../contracts/policy.ts';
-import { decidePrepare, itemKeysOf, WriteRefusal, type PrepareCommand } from '../../services/domain/proposal.ts';
+import { decidePrepare, itemKeysOf, ProposalState, WriteRefusal, type PrepareCommand } from '../../services/domain/proposal.ts';
 import { initialRecordState, itemImages } from '../../services/domain/record.ts';
 import { addDays } from '../../services/domain/time.ts';
 import { validBody } from '../support/writes.ts';
@@ -28,7 +28,7 @@ function prepare(timezone: string, now: string, action: unknown) {
     timezone,
     newId: () => uid(0x1000 + ++ids),
   };
-  return decidePrepare(command, initialRecordState(ATHLETE), new Map(), itemImages([], itemKeysOf(command.body)));
+  return decidePrepare(command, initialRecordState(ATHLETE), new ProposalState(), itemImages([], itemKeysOf(command.body)));
 }
 
 /** The refusal `run` throws; a run that is accepted fails the test, saying what should have been refused. */

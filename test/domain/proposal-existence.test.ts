@@ -10,7 +10,7 @@ import type { ReadScope } from '../../contracts/common.ts';
 import type { WriteProposalBody } from '../../contracts/write.ts';
 import type { WritePermission } from '../../contracts/write-permissions.ts';
 import { decideApprove } from '../../services/domain/proposal-review.ts';
-import { decidePrepare, itemKeysOf, WriteRefusal, type PrepareCommand, type PreparedProposal } from '../../services/domain/proposal.ts';
+import { decidePrepare, itemKeysOf, ProposalState, WriteRefusal, type PrepareCommand, type PreparedProposal } from '../../services/domain/proposal.ts';
 import { decideChanges, evolve, initialRecordState, itemImages, type RecordChange } from '../../services/domain/record.ts';
 import { thrown } from '../support/thrown.ts';
 
@@ -52,7 +52,7 @@ function command(actions: unknown[], scopes: ReadScope[], permissions: WritePerm
 
 /** When: the batch is prepared against the record. */
 function when(record: ReturnType<typeof given>, c: PrepareCommand): PreparedProposal {
-  const decision = decidePrepare(c, record.state, new Map(), itemImages(record.log, itemKeysOf(c.body)));
+  const decision = decidePrepare(c, record.state, new ProposalState(), itemImages(record.log, itemKeysOf(c.body)));
   if (decision.outcome !== 'prepared') throw new Error(`expected a prepared proposal, not ${decision.outcome}`);
   return decision.proposal;
 }

@@ -8,7 +8,9 @@ import { WRITE_POLICY } from '../../contracts/policy.ts';
 import type { WriteProposalBody } from '../../contracts/write.ts';
 import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
 import { operations } from '../../contracts/operations.ts';
-import { bodyDigest, decidePrepare, evolveProposals, POLICY_LIMITS, refuseOverBytes, WriteRefusal, type ProposalState, type PrepareCommand } from '../../services/domain/proposal.ts';
+import fc from 'fast-check';
+import { CLOCK_SKEW_MS } from '../../services/domain/clock.ts';
+import { bodyDigest, decidePrepare, evolveProposals, POLICY_LIMITS, refuseOverBytes, refuseOverPending, WriteRefusal, ProposalState, type PrepareCommand } from '../../services/domain/proposal.ts';
 import { initialRecordState } from '../../services/domain/record.ts';
 import { thrown } from '../support/thrown.ts';
 
@@ -25,7 +27,7 @@ const body = (n: number) => ({ version: 'agent-access-write.v1', command_id: uid
 
 /** Given: proposals prepared by these connections, at these times, of these sizes, and what became of them. */
 function given(...proposals: Array<{ n: number; grant?: string; preparedAt: number; bytes?: number; then?: 'proposal.rejected' | 'proposal.committed' }>): ProposalState {
-  const state: ProposalState = new Map();
+  const state = new ProposalState();
   for (const p of proposals) {
     const prepared = at(p.preparedAt);
     const data = {
@@ -114,6 +116,88 @@ test('the limits are WRITE_POLICY\'s, and the bytes limit holds the largest prop
   assert.equal(POLICY_LIMITS, { pendingProposals: 10, proposalBytesPerDay: 4 * 1024 * 1024 });
   // A body at its limit, sealed and base64-encoded (4/3), with room for the ids the server adds.
   assert.ok(POLICY_LIMITS.proposalBytesPerDay > 4 * (operations.prepare_write_proposal.bodyLimit! * 4) / 3);
+});
+
+test('given 10 prepared, when checked minutes later and then by a clock 3 minutes behind (within the skew), then the second check still counts the ones it sees pending', () => {
+  const proposals = given(...tenPending().map((p, i) => ({ ...p, preparedAt: i * MINUTE })), { n: 50, preparedAt: 33 * MINUTE });
+  // A check at 33 minutes: the first four have expired by then; nine are pending (the one "at 33" too).
+  assert.not.throws(() => refuseOverPending(proposals, GRANT, at(33 * MINUTE), POLICY_LIMITS));
+  // At 30 minutes the first has just expired; the next nine, and the one prepared "at 33", are pending.
+  const refused = refusal(() => refuseOverPending(proposals, GRANT, at(30 * MINUTE), POLICY_LIMITS));
+  assert.is(refused.reason, 'pending_limit');
+  assert.is(refused.retryAfter, 60);
+});
+
+/** What the limits answer for `grant` at `now`: nothing, or the refusal's reason, words and wait. */
+function limitsOf(proposals: ProposalState, grant: string, now: Date, bytes: number) {
+  const limits = { pendingProposals: 3, proposalBytesPerDay: 1000 };
+  const answer = (run: () => void) => {
+    try {
+      run();
+      return null;
+    } catch (error) {
+      const r = error as WriteRefusal;
+      return { reason: r.reason, message: r.message, retryAfter: r.retryAfter };
+    }
+  };
+  return [answer(() => refuseOverPending(proposals, grant, now, limits)), answer(() => refuseOverBytes(proposals, grant, now, bytes, limits))];
+}
+
+test("the limits read off each connection's kept lists answer as from every proposal the record holds, whatever checks came before (each no later than the next plus the clock skew)", () => {
+  const step = fc.oneof(
+    fc.record({
+      kind: fc.constant('prepare' as const),
+      grant: fc.constantFrom(GRANT, OTHER),
+      // Mostly minutes apart, sometimes hours; by instances whose clocks differ by a few minutes.
+      advance: fc.oneof(fc.integer({ min: 0, max: 12 * MINUTE }), fc.integer({ min: 0, max: 10 * HOUR })),
+      jitter: fc.integer({ min: -4 * MINUTE, max: 4 * MINUTE }),
+      bytes: fc.integer({ min: 1, max: 400 }),
+      then: fc.constantFrom(null, 'proposal.rejected' as const, 'proposal.committed' as const, 'proposal.expired' as const),
+    }),
+    fc.record({
+      kind: fc.constant('check' as const),
+      advance: fc.oneof(fc.integer({ min: 0, max: 40 * MINUTE }), fc.integer({ min: 0, max: 2 * 24 * HOUR })),
+      // A check's clock may be behind the others' by up to the skew allowed.
+      jitter: fc.integer({ min: -CLOCK_SKEW_MS, max: 0 }),
+      bytes: fc.integer({ min: 1, max: 600 }),
+    }),
+  );
+  fc.assert(
+    fc.property(fc.array(step, { maxLength: 80 }), (steps) => {
+      const kept = new ProposalState();
+      let clock = 0;
+      steps.forEach((x, n) => {
+        clock += x.advance;
+        if (x.kind === 'prepare') {
+          const prepared = at(clock + x.jitter);
+          const data = { command_id: uid(0x3000 + n), grant_id: x.grant, body_sha256: 'd', prepared_at: prepared.toISOString(), expires_at: new Date(prepared.getTime() + WRITE_POLICY.proposalExpiryMinutes * MINUTE).toISOString(), details: { key_id: uid(0x77), iv: '', tag: '', ciphertext: 'x'.repeat(x.bytes) } };
+          evolveProposals(kept, { type: 'proposal.prepared', data });
+          if (x.then) evolveProposals(kept, { type: x.then, data: { command_id: data.command_id } });
+          return;
+        }
+        // Every proposal, as a record without kept lists would walk them.
+        const all = [...kept.values()];
+        const everything = { openOf: (g: string) => all.filter((p) => p.grant_id === g && p.status === 'prepared'), recentOf: (g: string) => all.filter((p) => p.grant_id === g) } as unknown as ProposalState;
+        const now = at(clock + x.jitter);
+        for (const grant of [GRANT, OTHER]) assert.equal(limitsOf(kept, grant, now, x.bytes), limitsOf(everything, grant, now, x.bytes), `check ${n}`);
+      });
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+test('a connection with 20,000 proposals: a check reads only the day before it', () => {
+  const proposals = new ProposalState();
+  for (let n = 0; n < 20_000; n++) {
+    const prepared = at(n * 5 * MINUTE);
+    evolveProposals(proposals, { type: 'proposal.prepared', data: { command_id: uid(0x10000 + n), grant_id: GRANT, body_sha256: 'd', prepared_at: prepared.toISOString(), expires_at: new Date(prepared.getTime() + 30 * MINUTE).toISOString(), details: { key_id: uid(0x77), iv: '', tag: '', ciphertext: 'x' } } });
+    if (n % 2 === 0) evolveProposals(proposals, { type: 'proposal.committed', data: { command_id: uid(0x10000 + n) } });
+  }
+  assert.is(proposals.size, 20_000);
+  // A day of prepares every 5 minutes, and the clock skew's worth more.
+  const now = at(20_000 * 5 * MINUTE);
+  assert.ok(proposals.recentOf(GRANT, now).length <= (24 * 60 + CLOCK_SKEW_MS / MINUTE) / 5 + 1, String(proposals.recentOf(GRANT, now).length));
+  assert.ok(proposals.openOf(GRANT, now).length <= 10, String(proposals.openOf(GRANT, now).length));
 });
 
 test.run();

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import type { ProposalPrepared } from '../../contracts/events.ts';
 import type { WriteProposalBody } from '../../contracts/write.ts';
 import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
-import { decidePrepare, evolveProposals, itemKeysOf, type PreparedProposal, type ProposalState } from '../../services/domain/proposal.ts';
+import { decidePrepare, evolveProposals, itemKeysOf, type PreparedProposal, ProposalState } from '../../services/domain/proposal.ts';
 import { approvalKeys, decideApprove, decideReject, decideUndo, ReviewRefusal, type ApproveDecision } from '../../services/domain/proposal-review.ts';
 import { decideChanges, evolve, initialRecordState, itemImages, type RecordChange, type RecordState } from '../../services/domain/record.ts';
 import { thrown } from '../support/thrown.ts';
@@ -42,7 +42,7 @@ function change(w: World, changes: RecordChange[]) {
 
 /** Given a meal and a check-in, and a proposal that adds a meal, changes the check-in and deletes the meal. */
 function givenPrepared(): { w: World; p: PreparedProposal } {
-  const w: World = { record: initialRecordState(ATHLETE), log: [], proposals: new Map() };
+  const w: World = { record: initialRecordState(ATHLETE), log: [], proposals: new ProposalState() };
   change(w, [{ op: 'create', kind: 'meal', item: { id: MEAL, ...oats } }, { op: 'create', kind: 'checkin', item: checkin(3) }]);
   const body = {
     version: 'agent-access-write.v1',
@@ -111,7 +111,7 @@ test('reject: rejected before expiry, expired after it, refused once decided', (
   assert.equal(decideReject(entry, at(1)).map((e) => e.type), ['proposal.rejected']);
   assert.equal(decideReject(entry, at(31)).map((e) => e.type), ['proposal.expired']);
   assert.is(refused(() => decideReject({ ...entry, status: 'committed' }, at(1))).reason, 'not_pending');
-  assert.is(refused(() => approve({ ...w, proposals: new Map([[p.command_id, { ...entry, status: 'rejected' }]]) }, p, at(1))).reason, 'not_pending');
+  assert.is(refused(() => approve({ ...w, proposals: new ProposalState([[p.command_id, { ...entry, status: 'rejected' }]]) }, p, at(1))).reason, 'not_pending');
 });
 
 /** Given the proposal committed at +10 minutes. */
@@ -157,7 +157,7 @@ test('given a committed batch, when an item it created was removed since, then t
  * batch's dependency, asserted at revision 1, not changed by it.
  */
 function givenCommittedWorkout() {
-  const w: World = { record: initialRecordState(ATHLETE), log: [], proposals: new Map() };
+  const w: World = { record: initialRecordState(ATHLETE), log: [], proposals: new ProposalState() };
   change(w, [{ op: 'create', kind: 'exercise', item: { id: SQUAT, name: 'Back Squat', muscle_group: 'legs', tracking_type: 'weight_reps' } }]);
   const set = { position: 0, set_number: 1, set_type: 'normal', parent_position: null, weight_kg: 100, reps: 5, rpe: null, target_rpe: null, duration_seconds: null, distance_metres: null, incline_percent: null, completed: true };
   const body = {

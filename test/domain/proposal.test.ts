@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WriteProposalBody } from '../../contracts/write.ts';
 import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
-import { bodyDigest, canonicalJson, decidePrepare, evolveProposals, itemKeysOf, statusAt, WriteRefusal, type ProposalState, type PrepareCommand } from '../../services/domain/proposal.ts';
+import { bodyDigest, canonicalJson, decidePrepare, evolveProposals, itemKeysOf, statusAt, WriteRefusal, ProposalState, type PrepareCommand } from '../../services/domain/proposal.ts';
 import { decideChanges, evolve, initialRecordState, itemImages, type RecordChange } from '../../services/domain/record.ts';
 import { thrown } from '../support/thrown.ts';
 
@@ -55,7 +55,7 @@ function command(actions: unknown[], overrides: Partial<PrepareCommand> = {}): P
 }
 
 /** When: the batch is prepared against the record and these proposals. */
-function when(record: ReturnType<typeof given>, c: PrepareCommand, proposals: ProposalState = new Map()) {
+function when(record: ReturnType<typeof given>, c: PrepareCommand, proposals = new ProposalState()) {
   return decidePrepare(c, record.state, proposals, itemImages(record.log, itemKeysOf(c.body)));
 }
 
@@ -92,7 +92,7 @@ test('given a meal, when it is updated, then the summary names only the fields t
 test('given a proposal of this connection, when the same body comes again, then it is a replay; another body is refused; another connection is refused without details', () => {
   const record = standard();
   const c = command([{ op: 'delete', kind: 'meal', id: MEAL, base_revision: 1 }]);
-  const proposals: ProposalState = new Map();
+  const proposals = new ProposalState();
   evolveProposals(proposals, { type: 'proposal.prepared', data: { command_id: c.body.command_id, grant_id: GRANT, body_sha256: bodyDigest(c.body), prepared_at: NOW.toISOString(), expires_at: '2026-06-01T12:30:00.000Z' } });
   assert.equal(when(record, c, proposals), { outcome: 'replay', command_id: c.body.command_id });
   const other = refusal(() => when(record, command([{ op: 'create', kind: 'meal', record: oats }]), proposals));

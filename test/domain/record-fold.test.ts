@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { streams } from '../../contracts/events.ts';
-import { evolveProposals, type ProposalState } from '../../services/domain/proposal.ts';
+import { evolveProposals, ProposalState } from '../../services/domain/proposal.ts';
 import { lastLink } from '../../services/domain/receipt-chain.ts';
 import { evolve, initialRecordState, itemImages, type RecordState } from '../../services/domain/record.ts';
 import { cloneFold, emptyFold, foldEvent, imageRevisions, type RecordFold } from '../../services/domain/record-fold.ts';
@@ -33,7 +33,7 @@ function plain(value: unknown): unknown {
 /** The fold as the service made it before it kept one: every event through `evolve` and `evolveProposals`. */
 function foldedOnce(athleteId: string, events: StoredEvent[]): { state: RecordState; proposals: ProposalState } {
   const state = initialRecordState(athleteId);
-  const proposals: ProposalState = new Map();
+  const proposals = new ProposalState();
   for (const e of events) {
     evolve(state, { type: e.type, data: e.data } as RecordEvent);
     evolveProposals(proposals, e);
