@@ -2,8 +2,6 @@
 // runner (the projection runner contract) and by the `projections run` worker killed with
 // SIGKILL and restarted. Against KURRENTDB_URL and MONGODB_URL when both are set (servers of the
 // user's: `npm run test:distributed`), else against containers; else skipped with the reason.
-import { randomUUID } from 'node:crypto';
-import { MongoClient } from 'mongodb';
 import * as assert from 'uvu/assert';
 import { projections } from '../../projections/index.ts';
 import { CHECKPOINTS } from '../../projections/runner.ts';
@@ -12,59 +10,16 @@ import { MongoReadStore } from '../../services/store/mongodb/read-store.ts';
 import { projectionRunnerContract } from '../projections/projection-runner.contract.ts';
 import { startCli } from '../support/cli.ts';
 import { copyLog, freshAthletes, only, readModelsOf, recordLog } from '../support/event-log.ts';
+import { freshDatabase, sharedServers } from '../support/distributed-servers.ts';
 import { serverSuite, whyNoContainerRuntime } from './container-runtime.ts';
 
-const KURRENTDB_IMAGE = process.env.KURRENTDB_IMAGE ?? 'docker.kurrent.io/kurrent-lts/kurrentdb:26.0.3';
-const MONGODB_IMAGE = process.env.MONGODB_IMAGE ?? 'mongo:8.0.17';
-
-interface Servers {
-  kurrentdb: string;
-  mongodb: string;
-  stop(): Promise<void>;
-}
-
-async function startServers(): Promise<Servers> {
-  if (process.env.KURRENTDB_URL && process.env.MONGODB_URL) {
-    return { kurrentdb: process.env.KURRENTDB_URL, mongodb: process.env.MONGODB_URL, stop: async () => {} };
-  }
-  const [{ KurrentDbContainer }, { MongoDBContainer }] = await Promise.all([import('@testcontainers/kurrentdb'), import('@testcontainers/mongodb')]);
-  const [kurrent, mongo] = await Promise.all([new KurrentDbContainer(KURRENTDB_IMAGE).start(), new MongoDBContainer(MONGODB_IMAGE).start()]);
-  return {
-    kurrentdb: kurrent.getConnectionString(),
-    mongodb: `${mongo.getConnectionString()}/?directConnection=true`,
-    stop: async () => void (await Promise.all([kurrent.stop(), mongo.stop()])),
-  };
-}
-
-let servers: Promise<Servers> | null = null;
-const shared = () => (servers ??= startServers());
-
-/** The connection string with `database` as its database. */
-function withDatabase(url: string, database: string): string {
-  const match = /^(mongodb(?:\+srv)?:\/\/[^/?]+)(?:\/[^?]*)?(\?.*)?$/i.exec(url);
-  if (!match) throw new Error(`not a MongoDB connection string: ${url}`);
-  return `${match[1]}/${database}${match[2] ?? ''}`;
-}
-
-/** A fresh database on the shared MongoDB, dropped on close. */
-async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const url = withDatabase((await shared()).mongodb, `repledger_test_${randomUUID().replaceAll('-', '')}`);
-  return {
-    url,
-    drop: async () => {
-      const client = await MongoClient.connect(url);
-      await client.db().dropDatabase();
-      await client.close();
-    },
-  };
-}
 
 function workerSuite(skipped: string | null): void {
   const t = serverSuite('distributed worker', skipped);
-  t.after(async () => (await shared()).stop());
+  t.after(async () => (await sharedServers()).stop());
 
   t('a worker SIGKILLed while applying and started again ends with the inline build: nothing twice, nothing missed', async () => {
-    const { kurrentdb } = await shared();
+    const { kurrentdb } = await sharedServers();
     const database = await freshDatabase();
     const events = new KurrentEventStore(kurrentdb);
     const reads = await MongoReadStore.connect(database.url);
@@ -127,7 +82,7 @@ projectionRunnerContract(
   'kurrentdb + mongodb',
   async () => {
     const database = await freshDatabase();
-    const events = new KurrentEventStore((await shared()).kurrentdb);
+    const events = new KurrentEventStore((await sharedServers()).kurrentdb);
     const reads = await MongoReadStore.connect(database.url);
     return {
       events,

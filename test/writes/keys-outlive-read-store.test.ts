@@ -25,6 +25,7 @@ import { moveKeysOutOfReadStore, READ_STORE_KEYS } from '../../services/writes/s
 import { openTestApp, recordModels, registerAthlete, tempDir } from '../support/app.ts';
 import { cli } from '../support/cli.ts';
 import { agentCaller, seedRecord, validBody, type Seeded } from '../support/writes.ts';
+import { freshDatabase, sharedServers } from '../support/distributed-servers.ts';
 import { serverSuite, whyNoContainerRuntime } from '../store/container-runtime.ts';
 
 const NOW = '2026-06-01T12:00:00.000Z';
@@ -297,73 +298,34 @@ separate.run();
 
 // Distributed mode: events and keys in KurrentDB, read models in MongoDB.
 
-const KURRENTDB_IMAGE = process.env.KURRENTDB_IMAGE ?? 'docker.kurrent.io/kurrent-lts/kurrentdb:26.0.3';
-const MONGODB_IMAGE = process.env.MONGODB_IMAGE ?? 'mongo:8.0.17';
-
-interface Servers {
-  kurrentdb: string;
-  mongodb: string;
-  stop(): Promise<void>;
-}
-
-async function startServers(): Promise<Servers> {
-  if (process.env.KURRENTDB_URL && process.env.MONGODB_URL) return { kurrentdb: process.env.KURRENTDB_URL, mongodb: process.env.MONGODB_URL, stop: async () => {} };
-  const [{ KurrentDbContainer }, { MongoDBContainer }] = await Promise.all([import('@testcontainers/kurrentdb'), import('@testcontainers/mongodb')]);
-  const [kurrent, mongo] = await Promise.all([new KurrentDbContainer(KURRENTDB_IMAGE).start(), new MongoDBContainer(MONGODB_IMAGE).start()]);
-  return {
-    kurrentdb: kurrent.getConnectionString(),
-    mongodb: `${mongo.getConnectionString()}/?directConnection=true`,
-    stop: async () => void (await Promise.all([kurrent.stop(), mongo.stop()])),
-  };
-}
-
-let servers: Promise<Servers> | null = null;
-const shared = () => (servers ??= startServers());
-
-/** The connection string naming a fresh database of the shared MongoDB. */
-async function freshDatabase(): Promise<string> {
-  const match = /^(mongodb(?:\+srv)?:\/\/[^/?]+)(?:\/[^?]*)?(\?.*)?$/i.exec((await shared()).mongodb);
-  if (!match) throw new Error('not a MongoDB connection string');
-  return `${match[1]}/repledger_test_${randomUUID().replaceAll('-', '')}${match[2] ?? ''}`;
-}
-
-async function dropDatabase(url: string): Promise<void> {
-  const client = await MongoClient.connect(url);
-  try {
-    await client.db().dropDatabase();
-  } finally {
-    await client.close();
-  }
-}
-
 async function distributedApp(mongodb: string, dataDir: string): Promise<App> {
-  return openApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', KURRENTDB_URL: (await shared()).kurrentdb, MONGODB_URL: mongodb }), fixedClock(NOW));
+  return openApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', KURRENTDB_URL: (await sharedServers()).kurrentdb, MONGODB_URL: mongodb }), fixedClock(NOW));
 }
 
 function distributedSuite(skipped: string | null): void {
   const t = serverSuite('keys outlive the MongoDB read store', skipped);
-  t.after(async () => (await shared()).stop());
+  t.after(async () => (await sharedServers()).stop());
 
   t('the MongoDB database dropped and the read models replayed: a pending proposal is still approvable, a saved batch still undoable', async () => {
-    const mongodb = await freshDatabase();
+    const { url: mongodb, drop } = await freshDatabase();
     const dataDir = tempDir();
     let app = await distributedApp(mongodb, dataDir);
     try {
       // Projections follow the log in a worker here: each step's read models are caught up first.
       const p = await prepareBoth(app, () => app.runner.catchUp());
       await app.close();
-      await dropDatabase(mongodb);
+      await drop();
       app = await distributedApp(mongodb, dataDir);
       await app.runner.replay();
       await stillApprovableAndUndoable(app, p, () => app.runner.catchUp());
     } finally {
       await app.close();
-      await dropDatabase(mongodb);
+      await drop();
     }
   });
 
   t('keys a store made before kept in MongoDB are moved into KurrentDB at start, and the collection goes', async () => {
-    const mongodb = await freshDatabase();
+    const { url: mongodb, drop } = await freshDatabase();
     const reads = await MongoReadStore.connect(mongodb);
     const made = Array.from({ length: 3 }, (_, i) => ({ id: randomUUID(), athlete_id: randomUUID(), key: randomBytes(32), created_at: new Date(Date.parse(NOW) - i * DAY).toISOString() }));
     try {
@@ -385,7 +347,7 @@ function distributedSuite(skipped: string | null): void {
     } finally {
       await a.close();
       await b.close();
-      await dropDatabase(mongodb);
+      await drop();
     }
   });
 
