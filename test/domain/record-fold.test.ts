@@ -12,6 +12,7 @@ import { decodeFold, encodeFold, type FoldSnapshot } from '../../services/domain
 import type { RecordEvent } from '../../contracts/events.ts';
 import type { StoredEvent } from '../../services/store/event-store.ts';
 import { recordLog } from '../support/event-log.ts';
+import { plain } from '../support/plain.ts';
 
 /** The reference log's record streams, each with its proposals' whole life cycle. */
 async function recordStreams(): Promise<Array<{ athleteId: string; events: StoredEvent[] }>> {
@@ -19,15 +20,6 @@ async function recordStreams(): Promise<Array<{ athleteId: string; events: Store
   const byStream = new Map<string, StoredEvent[]>();
   for (const e of events) if (e.stream.startsWith('record-')) byStream.set(e.stream, [...(byStream.get(e.stream) ?? []), e]);
   return [...byStream].map(([stream, list]) => ({ athleteId: stream.slice('record-'.length), events: list }));
-}
-
-/** Plain values for comparing folds: maps as sorted entry lists. */
-function plain(value: unknown): unknown {
-  if (value instanceof Map) return [...value].map(([k, v]) => [k, plain(v)]).sort(([a], [b]) => String(a).localeCompare(String(b)));
-  if (value instanceof Set) return [...value].sort();
-  if (Array.isArray(value)) return value.map(plain);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
-  return value;
 }
 
 /** The fold as the service made it before it kept one: every event through `evolve` and `evolveProposals`. */

@@ -11,6 +11,7 @@ import { RecordService, SNAPSHOT_EVERY } from '../../services/record-service.ts'
 import type { EventStore } from '../../services/store/event-store.ts';
 import { ReadStoreFoldSnapshots } from '../../services/store/fold-snapshots.ts';
 import { openTestApp, registerAthlete } from '../support/app.ts';
+import { plain } from '../support/plain.ts';
 
 /** The event store, counting the events its stream reads answer. */
 function counting(events: EventStore): { store: EventStore; read: () => number } {
@@ -27,15 +28,6 @@ function counting(events: EventStore): { store: EventStore; read: () => number }
     },
   });
   return { store, read: () => read };
-}
-
-/** A fold as comparable data: maps as sorted entries. */
-function plain(value: unknown): unknown {
-  if (value instanceof Map) return [...value].map(([k, v]) => [k, plain(v)]).sort(([a], [b]) => String(a).localeCompare(String(b)));
-  if (value instanceof Set) return [...value].sort();
-  if (Array.isArray(value)) return value.map(plain);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
-  return value;
 }
 
 const loadedFold = (l: Awaited<ReturnType<RecordService['load']>>) => plain({ state: l.state, proposals: l.proposals, revision: l.revision, lastLink: l.lastLink });

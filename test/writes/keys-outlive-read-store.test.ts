@@ -103,15 +103,18 @@ async function keyIdOf(app: App, athleteId: string, commandId: string): Promise<
 
 const embedded = suite('keys outlive the embedded read store');
 
-embedded('the read models deleted and replayed: a pending proposal is still approvable, a saved batch still undoable', async () => {
+/** An embedded store, closed, holding a pending proposal and a saved batch (`prepareBoth`). */
+async function storeWithBoth(): Promise<{ dataDir: string; p: Prepared }> {
   const t = await openTestApp({ now: NOW });
-  const dataDir = t.dataDir;
-  let p: Prepared;
   try {
-    p = await prepareBoth(t.app);
+    return { dataDir: t.dataDir, p: await prepareBoth(t.app) };
   } finally {
     await t.app.close();
   }
+}
+
+embedded('the read models deleted and replayed: a pending proposal is still approvable, a saved batch still undoable', async () => {
+  const { dataDir, p } = await storeWithBoth();
   const dropped = dropReadModels(dataDir);
   for (const table of ['rm_proposals', 'rm_meals', 'rm_projection_checkpoints']) assert.ok(dropped.includes(table), `${table} was dropped (of ${dropped.join(', ')})`);
   const reopened = await openTestApp({ dataDir, now: NOW });
@@ -139,14 +142,7 @@ async function asStoreFromBefore(dataDir: string): Promise<string[]> {
 }
 
 embedded('a store made before, its keys in the read store: two processes starting at once move them, none lost, and the old table goes', async () => {
-  const t = await openTestApp({ now: NOW });
-  const dataDir = t.dataDir;
-  let p: Prepared;
-  try {
-    p = await prepareBoth(t.app);
-  } finally {
-    await t.app.close();
-  }
+  const { dataDir, p } = await storeWithBoth();
   const ids = await asStoreFromBefore(dataDir);
   assert.is(ids.length, 2);
   const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
