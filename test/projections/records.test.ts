@@ -147,11 +147,12 @@ test('incrementally maintained record labels equal the rules applied to the fina
         }
       }),
       // A failure's shrinking replays whole histories: it stops after 200 s (the runner stops a file at 300 s) with the smallest case found so far.
-      { numRuns: 100, includeErrorInReport: true, skipAllAfterTimeLimit: 200_000 },
+      { numRuns: 200, includeErrorInReport: true, skipAllAfterTimeLimit: 200_000 },
     );
-    // The cases the rules are about were each reached many times, whatever the seed. Over seven
-    // seeds the rarest (equalled) was reached 87-134 times, and once 47 (a CI run): at least 20.
-    for (const [what, count] of Object.entries(reached)) assert.ok(count >= 20, `${what} reached ${count} times`);
+    // The cases the rules are about were each reached many times, whatever the seed. At 100 runs
+    // the rarest (equalled) was reached 87-134 times over seven seeds, and once 47 (a CI run):
+    // 200 runs keep it well above 50.
+    for (const [what, count] of Object.entries(reached)) assert.ok(count >= 50, `${what} reached ${count} times`);
   } finally {
     await t.close();
   }
