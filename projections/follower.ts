@@ -91,7 +91,7 @@ export class Follower {
   }
 
   async #renew(): Promise<void> {
-    if (!(await this.#lease.renew())) await this.#lost(new LeaseLost(this.#lease.holder, null));
+    if (!(await this.#lease.renew())) await this.#lost();
   }
 
   /** Takes the lease if it is free; then catches up, follows, and rebuilds what is outdated. */
@@ -114,7 +114,7 @@ export class Follower {
       this.#state({ state: 'following', token });
       if (outdated.length > 0) this.#rebuildInBackground(outdated);
     } catch (error) {
-      if (error instanceof LeaseLost) return this.#lost(error);
+      if (error instanceof LeaseLost) return this.#lost();
       throw error;
     }
   }
@@ -130,12 +130,12 @@ export class Follower {
   }
 
   #failed(error: unknown): void {
-    if (error instanceof LeaseLost) void this.#lost(error);
+    if (error instanceof LeaseLost) void this.#lost();
     else this.#fail(error);
   }
 
   /** Another process has the lease: stop writing, and wait for it like any other process. */
-  async #lost(_error: LeaseLost): Promise<void> {
+  async #lost(): Promise<void> {
     await this.#standDown();
     this.#state({ state: 'waiting' });
   }
