@@ -22,8 +22,8 @@ test('every image is pinned to a full version, and the suites test the same imag
   for (const [suite, image] of [
     ['test/store/kurrentdb.test.ts', images.find((i) => i.includes('kurrentdb'))!],
     ['test/store/mongodb.test.ts', images.find((i) => i.startsWith('mongo:'))!],
-    ['test/store/distributed.test.ts', images.find((i) => i.includes('kurrentdb'))!],
-    ['test/store/distributed.test.ts', images.find((i) => i.startsWith('mongo:'))!],
+    ['test/support/distributed-servers.ts', images.find((i) => i.includes('kurrentdb'))!],
+    ['test/support/distributed-servers.ts', images.find((i) => i.startsWith('mongo:'))!],
   ] as const) {
     assert.ok(read(suite).includes(`'${image}'`), `${suite} does not default to ${image}`);
   }
