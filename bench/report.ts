@@ -7,6 +7,9 @@ import { REVIEW_TARGET, type ReviewMeasured } from './review.ts';
 import { median, type Load, type Measurement, type TurnFigures } from './measure.ts';
 import type { PrepareFloorMeasured } from './prepare-floor.ts';
 import type { StreamFacts } from './prepare-floor-process.ts';
+import type { ColdCommandMeasured } from './cold-command.ts';
+import type { ImportStall } from './import-stall.ts';
+import type { ProjectionThroughput, RebuildLag } from './projection.ts';
 
 /** The paged lists: every `list_` operation, an exercise's history and the personal records. */
 const PAGED_LISTS = new Set(['get_exercise_history', 'get_personal_records']);
@@ -160,6 +163,8 @@ export interface BenchResults {
   prepareFloors: PrepareFloorResult[];
   review: ReviewMeasured[];
   cli: CliMeasured;
+  /** Distributed mode's measures (issue 37): each a ratio within its own measurement. */
+  distributed: { coldCommand: ColdCommandMeasured; importStalls: ImportStall[]; projection: ProjectionThroughput; rebuildLag: RebuildLag };
   summary: Summary;
 }
 

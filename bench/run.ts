@@ -452,6 +452,13 @@ async function main(): Promise<void> {
     const review = await measureReview(dataDir, manifest.athletes.map((a) => ({ label: a.label, athleteId: a.athleteId })));
     progress('the CLI: --help, athletes list, a three-year Hevy import');
     const cli = await measureCli();
+    progress('distributed mode: a cold command, requests during an import, projection throughput and a rebuild');
+    const distributed = {
+      coldCommand: await measureColdCommand(progress),
+      importStalls: await measureImportStalls(),
+      projection: await measureProjectionThroughput(),
+      rebuildLag: await measureRebuildLag(),
+    };
 
     const results: BenchResults = {
       at: new Date().toISOString(),
@@ -464,10 +471,11 @@ async function main(): Promise<void> {
       prepareFloors,
       review,
       cli,
+      distributed,
       summary: summarise(operations, prepareFloors),
     };
     writeFileSync(RESULTS_FILE, JSON.stringify(results, null, 2));
-    const blocks = [formatTable(operations), floors ? formatFloors(floors) : null, prepareFloors.length ? formatPrepareFloors(prepareFloors) : null, formatReview(review), formatCli(cli), formatSummary(results, athletes.map((a) => a.label), RESULTS_FILE)];
+    const blocks = [formatTable(operations), floors ? formatFloors(floors) : null, prepareFloors.length ? formatPrepareFloors(prepareFloors) : null, formatReview(review), formatCli(cli), formatColdCommand(distributed.coldCommand), formatImportStalls(distributed.importStalls), formatProjectionThroughput(distributed.projection), formatRebuildLag(distributed.rebuildLag), formatSummary(results, athletes.map((a) => a.label), RESULTS_FILE)];
     console.log(`\n${blocks.filter((b) => b !== null).join('\n\n')}`);
     console.log(`whole run: ${((performance.now() - started) / 1000).toFixed(0)} s${settings.profileDir ? `; server CPU profile in ${settings.profileDir}` : ''}`);
   } finally {

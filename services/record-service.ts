@@ -1,6 +1,7 @@
 // Executes record commands: load the athlete's record stream, decide, append at the revision the
 // decision was made against. A concurrent writer makes the append fail; the command is then
 // decided again on the new state, so a decision never lands on a record it did not see.
+import { randomUUID } from 'node:crypto';
 import { recordStreamEvent, streams, type Actor, type ProposalEvent, type RecordEvent, type RecordStreamEvent } from '../contracts/events.ts';
 import { appendEvents } from './append.ts';
 import type { Clock } from './domain/clock.ts';
@@ -9,15 +10,20 @@ import { decideImport, type ImportCommand, type ImportDecision } from './domain/
 import type { ProposalState } from './domain/proposal.ts';
 import type { ReceiptLink } from './domain/receipt-chain.ts';
 import { decideChanges, itemImages, type ItemImage, type RecordChange, type RecordState } from './domain/record.ts';
-import { batchOfLatest, cloneFold, emptyFold, foldEvent, imageRevisions, type RecordFold } from './domain/record-fold.ts';
-import { decodeFold, encodeFold } from './domain/record-snapshot.ts';
+import { Missing } from './domain/partial-map.ts';
+import { batchOfLatest, cloneFold, emptyFold, FOLD_SECTIONS, foldEvent, imageRevisions, isWhole, keysOf, sectionMaps, type FoldedEvent, type FoldSection, type RecordFold } from './domain/record-fold.ts';
+import { foldOfHead, mergeBucket, snapshotOf, type SnapshotHead } from './domain/record-snapshot.ts';
 import type { FoldSnapshots } from './store/fold-snapshots.ts';
-import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from './store/event-store.ts';
+import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision, type StoredEvent } from './store/event-store.ts';
 
 /** Other processes (an import from the CLI) may append too; after this many lost races, give up. */
 const ATTEMPTS = 5;
 /** Records whose folds are kept; a fold is a few megabytes at 10,000 workouts, most are far smaller. */
 const KEPT_FOLDS = 256;
+/** A command that has asked for this many buckets of a section one at a time gets the whole section at once (an import's thousand new ids). */
+const BUCKETS_BEFORE_WHOLE = 4;
+/** A snapshot whose buckets keep going (other instances writing newer ones) is given up for the whole stream after this many reads. */
+const SNAPSHOT_TRIES = 3;
 /**
  * A record's fold is kept as a snapshot once this many events have been folded since the last
  * one: a command on a record no process holds reads the snapshot and at most this many events.
@@ -72,6 +78,16 @@ export class RecordService {
   /** The revision of each record's latest snapshot this process knows of. */
   readonly #snapshotAt = new Map<string, number>();
   readonly #writing = new Set<Promise<void>>();
+  /** Records whose snapshot is being written: the next waits for it, as it is written as a change of it. */
+  readonly #writingFor = new Set<string>();
+  /**
+   * The snapshot each fold writes its next one as a change of: the one it was read from, then each
+   * it wrote. Null: one it wrote was refused (another instance keeps the record's snapshots), so it
+   * writes no more unless whole. None: a fold of the whole stream, which writes every bucket.
+   */
+  readonly #bases = new WeakMap<RecordFold, SnapshotHead | null>();
+  /** The snapshot each fold read from one loads its missing buckets from: the one it was read from, or a later one it wrote. */
+  readonly #sources = new WeakMap<RecordFold, SnapshotHead>();
 
   constructor(events: EventStore, clock: Clock, snapshots: FoldSnapshots | null = null) {
     this.#events = events;
@@ -81,11 +97,16 @@ export class RecordService {
 
   /**
    * The record as it is now, for a look outside any command (whether a RepLedger export may be
-   * imported into it): a copy, which the commands after it do not change, taken in the athlete's
-   * queue like a command.
+   * imported into it): a whole copy, which the commands after it do not change, taken in the
+   * athlete's queue like a command.
    */
   load(athleteId: string): Promise<Loaded> {
-    return this.#queued(athleteId, async () => this.#loaded(cloneFold(await this.#fold(athleteId))));
+    return this.#queued(athleteId, () => this.#withFold(athleteId, async (fold) => this.#loaded(cloneFold(fold))));
+  }
+
+  /** Runs `look` on the record as it is now, in the athlete's queue like a command, appending nothing. */
+  read<T>(athleteId: string, look: (loaded: Loaded) => Promise<T>): Promise<T> {
+    return this.#queued(athleteId, () => this.#withFold(athleteId, (fold) => look(this.#loaded(fold))));
   }
 
   #loaded(fold: RecordFold): Loaded {
@@ -108,59 +129,165 @@ export class RecordService {
   }
 
   /**
-   * The record's fold caught up with the stream: the kept one and the events since, or the whole
-   * stream. Runs only in the athlete's queue, where no other command is deciding on the kept fold,
-   * so the events since are folded into it in place: a copy would cost the whole record.
+   * Runs `work` on the record's fold caught up with the stream; where the fold is partial and
+   * `work` reads what it does not hold (`Missing`), loads that and runs `work` again. Deciders are
+   * pure and synchronous, so a second run decides as the first would have with the whole fold.
    */
-  async #fold(athleteId: string): Promise<RecordFold> {
-    const kept = this.#folds.get(athleteId) ?? (await this.#fromSnapshot(athleteId));
-    const from = kept && kept.revision !== 'no_stream' ? kept.revision + 1 : 0;
-    const tail = await this.#events.readStream(streams.record(athleteId), from);
-    let fold: RecordFold;
-    try {
-      if (kept && (tail.length === 0 || (from > 0 && tail[0]!.revision === from))) fold = tail.reduce(foldEvent, kept);
-      else fold = (from === 0 ? tail : await this.#events.readStream(streams.record(athleteId))).reduce(foldEvent, emptyFold(athleteId));
-    } catch (error) {
-      // A fold that failed part of the way through an event is no longer as of any revision.
-      this.#folds.delete(athleteId);
-      throw error;
+  async #withFold<T>(athleteId: string, work: (fold: RecordFold) => Promise<T>): Promise<T> {
+    const asked = new Map<FoldSection, number>();
+    let tries = 0;
+    for (;;) {
+      const fold = await this.#fold(athleteId, tries < SNAPSHOT_TRIES);
+      try {
+        return await work(fold);
+      } catch (error) {
+        if (!(error instanceof Missing)) throw error;
+        const section = error.section as FoldSection;
+        asked.set(section, (asked.get(section) ?? 0) + 1);
+        const [map] = sectionMaps(fold, section);
+        const whole = error.key === null || asked.get(section)! > BUCKETS_BEFORE_WHOLE;
+        if (!(await this.#loadBuckets(fold, section, whole ? null : [map!.bucketOf(error.key!)]))) {
+          // Its snapshot's buckets were replaced by a newer one: read the record again.
+          this.#folds.delete(athleteId);
+          tries++;
+        }
+      }
     }
+  }
+
+  /**
+   * Adds buckets of a section (null: all it lacks) to a fold read from a snapshot, from that
+   * snapshot. False when one is gone (a newer snapshot replaced it): the fold is then of no use.
+   */
+  async #loadBuckets(fold: RecordFold, section: FoldSection, wanted: number[] | null): Promise<boolean> {
+    const [map] = sectionMaps(fold, section);
+    const base = this.#sources.get(fold);
+    const buckets = (wanted ?? Array.from({ length: map!.buckets }, (_, b) => b)).filter((b) => !map!.isLoaded(b));
+    if (buckets.length === 0) return true;
+    if (!base || !this.#snapshots) throw new Error(`a partial fold of ${fold.state.athleteId} without the snapshot it was read from`);
+    const rows = await this.#snapshots.buckets(base, section, buckets).catch(() => null);
+    if (!rows) return false;
+    for (const [b, list] of rows) mergeBucket(fold, section, b, list);
+    return true;
+  }
+
+  /**
+   * The record's fold caught up with the stream: the kept one and the events since, or the latest
+   * snapshot and the events since, or the whole stream. Runs only in the athlete's queue, where no
+   * other command is deciding on the kept fold, so the events since are folded into it in place:
+   * a copy would cost the whole record.
+   */
+  async #fold(athleteId: string, useSnapshot: boolean): Promise<RecordFold> {
+    const kept = this.#folds.get(athleteId);
     this.#folds.delete(athleteId);
+    let caught = kept ? await this.#caughtUp(kept) : null;
+    if (!caught && useSnapshot) {
+      const fresh = await this.#fromSnapshot(athleteId);
+      if (fresh) caught = await this.#caughtUp(fresh);
+    }
+    if (!caught) {
+      const events = await this.#events.readStream(streams.record(athleteId));
+      caught = { fold: events.reduce(foldEvent, emptyFold(athleteId)), last: events[events.length - 1] ?? null };
+    }
+    const { fold, last } = caught;
     this.#folds.set(athleteId, fold);
     if (this.#folds.size > KEPT_FOLDS) this.#folds.delete(this.#folds.keys().next().value!);
-    const last = tail[tail.length - 1];
-    if (last && last.revision === fold.revision) this.#keepSnapshot(fold, last.position);
+    if (last) await this.#keepSnapshot(fold, last.position);
     return fold;
   }
 
   /**
-   * The record's kept snapshot as a fold, when there is one and the stream still holds the event it
-   * was taken at (a stream replaced since, as by a restored store, does not): null otherwise.
+   * `fold` with the events appended since folded in, and the last of them; null when the stream
+   * does not go on from the fold (replaced, as by a restored store), or the fold lacks what an
+   * event needs and cannot load it: folding part of an event leaves a fold of no revision.
+   */
+  async #caughtUp(fold: RecordFold): Promise<{ fold: RecordFold; last: StoredEvent | null } | null> {
+    const from = fold.revision === 'no_stream' ? 0 : fold.revision + 1;
+    const tail = await this.#events.readStream(streams.record(fold.state.athleteId), from);
+    if (tail.length > 0 && tail[0]!.revision !== from) return null;
+    if (!(await this.#prefetch(fold, tail))) return null;
+    try {
+      return { fold: tail.reduce(foldEvent, fold), last: tail[tail.length - 1] ?? null };
+    } catch (error) {
+      if (error instanceof Missing) return null;
+      throw error;
+    }
+  }
+
+  /** Loads the buckets that folding `tail` into a partial fold reads. False when one is gone. */
+  async #prefetch(fold: RecordFold, tail: readonly FoldedEvent[]): Promise<boolean> {
+    if (isWhole(fold)) return true;
+    const wanted = new Map<FoldSection, Set<number>>();
+    for (const event of tail) {
+      for (const [section, key] of keysOf(event)) {
+        const [map] = sectionMaps(fold, section);
+        if (!map!.knows(key)) wanted.set(section, (wanted.get(section) ?? new Set()).add(map!.bucketOf(key)));
+      }
+    }
+    const loaded = await Promise.all([...wanted].map(([section, buckets]) => this.#loadBuckets(fold, section, [...buckets])));
+    return loaded.every(Boolean);
+  }
+
+  /**
+   * The record's latest snapshot as a partial fold (its head, no bucket yet), when there is one
+   * and the stream still holds the event it was taken at (a stream replaced since, as by a
+   * restored store, does not): null otherwise.
    */
   async #fromSnapshot(athleteId: string): Promise<RecordFold | null> {
     if (!this.#snapshots) return null;
-    const snapshot = await this.#snapshots.get(athleteId).catch(() => null);
-    if (!snapshot) return null;
-    const [at] = await this.#events.readRevisions(streams.record(athleteId), [snapshot.head.revision]);
-    if (at?.position !== snapshot.head.position) return null;
-    this.#snapshotAt.set(athleteId, snapshot.head.revision);
-    return decodeFold(snapshot, athleteId);
+    const head = await this.#snapshots.head(athleteId).catch(() => null);
+    if (!head) return null;
+    const [at] = await this.#events.readRevisions(streams.record(athleteId), [head.revision]);
+    if (at?.position !== head.position) return null;
+    const fold = foldOfHead(head, athleteId);
+    if (!fold) return null;
+    this.#snapshotAt.set(athleteId, head.revision);
+    this.#sources.set(fold, head);
+    this.#bases.set(fold, head);
+    return fold;
   }
 
   /**
    * Keeps a snapshot of the fold once SNAPSHOT_EVERY events have been folded since the last one
-   * (or since none): encoded now, while the fold is as of `position`; written in the background,
-   * as a failure to keep one only costs a later cold command a longer read.
+   * (or since none): planned now, while the fold is as of `position` (loading first the buckets
+   * it writes again that it lacks); written in the background, as a failure to keep one only costs
+   * a later cold command a longer read.
    */
-  #keepSnapshot(fold: RecordFold, position: number): void {
+  async #keepSnapshot(fold: RecordFold, position: number): Promise<void> {
     const athleteId = fold.state.athleteId;
-    if (!this.#snapshots || fold.revision === 'no_stream' || fold.revision - (this.#snapshotAt.get(athleteId) ?? -1) < SNAPSHOT_EVERY) return;
-    const snapshot = encodeFold(fold, position);
-    if (!snapshot) return;
+    if (!this.#snapshots || this.#writingFor.has(athleteId) || fold.revision === 'no_stream' || fold.revision - (this.#snapshotAt.get(athleteId) ?? -1) < SNAPSHOT_EVERY) return;
+    const base = this.#bases.get(fold) ?? null;
+    if (!base && !isWhole(fold)) return;
+    const taken = Object.fromEntries(FOLD_SECTIONS.map((section) => [section, sectionMaps(fold, section).map((map) => map.takeDirty())])) as Record<FoldSection, Array<Set<string>>>;
+    const giveBack = () => FOLD_SECTIONS.forEach((section) => sectionMaps(fold, section).forEach((map, i) => map.restoreDirty(taken[section][i]!)));
+    const dirty = Object.fromEntries(FOLD_SECTIONS.map((section) => [section, new Set(taken[section].flatMap((keys) => [...keys]))])) as Record<FoldSection, Set<string>>;
+    const generation = randomUUID();
+    let planned = snapshotOf(fold, position, base, dirty, generation, this.#clock.now());
+    for (const [section, bucket] of planned.needs) {
+      if (!(await this.#loadBuckets(fold, section, bucket === null ? null : [bucket]))) {
+        giveBack();
+        return;
+      }
+    }
+    if (planned.needs.length) planned = snapshotOf(fold, position, base, dirty, generation, this.#clock.now());
+    const write = planned.write;
+    if (!write) {
+      giveBack();
+      return;
+    }
     this.#snapshotAt.set(athleteId, fold.revision);
-    const write = this.#snapshots.put(snapshot).catch(() => undefined);
-    this.#writing.add(write);
-    void write.then(() => this.#writing.delete(write));
+    this.#writingFor.add(athleteId);
+    const done = this.#snapshots
+      .put(write)
+      .then((kept) => {
+        if (kept) this.#sources.set(fold, write.head);
+        else giveBack();
+        this.#bases.set(fold, kept ? write.head : null);
+      })
+      .catch(() => giveBack())
+      .finally(() => this.#writingFor.delete(athleteId));
+    this.#writing.add(done);
+    void done.then(() => this.#writing.delete(done));
   }
 
   /** Resolves once every snapshot being written has been (for a clean shutdown, and tests). */
@@ -190,12 +317,12 @@ export class RecordService {
    * when the stream holds no such proposal: what a read of it must wait for the projections to pass.
    */
   proposalPosition(athleteId: string, commandId: string): Promise<number | null> {
-    return this.#queued(athleteId, async () => {
-      const revisions = (await this.#fold(athleteId)).proposalEvents.get(commandId);
+    return this.#queued(athleteId, () => this.#withFold(athleteId, async (fold) => {
+      const revisions = fold.proposalEvents.get(commandId);
       if (!revisions?.length) return null;
       const [latest] = await this.#events.readRevisions(streams.record(athleteId), [revisions[revisions.length - 1]!]);
       return latest?.position ?? null;
-    });
+    }));
   }
 
   /** Events of the athlete's record stream at the given revisions (a proposal's sealed details), without loading the record. */
@@ -237,8 +364,10 @@ export class RecordService {
 
   async #attempt<T>(athleteId: string, actor: Actor, decide: (loaded: Loaded) => Decided<T> | Promise<Decided<T>>): Promise<Committed<T>> {
     for (let attempt = 1; ; attempt++) {
-      const loaded = this.#loaded(await this.#fold(athleteId));
-      const { events, result } = await decide(loaded);
+      const { loaded, events, result } = await this.#withFold(athleteId, async (fold) => {
+        const loaded = this.#loaded(fold);
+        return { loaded, ...(await decide(loaded)) };
+      });
       if (events.length === 0) return { result, position: null };
       for (const e of events) recordStreamEvent.parse(e);
       try {

@@ -10,6 +10,7 @@ import { areaOf, requirementOf, type WritePermission } from '../../contracts/wri
 import { DomainError, type Issue } from './errors.ts';
 import { decideChanges, itemKey, live, type ItemImage, type RecordChange, type RecordState } from './record.ts';
 import { CLOCK_SKEW_MS } from './clock.ts';
+import { PartialMap } from './partial-map.ts';
 import { addDays, localDateOf, todayIn } from './time.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -40,14 +41,29 @@ export interface ProposalEntry {
  * set back by that much still reads them alike). Forgetting then, not as events are folded, keeps
  * folding and a snapshot's decoding free of it: the first check after a cold start pays for it once.
  */
-export class ProposalState extends Map<string, ProposalEntry> {
+export class ProposalState extends PartialMap<ProposalEntry> {
   readonly #open = new Map<string, Set<string>>();
   readonly #recent = new Map<string, string[]>();
 
   constructor(entries?: Iterable<readonly [string, ProposalEntry]>) {
-    // Map's constructor would call `set` before this class's fields exist.
-    super();
+    super('proposals');
     if (entries) for (const [id, entry] of entries) this.set(id, entry);
+  }
+
+  /**
+   * The ids the limits may still ask for as of `now`, of any connection: those left in either list
+   * once each is read at `now` (which forgets the rest, as any check would). A snapshot holds
+   * their entries at hand, so that a cold command checks the limits without loading the
+   * proposals' buckets; entries merged from a bucket join neither list (`merge` bypasses `set`).
+   */
+  listed(now: Date): Set<string> {
+    // Both lists: a proposal open longer than the window is not recent, were expiry ever that long.
+    const ids = new Set<string>();
+    for (const grant of new Set([...this.#open.keys(), ...this.#recent.keys()])) {
+      for (const p of this.openOf(grant, now)) ids.add(p.command_id);
+      for (const p of this.recentOf(grant, now)) ids.add(p.command_id);
+    }
+    return ids;
   }
 
   override set(id: string, entry: ProposalEntry): this {

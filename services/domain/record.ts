@@ -6,22 +6,28 @@ import { recordChangeOf, type RecordEvent } from '../../contracts/events.ts';
 import { dateTime } from '../../contracts/common.ts';
 import { canonicalGoalTarget, recordItemSchemas, type RecordItem, type RecordKind } from '../../contracts/record.ts';
 import { DomainError } from './errors.ts';
+import { PartialMap } from './partial-map.ts';
 
 export interface ItemState {
   revision: number;
   deleted: boolean;
 }
 
+/**
+ * The maps a record may grow without bound in are partial (`PartialMap`): a fold read from a
+ * snapshot holds only the buckets its commands have asked for. The section names which snapshot
+ * rows carry them: an item's row carries its state and the exercises it uses.
+ */
 export interface RecordState {
   athleteId: string;
-  items: Map<string, ItemState>;
+  items: PartialMap<ItemState>;
   checkinIdByDate: Map<string, string>;
   checkinDateById: Map<string, string>;
   exerciseIdByName: Map<string, string>;
-  workoutIdBySourceRef: Map<string, string>;
+  workoutIdBySourceRef: PartialMap<string>;
   importedFiles: Set<string>;
   /** The exercises each live workout, routine and goal uses, by item key: an exercise in use stays. */
-  exerciseUses: Map<string, readonly string[]>;
+  exerciseUses: PartialMap<readonly string[]>;
 }
 
 export const itemKey = (kind: RecordKind, id: string) => `${kind}/${id}`;
@@ -30,13 +36,13 @@ export const exerciseNameKey = (name: string) => name.trim().replace(/\s+/g, ' '
 export function initialRecordState(athleteId: string): RecordState {
   return {
     athleteId,
-    items: new Map(),
+    items: new PartialMap('items'),
     checkinIdByDate: new Map(),
     checkinDateById: new Map(),
     exerciseIdByName: new Map(),
-    workoutIdBySourceRef: new Map(),
+    workoutIdBySourceRef: new PartialMap('source_refs'),
     importedFiles: new Set(),
-    exerciseUses: new Map(),
+    exerciseUses: new PartialMap('items'),
   };
 }
 
@@ -44,13 +50,13 @@ export function cloneRecordState(s: RecordState): RecordState {
   return {
     athleteId: s.athleteId,
     // Item states and exercise-use arrays are replaced, never changed, so sharing them is safe.
-    items: new Map(s.items),
+    items: PartialMap.copyOf(s.items),
     checkinIdByDate: new Map(s.checkinIdByDate),
     checkinDateById: new Map(s.checkinDateById),
     exerciseIdByName: new Map(s.exerciseIdByName),
-    workoutIdBySourceRef: new Map(s.workoutIdBySourceRef),
+    workoutIdBySourceRef: PartialMap.copyOf(s.workoutIdBySourceRef),
     importedFiles: new Set(s.importedFiles),
-    exerciseUses: new Map(s.exerciseUses),
+    exerciseUses: PartialMap.copyOf(s.exerciseUses),
   };
 }
 

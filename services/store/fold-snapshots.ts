@@ -1,35 +1,36 @@
 // Where records' fold snapshots are kept: in the read store, as everything derived from the log
-// (losing them costs a cold command a whole-stream read, nothing more). A snapshot's rows are split
-// into documents of at most PART_ROWS rows each (MongoDB refuses a document over 16 MB); a head
-// document names the snapshot's parts and is written last, so that a reader never mixes two.
-import { randomUUID } from 'node:crypto';
-import { SNAPSHOT_SECTIONS, type FoldSnapshot, type SnapshotHead, type SnapshotRows } from '../domain/record-snapshot.ts';
+// (losing them costs a cold command a whole-stream read, nothing more). A head document per
+// athlete, and a document per bucket of rows named by the write that made it; the head, written
+// last, names each bucket's, so a reader never mixes two writes. Buckets a write replaced are
+// removed after its head; a reader that finds one gone reads the new head instead.
+import type { FoldSection } from '../domain/record-fold.ts';
+import type { SectionRow, SnapshotHead, SnapshotWrite } from '../domain/record-snapshot.ts';
 import type { CollectionSpec, Doc, ReadStore } from './read-store.ts';
 
 const SNAPSHOTS = 'record_snapshots';
 const HEAD = 'head';
-/** Rows of one part document: a few hundred kilobytes at most (a proposal's row is ~200 bytes). */
-const PART_ROWS = 5000;
 
 interface HeadDoc extends Doc {
-  generation: string;
-  /** How many parts each section was split into. */
-  parts: Record<string, number>;
   snapshot: SnapshotHead;
 }
 
-interface PartDoc extends Doc {
-  rows: unknown[];
+interface BucketDoc extends Doc {
+  rows: SectionRow[];
 }
 
 export interface FoldSnapshots {
-  /** The athlete's latest snapshot, or null (none, or unreadable: a cold command then reads the whole stream). */
-  get(athleteId: string): Promise<FoldSnapshot | null>;
-  /** Keeps `snapshot` as the athlete's latest. */
-  put(snapshot: FoldSnapshot): Promise<void>;
+  /** The athlete's latest snapshot's head, or null (none, or unreadable: a cold command then reads the whole stream). */
+  head(athleteId: string): Promise<SnapshotHead | null>;
+  /** The rows of buckets `wanted` of the snapshot `head`, by bucket; null when one is gone (a later write replaced it). */
+  buckets(head: SnapshotHead, section: FoldSection, wanted: readonly number[]): Promise<Map<number, SectionRow[]> | null>;
+  /**
+   * Keeps `write` as the athlete's latest snapshot if it is newer, and, when it shares buckets
+   * with the snapshot it was based on, if that is still the latest. Answers whether it did.
+   */
+  put(write: SnapshotWrite): Promise<boolean>;
 }
 
-const partId = (generation: string, section: string, i: number) => `${generation}.${section}.${i}`;
+const bucketId = (section: string, bucket: number, generation: string) => `${section}.${bucket}.${generation}`;
 
 export class ReadStoreFoldSnapshots implements FoldSnapshots {
   static readonly collections: CollectionSpec[] = [{ name: SNAPSHOTS, indexes: [] }];
@@ -39,34 +40,42 @@ export class ReadStoreFoldSnapshots implements FoldSnapshots {
     this.#reads = reads;
   }
 
-  async get(athleteId: string): Promise<FoldSnapshot | null> {
+  async head(athleteId: string): Promise<SnapshotHead | null> {
     const head = await this.#reads.get<HeadDoc>(SNAPSHOTS, athleteId, HEAD);
     // None, or one written in another shape (it is derived data: the stream is read instead).
-    if (!head?.parts || !head.snapshot) return null;
-    const ids = SNAPSHOT_SECTIONS.flatMap((section) => Array.from({ length: head.parts[section] ?? 0 }, (_, i) => partId(head.generation, section, i)));
-    const parts = new Map((await this.#reads.getMany<PartDoc>(SNAPSHOTS, athleteId, ids)).map((p) => [p.id, p.rows]));
-    if (parts.size !== ids.length) return null;
-    const rows = Object.fromEntries(
-      SNAPSHOT_SECTIONS.map((section) => [section, Array.from({ length: head.parts[section] ?? 0 }, (_, i) => parts.get(partId(head.generation, section, i))!).flat()]),
-    ) as unknown as SnapshotRows;
-    return { head: head.snapshot, rows };
+    return head?.snapshot?.sections ? head.snapshot : null;
   }
 
-  async put(snapshot: FoldSnapshot): Promise<void> {
-    const athleteId = snapshot.head.athlete_id;
-    const found = await this.#reads.get<HeadDoc>(SNAPSHOTS, athleteId, HEAD);
-    const previous = found?.parts && found.snapshot ? found : null;
-    if (previous && previous.snapshot.revision >= snapshot.head.revision) return;
-    const generation = randomUUID();
-    const parts: Record<string, number> = {};
-    for (const section of SNAPSHOT_SECTIONS) {
-      const rows: unknown[] = snapshot.rows[section];
-      parts[section] = Math.ceil(rows.length / PART_ROWS);
-      for (let i = 0; i < parts[section]; i++) await this.#reads.upsert(SNAPSHOTS, athleteId, { id: partId(generation, section, i), rows: rows.slice(i * PART_ROWS, (i + 1) * PART_ROWS) } satisfies PartDoc);
+  async buckets(head: SnapshotHead, section: FoldSection, wanted: readonly number[]): Promise<Map<number, SectionRow[]> | null> {
+    const found = new Map<number, SectionRow[]>();
+    const ids = new Map<string, number>();
+    for (const b of wanted) {
+      const generation = head.sections[section].generations[b];
+      if (generation) ids.set(bucketId(section, b, generation), b);
+      else found.set(b, []);
     }
-    await this.#reads.upsert(SNAPSHOTS, athleteId, { id: HEAD, generation, parts, snapshot: snapshot.head } satisfies HeadDoc);
-    // The parts of the snapshot it replaced. Another instance's, written meanwhile, may go too: its
-    // head then names parts that are gone, and a reader reads the whole stream once.
-    if (previous) for (const [section, n] of Object.entries(previous.parts)) for (let i = 0; i < n; i++) await this.#reads.delete(SNAPSHOTS, athleteId, partId(previous.generation, section, i));
+    if (ids.size === 0) return found;
+    const docs = await this.#reads.getMany<BucketDoc>(SNAPSHOTS, head.athlete_id, [...ids.keys()]);
+    if (docs.length !== ids.size) return null;
+    for (const doc of docs) found.set(ids.get(doc.id)!, doc.rows);
+    return found;
+  }
+
+  async put({ head, buckets, base }: SnapshotWrite): Promise<boolean> {
+    const athleteId = head.athlete_id;
+    const latest = await this.head(athleteId);
+    if (latest && latest.revision >= head.revision) return false;
+    if (base !== null && latest?.generation !== base) return false;
+    for (const { section, bucket, rows } of buckets) await this.#reads.upsert(SNAPSHOTS, athleteId, { id: bucketId(section, bucket, head.generation), rows } satisfies BucketDoc);
+    await this.#reads.upsert(SNAPSHOTS, athleteId, { id: HEAD, snapshot: head } satisfies HeadDoc);
+    // The buckets of the snapshot it replaced that it does not share. Another instance's, written
+    // meanwhile, may go too: its head then names buckets that are gone, and a reader of it reads the head again.
+    if (latest) {
+      const kept = new Set((Object.keys(head.sections) as FoldSection[]).flatMap((s) => head.sections[s].generations.map((g, b) => (g ? bucketId(s, b, g) : ''))));
+      for (const s of Object.keys(latest.sections) as FoldSection[]) {
+        for (const [b, g] of latest.sections[s].generations.entries()) if (g && !kept.has(bucketId(s, b, g))) await this.#reads.delete(SNAPSHOTS, athleteId, bucketId(s, b, g));
+      }
+    }
+    return true;
   }
 }

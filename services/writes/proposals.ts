@@ -153,7 +153,11 @@ export class ProposalService {
     const athleteId = caller.athlete.athlete_id;
     const now = this.#app.clock.now();
     const actor = { type: 'agent_proposal' as const, id: body.command_id };
+    // The same new ids each time the batch is decided: a decision run again for what the record
+    // had to load (a cold one) must look up the same keys, or it would never stop missing one.
+    const minted: string[] = [];
     const found = await this.#app.records.command(athleteId, actor, async (loaded) => {
+      let next = 0;
       const images = await loaded.images(itemKeysOf(body));
       const decision = decidePrepare(
         {
@@ -161,7 +165,7 @@ export class ProposalService {
           caller: { grantId: caller.grantId, clientId: caller.clientId, clientName: caller.clientName, scopes: caller.scopes, writePermissions: caller.writePermissions },
           now,
           timezone: caller.athlete.profile.timezone,
-          newId: randomUUID,
+          newId: () => (minted[next++] ??= randomUUID()),
           limits: this.#app.config.proposalLimits,
         },
         loaded.state,
@@ -461,14 +465,15 @@ export class ProposalService {
     let current: Map<string, Body | null> | null = null;
     let stale: StaleChange[] = [];
     if (details && status === 'prepared') {
-      const loaded = await this.#app.records.load(athleteId);
-      const images = await loaded.images(approvalKeys(details.actions));
-      current = new Map([...approvalKeys(details.actions)].map((key) => {
-        const item = images.get(key)?.item;
-        const kind = writeKindOf(key.slice(0, key.indexOf('/')) as RecordKind);
-        return [key, item && kind ? writeShape(kind, item as Body) : null];
+      ({ current, stale } = await this.#app.records.read(athleteId, async (loaded) => {
+        const images = await loaded.images(approvalKeys(details.actions));
+        const current = new Map([...approvalKeys(details.actions)].map((key) => {
+          const item = images.get(key)?.item;
+          const kind = writeKindOf(key.slice(0, key.indexOf('/')) as RecordKind);
+          return [key, item && kind ? writeShape(kind, item as Body) : null];
+        }));
+        return { current, stale: await this.#staleChanges(loaded, prepared, details.actions, images) };
       }));
-      stale = await this.#staleChanges(loaded, prepared, details.actions, images);
     }
     const changes = details ? await this.#changeInputs(athleteId, doc, details.actions, before, current) : null;
     const receiptItems = new Map<string, Body | null>();
