@@ -28,7 +28,7 @@ import { openApp } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
 import { answerJson, InProcessTransport } from '../services/http/mcp.ts';
 import { buildServer } from '../services/http/server.ts';
-import { encodeCursor, type CursorBinding } from '../services/api/cursor.ts';
+import { encodeCursor, type CursorBinding } from '../services/reads/cursor.ts';
 import type { KeyValue } from '../services/store/read-store.ts';
 import type { BenchRequest } from './http.ts';
 

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { WRITE_POLICY } from '../contracts/policy.ts';
 import { WRITE_PERMISSIONS } from '../contracts/write-permissions.ts';
 import { writeProposalBody } from '../contracts/write.ts';
-import type { Caller } from '../services/api/auth.ts';
+import type { Caller } from '../services/identity/caller.ts';
 import type { App } from '../services/app.ts';
 import { PASSWORD } from '../test/support/connect.ts';
 import { startServer, type FormClient } from '../test/support/server.ts';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { READ_SCOPES } from '../contracts/common.ts';
 import { writeProposalBody, type WriteProposalBody } from '../contracts/write.ts';
-import type { Caller } from '../services/api/auth.ts';
+import type { Caller } from '../services/identity/caller.ts';
 import { openApp, type App } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
 import { FRESH_UUID } from './http.ts';

@@ -14,7 +14,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { WRITE_PERMISSIONS } from '../contracts/write-permissions.ts';
 import { writeProposalBody } from '../contracts/write.ts';
-import type { Caller } from '../services/api/auth.ts';
+import type { Caller } from '../services/identity/caller.ts';
 import { openApp } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
 import { seedAthlete, todayLocal, trainingHistory, type SeededAthlete } from '../test/support/sample-record.ts';

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { WRITE_PERMISSIONS } from '../contracts/write-permissions.ts';
 import { writeProposalBody } from '../contracts/write.ts';
-import type { Caller } from '../services/api/auth.ts';
+import type { Caller } from '../services/identity/caller.ts';
 import { openApp, type App } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
 import { median } from './measure.ts';

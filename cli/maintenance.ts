@@ -2,7 +2,7 @@
 import { Args } from '@oclif/core';
 import type { AccessKind } from '../contracts/common.ts';
 import { MAINTENANCE_CHECK_EVERY_MS } from '../contracts/policy.ts';
-import type { MaintenanceState } from '../services/maintenance.ts';
+import type { MaintenanceState } from '../services/operations/maintenance.ts';
 
 export const sideArg = Args.string({ required: true, options: ['reads', 'writes'], description: 'reads (Agent Access and the Read API) or write proposals' });
 

@@ -8,7 +8,7 @@ import { createWriteStream, existsSync, linkSync, readdirSync, statSync, unlinkS
 import { once } from 'node:events';
 import { basename, dirname, join } from 'node:path';
 import { DomainError } from '../services/domain/errors.ts';
-import { processAlive } from '../services/process-alive.ts';
+import { processAlive } from '../services/store/process-alive.ts';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** The shell's exit status for a process ended by a signal: 128 and its number. */

@@ -1,17 +1,18 @@
 // The composition root: stores chosen by configuration, projections, and the services on top.
 import { join } from 'node:path';
+import type { Services } from './api/services.ts';
 import { projections, retired } from '../projections/index.ts';
 import { Follower, type FollowOptions } from '../projections/follower.ts';
 import { ProjectorLease } from '../projections/lease.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
-import { AccessHistory } from './access-history.ts';
-import { AthleteService } from './athletes.ts';
-import { BotTokenService } from './bot-tokens.ts';
+import { AccessHistory } from './operations/access-history.ts';
+import { AthleteService } from './identity/athletes.ts';
+import { BotTokenService } from './identity/bot-tokens.ts';
 import type { Config } from './config.ts';
-import { ConnectionService } from './connections.ts';
+import { ConnectionService } from './identity/connections.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
-import { Maintenance } from './maintenance.ts';
-import { RecordService } from './record-service.ts';
+import { Maintenance } from './operations/maintenance.ts';
+import { RecordService } from './commands/record-service.ts';
 import { ReadStoreFoldSnapshots } from './store/fold-snapshots.ts';
 import { ProposalService } from './writes/proposals.ts';
 import { moveKeysOutOfReadStore } from './writes/sealed.ts';
@@ -23,37 +24,12 @@ import { SqliteEventStore } from './store/sqlite/event-store.ts';
 import { SqliteKeyStore } from './store/sqlite/key-store.ts';
 import { SqliteReadStore } from './store/sqlite/read-store.ts';
 
-export interface App {
-  config: Config;
-  clock: Clock;
-  events: EventStore;
-  reads: ReadStore;
-  /** Proposals' keys: primary data, kept with the events (KurrentDB's, or the embedded store's file). */
-  keys: KeyStore;
-  /**
-   * `inline`: events and read models share one SQLite database and projections commit with each
-   * append (a read right after a write sees it). `worker`: a projection worker follows the log.
-   */
-  projectionMode: 'inline' | 'worker';
-  /**
-   * Changes whenever anything is committed to the stores, by any process; null where the stores
-   * cannot tell cheaply (KurrentDB, MongoDB), so that whatever is remembered against it is not.
-   */
-  changeVersion: (() => number) | null;
-  runner: ProjectionRunner;
+export interface App extends Services {
   /**
    * Worker mode: follows the log if this process takes the projector lease, else waits to take it
    * over (projections/follower.ts). Stop it with `stop()`.
    */
   follow(options: FollowOptions): Promise<Follower>;
-  records: RecordService;
-  athletes: AthleteService;
-  connections: ConnectionService;
-  botTokens: BotTokenService;
-  maintenance: Maintenance;
-  proposals: ProposalService;
-  /** What each connection read (counted in this process's memory, flushed) and proposed. */
-  access: AccessHistory;
   close(): Promise<void>;
 }
 

@@ -80,7 +80,7 @@ function runFile(file: string, index: number): Promise<FileResult> {
     const fileTmp = join(runTmp, String(index));
     mkdirSync(fileTmp);
     // Its own process group, so that stopping it also stops what it started (servers, browsers).
-    // A cheaper password hash (services/password.ts): the production cost is checked on its own.
+    // A cheaper password hash (services/identity/password.ts): the production cost is checked on its own.
     const env = { ...process.env, FORCE_COLOR: '0', NODE_ENV: 'test', REPLEDGER_TEST_SCRYPT_N: '16384', TMPDIR: fileTmp, NODE_COMPILE_CACHE: compileCache };
     const child = spawn(process.execPath, [file], { cwd: root, env, detached: true });
     running.add(child.pid!);

@@ -5,32 +5,24 @@ import type Provider from 'oidc-provider';
 import type { Units } from '../../contracts/agent-access.ts';
 import type { ReadScope } from '../../contracts/common.ts';
 import type { WritePermission } from '../../contracts/write-permissions.ts';
-import type { App } from '../app.ts';
-import { grantIdOf } from '../connections.ts';
-import type { AthleteState } from '../domain/athlete.ts';
+import { grantIdOf } from '../identity/connections.ts';
+import type { AthleteAccount } from '../domain/athlete.ts';
 import { READ_SCOPES } from '../../contracts/common.ts';
-import { resourcesOf } from '../oauth/provider.ts';
-import { UsageLog } from '../usage.ts';
+import { resourcesOf } from '../identity/resources.ts';
+import type { Caller } from '../identity/caller.ts';
+import { UsageLog } from '../operations/usage.ts';
 import { NOT_YET_RETRY_SECONDS, projectedPast } from '../reads/projected.ts';
 import { ApiError } from './errors.ts';
 import { Remembered } from './remembered.ts';
+import type { Config } from '../config.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { ReadStore } from '../store/read-store.ts';
+import type { AthleteService } from '../identity/athletes.ts';
+import type { ConnectionService } from '../identity/connections.ts';
+import type { ProjectionRunner } from '../../projections/runner.ts';
 
 export type Surface = 'mcp' | 'rest';
 
-/** An athlete as a caller carries it: the account without its password hash. */
-export type CallerAthlete = Omit<AthleteState, 'password_hash'>;
-
-export interface Caller {
-  athlete: CallerAthlete;
-  grantId: string;
-  clientId: string;
-  /** The client's name as the athlete saw it when connecting. */
-  clientName: string;
-  /** The areas both the token and the connection (as it is now) allow. */
-  scopes: ReadScope[];
-  /** The changes it may propose, as the connection holds them now (spec 5.3). */
-  writePermissions: WritePermission[];
-}
 
 const USAGE = 'connection_usage';
 
@@ -38,14 +30,25 @@ export function protectedResourceMetadataUrl(baseUrl: string, surface: Surface):
   return `${baseUrl}/.well-known/oauth-protected-resource${surface === 'mcp' ? '/mcp' : '/v1/agent-access'}`;
 }
 
+/** What checking a connection's token reads. */
+export interface AgentAccessDeps {
+  config: Pick<Config, 'baseUrl'>;
+  clock: Clock;
+  reads: ReadStore;
+  athletes: AthleteService;
+  connections: ConnectionService;
+  runner: Pick<ProjectionRunner, 'projections'>;
+  changeVersion: (() => number) | null;
+}
+
 export class AgentAccessAuth {
-  readonly #app: App;
+  readonly #app: AgentAccessDeps;
   readonly #provider: Provider;
   readonly #usage: UsageLog;
   /** By surface and token. */
   readonly #identified: Remembered<Caller>;
 
-  constructor(app: App, provider: Provider) {
+  constructor(app: AgentAccessDeps, provider: Provider) {
     this.#app = app;
     this.#provider = provider;
     this.#usage = connectionUsage(app);
@@ -141,15 +144,15 @@ export class AgentAccessAuth {
 }
 
 /** When each connection last read, for the settings page. */
-export function connectionUsage(app: App): UsageLog {
+export function connectionUsage(app: Pick<AgentAccessDeps, 'reads' | 'clock'>): UsageLog {
   return new UsageLog(app.reads, app.clock, USAGE);
 }
 
-export async function lastReadAt(app: App, athleteId: string, grantId: string): Promise<string | null> {
+export async function lastReadAt(app: Pick<AgentAccessDeps, 'reads' | 'clock'>, athleteId: string, grantId: string): Promise<string | null> {
   return connectionUsage(app).lastUsedAt(athleteId, grantId);
 }
 
-export function unitsOf(athlete: CallerAthlete): Units {
+export function unitsOf(athlete: AthleteAccount): Units {
   const p = athlete.profile;
   return {
     canonical: { mass: 'kg', length: 'metres', duration: 'seconds' },

@@ -1,13 +1,23 @@
 // The Read API's caller: a bot token (spec 5.5), live, of an athlete on Pro. Only the
 // `Authorization: Bearer` header is read: an Agent Access token, a session cookie or any
 // chat-channel header authorises nothing here, and a bot token is never looked up by Agent Access.
-import type { App } from '../app.ts';
-import type { CallerAthlete } from './auth.ts';
+import type { AthleteAccount } from '../domain/athlete.ts';
 import { ApiError } from './errors.ts';
 import { Remembered } from './remembered.ts';
 
+/** What checking a bot token reads. */
+export interface BotAuthDeps {
+  clock: Clock;
+  athletes: AthleteService;
+  botTokens: BotTokenService;
+  changeVersion: (() => number) | null;
+}
+import type { Clock } from '../domain/clock.ts';
+import type { AthleteService } from '../identity/athletes.ts';
+import type { BotTokenService } from '../identity/bot-tokens.ts';
+
 export interface BotCaller {
-  athlete: CallerAthlete;
+  athlete: AthleteAccount;
   /** The bot token's id: quotas are counted per token. */
   tokenId: string;
 }
@@ -18,10 +28,10 @@ export function botChallenge(presented: boolean, description: string): string {
 }
 
 export class BotAuth {
-  readonly #app: App;
+  readonly #app: BotAuthDeps;
   readonly #identified: Remembered<BotCaller>;
 
-  constructor(app: App) {
+  constructor(app: BotAuthDeps) {
     this.#app = app;
     this.#identified = new Remembered(app.changeVersion);
   }

@@ -3,7 +3,11 @@
 import type { z } from 'zod';
 import { AGENT_ACCESS_ERROR_STATUS, type AgentAccessErrorCode, type errorDetails } from '../../contracts/agent-access.ts';
 import type { AccessKind } from '../../contracts/common.ts';
+import { DomainError } from '../domain/errors.ts';
 import type { Quota } from './quota.ts';
+
+/** What a caller waits before retrying a command on a record that kept changing (`busy`). */
+export const BUSY_RETRY_SECONDS = 1;
 
 export class ApiError extends Error {
   readonly code: AgentAccessErrorCode;
@@ -41,4 +45,23 @@ export function unavailable(access: AccessKind, seconds: number): ApiError {
 /** The 429 for a credential (`holder`: "this connection", "this bot token") that must wait `seconds` for its quota. */
 export function rateLimited(quota: Quota, seconds: number, holder = 'this connection'): ApiError {
   return new ApiError('rate_limited', `${holder} has used its quota of ${quota.policy.units} units per ${quota.policy.windowMs / 1000} seconds; try again in ${seconds} seconds`, { retryAfter: seconds });
+}
+
+/**
+ * A domain refusal as every surface answers it: a record that kept changing while a command was
+ * decided is a 503 to retry after BUSY_RETRY_SECONDS; a refusal the API has a code for keeps it;
+ * any other is the request's fault (400). Anything else is passed through as it is.
+ */
+export function apiErrorOf(error: unknown): unknown {
+  if (!(error instanceof DomainError)) return error;
+  switch (error.code) {
+    case 'busy':
+      return new ApiError('unavailable', error.message, { retryAfter: BUSY_RETRY_SECONDS });
+    case 'not_found':
+    case 'invalid_input':
+    case 'revision_conflict':
+      return new ApiError(error.code, error.message);
+    default:
+      return new ApiError('invalid_input', error.message);
+  }
 }

@@ -6,16 +6,16 @@ import type { KeyObject } from 'node:crypto';
 import { initTRPC } from '@trpc/server';
 import type { z } from 'zod';
 import { readApiOperations, type ReadApiOperation, type ReadApiOperationId } from '../../contracts/read-api.ts';
-import type { App } from '../app.ts';
+import type { Services } from './services.ts';
 import { getSavedWorkout, getWorkout, listSavedWorkouts, listWorkouts, me, stats } from '../reads/read-api.ts';
 import type { BotAuth, BotCaller } from './bot-auth.ts';
-import { rateLimited, unavailable } from './errors.ts';
+import { apiErrorOf, rateLimited, unavailable } from './errors.ts';
 import { parsedInput } from './input.ts';
 import type { Quota } from './quota.ts';
 
 /** What every Read API request shares. */
 export interface ReadApiServices {
-  app: App;
+  app: Services;
   auth: Pick<BotAuth, 'identify'>;
   /** Signs and checks list cursors; not the Agent Access key, so neither API's cursor opens the other. */
   cursorKey: KeyObject;
@@ -49,7 +49,11 @@ function procedure<I extends z.ZodObject, R>(op: ReadApiOperation<ReadApiOperati
     const caller = await ctx.auth.identify(ctx.token);
     const wait = ctx.quota.charge(caller.tokenId, op.weight);
     if (wait) throw rateLimited(ctx.quota, wait, 'this bot token');
-    return resolve({ ...ctx, caller }, parsedInput(op.input, ctx.input));
+    try {
+      return await resolve({ ...ctx, caller }, parsedInput(op.input, ctx.input));
+    } catch (error) {
+      throw apiErrorOf(error);
+    }
   });
 }
 

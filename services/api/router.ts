@@ -8,12 +8,13 @@ import { LIMITS } from '../../contracts/common.ts';
 import { operations, type Operation } from '../../contracts/operations.ts';
 import { WRITE_KINDS } from '../../contracts/write.ts';
 import { areaOf } from '../../contracts/write-permissions.ts';
-import type { App } from '../app.ts';
+import type { Services } from './services.ts';
 import { itemsIn } from '../domain/access-history.ts';
-import { ApiError, rateLimited, unavailable } from './errors.ts';
+import { ApiError, apiErrorOf, rateLimited, unavailable } from './errors.ts';
 import { parsedInput } from './input.ts';
 import type { Quota } from './quota.ts';
-import { protectedResourceMetadataUrl, unitsOf, type AgentAccessAuth, type Caller, type Surface } from './auth.ts';
+import { protectedResourceMetadataUrl, unitsOf, type AgentAccessAuth, type Surface } from './auth.ts';
+import type { Caller } from '../identity/caller.ts';
 import { WriteRefusal } from '../domain/proposal.ts';
 import { NotYetProjected } from '../reads/projected.ts';
 import type { ProposalService } from '../writes/proposals.ts';
@@ -22,12 +23,13 @@ import { getExerciseHistory } from '../reads/exercise-history.ts';
 import { getPersonalRecords, listExercises } from '../reads/exercises.ts';
 import { listRecoveryCheckins } from '../reads/recovery.ts';
 import { getSavedRoutine, listSavedRoutines } from '../reads/routines.ts';
+import { ownerOf } from '../reads/owner.ts';
 import { getTrainingSnapshot } from '../reads/snapshot.ts';
 import { getCompletedWorkout, listCompletedWorkouts } from '../reads/workouts.ts';
 
 /** What every request shares. */
 export interface ApiServices {
-  app: App;
+  app: Services;
   auth: AgentAccessAuth;
   /** Signs and checks list cursors. */
   cursorKey: KeyObject;
@@ -75,7 +77,12 @@ function procedure<I extends z.ZodObject, R>(op: Operation<AgentAccessOperation,
     const wait = ctx.quota.charge(caller.grantId, op.weight);
     ctx.onCharge?.(caller.grantId, wait);
     if (wait) throw rateLimited(ctx.quota, wait);
-    const result = await resolve({ ...ctx, caller }, parsedInput(op.input, ctx.input));
+    let result: R;
+    try {
+      result = await resolve({ ...ctx, caller }, parsedInput(op.input, ctx.input));
+    } catch (error) {
+      throw apiErrorOf(error);
+    }
     // The athlete's access history counts successful reads only; proposals have their own.
     if (op.access === 'read') ctx.app.access.record(caller.athlete.athlete_id, caller.grantId, op.operationId, op.scope, itemsIn((result as { data: unknown }).data));
     return result;
@@ -146,40 +153,40 @@ export const agentAccessRouter = t.router({
     }),
   ),
   get_training_snapshot: procedure(operations.get_training_snapshot, async (ctx) =>
-    envelope(ctx, operations.get_training_snapshot, await getTrainingSnapshot(ctx.app.reads, ctx.caller, ctx.app.clock.now())),
+    envelope(ctx, operations.get_training_snapshot, await getTrainingSnapshot(ctx.app.reads, ownerOf(ctx.caller.athlete), ctx.app.clock.now())),
   ),
   list_completed_workouts: procedure(operations.list_completed_workouts, async (ctx, input) =>
-    envelope(ctx, operations.list_completed_workouts, await listCompletedWorkouts(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
+    envelope(ctx, operations.list_completed_workouts, await listCompletedWorkouts(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.app.clock.now(), ctx.cursorKey)),
   ),
   get_completed_workout: procedure(operations.get_completed_workout, async (ctx, input) =>
-    envelope(ctx, operations.get_completed_workout, await getCompletedWorkout(ctx.app.reads, ctx.caller, input.workout_id)),
+    envelope(ctx, operations.get_completed_workout, await getCompletedWorkout(ctx.app.reads, ownerOf(ctx.caller.athlete), input.workout_id)),
   ),
   get_exercise_history: procedure(operations.get_exercise_history, async (ctx, input) =>
-    envelope(ctx, operations.get_exercise_history, await getExerciseHistory(ctx.app.reads, ctx.caller, input.exercise_id, input, ctx.app.clock.now(), ctx.cursorKey)),
+    envelope(ctx, operations.get_exercise_history, await getExerciseHistory(ctx.app.reads, ownerOf(ctx.caller.athlete), input.exercise_id, input, ctx.app.clock.now(), ctx.cursorKey)),
   ),
   list_exercises: procedure(operations.list_exercises, async (ctx, input) =>
-    envelope(ctx, operations.list_exercises, await listExercises(ctx.app.reads, ctx.caller, input, ctx.cursorKey)),
+    envelope(ctx, operations.list_exercises, await listExercises(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.cursorKey)),
   ),
   get_personal_records: procedure(operations.get_personal_records, async (ctx, input) =>
-    envelope(ctx, operations.get_personal_records, await getPersonalRecords(ctx.app.reads, ctx.caller, input, ctx.cursorKey)),
+    envelope(ctx, operations.get_personal_records, await getPersonalRecords(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.cursorKey)),
   ),
   list_saved_routines: procedure(operations.list_saved_routines, async (ctx, input) =>
-    envelope(ctx, operations.list_saved_routines, await listSavedRoutines(ctx.app.reads, ctx.caller, input, ctx.cursorKey)),
+    envelope(ctx, operations.list_saved_routines, await listSavedRoutines(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.cursorKey)),
   ),
   get_saved_routine: procedure(operations.get_saved_routine, async (ctx, input) =>
-    envelope(ctx, operations.get_saved_routine, await getSavedRoutine(ctx.app.reads, ctx.caller, input.routine_id)),
+    envelope(ctx, operations.get_saved_routine, await getSavedRoutine(ctx.app.reads, ownerOf(ctx.caller.athlete), input.routine_id)),
   ),
   list_recovery_checkins: procedure(operations.list_recovery_checkins, async (ctx, input) =>
-    envelope(ctx, operations.list_recovery_checkins, await listRecoveryCheckins(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
+    envelope(ctx, operations.list_recovery_checkins, await listRecoveryCheckins(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.app.clock.now(), ctx.cursorKey)),
   ),
   list_meals: procedure(operations.list_meals, async (ctx, input) =>
-    envelope(ctx, operations.list_meals, await listMeals(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
+    envelope(ctx, operations.list_meals, await listMeals(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.app.clock.now(), ctx.cursorKey)),
   ),
   list_daily_nutrition: procedure(operations.list_daily_nutrition, async (ctx, input) =>
-    envelope(ctx, operations.list_daily_nutrition, await listDailyNutrition(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
+    envelope(ctx, operations.list_daily_nutrition, await listDailyNutrition(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.app.clock.now(), ctx.cursorKey)),
   ),
   list_body_measurements: procedure(operations.list_body_measurements, async (ctx, input) =>
-    envelope(ctx, operations.list_body_measurements, await listBodyMeasurements(ctx.app.reads, ctx.caller, input, ctx.app.clock.now(), ctx.cursorKey)),
+    envelope(ctx, operations.list_body_measurements, await listBodyMeasurements(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.app.clock.now(), ctx.cursorKey)),
   ),
   get_write_context: procedure(operations.get_write_context, async (ctx) =>
     envelope(ctx, operations.get_write_context, await ctx.proposals.context(ctx.caller)),

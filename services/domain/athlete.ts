@@ -46,3 +46,6 @@ export function decidePassword(state: AthleteState | null, passwordHash: string)
   if (!state) throw new DomainError('not_found', 'no such athlete');
   return [{ type: 'athlete.password_changed', data: { athlete_id: state.athlete_id, password_hash: passwordHash } }];
 }
+
+/** An athlete's account as callers carry it: without its password hash. */
+export type AthleteAccount = Omit<AthleteState, 'password_hash'>;

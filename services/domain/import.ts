@@ -3,7 +3,7 @@
 // importing the same (or an overlapping, later) export again adds only what is new.
 import type { ImportCompletedEvent, RecordEvent } from '../../contracts/events.ts';
 import type { RecordItem, WorkoutSet } from '../../contracts/record.ts';
-import type { ParsedExercise, ParsedWorkout } from '../import/types.ts';
+import type { ParsedExercise, ParsedWorkout } from './parsed-workouts.ts';
 import { nameUuid } from './ids.ts';
 import { decideChanges, exerciseNameKey, type RecordChange, type RecordState } from './record.ts';
 

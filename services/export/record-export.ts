@@ -6,9 +6,11 @@
 import { streams } from '../../contracts/events.ts';
 import { EXPORT_FORMAT, EXPORT_SECTIONS, type ExportEntry, type ExportSection } from '../../contracts/export.ts';
 import { recordKinds, type RecordKind } from '../../contracts/record.ts';
-import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
 import { itemImages } from '../domain/record.ts';
+import type { AthleteService } from '../identity/athletes.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { EventStore } from '../store/event-store.ts';
 
 export interface RecordDump {
   athlete_id: string;
@@ -21,7 +23,14 @@ export interface RecordDump {
 }
 
 /** Reads the record once; the dump then writes it however slowly it is consumed. */
-export async function exportRecord(app: App, athleteId: string): Promise<RecordDump> {
+/** What an export reads. */
+export interface ExportDeps {
+  athletes: AthleteService;
+  clock: Clock;
+  events: EventStore;
+}
+
+export async function exportRecord(app: ExportDeps, athleteId: string): Promise<RecordDump> {
   const athlete = await app.athletes.get(athleteId);
   if (!athlete) throw new DomainError('not_found', `no athlete with id ${athleteId}`);
   // One read of the stream: one revision of the record, however many commands land meanwhile.

@@ -4,9 +4,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { AgentAccessAuth, connectionUsage } from '../api/auth.ts';
 import type { ApiError } from '../api/errors.ts';
-import type { App } from '../app.ts';
+import type { Services } from '../api/services.ts';
 import { READ_SCOPES } from '../../contracts/common.ts';
-import { resourcesOf } from '../oauth/provider.ts';
+import { resourcesOf } from '../identity/resources.ts';
 
 /**
  * The token of an `Authorization: Bearer …` header (RFC 6750's token68), or null. The scheme is
@@ -32,7 +32,7 @@ export function sendApiError(request: FastifyRequest, reply: FastifyReply, error
   return reply.code(error.status).send(body);
 }
 
-export async function registerAgentAccess(server: FastifyInstance, app: App, provider: Provider): Promise<AgentAccessAuth> {
+export async function registerAgentAccess(server: FastifyInstance, app: Services, provider: Provider): Promise<AgentAccessAuth> {
   await connectionUsage(app).ensureCollection();
   const auth = new AgentAccessAuth(app, provider);
   const base = app.config.baseUrl;

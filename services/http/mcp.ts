@@ -29,7 +29,7 @@ import { operationList, operations, type ImplementedOperation, type Operation } 
 import { WRITE_POLICY } from '../../contracts/policy.ts';
 import { ApiError, rateLimited, unavailable } from '../api/errors.ts';
 import { createAgentAccessCaller, type ApiServices } from '../api/router.ts';
-import type { Caller } from '../api/auth.ts';
+import type { Caller } from '../identity/caller.ts';
 import { bearerToken, INVALID_JSON_BODY, sendApiError } from './agent-access.ts';
 import { toApiError } from './rest.ts';
 import { setRateLimitHeaders } from './rate-limit.ts';

@@ -4,10 +4,12 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import { BotAuth } from '../api/bot-auth.ts';
+import { BUSY_RETRY_SECONDS } from '../api/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { NotYetProjected } from '../reads/projected.ts';
 import { Quota } from '../api/quota.ts';
 import type { ApiServices } from '../api/router.ts';
-import type { App } from '../app.ts';
+import type { Services } from '../api/services.ts';
 import { derivedKey } from '../oauth/keys.ts';
 import { createProvider, mountProvider, serverKeys } from '../oauth/provider.ts';
 import { FORM_BODY_LIMIT, registerWebApp } from '../web/app.ts';
@@ -27,7 +29,7 @@ export interface ServerOptions {
   serverFactory?: FastifyServerFactory;
 }
 
-export async function buildServer(app: App, options: ServerOptions = {}): Promise<FastifyInstance> {
+export async function buildServer(app: Services, options: ServerOptions = {}): Promise<FastifyInstance> {
   const server = Fastify({
     logger: options.logger === false ? false : { level: app.config.logLevel },
     ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
@@ -59,6 +61,11 @@ export async function buildServer(app: App, options: ServerOptions = {}): Promis
     if (error instanceof NotYetProjected) {
       reply.header('Retry-After', String(error.retryAfter));
       return void refuse(request, reply, 503, 'unavailable', error.message, 'It is saved, and will show here in a moment: reload the page in a few seconds.');
+    }
+    // A record that kept changing while a command was decided (the web app's moves): safe to retry.
+    if (error instanceof DomainError && error.code === 'busy') {
+      reply.header('Retry-After', String(BUSY_RETRY_SECONDS));
+      return void refuse(request, reply, 503, 'unavailable', error.message, 'Your record was changing while this was saved, so nothing was saved. Try again in a moment.');
     }
     const given = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (given === 500) request.log.error({ err: error }, 'request failed');

@@ -8,11 +8,13 @@
 import { EXPORT_SECTIONS, formatRefusal, recordExport, type ExportEntry, type RecordExport } from '../../contracts/export.ts';
 import type { Actor, ImportCompletedEvent } from '../../contracts/events.ts';
 import { recordKinds } from '../../contracts/record.ts';
-import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { DomainError } from '../domain/errors.ts';
 import { sha256Hex } from '../domain/ids.ts';
 import { decideChanges, type RecordChange, type RecordState } from '../domain/record.ts';
+import type { AthleteService } from '../identity/athletes.ts';
+import type { RecordService } from '../commands/record-service.ts';
+import type { ProjectionRunner } from '../../projections/runner.ts';
 
 export interface RecordImportResult {
   athlete_id: string;
@@ -30,7 +32,14 @@ export interface RecordImportInput {
   progress?: (done: number, total: number) => void;
 }
 
-export async function importRecordExport(app: App, athlete: AthleteState, input: RecordImportInput): Promise<RecordImportResult> {
+/** What importing a RepLedger export uses. */
+export interface RecordImportDeps {
+  athletes: AthleteService;
+  records: RecordService;
+  runner: Pick<ProjectionRunner, 'withProgress'>;
+}
+
+export async function importRecordExport(app: RecordImportDeps, athlete: AthleteState, input: RecordImportInput): Promise<RecordImportResult> {
   const doc = parseExport(input.fileName, input.bytes);
   const { changes, pathOf } = carriedChanges(doc, athlete.athlete_id);
   const refuse = (error: unknown): never => {
@@ -89,7 +98,7 @@ export async function importRecordExport(app: App, athlete: AthleteState, input:
   };
 }
 
-async function restoreProfile(app: App, athlete: AthleteState, actor: Actor, cause: unknown): Promise<void> {
+async function restoreProfile(app: RecordImportDeps, athlete: AthleteState, actor: Actor, cause: unknown): Promise<void> {
   try {
     await app.athletes.updateProfile(athlete.email, athlete.profile, actor);
   } catch (error) {

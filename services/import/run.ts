@@ -2,7 +2,6 @@
 // CLI reads it from disk, the web app from an upload): parse it whole, then save it in one
 // append. A bad row refuses the whole file with its line number; nothing is half-imported.
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { WRITE_POLICY } from '../../contracts/policy.ts';
 import { CLOCK_SKEW_MS } from '../domain/clock.ts';
@@ -12,6 +11,9 @@ import type { ApplyProgress } from '../../projections/runner.ts';
 import type { ImportCommand } from '../domain/import.ts';
 import type { StoredEvent } from '../store/event-store.ts';
 import { ImportRowError, WrongExportError, type ExportApp, type ParsedWorkout } from './types.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { RecordService } from '../commands/record-service.ts';
+import type { ProjectionRunner } from '../../projections/runner.ts';
 
 export interface ImportResult {
   workouts_in_file: number;
@@ -34,7 +36,11 @@ export interface ImportInput {
 }
 
 /** What an import needs of the app: the app itself, or the stores a worker thread opened (./worker.ts). */
-export type ImportTarget = Pick<App, 'clock' | 'records'> & { runner: Pick<App['runner'], 'withProgress'> };
+export interface ImportTarget {
+  clock: Clock;
+  records: RecordService;
+  runner: Pick<ProjectionRunner, 'withProgress'>;
+}
 
 /**
  * Imports the file; `invalid_input` names the line and what was wrong, and that nothing was

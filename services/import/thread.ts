@@ -13,10 +13,12 @@
 // starts another.
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import type { App } from '../app.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { DomainError, type DomainErrorCode, type Issue } from '../domain/errors.ts';
 import { SqliteEventStore } from '../store/sqlite/event-store.ts';
+import type { EventStore } from '../store/event-store.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { Config } from '../config.ts';
 import type { DistanceUnit, WeightUnit } from './csv.ts';
 import type { ImportResult } from './run.ts';
 import type { ExportApp } from './types.ts';
@@ -82,8 +84,16 @@ interface Pending {
  * to read a file, and `saving` when this process holds its writers for the job's write: tests hold
  * the worker at either with `gate`.
  */
+/** What the import thread uses of the app: the worker opens stores of its own. */
+export interface ImportThreadDeps {
+  config: Pick<Config, 'kurrentdbUrl'>;
+  clock: Clock;
+  events: EventStore;
+  projectionMode: 'inline' | 'worker';
+}
+
 export class ImportThread extends EventEmitter {
-  readonly #app: App;
+  readonly #app: ImportThreadDeps;
   #worker: Worker | null = null;
   readonly #jobs = new Map<number, Pending>();
   /** Releases of this process's write lock, held for the worker, by lock id. */
@@ -92,7 +102,7 @@ export class ImportThread extends EventEmitter {
   /** For tests: see ImportJob.gate (two elements). */
   gate: Int32Array | null = null;
 
-  constructor(app: App) {
+  constructor(app: ImportThreadDeps) {
     super();
     this.#app = app;
   }
@@ -198,10 +208,10 @@ function errorOf(error: Extract<FromWorker, { type: 'failed' }>['error']): Error
   return out;
 }
 
-const threads = new WeakMap<App, ImportThread>();
+const threads = new WeakMap<ImportThreadDeps, ImportThread>();
 
 /** The app's import thread (the web upload's, and a test's way to watch or hold it). */
-export function importThreadOf(app: App): ImportThread {
+export function importThreadOf(app: ImportThreadDeps): ImportThread {
   let thread = threads.get(app);
   if (!thread) threads.set(app, (thread = new ImportThread(app)));
   return thread;

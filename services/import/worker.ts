@@ -11,7 +11,7 @@ import { projections } from '../../projections/index.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import type { Clock } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
-import { RecordService } from '../record-service.ts';
+import { RecordService } from '../commands/record-service.ts';
 import type { EventStore } from '../store/event-store.ts';
 import { openSqlite, type SqliteDatabase } from '../store/sqlite/database.ts';
 import { SqliteEventStore } from '../store/sqlite/event-store.ts';

@@ -4,7 +4,7 @@
 // sessions) from growing the store for ever.
 import type { ReadStore } from '../store/read-store.ts';
 import type { Clock } from '../domain/clock.ts';
-import { sweepExpiredOAuthState } from './adapter.ts';
+import { sweepExpiredOAuthState } from '../identity/oauth-store.ts';
 
 /** How often each instance sweeps. Several instances sweeping the same store is harmless. */
 export const OAUTH_CLEANUP_EVERY_MS = 10 * 60_000;

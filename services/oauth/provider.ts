@@ -6,23 +6,19 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC, type TokenEndpointGrantContext } from 'oidc-provider';
 import type { DisconnectReason } from '../../contracts/events.ts';
 import { READ_SCOPES } from '../../contracts/common.ts';
-import type { App } from '../app.ts';
+import type { Services } from '../api/services.ts';
 import { cookieValue } from '../http/cookie-header.ts';
 // The web app's page layout and security headers, shared with the authorization server's pages.
 import { contentSecurityPolicy, pageHeaders } from '../web/layout.ts';
 import { html, Html, page } from '../web/html.ts';
 import { AttemptLimiter, addressKey } from '../web/limiter.ts';
-import { readStoreAdapter, oauthCollections, OAUTH } from './adapter.ts';
+import { readStoreAdapter, oauthCollections, OAUTH } from '../identity/oauth-store.ts';
+import { resourcesOf } from '../identity/resources.ts';
 import { scheduleOAuthCleanup } from './cleanup.ts';
 import { clientMetadataProblem, URI_MAX } from './client-policy.ts';
 import { loadOrCreateKeys, type OAuthKeys } from './keys.ts';
 import { OUTBOUND_MAX_BYTES, pinnedFetch } from './outbound.ts';
 
-
-/** The protected resources: MCP, the REST base, and the service as a whole. */
-export function resourcesOf(baseUrl: string) {
-  return { mcp: `${baseUrl}/mcp`, rest: `${baseUrl}/v1/agent-access`, root: baseUrl };
-}
 
 const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 
@@ -60,11 +56,11 @@ export function targetProblem(requested: unknown, granted: ReadonlySet<unknown>,
   return null;
 }
 
-export function serverKeys(app: App): OAuthKeys {
+export function serverKeys(app: Services): OAuthKeys {
   return loadOrCreateKeys(process.env.OAUTH_KEYS_FILE ?? join(app.config.dataDir, 'secrets', 'oauth-keys.json'));
 }
 
-export async function createProvider(app: App, keys: OAuthKeys): Promise<Provider> {
+export async function createProvider(app: Services, keys: OAuthKeys): Promise<Provider> {
   await app.reads.ensureCollections(oauthCollections);
   const resources = new Set(Object.values(resourcesOf(app.config.baseUrl)));
   const { mcp } = resourcesOf(app.config.baseUrl);
@@ -295,7 +291,7 @@ const OAUTH_BODY_LIMIT = 56 * 1024;
  * oidc-provider's endpoints, given the raw request with its body unread, and what runs beside
  * them: the registration limit, the clean-up schedule, revoked grants reaching the connections.
  */
-export async function mountProvider(server: FastifyInstance, provider: Provider, app: App): Promise<void> {
+export async function mountProvider(server: FastifyInstance, provider: Provider, app: Services): Promise<void> {
   const callback = provider.callback();
   const registrations = new AttemptLimiter(REGISTRATIONS_PER_ADDRESS, REGISTRATION_WINDOW_MS, app.clock);
   const sessionCookie = provider.cookieName('session');

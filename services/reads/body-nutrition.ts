@@ -12,7 +12,7 @@ import {
 import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { NUTRIENTS, NUTRITION_DAYS, type NutritionDayDoc } from '../../projections/nutrition.ts';
-import type { Caller } from '../api/auth.ts';
+import type { RecordOwner } from './owner.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { windowedPage } from './lists.ts';
 import { recordText } from './text.ts';
@@ -22,8 +22,8 @@ export const NUTRITION_VERSION = 'daily-nutrition.v1';
 type MealDoc = ItemDoc & RecordItem<'meal'> & { local_date: string };
 type MeasurementDoc = ItemDoc & RecordItem<'body_measurement'> & { local_date: string };
 
-export async function listMeals(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<Meals> {
-  const { window, docs, next_cursor } = await windowedPage<MealDoc>(reads, caller, query, now, cursorKey, {
+export async function listMeals(reads: ReadStore, owner: RecordOwner, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<Meals> {
+  const { window, docs, next_cursor } = await windowedPage<MealDoc>(reads, owner, query, now, cursorKey, {
     operation: 'list_meals',
     collection: 'meals',
     index: 'by_local_date',
@@ -48,8 +48,8 @@ export async function listMeals(reads: ReadStore, caller: Caller, query: ListQue
   };
 }
 
-export async function listDailyNutrition(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<DailyNutritionSummaries> {
-  const { window, docs, next_cursor } = await windowedPage<NutritionDayDoc>(reads, caller, query, now, cursorKey, {
+export async function listDailyNutrition(reads: ReadStore, owner: RecordOwner, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<DailyNutritionSummaries> {
+  const { window, docs, next_cursor } = await windowedPage<NutritionDayDoc>(reads, owner, query, now, cursorKey, {
     operation: 'list_daily_nutrition',
     collection: NUTRITION_DAYS,
     index: 'by_id',
@@ -74,8 +74,8 @@ export async function listDailyNutrition(reads: ReadStore, caller: Caller, query
   };
 }
 
-export async function listBodyMeasurements(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<BodyMeasurements> {
-  const { window, docs, next_cursor } = await windowedPage<MeasurementDoc>(reads, caller, query, now, cursorKey, {
+export async function listBodyMeasurements(reads: ReadStore, owner: RecordOwner, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<BodyMeasurements> {
+  const { window, docs, next_cursor } = await windowedPage<MeasurementDoc>(reads, owner, query, now, cursorKey, {
     operation: 'list_body_measurements',
     collection: 'body_measurements',
     index: 'by_local_date',

@@ -5,8 +5,8 @@ import type { ExerciseHistory, ListQuery } from '../../contracts/agent-access.ts
 import type { RecordItem, WorkoutSet } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { BY_EXERCISE_DATE, RECORD_INDICATORS, type RecordEntryDoc } from '../../projections/records.ts';
-import { ApiError } from '../api/errors.ts';
-import type { Caller } from '../api/auth.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { RecordOwner } from './owner.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { recordText } from './text.ts';
 import { windowedPage } from './lists.ts';
@@ -23,11 +23,11 @@ export function performanceOf(s: WorkoutSet) {
   };
 }
 
-export async function getExerciseHistory(reads: ReadStore, caller: Caller, exerciseId: string, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<ExerciseHistory> {
-  const athleteId = caller.athlete.athlete_id;
+export async function getExerciseHistory(reads: ReadStore, owner: RecordOwner, exerciseId: string, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<ExerciseHistory> {
+  const athleteId = owner.athleteId;
   const exercise = await reads.get<ItemDoc & RecordItem<'exercise'>>('exercises', athleteId, exerciseId);
-  if (!exercise) throw new ApiError('not_found', `no exercise ${exerciseId} in this record`);
-  const { window, docs, next_cursor } = await windowedPage<RecordEntryDoc>(reads, caller, query, now, cursorKey, {
+  if (!exercise) throw new DomainError('not_found', `no exercise ${exerciseId} in this record`);
+  const { window, docs, next_cursor } = await windowedPage<RecordEntryDoc>(reads, owner, query, now, cursorKey, {
     operation: 'get_exercise_history',
     collection: RECORD_INDICATORS,
     index: BY_EXERCISE_DATE,

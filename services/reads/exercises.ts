@@ -9,9 +9,9 @@ import type { ExerciseList, ExerciseListQuery, ExercisePersonalRecords, Personal
 import { LIMITS } from '../../contracts/common.ts';
 import { BY_SORT_NAME, EXERCISE_SUMMARIES, type ExerciseSummaryDoc, type RecordHolder } from '../../projections/records.ts';
 import { WORKOUTS, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
-import { decodeCursor, encodeCursor } from '../api/cursor.ts';
-import { ApiError } from '../api/errors.ts';
-import type { Caller } from '../api/auth.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { RecordOwner } from './owner.ts';
 import { matchesWords, nameWords } from '../domain/exercise-search.ts';
 import { INDICATORS } from '../domain/records.ts';
 import { localDateOf } from '../domain/time.ts';
@@ -34,7 +34,7 @@ async function exercisePage(reads: ReadStore, athleteId: string, query: { query:
   const issued = query.cursor ? decodeCursor(cursorKey, { operation: CURSOR_OPERATION, athleteId }, query.cursor) : null;
   const asked = query.query === null ? null : nameWords(query.query).join(' ');
   const issuedFor = issued ? (issued.filters.query ?? null) : null;
-  if (issued && asked !== null && asked !== issuedFor) throw new ApiError('invalid_input', 'cursor: it was issued for another query; pass the same query or none');
+  if (issued && asked !== null && asked !== issuedFor) throw new DomainError('invalid_input', 'cursor: it was issued for another query; pass the same query or none');
   const folded = issued ? issuedFor : asked;
   const words = folded ? folded.split(' ') : [];
   const chunk = words.length > 0 ? SCAN_CHUNK : query.limit + 1;
@@ -52,8 +52,8 @@ async function exercisePage(reads: ReadStore, athleteId: string, query: { query:
   return { docs: page, next_cursor };
 }
 
-export async function listExercises(reads: ReadStore, caller: Caller, query: ExerciseListQuery, cursorKey: KeyObject): Promise<ExerciseList> {
-  const { docs, next_cursor } = await exercisePage(reads, caller.athlete.athlete_id, query, cursorKey);
+export async function listExercises(reads: ReadStore, owner: RecordOwner, query: ExerciseListQuery, cursorKey: KeyObject): Promise<ExerciseList> {
+  const { docs, next_cursor } = await exercisePage(reads, owner.athleteId, query, cursorKey);
   return {
     items: docs.map((d) => ({
       id: d.id,
@@ -67,20 +67,20 @@ export async function listExercises(reads: ReadStore, caller: Caller, query: Exe
   };
 }
 
-export async function getPersonalRecords(reads: ReadStore, caller: Caller, query: PersonalRecordsQuery, cursorKey: KeyObject): Promise<PersonalRecords> {
-  const athleteId = caller.athlete.athlete_id;
+export async function getPersonalRecords(reads: ReadStore, owner: RecordOwner, query: PersonalRecordsQuery, cursorKey: KeyObject): Promise<PersonalRecords> {
+  const athleteId = owner.athleteId;
   let docs: Listed[];
   let next_cursor: string | null = null;
   if (query.exercise_id !== null) {
     const doc = await reads.get<ExerciseSummaryDoc>(EXERCISE_SUMMARIES, athleteId, query.exercise_id);
-    if (!doc || !listed(doc)) throw new ApiError('not_found', `no exercise ${query.exercise_id} in this record`);
+    if (!doc || !listed(doc)) throw new DomainError('not_found', `no exercise ${query.exercise_id} in this record`);
     docs = [doc];
   } else {
     ({ docs, next_cursor } = await exercisePage(reads, athleteId, { ...query, limit: query.limit ?? LIMITS.pageSizeDefault }, cursorKey));
   }
   const holders = docs.flatMap((d) => INDICATORS.map((i) => d.holders[i]).filter((h): h is RecordHolder => h !== null));
   const workouts = new Map((await reads.getMany<WorkoutSummaryDoc>(WORKOUTS, athleteId, [...new Set(holders.map((h) => h.workout_id))])).map((w) => [w.id, w]));
-  const timezone = caller.athlete.profile.timezone;
+  const timezone = owner.timezone;
   // The workouts read model may trail this one on the distributed engines: the record's own end
   // time then gives the date.
   const record = (h: RecordHolder | null): PersonalRecord | null =>

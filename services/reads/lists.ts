@@ -3,9 +3,9 @@
 // from/to. The caller maps documents to wire items and names the keyset fields.
 import type { KeyObject } from 'node:crypto';
 import type { ListQuery } from '../../contracts/agent-access.ts';
-import { decodeCursor, encodeCursor } from '../api/cursor.ts';
-import { ApiError } from '../api/errors.ts';
-import type { Caller } from '../api/auth.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { RecordOwner } from './owner.ts';
 import type { Doc, KeyValue, PageQuery, ReadStore } from '../store/read-store.ts';
 import { resolveWindow, windowOfCursor, type Window } from './window.ts';
 
@@ -72,18 +72,18 @@ export function windowPageQuery(list: Pick<WindowedList<Doc>, 'index' | 'prefix'
 
 export async function windowedPage<D extends Doc>(
   reads: ReadStore,
-  caller: Caller,
+  owner: RecordOwner,
   query: ListQuery,
   now: Date,
   cursorKey: KeyObject,
   list: WindowedList<D>,
 ): Promise<{ window: Window; docs: D[]; next_cursor: string | null }> {
-  const athleteId = caller.athlete.athlete_id;
+  const athleteId = owner.athleteId;
   const issued = query.cursor ? decodeCursor(cursorKey, { operation: list.operation, athleteId }, query.cursor) : null;
   for (const [k, v] of Object.entries(list.filters ?? {})) {
-    if (issued && issued.filters[k] !== v) throw new ApiError('invalid_input', `cursor: it was issued for another ${k}`);
+    if (issued && issued.filters[k] !== v) throw new DomainError('invalid_input', `cursor: it was issued for another ${k}`);
   }
-  const window = issued ? windowOfCursor(query, issued.filters) : resolveWindow(query, caller.athlete.profile.timezone, now);
+  const window = issued ? windowOfCursor(query, issued.filters) : resolveWindow(query, owner.timezone, now);
   const docs = await reads.page<D>(list.collection, windowPageQuery(list, athleteId, window, query.limit, issued?.after));
   const page = docs.slice(0, query.limit);
   const last = page[page.length - 1];

@@ -5,8 +5,8 @@
 import type { KeyObject } from 'node:crypto';
 import type { Me, ReadApiListQuery, SavedWorkoutDetail, SavedWorkoutSummary, Stats, WorkoutDetail, WorkoutSummary } from '../../contracts/read-api.ts';
 import { WORKOUTS, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
-import type { CallerAthlete } from '../api/auth.ts';
-import { ApiError } from '../api/errors.ts';
+import type { AthleteAccount } from '../domain/athlete.ts';
+import { DomainError } from '../domain/errors.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { keysetPage, type KeysetList } from './lists.ts';
 import { loadSavedRoutine, routinesList, type RoutineDoc } from './routines.ts';
@@ -27,14 +27,14 @@ const savedWorkoutsList = routinesList('list_saved_workouts');
 export const utc = (instant: string): string => new Date(instant).toISOString();
 
 /** The same refusal for an id of another athlete and one that does not exist: it reveals nothing. */
-const notFound = (what: string) => new ApiError('not_found', `no ${what} with this id in this record`);
+const notFound = (what: string) => new DomainError('not_found', `no ${what} with this id in this record`);
 
-export function me(athlete: CallerAthlete): Me {
+export function me(athlete: AthleteAccount): Me {
   const p = athlete.profile;
   return { display_name: p.display_name, unit_preference: p.unit_preference, timezone: p.timezone };
 }
 
-export async function stats(reads: ReadStore, athlete: CallerAthlete, now: Date): Promise<Stats> {
+export async function stats(reads: ReadStore, athlete: AthleteAccount, now: Date): Promise<Stats> {
   const { timezone } = athlete.profile;
   const s = await trainingStats(reads, athlete.athlete_id, timezone, now);
   return {

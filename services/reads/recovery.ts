@@ -2,7 +2,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { ListQuery, RecoveryCheckins } from '../../contracts/agent-access.ts';
 import type { ItemDoc } from '../../projections/items.ts';
-import type { Caller } from '../api/auth.ts';
+import type { RecordOwner } from './owner.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import { windowedPage, type WindowedList } from './lists.ts';
@@ -16,8 +16,8 @@ export const checkinsList: WindowedList<CheckinDoc> = {
   keyOf: (c) => [c.date, c.id],
 };
 
-export async function listRecoveryCheckins(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<RecoveryCheckins> {
-  const { window, docs, next_cursor } = await windowedPage(reads, caller, query, now, cursorKey, checkinsList);
+export async function listRecoveryCheckins(reads: ReadStore, owner: RecordOwner, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<RecoveryCheckins> {
+  const { window, docs, next_cursor } = await windowedPage(reads, owner, query, now, cursorKey, checkinsList);
   return {
     window,
     scale: { minimum: 1, maximum: 5, higher_is_better: true, soreness_five_means: 'no_soreness' },

@@ -4,8 +4,8 @@ import type { KeyObject } from 'node:crypto';
 import type { PageQuery, RoutineDetail, RoutineListItem } from '../../contracts/agent-access.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
-import { ApiError } from '../api/errors.ts';
-import type { Caller } from '../api/auth.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { RecordOwner } from './owner.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { keysetPage, type KeysetList } from './lists.ts';
 import { recordText, UNKNOWN_EXERCISE } from './text.ts';
@@ -41,14 +41,14 @@ function listItem(r: RoutineDoc): RoutineListItem {
   return { id: r.id, revision: r.revision, title: recordText(r.title), exercise_count: r.exercise_count, updated_at: r.updated_at, provenance: 'prescribed' };
 }
 
-export async function listSavedRoutines(reads: ReadStore, caller: Caller, query: PageQuery, cursorKey: KeyObject) {
-  const { docs, next_cursor } = await keysetPage(reads, caller.athlete.athlete_id, query, cursorKey, LIST);
+export async function listSavedRoutines(reads: ReadStore, owner: RecordOwner, query: PageQuery, cursorKey: KeyObject) {
+  const { docs, next_cursor } = await keysetPage(reads, owner.athleteId, query, cursorKey, LIST);
   return { items: docs.map(listItem), next_cursor };
 }
 
-export async function getSavedRoutine(reads: ReadStore, caller: Caller, routineId: string): Promise<{ routine: RoutineDetail }> {
-  const loaded = await loadSavedRoutine(reads, caller.athlete.athlete_id, routineId);
-  if (!loaded) throw new ApiError('not_found', `no saved routine ${routineId} in this record`);
+export async function getSavedRoutine(reads: ReadStore, owner: RecordOwner, routineId: string): Promise<{ routine: RoutineDetail }> {
+  const loaded = await loadSavedRoutine(reads, owner.athleteId, routineId);
+  if (!loaded) throw new DomainError('not_found', `no saved routine ${routineId} in this record`);
   return {
     routine: {
       ...listItem(loaded.routine),

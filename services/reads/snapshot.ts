@@ -4,7 +4,7 @@
 import type { DerivedMetricMetadata, Goal, TrainingSnapshot } from '../../contracts/agent-access.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
-import type { Caller } from '../api/auth.ts';
+import type { RecordOwner } from './owner.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { trainingStats } from './stats.ts';
 import { recordText, UNKNOWN_EXERCISE } from './text.ts';
@@ -17,11 +17,11 @@ const FEEDBACK = 5;
 
 type GoalDoc = ItemDoc & RecordItem<'goal'> & { canonical_target_value: number; canonical_target_unit: Goal['canonical_target_unit'] };
 
-export async function getTrainingSnapshot(reads: ReadStore, caller: Caller, now: Date): Promise<TrainingSnapshot> {
-  const athleteId = caller.athlete.athlete_id;
+export async function getTrainingSnapshot(reads: ReadStore, owner: RecordOwner, now: Date): Promise<TrainingSnapshot> {
+  const athleteId = owner.athleteId;
   const computedAt = now.toISOString();
   const [{ today, monday, from30, days, counts, streak }, goals, feedback] = await Promise.all([
-    trainingStats(reads, athleteId, caller.athlete.profile.timezone, now),
+    trainingStats(reads, athleteId, owner.timezone, now),
     reads.page<GoalDoc>('goals', { partition: athleteId, index: 'by_status', prefix: ['active'], direction: 'desc', limit: GOALS }),
     reads.page<ItemDoc & RecordItem<'feedback'>>('feedback', { partition: athleteId, index: 'by_recorded', direction: 'desc', limit: FEEDBACK }),
   ]);

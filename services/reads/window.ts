@@ -1,6 +1,6 @@
 // The date window of a list: local dates in the record timezone, both included.
 import type { ListQuery } from '../../contracts/agent-access.ts';
-import { ApiError } from '../api/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { addDays, todayIn } from '../domain/time.ts';
 
 /** Without from/to, a list covers the 30 local days ending today. */
@@ -24,9 +24,9 @@ export function resolveWindow(query: Pick<ListQuery, 'from' | 'to'>, timezone: s
 export function windowOfCursor(query: Pick<ListQuery, 'from' | 'to'>, issued: Record<string, string | null>): Window {
   const from = issued.from ?? null;
   const to = issued.to ?? null;
-  if (from === null || to === null) throw new ApiError('invalid_input', 'cursor: not a cursor of a windowed list');
+  if (from === null || to === null) throw new DomainError('invalid_input', 'cursor: not a cursor of a windowed list');
   if (query.from !== null && (query.from !== from || query.to !== to)) {
-    throw new ApiError('invalid_input', 'cursor: it was issued for another from/to window; pass the same window or none');
+    throw new DomainError('invalid_input', 'cursor: it was issued for another from/to window; pass the same window or none');
   }
   return { from, to };
 }

@@ -6,9 +6,9 @@ import type { RecordItem, WorkoutSet } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { RECORD_INDICATORS, setKey, type RecordEntryDoc } from '../../projections/records.ts';
 import { WORKOUT_DETAILS, WORKOUTS, type WorkoutDetailDoc, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
-import { ApiError } from '../api/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import type { Indicator } from '../domain/records.ts';
-import type { Caller } from '../api/auth.ts';
+import type { RecordOwner } from './owner.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { performanceOf } from './exercise-history.ts';
 import { recordText, UNKNOWN_EXERCISE } from './text.ts';
@@ -40,8 +40,8 @@ export function workoutSummary(doc: WorkoutSummaryDoc): WorkoutSummary {
   };
 }
 
-export async function listCompletedWorkouts(reads: ReadStore, caller: Caller, query: ListQuery, now: Date, cursorKey: KeyObject) {
-  const { window, docs, next_cursor } = await windowedPage<WorkoutSummaryDoc>(reads, caller, query, now, cursorKey, {
+export async function listCompletedWorkouts(reads: ReadStore, owner: RecordOwner, query: ListQuery, now: Date, cursorKey: KeyObject) {
+  const { window, docs, next_cursor } = await windowedPage<WorkoutSummaryDoc>(reads, owner, query, now, cursorKey, {
     operation: 'list_completed_workouts',
     collection: WORKOUTS,
     index: 'by_local_date',
@@ -105,9 +105,9 @@ export function indicatorsOf(e: LoadedExercise, set: WorkoutSet): Indicator[] {
 }
 
 /** get_completed_workout: the whole workout with its sets and their record indicators. */
-export async function getCompletedWorkout(reads: ReadStore, caller: Caller, workoutId: string): Promise<{ workout: WorkoutDetail }> {
-  const loaded = await loadCompletedWorkout(reads, caller.athlete.athlete_id, workoutId);
-  if (!loaded) throw new ApiError('not_found', `no completed workout ${workoutId} in this record`);
+export async function getCompletedWorkout(reads: ReadStore, owner: RecordOwner, workoutId: string): Promise<{ workout: WorkoutDetail }> {
+  const loaded = await loadCompletedWorkout(reads, owner.athleteId, workoutId);
+  if (!loaded) throw new DomainError('not_found', `no completed workout ${workoutId} in this record`);
   const { summary, feedback } = loaded;
   return {
     workout: {

@@ -5,7 +5,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { WaitingItem } from '../../projections/proposals.ts';
-import type { App } from '../app.ts';
+import type { Services } from '../api/services.ts';
 import { DomainError } from '../domain/errors.ts';
 import { timeZoneChoices } from '../../contracts/common.ts';
 import { readForm, requiredText, safeReturnTo, text } from './forms.ts';
@@ -26,7 +26,7 @@ import { registerSettings } from './settings.ts';
 import { registerImport } from './import.ts';
 import { registerProgress } from './progress.ts';
 import { registerExport } from './export.ts';
-import { csrfMatches, Sessions, type Session } from './sessions.ts';
+import { csrfMatches, Sessions, type Session } from '../identity/sessions.ts';
 import { NotYetProjected, projectedPast } from '../reads/projected.ts';
 import { z } from 'zod';
 
@@ -64,7 +64,7 @@ declare module 'fastify' {
 /** The largest form any page posts (sign-in, settings, a proposal's review), in bytes. Uploads have their own. */
 export const FORM_BODY_LIMIT = 16 * 1024;
 
-export async function registerWebApp(server: FastifyInstance, app: App, provider: Provider): Promise<void> {
+export async function registerWebApp(server: FastifyInstance, app: Services, provider: Provider): Promise<void> {
   const secure = app.config.baseUrl.startsWith('https://');
   const sessions = new Sessions(app.reads, app.clock, secure);
   await sessions.ensureCollection();

@@ -4,17 +4,17 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { App } from '../app.ts';
+import type { Services } from '../api/services.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Show } from './layout.ts';
 import { readForm, requiredText } from './forms.ts';
 import { html } from './html.ts';
-import type { Session, Sessions } from './sessions.ts';
+import type { Session, Sessions } from '../identity/sessions.ts';
 
 /** `request_key`: one per form shown, so that the form sent twice (a double click) makes one token. */
 const createFields = z.object({ name: requiredText('Name', 100), request_key: z.uuid().optional() });
 
-export function registerBotTokens(web: FastifyInstance, app: App, sessions: Sessions, show: Show): void {
+export function registerBotTokens(web: FastifyInstance, app: Services, sessions: Sessions, show: Show): void {
   const list = async (athleteId: string, timezone: string, csrf: string) => {
     const tokens = (await app.botTokens.list(athleteId)).filter((t) => !t.revoked_at);
     const fmt = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: timezone });

@@ -6,9 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import type { AgentAccessOperation } from '../../contracts/agent-access.ts';
 import { READ_SCOPE_AREAS, type ReadScope } from '../../contracts/common.ts';
 import { PROPOSAL_STATUSES, type ProposalStatus } from '../../contracts/write.ts';
-import type { ConnectionHistory } from '../access-history.ts';
-import type { App } from '../app.ts';
-import { connectionName } from '../connections.ts';
+import type { ConnectionHistory } from '../operations/access-history.ts';
+import type { Services } from '../api/services.ts';
+import { connectionName } from '../identity/connections.ts';
 import type { OperationTotal } from '../domain/access-history.ts';
 import { html, type Html } from './html.ts';
 import { ownConnection } from './connections.ts';
@@ -107,7 +107,7 @@ function proposalsCard(h: ConnectionHistory, name: string, tz: string): Html {
   )}</ul></div>`;
 }
 
-export function registerConnectionActivity(web: FastifyInstance, app: App, show: Show): void {
+export function registerConnectionActivity(web: FastifyInstance, app: Services, show: Show): void {
   web.get('/connections/:grantId/activity', async (request, reply) => {
     const found = await ownConnection(app, request, reply, show, 'activity');
     if (!found) return reply;

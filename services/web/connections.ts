@@ -8,8 +8,8 @@ import { CONNECTION_LABEL_MAX } from '../../contracts/events.ts';
 import { READ_SCOPE_AREAS } from '../../contracts/common.ts';
 import { WRITE_POLICY } from '../../contracts/policy.ts';
 import type { ConnectionDoc } from '../../projections/connections.ts';
-import type { App } from '../app.ts';
-import { connectionName } from '../connections.ts';
+import type { Services } from '../api/services.ts';
+import { connectionName } from '../identity/connections.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { lastReadAt } from '../api/auth.ts';
@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { describePermission, WRITE_PERMISSIONS, writePermission, type WritePermission } from '../../contracts/write-permissions.ts';
 import { readForm } from './forms.ts';
 import { STATUS_WORDS } from './proposals.ts';
-import type { Session } from './sessions.ts';
+import type { Session } from '../identity/sessions.ts';
 
 const AREA_NAMES: Record<string, string> = Object.fromEntries(Object.entries(READ_SCOPE_AREAS).map(([scope, area]) => [scope, area.title]));
 
@@ -90,7 +90,7 @@ ${refused ? html`<p class="error" id="${id}-error">${refused.message}</p>` : ''}
 <button class="secondary" type="submit">Save the name</button></form></details>`;
 }
 
-async function connectedCard(app: App, athlete: AthleteState, c: ConnectionDoc, csrf: string, problem: NameProblem | null): Promise<Html> {
+async function connectedCard(app: Services, athlete: AthleteState, c: ConnectionDoc, csrf: string, problem: NameProblem | null): Promise<Html> {
   const tz = athlete.profile.timezone;
   const [lastUsed, lastProposal] = await Promise.all([lastReadAt(app, athlete.athlete_id, c.id), app.connections.latestProposal(athlete.athlete_id, c.id)]);
   const name = connectionName(c);
@@ -110,7 +110,7 @@ ${nameForm(c, csrf, problem)}
 </div>`;
 }
 
-async function connectionsPage(app: App, athlete: AthleteState, session: Session, query: Record<string, unknown>, problem: NameProblem | null): Promise<Html> {
+async function connectionsPage(app: Services, athlete: AthleteState, session: Session, query: Record<string, unknown>, problem: NameProblem | null): Promise<Html> {
   const tz = athlete.profile.timezone;
   const all = await app.connections.list(athlete.athlete_id);
   const connected = all.filter((c) => c.status === 'connected');
@@ -161,7 +161,7 @@ ${suggests ? html`<li>It can no longer suggest changes.</li>` : ''}
  * (`/connections/<id>/<page>`). Otherwise the answer is given here and null returned: a redirect to
  * sign in and back, or a 404 page for a connection that is not theirs.
  */
-export async function ownConnection(app: App, request: FastifyRequest, reply: FastifyReply, show: Show, page: string): Promise<{ session: Session; athlete: AthleteState; connection: ConnectionDoc } | null> {
+export async function ownConnection(app: Services, request: FastifyRequest, reply: FastifyReply, show: Show, page: string): Promise<{ session: Session; athlete: AthleteState; connection: ConnectionDoc } | null> {
   const session = request.session;
   const { grantId } = request.params as { grantId: string };
   if (!session?.athlete_id) {
@@ -177,7 +177,7 @@ export async function ownConnection(app: App, request: FastifyRequest, reply: Fa
   return { session, athlete, connection };
 }
 
-export function registerConnections(web: FastifyInstance, app: App, show: Show): void {
+export function registerConnections(web: FastifyInstance, app: Services, show: Show): void {
   const page = async (reply: FastifyReply, athlete: AthleteState, session: Session, query: Record<string, unknown>, problem: NameProblem | null = null) =>
     show(reply, 'Connected apps', session, await connectionsPage(app, athlete, session, query, problem), problem ? 400 : 200);
 

@@ -6,16 +6,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { READ_SCOPE_AREAS, READ_SCOPES, type ReadScope } from '../../contracts/common.ts';
-import type { App } from '../app.ts';
-import { grantIdOf } from '../connections.ts';
+import type { Services } from '../api/services.ts';
+import { grantIdOf } from '../identity/connections.ts';
 import { DomainError } from '../domain/errors.ts';
 import { contentSecurityPolicy, type Show } from './layout.ts';
 import { html, type Html } from './html.ts';
-import type { Sessions } from './sessions.ts';
+import type { Sessions } from '../identity/sessions.ts';
 
 
 interface ConsentContext {
-  app: App;
+  app: Services;
   provider: Provider;
   sessions: Sessions;
   show: Show;

@@ -3,13 +3,13 @@
 // no CSRF token; it answers only the session's own athlete, and is never cached.
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../app.ts';
+import type { Services } from '../api/services.ts';
 import { exportFileName, exportRecord } from '../export/record-export.ts';
 import { signedInAthlete } from './record-pages.ts';
 
 export const EXPORT_PATH = '/settings/export';
 
-export function registerExport(web: FastifyInstance, app: App): void {
+export function registerExport(web: FastifyInstance, app: Services): void {
   web.get(EXPORT_PATH, async (request, reply) => {
     const who = await signedInAthlete(app, request, reply);
     if (!who) return reply;

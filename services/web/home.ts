@@ -1,16 +1,17 @@
 // Home (`/account`): this week, the last 30 days and the streak, from the same snapshot read as
 // Agent Access's get_training_snapshot; the newest workouts; and how to connect an AI client.
 import type { FastifyInstance } from 'fastify';
-import type { App } from '../app.ts';
+import type { Services } from '../api/services.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { WORKOUTS, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
 import { getTrainingSnapshot } from '../reads/snapshot.ts';
 import { COPY_SCRIPT, COUNTDOWN_SCRIPT, html, type Html } from './html.ts';
 import { proposalLine } from './proposals.ts';
 import type { Show } from './layout.ts';
-import { keysetPage, webCaller } from './record-reads.ts';
-import type { Sessions } from './sessions.ts';
-import { count, duration, localDate } from './units.ts';
+import { ownerOf } from '../reads/owner.ts';
+import { keysetPage } from './record-reads.ts';
+import type { Sessions } from '../identity/sessions.ts';
+import { count, duration, localDate } from '../words/units.ts';
 
 const RECENT_WORKOUTS = 5;
 /** Proposals Home lists of those waiting, soonest to expire first; the proposals page has them all. */
@@ -20,7 +21,7 @@ const WAITING_SHOWN = 5;
 export const PRO_GIVES =
   'Pro lets AI clients you connect (Claude, ChatGPT, VS Code and other MCP clients) read the areas of your record you tick and, if you also allow it, suggest changes: nothing in your record changes until you approve them here.';
 
-export function registerHome(web: FastifyInstance, app: App, sessions: Sessions, show: Show): void {
+export function registerHome(web: FastifyInstance, app: Services, sessions: Sessions, show: Show): void {
   web.get('/account', async (request, reply) => {
     const session = request.session;
     if (!session) return reply.redirect(`/sign-in?return_to=${encodeURIComponent('/account')}`);
@@ -33,7 +34,7 @@ export function registerHome(web: FastifyInstance, app: App, sessions: Sessions,
     const now = app.clock.now();
     const waiting = request.waiting;
     const [snapshot, recent, shown] = await Promise.all([
-      getTrainingSnapshot(app.reads, webCaller(athlete), now),
+      getTrainingSnapshot(app.reads, ownerOf(athlete), now),
       keysetPage<WorkoutSummaryDoc>(app.reads, WORKOUTS, { partition: athlete.athlete_id, index: 'by_local_date', keyOf: (w) => [w.local_date, w.ended_at, w.id], limit: RECENT_WORKOUTS }, null),
       app.proposals.pending(athlete.athlete_id, waiting.slice(0, WAITING_SHOWN)),
     ]);

@@ -7,7 +7,7 @@
 // script shows the upload's bytes, then that the file is being saved, then the summary.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { App } from '../app.ts';
+import type { Services } from '../api/services.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { DomainError } from '../domain/errors.ts';
 import { importThreadOf } from '../import/thread.ts';
@@ -16,8 +16,8 @@ import { readForm } from './forms.ts';
 import { html, IMPORT_PROGRESS_SCRIPT, type Html } from './html.ts';
 import { contentSecurityPolicy, type Show } from './layout.ts';
 import { signedInAthlete } from './record-pages.ts';
-import type { Session } from './sessions.ts';
-import { count } from './units.ts';
+import type { Session } from '../identity/sessions.ts';
+import { count } from '../words/units.ts';
 
 /** The largest export accepted: about 4,000 workouts of a Hevy export (~2.4 KB a workout; a year at six days a week is ~0.75 MB). */
 export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
@@ -61,7 +61,7 @@ const fields = z.object({
   file,
 });
 
-export function registerImport(web: FastifyInstance, app: App, show: Show): void {
+export function registerImport(web: FastifyInstance, app: Services, show: Show): void {
   /** The import form's page: its script sends the upload itself (connect-src), to show its progress. */
   const showImport = (reply: FastifyReply, session: Session, body: Html, status = 200) => {
     reply.header('Content-Security-Policy', contentSecurityPolicy([], true));

@@ -3,7 +3,7 @@
 import type { FastifyReply } from 'fastify';
 import { cookieValue } from '../http/cookie-header.ts';
 import { html, page, SCRIPT_HASH, STYLE_HASH, type Html } from './html.ts';
-import { SESSION_COOKIE, type Session } from './sessions.ts';
+import { SESSION_COOKIE, type Session } from '../identity/sessions.ts';
 
 /**
  * Forms may post to this site, and (on the consent page) be redirected on to the client. Only the

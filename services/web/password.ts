@@ -3,13 +3,13 @@
 // A change signs the athlete out everywhere else.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { App } from '../app.ts';
+import type { Services } from '../api/services.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Show } from './layout.ts';
 import { readForm, text } from './forms.ts';
 import { html, type Html } from './html.ts';
 import type { AttemptLimiter } from './limiter.ts';
-import type { Sessions } from './sessions.ts';
+import type { Sessions } from '../identity/sessions.ts';
 
 const fields = z
   .object({
@@ -19,7 +19,7 @@ const fields = z
   })
   .refine((f) => f.new_password === f.confirm_password, { message: 'New password again: the two new passwords differ' });
 
-export function registerPasswordChange(web: FastifyInstance, app: App, sessions: Sessions, attempts: AttemptLimiter, show: Show): void {
+export function registerPasswordChange(web: FastifyInstance, app: Services, sessions: Sessions, attempts: AttemptLimiter, show: Show): void {
   web.get('/account/password', async (request, reply) => {
     const session = request.session;
     if (!session) return reply.redirect(`/sign-in?return_to=${encodeURIComponent('/account/password')}`);

@@ -8,7 +8,7 @@ import type { RecordItem } from '../../contracts/record.ts';
 import { ACTIVITY_WEEKS, type ActivityWeekDoc } from '../../projections/activity.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { BY_EXERCISE, RECORD_INDICATORS, type RecordEntryDoc } from '../../projections/records.ts';
-import type { App } from '../app.ts';
+import type { Services } from '../api/services.ts';
 import { sessionProgress, type SessionProgress } from '../domain/progress.ts';
 import { addDays, todayIn, weekStart } from '../domain/time.ts';
 import { lineChart, weekBarChart, type Point } from './charts.ts';
@@ -16,7 +16,7 @@ import { html, scrollTable, type Html } from './html.ts';
 import type { Show } from './layout.ts';
 import { pager, RECORD_NAMES, signedInAthlete, UUID } from './record-pages.ts';
 import { keysetPage, positionOf } from './record-reads.ts';
-import { bodyweight, bodyweightValue, count, shortDate, weight, weightUnitName, weightValue, type BodyweightUnit, type WeightUnit } from './units.ts';
+import { bodyweight, bodyweightValue, count, shortDate, weight, weightUnitName, weightValue, type BodyweightUnit, type WeightUnit } from '../words/units.ts';
 
 /** This week and the 52 before it. */
 export const WEEKS_CHARTED = 53;
@@ -31,7 +31,7 @@ type MeasurementDoc = ItemDoc & RecordItem<'body_measurement'> & { local_date: s
 
 const figures = (summary: string, table: Html) => html`<details class="figures"><summary>${summary}</summary>${table}</details>`;
 
-export function registerProgress(web: FastifyInstance, app: App, show: Show): void {
+export function registerProgress(web: FastifyInstance, app: Services, show: Show): void {
   web.get('/progress', async (request, reply) => {
     const who = await signedInAthlete(app, request, reply);
     if (!who) return reply;

@@ -9,7 +9,7 @@ import { uuid } from '../../contracts/common.ts';
 import type { Profile, RecordKind } from '../../contracts/record.ts';
 import { WRITE_KINDS, writeKindOf, type ProposalStatus, type WriteKind } from '../../contracts/write.ts';
 import type { ProposalDoc } from '../../projections/proposals.ts';
-import type { App } from '../app.ts';
+import type { Services } from '../api/services.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { DomainError } from '../domain/errors.ts';
 import { ReviewRefusal } from '../domain/proposal-review.ts';
@@ -21,8 +21,8 @@ import { compareRecords, type WordsContext } from '../words/record-fields.ts';
 import { COUNTDOWN_SCRIPT, html, type Html } from './html.ts';
 import type { Show } from './layout.ts';
 import { recordFields, recordLists } from './review.ts';
-import type { Session } from './sessions.ts';
-import { dateTime, timeOfDay } from './units.ts';
+import type { Session } from '../identity/sessions.ts';
+import { dateTime, timeOfDay } from '../words/units.ts';
 
 /** Each status as the athlete reads it (the connection's activity page uses them too). */
 export const STATUS_WORDS: Record<ProposalStatus, string> = {
@@ -239,7 +239,7 @@ ${pending ? decisionBar(review, csrf) : ''}
 ${pending ? html`<script>${COUNTDOWN_SCRIPT}</script>` : ''}`;
 }
 
-export function registerProposals(web: FastifyInstance, app: App, show: Show): void {
+export function registerProposals(web: FastifyInstance, app: Services, show: Show): void {
   /** The signed-in athlete, or a redirect to sign in and back. */
   const signedIn = async (session: Session | null, reply: FastifyReply, back: string) => {
     if (!session?.athlete_id) {

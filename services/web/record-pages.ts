@@ -8,8 +8,8 @@ import type { WorkoutDetail } from '../../contracts/agent-access.ts';
 import { canonicalGoalTarget, type Profile, type RecordItem, type WorkoutSet } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { WORKOUT_DETAILS, WORKOUTS, type WorkoutDetailDoc, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
-import type { App } from '../app.ts';
-import { ApiError } from '../api/errors.ts';
+import type { Services } from '../api/services.ts';
+import { DomainError } from '../domain/errors.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { getSavedRoutine } from '../reads/routines.ts';
 import { getCompletedWorkout } from '../reads/workouts.ts';
@@ -19,9 +19,10 @@ import { todayIn } from '../domain/time.ts';
 import { html, scrollTable, type Html } from './html.ts';
 import { workoutLine } from './home.ts';
 import type { Show } from './layout.ts';
-import { keysetPage, positionOf, positionParam, webCaller, type KeysetPage } from './record-reads.ts';
-import type { Session } from './sessions.ts';
-import { bodyweight, clock, count, dateTime, distance, duration, localDate, shortDate, timeOfDay, trim, weight, type WeightUnit } from './units.ts';
+import { ownerOf } from '../reads/owner.ts';
+import { keysetPage, positionOf, positionParam, type KeysetPage } from './record-reads.ts';
+import type { Session } from '../identity/sessions.ts';
+import { bodyweight, clock, count, dateTime, distance, duration, localDate, shortDate, timeOfDay, trim, weight, type WeightUnit } from '../words/units.ts';
 
 export const WORKOUTS_PER_PAGE = 20;
 const ROUTINES_PER_PAGE = 20;
@@ -29,7 +30,7 @@ const GOALS_PER_STATUS = 50;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The signed-in athlete, or null after sending the browser to sign in (and back here). */
-export async function signedInAthlete(app: App, request: FastifyRequest, reply: FastifyReply): Promise<{ session: Session; athlete: AthleteState } | null> {
+export async function signedInAthlete(app: Services, request: FastifyRequest, reply: FastifyReply): Promise<{ session: Session; athlete: AthleteState } | null> {
   const session = request.session;
   const athlete = session ? await app.athletes.get(session.athlete_id) : null;
   if (!session || !athlete) {
@@ -165,7 +166,7 @@ ${sets.map((s) => {
   })}`;
 }
 
-export function registerRecordPages(web: FastifyInstance, app: App, show: Show): void {
+export function registerRecordPages(web: FastifyInstance, app: Services, show: Show): void {
   web.get('/workouts', async (request, reply) => {
     const who = await signedInAthlete(app, request, reply);
     if (!who) return reply;
@@ -199,9 +200,9 @@ ${pager('/workouts', page, 'workouts')}</div>`,
     if (!UUID.test(id)) return notFound();
     let workout: WorkoutDetail;
     try {
-      workout = (await getCompletedWorkout(app.reads, webCaller(athlete), id)).workout;
+      workout = (await getCompletedWorkout(app.reads, ownerOf(athlete), id)).workout;
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'not_found') return notFound();
+      if (error instanceof DomainError && error.code === 'not_found') return notFound();
       throw error;
     }
     const [summary, detail] = await Promise.all([
@@ -273,9 +274,9 @@ ${pager('/routines', page, 'routines')}</div>`,
     if (!UUID.test(id)) return notFound();
     let routine;
     try {
-      routine = (await getSavedRoutine(app.reads, webCaller(who.athlete), id)).routine;
+      routine = (await getSavedRoutine(app.reads, ownerOf(who.athlete), id)).routine;
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'not_found') return notFound();
+      if (error instanceof DomainError && error.code === 'not_found') return notFound();
       throw error;
     }
     const doc = await app.reads.get<ItemDoc & RecordItem<'routine'>>('routines', who.athlete.athlete_id, id);

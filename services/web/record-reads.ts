@@ -2,19 +2,7 @@
 // Access has one (the snapshot, a workout, a routine), so that a page and an AI client reading
 // the same record see the same numbers. Lists here page through the whole history rather than a
 // 90-day window, newest first, with a keyset in the address (one store read per page).
-import type { Caller, CallerAthlete } from '../api/auth.ts';
-import { READ_SCOPES } from '../../contracts/common.ts';
-import type { AthleteState } from '../domain/athlete.ts';
 import type { Doc, KeyValue, ReadStore } from '../store/read-store.ts';
-
-/**
- * The athlete reading their own record in the web app: every area, no connection. Only the read
- * functions see it; nothing on the web path checks Agent Access permissions against it.
- */
-export function webCaller(athlete: AthleteState | CallerAthlete): Caller {
-  const { athlete_id, email, profile, tier } = athlete;
-  return { athlete: { athlete_id, email, profile, tier }, grantId: 'web', clientId: 'web', clientName: 'RepLedger', scopes: [...READ_SCOPES], writePermissions: [] };
-}
 
 /** Where a page of a list starts: after `key`, towards older items or newer ones. */
 export interface PagePosition {

@@ -5,12 +5,12 @@ import type { FastifyInstance } from 'fastify';
 import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { NUTRITION_DAYS, type NutritionDayDoc } from '../../projections/nutrition.ts';
-import type { App } from '../app.ts';
+import type { Services } from '../api/services.ts';
 import { html, scrollTable, type Html } from './html.ts';
 import type { Show } from './layout.ts';
 import { pager, signedInAthlete } from './record-pages.ts';
 import { keysetPage, positionOf } from './record-reads.ts';
-import { bodyweight, count, length, localDate, shortDate, timeOfDay, trim } from './units.ts';
+import { bodyweight, count, length, localDate, shortDate, timeOfDay, trim } from '../words/units.ts';
 import type { Profile } from '../../contracts/record.ts';
 
 const CHECKINS_PER_PAGE = 30;
@@ -54,7 +54,7 @@ const scale = (v: number | null) => (v === null ? '—' : `${v} / 5`);
 const grams = (v: number | null) => (v === null ? '—' : `${trim(v, 1)} g`);
 const kcal = (v: number | null) => (v === null ? '—' : `${Math.round(v).toLocaleString('en-GB')} kcal`);
 
-export function registerRecoveryBodyPages(web: FastifyInstance, app: App, show: Show): void {
+export function registerRecoveryBodyPages(web: FastifyInstance, app: Services, show: Show): void {
   web.get('/recovery', async (request, reply) => {
     const who = await signedInAthlete(app, request, reply);
     if (!who) return reply;

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { timeZoneChoices } from '../../contracts/common.ts';
 import type { Profile } from '../../contracts/record.ts';
-import type { App } from '../app.ts';
+import type { Services } from '../api/services.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import { EXPORT_PATH } from './export.ts';
@@ -26,7 +26,7 @@ const fields = z.object({
   bodyweight_unit_preference: z.enum(['kg', 'lbs', 'stone'], { error: 'Bodyweight in: choose kilograms, pounds or stones' }),
 });
 
-export function registerSettings(web: FastifyInstance, app: App, show: Show): void {
+export function registerSettings(web: FastifyInstance, app: Services, show: Show): void {
   web.get('/settings', async (request, reply) => {
     const who = await signedInAthlete(app, request, reply);
     if (!who) return reply;

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { READ_SCOPE_AREAS } from '../../contracts/common.ts';
 import { describePermission, WRITE_PERMISSIONS, writePermission, type WritePermission } from '../../contracts/write-permissions.ts';
-import type { App } from '../app.ts';
+import type { Services } from '../api/services.ts';
 import { readForm } from './forms.ts';
 import { html } from './html.ts';
 import type { Show } from './layout.ts';
@@ -20,7 +20,7 @@ function asked(request: FastifyRequest): WritePermission[] {
   return WRITE_PERMISSIONS.filter((p) => names.includes(p));
 }
 
-export function registerPermissionForm(web: FastifyInstance, app: App, show: Show): void {
+export function registerPermissionForm(web: FastifyInstance, app: Services, show: Show): void {
   const describe = (p: WritePermission) => describePermission(p, (area) => READ_SCOPE_AREAS[area].title);
 
   web.get('/connections/:grantId/write-permissions/request', async (request, reply) => {

@@ -4,7 +4,7 @@
 // and the refusals. Nothing here is stored, so nothing here can go stale or disagree with a table.
 import type { WriteKind, WriteOp } from '../../contracts/write.ts';
 import { localDateOf } from '../domain/time.ts';
-import { dateTime, localDate } from '../web/units.ts';
+import { dateTime, localDate } from './units.ts';
 import { compareRecords, GOAL_TYPES, BODY_METRICS, valueText, type FieldWords, type ItemWords, type RecordWords, type WordsContext } from './record-fields.ts';
 
 type Body = Record<string, unknown>;

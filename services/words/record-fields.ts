@@ -5,7 +5,7 @@
 // field names or stored units.
 import type { Profile } from '../../contracts/record.ts';
 import type { WriteKind, WriteRecord } from '../../contracts/write.ts';
-import { bodyweight, clock, dateTime, distance, length, localDate, trim, weight } from '../web/units.ts';
+import { bodyweight, clock, dateTime, distance, length, localDate, trim, weight } from './units.ts';
 
 /** How one field's value reads. Formats that need a sibling field (a measurement's metric) get the whole object. */
 export type Format =

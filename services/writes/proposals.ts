@@ -13,20 +13,25 @@ import { areaOf, permissionFormPath, WRITE_PERMISSIONS, type WritePermission } f
 import { PROPOSALS, proposalDocOf, WAITING, type ProposalDoc, type WaitingDoc, type WaitingItem } from '../../projections/proposals.ts';
 import { WORKOUT_DETAILS, WORKOUTS } from '../../projections/workouts.ts';
 import type { ItemDoc } from '../../projections/items.ts';
-import type { Caller } from '../api/auth.ts';
-import type { App } from '../app.ts';
+import type { Caller } from '../identity/caller.ts';
 import { DomainError } from '../domain/errors.ts';
 import { decidePrepare, itemKeysOf, refuseOverBytes, sealedBytes, statusAt, type PreparedProposal } from '../domain/proposal.ts';
 import { approvalKeys, decideApprove, decideReject, decideUndo, ReviewRefusal, staleRecords, undoDeadline, type BeforeImage, type StaleRecord } from '../domain/proposal-review.ts';
 import { itemKey, type ItemImage } from '../domain/record.ts';
 import { changeSummary, type ChangedBy, type ChangeInput } from '../words/changes.ts';
 import type { WordsContext } from '../words/record-fields.ts';
-import type { Loaded } from '../record-service.ts';
+import type { Loaded, RecordService } from '../commands/record-service.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { ReadStore } from '../store/read-store.ts';
 import { addDays, todayIn } from '../domain/time.ts';
 import { nextLink, receiptOf, recordEventsDigest } from '../domain/receipt-chain.ts';
 import { SealedDetails } from './sealed.ts';
 import { pagesOf } from '../store/read-store.ts';
 import { NotYetProjected, projectedPast } from '../reads/projected.ts';
+import type { Config } from '../config.ts';
+import type { KeyStore } from '../store/key-store.ts';
+import type { Maintenance } from '../operations/maintenance.ts';
+import type { ProjectionRunner } from '../../projections/runner.ts';
 
 /**
  * What the sealed part of a prepared proposal holds: the actions, and the client's reason in its
@@ -66,7 +71,15 @@ export function approvalUrl(baseUrl: string, commandId: string): string {
 }
 
 /** What proposals are made of: the record stream, the read models, the keys that seal their details, the clock and the write switch. */
-export type ProposalDeps = Pick<App, 'config' | 'clock' | 'reads' | 'keys' | 'records' | 'maintenance' | 'runner'>;
+export interface ProposalDeps {
+  config: Config;
+  clock: Clock;
+  reads: ReadStore;
+  keys: KeyStore;
+  records: RecordService;
+  maintenance: Maintenance;
+  runner: ProjectionRunner;
+}
 
 export class ProposalService {
   readonly #app: ProposalDeps;

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { streams } from '../../contracts/events.ts';
 import type { AthleteDoc } from '../../projections/athletes.ts';
 import { DomainError } from '../../services/domain/errors.ts';
-import { verifyPassword } from '../../services/password.ts';
+import { verifyPassword } from '../../services/identity/password.ts';
 import { openTestApp, registerAthlete, tempDir } from '../support/app.ts';
 import { CLI, cliJson, type CliResult } from '../support/cli.ts';
 

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AccessHistory } from '../../services/access-history.ts';
+import { AccessHistory } from '../../services/operations/access-history.ts';
 import { ACCESS_HISTORY_DAYS, countOf, hourOf, itemsIn, mergeCounts, retentionStart, summariseReads, type AccessBucket } from '../../services/domain/access-history.ts';
 import { localDateOf } from '../../services/domain/time.ts';
 import { openTestApp } from '../support/app.ts';

@@ -7,7 +7,7 @@ import type { RecordItem } from '../../contracts/record.ts';
 import { fixedClock } from '../../services/domain/clock.ts';
 import { DomainError } from '../../services/domain/errors.ts';
 import type { RecordChange } from '../../services/domain/record.ts';
-import { RecordService } from '../../services/record-service.ts';
+import { RecordService } from '../../services/commands/record-service.ts';
 import { WrongExpectedRevisionError, type ExpectedRevision, type NewEvent } from '../../services/store/event-store.ts';
 import { openSqlite } from '../../services/store/sqlite/database.ts';
 import { tempDir } from '../support/app.ts';

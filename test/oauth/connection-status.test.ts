@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectionEvent, streams } from '../../contracts/events.ts';
-import { appendEvents } from '../../services/append.ts';
+import { appendEvents } from '../../services/commands/append.ts';
 import { connect, registerPro } from '../support/connect.ts';
 import { startServer } from '../support/server.ts';
 

@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AdapterPayload } from 'oidc-provider';
-import { OAUTH } from '../../services/oauth/adapter.ts';
+import { OAUTH } from '../../services/identity/oauth-store.ts';
 import { effectiveResource, pickResource } from '../../services/oauth/provider.ts';
 import { beginAuthorization, connect, consent, follow, registerPro, REDIRECT } from '../support/connect.ts';
 import { FormClient, type TestServer, withServer } from '../support/server.ts';

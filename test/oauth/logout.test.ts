@@ -4,7 +4,7 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OAUTH } from '../../services/oauth/adapter.ts';
+import { OAUTH } from '../../services/identity/oauth-store.ts';
 import { contentSecurityPolicy } from '../../services/web/layout.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { PASSWORD, registerPro } from '../support/connect.ts';

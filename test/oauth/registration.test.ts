@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixedClock } from '../../services/domain/clock.ts';
-import { OAUTH } from '../../services/oauth/adapter.ts';
+import { OAUTH } from '../../services/identity/oauth-store.ts';
 import { cleanUpOAuthState, scheduleOAuthCleanup } from '../../services/oauth/cleanup.ts';
 import { AttemptLimiter } from '../../services/web/limiter.ts';
 import { clientMetadataProblem, redirectUriProblem } from '../../services/oauth/client-policy.ts';

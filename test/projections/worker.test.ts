@@ -75,7 +75,10 @@ test('a worker killed with SIGKILL and started again ends with the read models o
   const third = Math.floor(reference.events.length / 3);
   try {
     await copyLog(reference.events.slice(0, third), events);
-    let worker = startWorker(dataDir, 'following the event log');
+    // A lease longer than a worker takes to start on a loaded machine (two seconds and more), so
+    // that the one started after the kill finds it still held.
+    const lease = { PROJECTION_LEASE_MS: '6000' };
+    let worker = startWorker(dataDir, 'following the event log', undefined, lease);
     await worker.ready;
     await untilProjected(reads, await events.headPosition());
     // The next third arrives while the worker follows; it is killed while applying it.
@@ -91,18 +94,19 @@ test('a worker killed with SIGKILL and started again ends with the read models o
     worker.child.kill('SIGKILL');
     const killed = await exited(worker);
     assert.is(killed.signal, 'SIGKILL');
-    await appending;
     const atKill = await checkpoints(reads);
+    // Started at once, while the killed worker's lease still holds (however long the appends take
+    // on a loaded machine): it must wait for the lease to run out.
+    worker = startWorker(dataDir, 'following the event log', undefined, lease);
+    await appending;
     await copyLog(reference.events.slice(2 * third), events);
-
-    worker = startWorker(dataDir, 'following the event log');
     await worker.ready;
     await untilProjected(reads, await events.headPosition());
     worker.child.kill('SIGTERM');
     const stopped = await exited(worker);
     assert.equal([stopped.code, stopped.signal], [0, null], stopped.stderr);
     // The killed worker's lease had to run out first: the new one waited, then took it over.
-    assert.match(stopped.stderr, 'another process holds the projector lease');
+    assert.match(stopped.stderr, 'another process holds the projector lease', stopped.stderr);
     assert.match(stopped.stderr, 'holds the projector lease (token 2)');
     assert.ok(Math.min(...atKill) < (await events.headPosition()), `the worker had not got to the end when it was killed (${atKill.join(', ')}, head ${head})`);
     assert.equal(await readModelsOf(reads), reference.readModels);

@@ -8,6 +8,7 @@ import { agentAccessResponses } from '../../contracts/agent-access.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import { fixedClock } from '../../services/domain/clock.ts';
 import { localDateOf } from '../../services/domain/time.ts';
+import { ownerOf } from '../../services/reads/owner.ts';
 import { getTrainingSnapshot } from '../../services/reads/snapshot.ts';
 import { openTestApp, registerAthlete } from '../support/app.ts';
 import { referenceStats } from '../support/stats-reference.ts';
@@ -129,7 +130,7 @@ test('property: counts and streak match a brute force after edits, deletes and t
         const today = localDateOf(now.getTime(), athlete.profile.timezone);
         const dates = [...live.values()].map((w) => localDateOf(w.started ?? w.created, athlete.profile.timezone));
         const expected = referenceStats(dates, today);
-        const snapshot = await getTrainingSnapshot(t.app.reads, { athlete, grantId: randomUUID(), clientId: 'test', clientName: 'Test client', scopes: ['training'], writePermissions: [] }, now);
+        const snapshot = await getTrainingSnapshot(t.app.reads, ownerOf(athlete), now);
         assert.equal(
           [snapshot.summary.workouts_this_week.value, snapshot.summary.workouts_last_30_days.value, snapshot.summary.consecutive_active_weeks.value, snapshot.summary.streak_is_current.value],
           [expected.thisWeek, expected.last30Days, expected.weeks, expected.current],

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeProposalBody, type WriteProposalBody } from '../../contracts/write.ts';
 import { WRITE_PERMISSIONS, type WritePermission } from '../../contracts/write-permissions.ts';
-import type { Caller } from '../../services/api/auth.ts';
+import type { Caller } from '../../services/identity/caller.ts';
 import type { App } from '../../services/app.ts';
 import { connect } from './connect.ts';
 import { workoutSet } from './sets.ts';

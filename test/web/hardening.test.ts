@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fixedClock } from '../../services/domain/clock.ts';
 import { AttemptLimiter } from '../../services/web/limiter.ts';
-import { SESSION_COOKIE, SESSIONS } from '../../services/web/sessions.ts';
+import { SESSION_COOKIE, SESSIONS } from '../../services/identity/sessions.ts';
 import { beginAuthorization, connect, follow, registerPro, PASSWORD, REDIRECT } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
 
@@ -139,7 +139,7 @@ test('visitors who have not signed in leave no session rows; expired sessions ar
     assert.is((await stranger.post('/sign-in', { email: ADA.email, password: PASSWORD, _csrf: other.cookies.get('repledger_csrf')! })).status, 403);
 
     clock.advance(13 * 3600_000);
-    const { Sessions } = await import('../../services/web/sessions.ts');
+    const { Sessions } = await import('../../services/identity/sessions.ts');
     const swept = await new Sessions(s.app.reads, clock, false).sweep();
     assert.is(swept, 1);
     assert.is(await s.app.reads.count(SESSIONS), 0);
@@ -153,7 +153,7 @@ test('a one-time value never brings back a session that ended meanwhile, and exp
   const s = await startServer({ clock });
   try {
     const athleteId = await registerPro(s.app);
-    const { Sessions } = await import('../../services/web/sessions.ts');
+    const { Sessions } = await import('../../services/identity/sessions.ts');
     const sessions = new Sessions(s.app.reads, clock, false);
     const reply = { setCookie: () => reply, clearCookie: () => reply } as unknown as Parameters<typeof sessions.start>[0];
     const session = await sessions.start(reply, athleteId);

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { athleteEvent, streams } from '../../contracts/events.ts';
-import { appendEvents } from '../../services/append.ts';
-import { hashIsCurrent, PASSWORD_PARAMS, verifyPassword } from '../../services/password.ts';
+import { appendEvents } from '../../services/commands/append.ts';
+import { hashIsCurrent, PASSWORD_PARAMS, verifyPassword } from '../../services/identity/password.ts';
 import { PASSWORD, registerPro } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
 
@@ -75,7 +75,7 @@ test('wrong current passwords are limited like sign-in attempts', async () => {
 });
 
 test("outside the test runner's cheaper setting, a new hash has OWASP's parameters (N=2^17, r=8, p=1), whatever REPLEDGER_TEST_SCRYPT_N says without NODE_ENV=test", async () => {
-  const script = "const { hashPassword } = await import('./services/password.ts'); process.stdout.write(await hashPassword('correct horse battery staple'));";
+  const script = "const { hashPassword } = await import('./services/identity/password.ts'); process.stdout.write(await hashPassword('correct horse battery staple'));";
   const env: Record<string, string | undefined> = { ...process.env, NODE_ENV: 'production', REPLEDGER_TEST_SCRYPT_N: '1024' };
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: join(import.meta.dirname, '..', '..'), env });
   let out = '';

@@ -10,7 +10,7 @@ import { connect } from '../support/connect.ts';
 import { FormClient } from '../support/server.ts';
 import { addDays, weekStart } from '../../services/domain/time.ts';
 import { EXERCISES_PER_PAGE, WEEKS_CHARTED } from '../../services/web/progress.ts';
-import { bodyweight, shortDate, weight } from '../../services/web/units.ts';
+import { bodyweight, shortDate, weight } from '../../services/words/units.ts';
 import { HOSTILE_EXERCISE, HOSTILE_MEAL, HOSTILE_TITLE, signedInClient, startWebRecord, TODAY, YEAR_OF_WORKOUTS, type WebRecord } from '../support/web-record.ts';
 
 let r: WebRecord;

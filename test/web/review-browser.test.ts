@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WorkoutSet } from '../../contracts/record.ts';
-import type { Caller } from '../../services/api/auth.ts';
+import type { Caller } from '../../services/identity/caller.ts';
 import type { App } from '../../services/app.ts';
 import { atBothWidths } from '../support/axe.ts';
 import { launch, screenshot, SCREENSHOTS, whyNoBrowser } from '../support/browser.ts';

@@ -12,7 +12,7 @@ import { MongoClient } from 'mongodb';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { streams, type ProposalPrepared } from '../../contracts/events.ts';
-import type { Caller } from '../../services/api/auth.ts';
+import type { Caller } from '../../services/identity/caller.ts';
 import { openApp, type App } from '../../services/app.ts';
 import { loadConfig } from '../../services/config.ts';
 import { fixedClock } from '../../services/domain/clock.ts';

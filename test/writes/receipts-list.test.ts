@@ -2,7 +2,7 @@
 // first may be approved last, up to the expiry later. `receipts list --limit N` must still find it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { listReceipts } from '../../services/writes/audit.ts';
+import { listReceipts } from '../../services/audit/audit.ts';
 import { openTestApp, registerAthlete } from '../support/app.ts';
 import { agentCaller, validBody } from '../support/writes.ts';
 

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sealed as sealedSchema, streams, type Sealed } from '../../contracts/events.ts';
 import type { RecordItem } from '../../contracts/record.ts';
-import type { Caller } from '../../services/api/auth.ts';
+import type { Caller } from '../../services/identity/caller.ts';
 import { ReviewRefusal } from '../../services/domain/proposal-review.ts';
 import { SealedDetails } from '../../services/writes/sealed.ts';
 import { dumpReadModels, openTestApp, recordModels, registerAthlete, type TestApp } from '../support/app.ts';

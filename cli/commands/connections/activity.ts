@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { ACCESS_HISTORY_DAYS, ACCESS_HISTORY_FLUSH_EVERY_MS } from '../../../contracts/policy.ts';
-import type { ConnectionHistory } from '../../../services/access-history.ts';
+import type { ConnectionHistory } from '../../../services/operations/access-history.ts';
 import { DomainError } from '../../../services/domain/errors.ts';
 import { athleteFlag, findAthlete } from '../../athlete.ts';
 import { table } from '../../audit.ts';

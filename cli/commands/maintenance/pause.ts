@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { AppCommand } from '../../base.ts';
 import { accessOf, describeState, sideArg, TAKES_EFFECT } from '../../maintenance.ts';
-import type { MaintenanceState } from '../../../services/maintenance.ts';
+import type { MaintenanceState } from '../../../services/operations/maintenance.ts';
 
 export default class MaintenancePause extends AppCommand {
   static override description = 'Pause reads (Agent Access and the Read API) or writes: callers get 503 with Retry-After until resumed';

@@ -1,6 +1,6 @@
 import { AppCommand } from '../../base.ts';
 import { accessOf, describeState, sideArg, TAKES_EFFECT } from '../../maintenance.ts';
-import type { MaintenanceState } from '../../../services/maintenance.ts';
+import type { MaintenanceState } from '../../../services/operations/maintenance.ts';
 
 export default class MaintenanceResume extends AppCommand {
   static override description = 'Resume reads (Agent Access and the Read API) or writes after a pause';

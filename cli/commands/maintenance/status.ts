@@ -1,6 +1,6 @@
 import { AppCommand } from '../../base.ts';
 import { describeState } from '../../maintenance.ts';
-import type { MaintenanceState } from '../../../services/maintenance.ts';
+import type { MaintenanceState } from '../../../services/operations/maintenance.ts';
 
 export default class MaintenanceStatus extends AppCommand {
   static override description = 'Show whether reads (Agent Access and the Read API) and writes are paused';

@@ -13,7 +13,7 @@ export default class ProposalsList extends AppCommand {
   ];
 
   async run() {
-    const { listProposals } = await import('../../../services/writes/audit.ts');
+    const { listProposals } = await import('../../../services/audit/audit.ts');
     const { flags } = await this.parse(ProposalsList);
     const since = instantOf('since', flags.since);
     const until = instantOf('until', flags.until);

@@ -10,7 +10,7 @@ export default class ProposalsShow extends AppCommand {
   static override examples = ['<%= config.bin %> proposals show 0b7d1c52-3f4e-4c3a-9a51-2f1d6f0e8a11', '<%= config.bin %> proposals show 0b7d1c52-3f4e-4c3a-9a51-2f1d6f0e8a11 --athlete ada@example.com --json'];
 
   async run() {
-    const { showProposal } = await import('../../../services/writes/audit.ts');
+    const { showProposal } = await import('../../../services/audit/audit.ts');
     const { args, flags } = await this.parse(ProposalsShow);
     const commandId = commandIdOf(args.command_id);
     const app = await this.app();

@@ -18,7 +18,7 @@ export default class ReceiptsExport extends AppCommand {
   static override examples = ['<%= config.bin %> receipts export --athlete ada@example.com > ada-receipts.jsonl', '<%= config.bin %> receipts export --output receipts.jsonl --json'];
 
   async run(): Promise<{ receipts: number; output: string }> {
-    const { exportReceipts } = await import('../../../services/writes/audit.ts');
+    const { exportReceipts } = await import('../../../services/audit/audit.ts');
     const { flags: given } = await this.parse(ReceiptsExport);
     // `-` is stdout, as for `export --file -`, not a file of that name.
     const flags = { ...given, output: given.output === '-' ? undefined : given.output };

@@ -11,7 +11,7 @@ Keep it somewhere the store's operators cannot write; \`receipts verify --athlet
   static override examples = ['<%= config.bin %> receipts head', '<%= config.bin %> receipts head --athlete ada@example.com --json'];
 
   async run() {
-    const { verifyChains } = await import('../../../services/writes/audit.ts');
+    const { verifyChains } = await import('../../../services/audit/audit.ts');
     const { flags } = await this.parse(ReceiptsHead);
     const app = await this.app();
     const bar = progressBar('Reading receipt chains', this.progressEnabled());

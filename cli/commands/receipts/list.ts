@@ -14,7 +14,7 @@ export default class ReceiptsList extends AppCommand {
   static override examples = ['<%= config.bin %> receipts list --athlete ada@example.com', '<%= config.bin %> receipts list --since 2026-01-01 --json'];
 
   async run() {
-    const { listReceipts } = await import('../../../services/writes/audit.ts');
+    const { listReceipts } = await import('../../../services/audit/audit.ts');
     const { flags } = await this.parse(ReceiptsList);
     const since = instantOf('since', flags.since);
     const until = instantOf('until', flags.until);

@@ -10,7 +10,7 @@ export default class ReceiptsShow extends AppCommand {
   static override examples = ['<%= config.bin %> receipts show 0b7d1c52-3f4e-4c3a-9a51-2f1d6f0e8a11 --json'];
 
   async run() {
-    const { showReceipt } = await import('../../../services/writes/audit.ts');
+    const { showReceipt } = await import('../../../services/audit/audit.ts');
     const { args, flags } = await this.parse(ReceiptsShow);
     const commandId = commandIdOf(args.command_id);
     const app = await this.app();

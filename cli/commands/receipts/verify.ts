@@ -16,7 +16,7 @@ Each commit and undo of a proposal is a link: SHA-256 over the previous link and
   static override examples = ['<%= config.bin %> receipts verify', '<%= config.bin %> receipts verify --athlete ada@example.com --head 3f1c…e9 --json'];
 
   async run() {
-    const { verifyChains } = await import('../../../services/writes/audit.ts');
+    const { verifyChains } = await import('../../../services/audit/audit.ts');
     const { flags } = await this.parse(ReceiptsVerify);
     if (flags.head !== undefined && !/^[0-9a-f]{64}$/i.test(flags.head)) throw new DomainError('invalid_input', `--head must be a SHA-256 digest (64 hex digits), not "${flags.head}"`);
     const app = await this.app();

@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { MongoClient, MongoServerError, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type Document, type Filter, type TransactionOptions } from 'mongodb';
-import { processAlive } from '../../process-alive.ts';
+import { processAlive } from '../process-alive.ts';
 import type { CollectionSpec, Doc, Documents, DocumentWrite, FinishSwap, KeyValue, PageQuery, ReadStore, Rebuild, RebuildLabel } from '../read-store.ts';
 
 const NAME = /^[a-z][a-z0-9_]*$/;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import type { CollectionSpec, Doc, Documents, KeyValue, PageQuery, ReadStore, Rebuild } from '../read-store.ts';
-import { processAlive } from '../../process-alive.ts';
+import { processAlive } from '../process-alive.ts';
 import { forgetStatements, statement, type SqliteDatabase } from './database.ts';
 
 const IDENT = /^[a-z][a-z0-9_]*$/;

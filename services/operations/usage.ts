@@ -1,8 +1,8 @@
 // When a credential was last used (an AI client's connection, a bot token), for the athlete's
 // settings pages. Written at most once a minute per credential: what this instance wrote lately
 // spares the store a read on nearly every request, and the store's copy serves every instance.
-import type { Clock } from './domain/clock.ts';
-import type { Doc, ReadStore } from './store/read-store.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { Doc, ReadStore } from '../store/read-store.ts';
 
 const EVERY_MS = 60_000;
 /** Credentials remembered as noted; past this the memory starts over (costing one read each). */

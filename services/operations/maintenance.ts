@@ -2,10 +2,10 @@
 // the Retry-After the operator expects. Kept in the read store so every instance sees it; each
 // instance looks again at most every MAINTENANCE_CHECK_EVERY_MS, so a change reaches all of them within that.
 import { z } from 'zod';
-import type { AccessKind } from '../contracts/common.ts';
-import { MAINTENANCE_CHECK_EVERY_MS } from '../contracts/policy.ts';
-import type { Clock } from './domain/clock.ts';
-import type { ReadStore } from './store/read-store.ts';
+import type { AccessKind } from '../../contracts/common.ts';
+import { MAINTENANCE_CHECK_EVERY_MS } from '../../contracts/policy.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { ReadStore } from '../store/read-store.ts';
 
 const pause = z.object({
   since: z.string(),

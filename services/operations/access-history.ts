@@ -8,14 +8,14 @@
 // other's counts, and the port needs no atomic increment; readers add them up. A crash loses what
 // was counted since the last flush. Proposals come from the proposals projection as they are.
 import { randomUUID } from 'node:crypto';
-import { ACCESS_HISTORY_FLUSH_EVERY_MS } from '../contracts/policy.ts';
-import type { ProposalStatus } from '../contracts/write.ts';
-import { PROPOSAL_STATUSES } from '../contracts/write.ts';
-import { PROPOSALS, type ProposalDoc } from '../projections/proposals.ts';
-import { ACCESS_HISTORY_DAYS, countOf, hourOf, mergeCounts, retentionStart, summariseReads, type AccessBucket, type ReadSummary } from './domain/access-history.ts';
-import type { Clock } from './domain/clock.ts';
-import { statusAt } from './domain/proposal.ts';
-import { pagesOf, type CollectionSpec, type Doc, type KeyValue, type ReadStore } from './store/read-store.ts';
+import { ACCESS_HISTORY_FLUSH_EVERY_MS } from '../../contracts/policy.ts';
+import type { ProposalStatus } from '../../contracts/write.ts';
+import { PROPOSAL_STATUSES } from '../../contracts/write.ts';
+import { PROPOSALS, type ProposalDoc } from '../../projections/proposals.ts';
+import { ACCESS_HISTORY_DAYS, countOf, hourOf, mergeCounts, retentionStart, summariseReads, type AccessBucket, type ReadSummary } from '../domain/access-history.ts';
+import type { Clock } from '../domain/clock.ts';
+import { statusAt } from '../domain/proposal.ts';
+import { pagesOf, type CollectionSpec, type Doc, type KeyValue, type ReadStore } from '../store/read-store.ts';
 
 const READS = 'connection_reads';
 /**

@@ -2,18 +2,18 @@
 // "no stream expected", which makes addresses unique on every event store.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { athleteEvent, streams, type Actor, type AthleteEvent } from '../contracts/events.ts';
-import { appendEvents } from './append.ts';
-import { profile, subscriptionTier, type Profile } from '../contracts/record.ts';
-import { isVisibleText } from '../contracts/common.ts';
-import { ATHLETES, ATHLETES_PARTITION, type AthleteDoc } from '../projections/athletes.ts';
-import { decidePassword, decideProfile, decideTier, evolveAthlete, type AthleteState, type Tier } from './domain/athlete.ts';
-import type { Clock } from './domain/clock.ts';
-import { DomainError } from './domain/errors.ts';
-import { sha256Hex } from './domain/ids.ts';
+import { athleteEvent, streams, type Actor, type AthleteEvent } from '../../contracts/events.ts';
+import { appendEvents } from '../commands/append.ts';
+import { profile, subscriptionTier, type Profile } from '../../contracts/record.ts';
+import { isVisibleText } from '../../contracts/common.ts';
+import { ATHLETES, ATHLETES_PARTITION, type AthleteDoc } from '../../projections/athletes.ts';
+import { decidePassword, decideProfile, decideTier, evolveAthlete, type AthleteState, type Tier } from '../domain/athlete.ts';
+import type { Clock } from '../domain/clock.ts';
+import { DomainError } from '../domain/errors.ts';
+import { sha256Hex } from '../domain/ids.ts';
 import { hashIsCurrent, hashPassword, verifyPassword } from './password.ts';
-import { WrongExpectedRevisionError, type EventStore } from './store/event-store.ts';
-import type { KeyValue, ReadStore } from './store/read-store.ts';
+import { WrongExpectedRevisionError, type EventStore } from '../store/event-store.ts';
+import type { KeyValue, ReadStore } from '../store/read-store.ts';
 
 /** The one password rule: at sign-up, on an operator's reset and on the athlete's own change. */
 export const password = z.string().min(12, 'a password needs at least 12 characters').max(200, 'a password has at most 200 characters');

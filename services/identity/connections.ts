@@ -1,20 +1,20 @@
 // Connections: which AI client may read which areas of an athlete's record, and the name the
 // athlete gave it. Every change is an event on the athlete's `connections-<id>` stream, so the
 // audit history shows who had access when.
-import { CONNECTION_LABEL_MAX, connectionEvent, connectionLabel, streams, type Actor, type ConnectionEvent, type DisconnectReason } from '../contracts/events.ts';
-import { appendEvents } from './append.ts';
-import { isVisibleText, type ReadScope } from '../contracts/common.ts';
-import { CONNECTION_GRANTS, CONNECTION_GRANTS_PARTITION, CONNECTIONS, type ConnectionDoc, type ConnectionGrantDoc } from '../projections/connections.ts';
-import type { ProposalStatus } from '../contracts/write.ts';
-import { PROPOSALS, type ProposalDoc } from '../projections/proposals.ts';
-import type { Clock } from './domain/clock.ts';
-import { statusAt } from './domain/proposal.ts';
-import { DomainError } from './domain/errors.ts';
-import { nameUuid } from './domain/ids.ts';
-import { revokeOAuthGrant } from './oauth/adapter.ts';
-import type { EventStore } from './store/event-store.ts';
-import type { ReadStore } from './store/read-store.ts';
-import { WRITE_PERMISSIONS, type WritePermission } from '../contracts/write-permissions.ts';
+import { CONNECTION_LABEL_MAX, connectionEvent, connectionLabel, streams, type Actor, type ConnectionEvent, type DisconnectReason } from '../../contracts/events.ts';
+import { appendEvents } from '../commands/append.ts';
+import { isVisibleText, type ReadScope } from '../../contracts/common.ts';
+import { CONNECTION_GRANTS, CONNECTION_GRANTS_PARTITION, CONNECTIONS, type ConnectionDoc, type ConnectionGrantDoc } from '../../projections/connections.ts';
+import type { ProposalStatus } from '../../contracts/write.ts';
+import { PROPOSALS, type ProposalDoc } from '../../projections/proposals.ts';
+import type { Clock } from '../domain/clock.ts';
+import { statusAt } from '../domain/proposal.ts';
+import { DomainError } from '../domain/errors.ts';
+import { nameUuid } from '../domain/ids.ts';
+import { revokeOAuthGrant } from './oauth-store.ts';
+import type { EventStore } from '../store/event-store.ts';
+import type { ReadStore } from '../store/read-store.ts';
+import { WRITE_PERMISSIONS, type WritePermission } from '../../contracts/write-permissions.ts';
 
 /** What the athlete calls a connection: the name they gave it, else the client's own name. */
 export const connectionName = (c: Pick<ConnectionDoc, 'label' | 'client_name'>): string => c.label ?? c.client_name;

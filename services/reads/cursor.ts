@@ -4,7 +4,7 @@
 import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { LIMITS } from '../../contracts/common.ts';
 import type { KeyValue } from '../store/read-store.ts';
-import { ApiError } from './errors.ts';
+import { DomainError } from '../domain/errors.ts';
 
 export interface CursorBinding {
   operation: string;
@@ -31,7 +31,7 @@ export function encodeCursor(key: KeyObject, binding: CursorBinding, after: KeyV
 
 /** The keyset position and the filters the cursor was issued for; refuses any other cursor. */
 export function decodeCursor(key: KeyObject, expected: Omit<CursorBinding, 'filters'>, cursor: string): { after: KeyValue[]; filters: Record<string, string | null> } {
-  const refuse = () => new ApiError('invalid_input', 'cursor: not a cursor this operation issued; pass next_cursor back unchanged');
+  const refuse = () => new DomainError('invalid_input', 'cursor: not a cursor this operation issued; pass next_cursor back unchanged');
   const [body, mac] = cursor.split('.');
   if (!body || !mac) throw refuse();
   const given = Buffer.from(mac, 'base64url');

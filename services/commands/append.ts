@@ -1,6 +1,6 @@
-import { eventMetadata, type Actor } from '../contracts/events.ts';
-import type { Clock } from './domain/clock.ts';
-import type { AppendResult, EventStore, ExpectedRevision } from './store/event-store.ts';
+import { eventMetadata, type Actor } from '../../contracts/events.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { AppendResult, EventStore, ExpectedRevision } from '../store/event-store.ts';
 
 /**
  * Appends domain events of one athlete, stamped with when they happened, who caused them and whose

@@ -6,13 +6,23 @@ import { WRITE_POLICY } from '../../contracts/common.ts';
 import { streams } from '../../contracts/events.ts';
 import type { ProposalStatus, Receipt } from '../../contracts/write.ts';
 import { PROPOSALS, type ProposalDoc } from '../../projections/proposals.ts';
-import type { App } from '../app.ts';
 import { DomainError } from '../domain/errors.ts';
 import { statusAt } from '../domain/proposal.ts';
 import { ChainVerifier, linkOf, type ChainReport } from '../domain/receipt-chain.ts';
 import { changeSummary } from '../words/changes.ts';
+import type { ReadStore } from '../store/read-store.ts';
+import type { EventStore } from '../store/event-store.ts';
+import type { AthleteService } from '../identity/athletes.ts';
+import type { ProposalService } from '../writes/proposals.ts';
+import type { Clock } from '../domain/clock.ts';
 
-export type AuditDeps = Pick<App, 'reads' | 'events' | 'athletes' | 'proposals' | 'clock'>;
+export interface AuditDeps {
+  reads: ReadStore;
+  events: EventStore;
+  athletes: AthleteService;
+  proposals: ProposalService;
+  clock: Clock;
+}
 
 const PAGE = 200;
 /**

@@ -1,15 +1,15 @@
 // Named bearer tokens an athlete gives to bots for the read-only Read API v1. The token is shown
 // once; the store keeps its SHA-256 (the token is 256 random bits, so a fast hash is enough).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { botTokenEvent, streams, type Actor, type BotTokenEvent } from '../contracts/events.ts';
-import { appendEvents } from './append.ts';
-import { BOT_TOKENS, BOT_TOKENS_PARTITION, type BotTokenDoc } from '../projections/bot-tokens.ts';
-import type { Clock } from './domain/clock.ts';
-import { DomainError } from './domain/errors.ts';
-import { nameUuid, sha256Hex } from './domain/ids.ts';
-import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from './store/event-store.ts';
-import { pagesOf, type ReadStore } from './store/read-store.ts';
-import { UsageLog } from './usage.ts';
+import { botTokenEvent, streams, type Actor, type BotTokenEvent } from '../../contracts/events.ts';
+import { appendEvents } from '../commands/append.ts';
+import { BOT_TOKENS, BOT_TOKENS_PARTITION, type BotTokenDoc } from '../../projections/bot-tokens.ts';
+import type { Clock } from '../domain/clock.ts';
+import { DomainError } from '../domain/errors.ts';
+import { nameUuid, sha256Hex } from '../domain/ids.ts';
+import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '../store/event-store.ts';
+import { pagesOf, type ReadStore } from '../store/read-store.ts';
+import { UsageLog } from '../operations/usage.ts';
 
 const PREFIX = 'rlb_';
 /** How much of a token the athlete sees to tell tokens apart: 24 of its 256 random bits. */

@@ -1,9 +1,10 @@
-// Cursors are bound to the operation, the athlete and the filters they were issued for.
+// Cursors are bound to the operation, the athlete and the filters they were issued for; any other
+// is refused as invalid input (the API answers it 400: test/http/read-api-refusals.test.ts).
 import { createSecretKey, randomBytes } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeCursor, encodeCursor } from '../../services/api/cursor.ts';
-import { ApiError } from '../../services/api/errors.ts';
+import { decodeCursor, encodeCursor } from '../../services/reads/cursor.ts';
+import { DomainError } from '../../services/domain/errors.ts';
 
 const key = createSecretKey(randomBytes(32));
 const ADA = '00000000-0000-4000-8000-0000000000a1';
@@ -15,8 +16,8 @@ function refused(work: () => unknown, why: string): void {
     work();
     assert.unreachable(why);
   } catch (error) {
-    assert.instance(error, ApiError, why);
-    assert.is((error as ApiError).code, 'invalid_input', why);
+    assert.instance(error, DomainError, why);
+    assert.is((error as DomainError).code, 'invalid_input', why);
   }
 }
 

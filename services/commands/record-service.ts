@@ -2,19 +2,19 @@
 // decision was made against. A concurrent writer makes the append fail; the command is then
 // decided again on the new state, so a decision never lands on a record it did not see.
 import { randomUUID } from 'node:crypto';
-import { recordStreamEvent, streams, type Actor, type ProposalEvent, type RecordEvent, type RecordStreamEvent } from '../contracts/events.ts';
+import { recordStreamEvent, streams, type Actor, type ProposalEvent, type RecordEvent, type RecordStreamEvent } from '../../contracts/events.ts';
 import { appendEvents } from './append.ts';
-import type { Clock } from './domain/clock.ts';
-import { DomainError } from './domain/errors.ts';
-import { decideImport, type ImportCommand, type ImportDecision } from './domain/import.ts';
-import type { ProposalState } from './domain/proposal.ts';
-import type { ReceiptLink } from './domain/receipt-chain.ts';
-import { decideChanges, itemImages, type ItemImage, type RecordChange, type RecordState } from './domain/record.ts';
-import { Missing } from './domain/partial-map.ts';
-import { batchOfLatest, cloneFold, emptyFold, FOLD_SECTIONS, foldEvent, imageRevisions, isWhole, keysOf, sectionMaps, type FoldedEvent, type FoldSection, type RecordFold } from './domain/record-fold.ts';
-import { foldOfHead, mergeBucket, snapshotOf, type SnapshotHead } from './domain/record-snapshot.ts';
-import type { FoldSnapshots } from './store/fold-snapshots.ts';
-import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision, type StoredEvent } from './store/event-store.ts';
+import type { Clock } from '../domain/clock.ts';
+import { DomainError } from '../domain/errors.ts';
+import { decideImport, type ImportCommand, type ImportDecision } from '../domain/import.ts';
+import type { ProposalState } from '../domain/proposal.ts';
+import type { ReceiptLink } from '../domain/receipt-chain.ts';
+import { decideChanges, itemImages, type ItemImage, type RecordChange, type RecordState } from '../domain/record.ts';
+import { Missing } from '../domain/partial-map.ts';
+import { batchOfLatest, cloneFold, emptyFold, FOLD_SECTIONS, foldEvent, imageRevisions, isWhole, keysOf, sectionMaps, type FoldedEvent, type FoldSection, type RecordFold } from '../domain/record-fold.ts';
+import { foldOfHead, mergeBucket, snapshotOf, type SnapshotHead } from '../domain/record-snapshot.ts';
+import type { FoldSnapshots } from '../store/fold-snapshots.ts';
+import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision, type StoredEvent } from '../store/event-store.ts';
 
 /** Other processes (an import from the CLI) may append too; after this many lost races, give up. */
 const ATTEMPTS = 5;
