@@ -12,7 +12,7 @@
 // exercise instead of walking its history.
 import type { RecordItem, WorkoutSet } from '../contracts/record.ts';
 import { sortName } from '../services/domain/exercise-search.ts';
-import { isDone, NO_BEST, recordsOf, valueOf, type Best, type Indicator } from '../services/domain/records.ts';
+import { isDone, NO_BEST, recordsOf, indicatorValue, type Best, type Indicator } from '../services/domain/records.ts';
 import { localDateOf } from '../services/domain/time.ts';
 import type { StoredEvent } from '../services/store/event-store.ts';
 import type { Doc, Documents, KeyValue } from '../services/store/read-store.ts';
@@ -115,7 +115,7 @@ function label(entry: Position & { sets: RecordEntryDoc['sets'] }, prior: Standi
     labels[setKey(s.exercise_order, s.position)] = l;
     // A label is a new best, so its set holds that best from here on.
     for (const indicator of l) {
-      holders[indicator] = { value: valueOf(indicator, s)!, workout_id: entry.workout_id, ended_at: entry.ended_at, set_number: s.set_number, weight_kg: s.weight_kg, reps: s.reps };
+      holders[indicator] = { value: indicatorValue(indicator, s)!, workout_id: entry.workout_id, ended_at: entry.ended_at, set_number: s.set_number, weight_kg: s.weight_kg, reps: s.reps };
     }
   }
   return { labels, sample_count: r.sampleCount, after: r.after, holders };

@@ -4,7 +4,6 @@
 import type Provider from 'oidc-provider';
 import type { Units } from '../../contracts/agent-access.ts';
 import type { ReadScope } from '../../contracts/common.ts';
-import type { WritePermission } from '../../contracts/write-permissions.ts';
 import { grantIdOf } from '../identity/connections.ts';
 import type { AthleteAccount } from '../domain/athlete.ts';
 import { READ_SCOPES } from '../../contracts/common.ts';
@@ -108,7 +107,7 @@ export class AgentAccessAuth {
     const accessToken = await this.#provider.AccessToken.find(token);
     const audience = accessToken?.aud;
     const accepted = surface === 'mcp' ? [resources.mcp, resources.root] : [resources.rest, resources.root];
-    if (!accessToken || !accessToken.accountId || !accessToken.grantId || typeof audience !== 'string' || !accepted.includes(audience)) {
+    if (!accessToken?.accountId || !accessToken.grantId || typeof audience !== 'string' || !accepted.includes(audience)) {
       throw unauthorized('the token is invalid, expired, revoked or for another resource', true);
     }
     const grantId = grantIdOf(accessToken.grantId);
@@ -116,8 +115,8 @@ export class AgentAccessAuth {
       this.#connection(accessToken.accountId, grantId),
       this.#app.athletes.get(accessToken.accountId),
     ]);
-    if (!connection || connection.status !== 'connected') throw unauthorized('this connection was disconnected', true);
-    if (!athlete || athlete.tier !== 'pro') throw unauthorized('agent access needs an active Pro subscription', true);
+    if (connection?.status !== 'connected') throw unauthorized('this connection was disconnected', true);
+    if (athlete?.tier !== 'pro') throw unauthorized('agent access needs an active Pro subscription', true);
 
     const tokenScopes = String(accessToken.scope ?? '').split(' ');
     const scopes = READ_SCOPES.filter((s) => tokenScopes.includes(s) && connection.scopes.includes(s));

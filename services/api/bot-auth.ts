@@ -58,7 +58,7 @@ export class BotAuth {
     const found = await this.#app.botTokens.find(token);
     if (!found) throw unauthorized('the bot token is not valid: it may have been revoked');
     const athlete = await this.#app.athletes.get(found.athleteId);
-    if (!athlete || athlete.tier !== 'pro') throw unauthorized('the Read API needs an active Pro subscription');
+    if (athlete?.tier !== 'pro') throw unauthorized('the Read API needs an active Pro subscription');
     const { password_hash: _hash, ...account } = athlete;
     return { athlete: account, tokenId: found.tokenId };
   }

@@ -209,7 +209,7 @@ export const agentAccessRouter = t.router({
     }
   }),
   get_write_proposal: procedure(operations.get_write_proposal, async (ctx, input) => {
-    let proposal;
+    let proposal: Awaited<ReturnType<ProposalService['get']>>;
     try {
       proposal = await ctx.proposals.get(ctx.caller, input.command_id);
     } catch (error) {

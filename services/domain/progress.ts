@@ -2,7 +2,7 @@
 // estimated one-rep max and the top set of each session, over the sets the record indicators
 // count (no warm-ups, nothing not completed, no drop set without an eligible parent), so that the
 // line and the record badges always agree.
-import { eligibleSets, INDICATORS, valueOf, type Indicator, type RecordSet } from './records.ts';
+import { eligibleSets, INDICATORS, indicatorValue, type Indicator, type RecordSet } from './records.ts';
 
 export interface SessionProgress {
   workout_id: string;
@@ -24,11 +24,11 @@ export function sessionProgress(session: { workout_id: string; local_date: strin
   let top: SessionProgress['top_set'] = null;
   let mostReps: number | null = null;
   for (const s of eligible) {
-    const e1rm = valueOf('estimated_1rm', s);
+    const e1rm = indicatorValue('estimated_1rm', s);
     if (e1rm !== null && (best === null || e1rm > best)) best = e1rm;
-    const w = valueOf('weight', s);
+    const w = indicatorValue('weight', s);
     if (w !== null && (top === null || w > top.weight_kg || (w === top.weight_kg && (s.reps ?? 0) > (top.reps ?? 0)))) top = { weight_kg: w, reps: s.reps };
-    const r = valueOf('reps', s);
+    const r = indicatorValue('reps', s);
     if (r !== null && (mostReps === null || r > mostReps)) mostReps = r;
   }
   const labelled = new Set(session.labels.flat());

@@ -22,7 +22,7 @@ export interface Best {
 
 export const NO_BEST: Best = { weight: null, reps: null, set_volume: null, estimated_1rm: null, count: 0 };
 
-export function valueOf(indicator: Indicator, s: Pick<WorkoutSet, 'weight_kg' | 'reps'>): number | null {
+export function indicatorValue(indicator: Indicator, s: Pick<WorkoutSet, 'weight_kg' | 'reps'>): number | null {
   const w = s.weight_kg;
   const r = s.reps;
   switch (indicator) {
@@ -73,7 +73,7 @@ export function recordsOf(sets: RecordSet[], prior: Best): WorkoutRecords {
     let winner: RecordSet | null = null;
     let best: number | null = null;
     for (const s of eligible) {
-      const v = valueOf(indicator, s);
+      const v = indicatorValue(indicator, s);
       if (v !== null && (best === null || v > best)) {
         best = v;
         winner = s;

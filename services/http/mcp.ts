@@ -23,7 +23,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { toolJsonSchema } from '../../contracts/json-schema.ts';
 import { operationList, operations, type ImplementedOperation, type Operation } from '../../contracts/operations.ts';
 import { WRITE_POLICY } from '../../contracts/policy.ts';

@@ -66,7 +66,7 @@ export class ConnectionService {
 
   async disconnect(athleteId: string, grantId: string): Promise<void> {
     const existing = await this.get(athleteId, grantId);
-    if (!existing || existing.status !== 'connected') throw new DomainError('not_found', 'no such connection');
+    if (existing?.status !== 'connected') throw new DomainError('not_found', 'no such connection');
     await this.#append(athleteId, { type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: athleteId, reason: 'athlete' } }, { type: 'athlete', id: athleteId });
     // The connection check refuses the next request anyway; revoking the tokens also stops refreshes.
     await revokeOAuthGrant(this.#reads, existing.oauth_grant_id);
@@ -116,7 +116,7 @@ export class ConnectionService {
    */
   async setWritePermissions(athleteId: string, grantId: string, permissions: WritePermission[], options: { onlyRemove: boolean }): Promise<WritePermission[]> {
     const existing = await this.get(athleteId, grantId);
-    if (!existing || existing.status !== 'connected') throw new DomainError('not_found', 'no such connection');
+    if (existing?.status !== 'connected') throw new DomainError('not_found', 'no such connection');
     const held = existing.write_permissions ?? [];
     const next = WRITE_PERMISSIONS.filter((p) => permissions.includes(p) && (!options.onlyRemove || held.includes(p)));
     if (next.length === held.length && next.every((p) => held.includes(p))) return held;
@@ -132,7 +132,7 @@ export class ConnectionService {
    */
   async rename(athleteId: string, grantId: string, label: string): Promise<string> {
     const existing = await this.get(athleteId, grantId);
-    if (!existing || existing.status !== 'connected') throw new DomainError('not_found', 'no such connection');
+    if (existing?.status !== 'connected') throw new DomainError('not_found', 'no such connection');
     const parsed = connectionLabel.safeParse(label.trim());
     if (!parsed.success) throw new DomainError('invalid_input', labelProblem(label.trim()));
     if (existing.label === parsed.data) return parsed.data;

@@ -11,7 +11,7 @@ import {
 } from '../../contracts/agent-access.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
-import { NUTRIENTS, NUTRITION_DAYS, type NutritionDayDoc } from '../../projections/nutrition.ts';
+import { type NUTRIENTS, NUTRITION_DAYS, type NutritionDayDoc } from '../../projections/nutrition.ts';
 import type { RecordOwner } from './owner.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { windowedPage } from './lists.ts';

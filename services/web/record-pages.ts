@@ -272,7 +272,7 @@ ${pager('/routines', page, 'routines')}</div>`,
     const notFound = () =>
       show(reply, 'Routine not found', who.session, html`<div class="card"><h1>Routine not found</h1><p>There is no routine at this address in your record.</p><a class="button" href="/routines">Your routines</a></div>`, 404);
     if (!UUID.test(id)) return notFound();
-    let routine;
+    let routine: Awaited<ReturnType<typeof getSavedRoutine>>['routine'];
     try {
       routine = (await getSavedRoutine(app.reads, ownerOf(who.athlete), id)).routine;
     } catch (error) {

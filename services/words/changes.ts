@@ -5,7 +5,7 @@
 import type { WriteKind, WriteOp } from '../../contracts/write.ts';
 import { localDateOf } from '../domain/time.ts';
 import { dateTime, localDate } from './units.ts';
-import { compareRecords, GOAL_TYPES, BODY_METRICS, valueText, type FieldWords, type ItemWords, type RecordWords, type WordsContext } from './record-fields.ts';
+import { compareRecords, type GOAL_TYPES, BODY_METRICS, valueText, type FieldWords, type ItemWords, type RecordWords, type WordsContext } from './record-fields.ts';
 
 type Body = Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WorkoutSet } from '../../contracts/record.ts';
-import { INDICATORS, NO_BEST, recordsOf, valueOf, type Best } from '../../services/domain/records.ts';
+import { INDICATORS, NO_BEST, recordsOf, indicatorValue, type Best } from '../../services/domain/records.ts';
 import { workoutSet } from '../support/sets.ts';
 
 const set = (position: number, weight: number | null, reps: number | null, o: Partial<WorkoutSet> = {}): WorkoutSet =>
@@ -57,9 +57,9 @@ test('within one workout one set wins each label; a tie goes to the first in wor
 });
 
 test('Epley: weight x (1 + reps / 30)', () => {
-  assert.is(valueOf('estimated_1rm', { weight_kg: 100, reps: 30 }), 200);
-  assert.is(valueOf('estimated_1rm', { weight_kg: 100, reps: null }), null);
-  assert.is(valueOf('set_volume', { weight_kg: 0, reps: 10 }), null);
+  assert.is(indicatorValue('estimated_1rm', { weight_kg: 100, reps: 30 }), 200);
+  assert.is(indicatorValue('estimated_1rm', { weight_kg: 100, reps: null }), null);
+  assert.is(indicatorValue('set_volume', { weight_kg: 0, reps: 10 }), null);
 });
 
 const arbSet = (position: number) =>
@@ -79,14 +79,14 @@ test('property: a labelled set beats every eligible earlier set, and a new best 
       results.forEach((r, w) => {
         const sets = workouts[w] as WorkoutSet[];
         for (const indicator of INDICATORS) {
-          const priorBest = Math.max(-Infinity, ...earlier.map((s) => valueOf(indicator, s) ?? -Infinity));
+          const priorBest = Math.max(-Infinity, ...earlier.map((s) => indicatorValue(indicator, s) ?? -Infinity));
           const labelled = Object.entries(r.labels).filter(([, l]) => l.includes(indicator));
           assert.ok(labelled.length <= 1, 'one winner per label per workout');
           for (const [position] of labelled) {
-            const v = valueOf(indicator, sets.find((s) => s.position === Number(position))!)!;
+            const v = indicatorValue(indicator, sets.find((s) => s.position === Number(position))!)!;
             assert.ok(v > priorBest, `${indicator} ${v} does not beat ${priorBest}`);
           }
-          const bestHere = Math.max(-Infinity, ...sets.filter((s) => isEligible(s, sets)).map((s) => valueOf(indicator, s) ?? -Infinity));
+          const bestHere = Math.max(-Infinity, ...sets.filter((s) => isEligible(s, sets)).map((s) => indicatorValue(indicator, s) ?? -Infinity));
           if (bestHere > priorBest) assert.is(labelled.length, 1, `${indicator}: a new best ${bestHere} over ${priorBest} must be labelled`);
         }
         earlier.push(...sets.filter((s) => isEligible(s, sets)));

@@ -55,7 +55,10 @@ test('while the worker reads a large upload, the server answers another request'
     thread.gate = gate;
     const reading = once(thread, 'reading');
     const order: string[] = [];
-    const uploaded = upload(c, csrf, generateHevyExport({ workouts: LARGE, seed: 31 })).then((answer) => (order.push('upload'), answer));
+    const uploaded = upload(c, csrf, generateHevyExport({ workouts: LARGE, seed: 31 })).then((answer) => {
+      order.push('upload');
+      return answer;
+    });
     await within(reading, { what: 'the worker began to read the upload' });
     // The worker is held in its read of the file, as a long parse holds it: the server is not.
     const page = await within(c.get('/workouts'), { what: 'the workouts page, asked while the worker reads the file' });
@@ -85,7 +88,10 @@ test("while the worker saves, this process's other writes wait for its commit an
     thread.gate = gate;
     const saving = once(thread, 'saving');
     const order: string[] = [];
-    const uploaded = upload(c, csrf, generateHevyExport({ workouts: 200, seed: 32 })).then((answer) => (order.push('upload'), answer));
+    const uploaded = upload(c, csrf, generateHevyExport({ workouts: 200, seed: 32 })).then((answer) => {
+      order.push('upload');
+      return answer;
+    });
     await within(saving, { what: 'the worker was about to write' });
     // This process now holds its writers for the worker, which is held before its write.
     const beaWrite = s.app.records.change(bea, [meal()], { type: 'athlete', id: bea }).then(() => order.push('bea'));

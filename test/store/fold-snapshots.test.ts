@@ -44,7 +44,10 @@ function countingBuckets(snapshots: FoldSnapshots): { store: FoldSnapshots; read
   return {
     store: {
       head: (athleteId) => snapshots.head(athleteId),
-      buckets: (head, section, wanted) => ((read += wanted.length), snapshots.buckets(head, section, wanted)),
+      buckets: (head, section, wanted) => {
+        read += wanted.length;
+        return snapshots.buckets(head, section, wanted);
+      },
       put: (write) => snapshots.put(write),
     },
     read: () => read,

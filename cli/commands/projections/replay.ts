@@ -28,7 +28,7 @@ export default class ProjectionsReplay extends AppCommand {
     }
     app.runner.fencedBy(lease && ((docs) => lease.fence(docs)));
     const bar = progressBar('replaying', this.progressEnabled());
-    let result;
+    let result: Awaited<ReturnType<typeof app.runner.replay>>;
     try {
       result = await app.runner.replay(names, (done, total) => bar.update(done, total));
     } finally {

@@ -38,7 +38,7 @@ export default class ProjectionsRun extends AppCommand {
       }
       if (stop.signal.aborted) return { stopped: true };
       this.logToStderr('projection worker starting: bringing read models up to date');
-      let follower;
+      let follower: Awaited<ReturnType<typeof app.follow>>;
       try {
         follower = await app.follow({
           onError: (error) => {

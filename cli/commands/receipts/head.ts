@@ -15,7 +15,7 @@ Keep it somewhere the store's operators cannot write; \`receipts verify --athlet
     const { flags } = await this.parse(ReceiptsHead);
     const app = await this.app();
     const bar = progressBar('Reading receipt chains', this.progressEnabled());
-    let chains;
+    let chains: Awaited<ReturnType<typeof verifyChains>>;
     try {
       chains = await verifyChains(app, await athleteIdOf(app, flags.athlete), (done, total) => bar.update(done, total));
     } finally {

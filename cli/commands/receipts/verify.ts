@@ -21,7 +21,7 @@ Each commit and undo of a proposal is a link: SHA-256 over the previous link and
     if (flags.head !== undefined && !/^[0-9a-f]{64}$/i.test(flags.head)) throw new DomainError('invalid_input', `--head must be a SHA-256 digest (64 hex digits), not "${flags.head}"`);
     const app = await this.app();
     const bar = progressBar('Verifying receipt chains', this.progressEnabled());
-    let chains;
+    let chains: Awaited<ReturnType<typeof verifyChains>>;
     try {
       chains = await verifyChains(app, await athleteIdOf(app, flags.athlete), (done, total) => bar.update(done, total), flags.head);
     } finally {

@@ -142,7 +142,7 @@ export class KurrentEventStore implements EventStore {
     const proposed = events.map((e) =>
       jsonEvent({ type: e.type, data: e.data as JSONType, metadata: e.metadata as JSONType }),
     );
-    let result;
+    let result: Awaited<ReturnType<KurrentDBClient["appendToStream"]>>;
     try {
       // One append is one atomic write, whatever its size: the client splits the request into
       // gRPC messages of 3 MiB (batchAppendSize), but the server commits all events or none.
