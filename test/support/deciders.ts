@@ -1,6 +1,6 @@
 // Our deciders as decider-spec.ts takes them (`decide(command, state)`, `evolve`, `initialState`),
-// and the events a test gives them. The record decider decides on `RecordState`, folded by the
-// record's own `evolve`. The proposal deciders (prepare, approve, reject, undo) decide on the
+// and the events a test gives them. The record and import deciders decide on `RecordState`, folded
+// by the record's own `evolve`. The proposal deciders (prepare, approve, reject, undo) decide on the
 // record stream as the service loads it (services/record-service.ts): the fold its commands
 // decide on (`foldEvent`, from `emptyFold`), and its events, from which item bodies and a
 // proposal's own events are read back by revision as the service reads them.
@@ -19,6 +19,7 @@ import {
   type ReviewRefusalReason,
 } from '../../services/domain/proposal-review.ts';
 import { decidePrepare, itemKeysOf, type PrepareCommand, type PrepareDecision, type PreparedProposal, type WriteRefusal, type WriteRefusalReason } from '../../services/domain/proposal.ts';
+import { decideImport, type ImportCommand, type ImportDecision } from '../../services/domain/import.ts';
 import { emptyFold, foldEvent, imageRevisions, type RecordFold } from '../../services/domain/record-fold.ts';
 import { decideChanges, evolve, initialRecordState, itemImages, type ItemImage, type RecordChange, type RecordState } from '../../services/domain/record.ts';
 import { domainRefusals, reviewRefusals, writeRefusals, type Decider } from './decider-spec.ts';
@@ -28,6 +29,11 @@ import { domainRefusals, reviewRefusals, writeRefusals, type Decider } from './d
 
 export function recordDecider(athleteId: string): Decider<RecordChange[], RecordEvent, RecordState, RecordEvent[], DomainError, DomainErrorCode> {
   return { decide: (changes, state) => decideChanges(changes, state), evolve, initialState: () => initialRecordState(athleteId), refusals: domainRefusals };
+}
+
+/** An import: parsed workouts of an export, decided on the record's state (through the record decider). */
+export function importDecider(athleteId: string): Decider<ImportCommand, RecordEvent, RecordState, ImportDecision, DomainError, DomainErrorCode> {
+  return { decide: decideImport, evolve, initialState: () => initialRecordState(athleteId), refusals: domainRefusals };
 }
 
 /**
