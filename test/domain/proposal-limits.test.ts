@@ -10,8 +10,10 @@ import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
 import { operations } from '../../contracts/operations.ts';
 import fc from 'fast-check';
 import { CLOCK_SKEW_MS } from '../../services/domain/clock.ts';
-import { bodyDigest, decidePrepare, evolveProposals, POLICY_LIMITS, refuseOverBytes, refuseOverPending, WriteRefusal, ProposalState, type PrepareCommand } from '../../services/domain/proposal.ts';
-import { initialRecordState } from '../../services/domain/record.ts';
+import type { RecordStreamEvent } from '../../contracts/events.ts';
+import { bodyDigest, evolveProposals, POLICY_LIMITS, refuseOverBytes, refuseOverPending, WriteRefusal, ProposalState, type PrepareCommand } from '../../services/domain/proposal.ts';
+import { DeciderSpecification } from '../support/decider-spec.ts';
+import { prepareDecider, sealedOf } from '../support/deciders.ts';
 import { thrown } from '../support/thrown.ts';
 
 const uid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -25,24 +27,55 @@ const at = (ms: number) => new Date(NOW.getTime() + ms);
 const meal = { op: 'create', kind: 'meal', record: { eaten_at: '2026-06-01T08:00:00.000Z', name: 'Oats', calories_kcal: 300, protein_g: null, carbohydrate_g: null, fat_g: null } };
 const body = (n: number) => ({ version: 'agent-access-write.v1', command_id: uid(0x500 + n), actions: [meal] }) as WriteProposalBody;
 
-/** Given: proposals prepared by these connections, at these times, of these sizes, and what became of them. */
-function given(...proposals: Array<{ n: number; grant?: string; preparedAt: number; bytes?: number; then?: 'proposal.rejected' | 'proposal.committed' }>): ProposalState {
-  const state = new ProposalState();
-  for (const p of proposals) {
+interface Prepared {
+  n: number;
+  grant?: string;
+  /** When, from NOW. */
+  preparedAt: number;
+  /** How long its sealed details are. */
+  bytes?: number;
+  then?: 'proposal.rejected' | 'proposal.committed';
+}
+
+/**
+ * Given: the events of proposals prepared by these connections, at these times, of these sizes,
+ * and what became of them. Only what the limits read is real: a commit's receipt is left empty.
+ */
+function history(...proposals: Prepared[]): RecordStreamEvent[] {
+  return proposals.flatMap((p): RecordStreamEvent[] => {
     const prepared = at(p.preparedAt);
     const data = {
       command_id: body(p.n).command_id,
       grant_id: p.grant ?? GRANT,
+      client_id: 'client',
+      client_name: 'Coach',
       body_sha256: bodyDigest(body(p.n)),
       prepared_at: prepared.toISOString(),
       expires_at: new Date(prepared.getTime() + WRITE_POLICY.proposalExpiryMinutes * MINUTE).toISOString(),
-      details: { key_id: uid(0x77), iv: '', tag: '', ciphertext: 'x'.repeat(p.bytes ?? 100) },
+      changes: [{ index: 0, op: 'create' as const, kind: 'meal' as const, id: uid(0x1000 + p.n), area: 'nutrition' as const, base_revision: null }],
+      dependencies: [],
+      details: sealedOf(p.bytes ?? 100),
     };
-    evolveProposals(state, { type: 'proposal.prepared', data });
-    if (p.then) evolveProposals(state, { type: p.then, data: { command_id: data.command_id } });
-  }
+    const decided = prepared.toISOString();
+    const then: RecordStreamEvent[] =
+      p.then === 'proposal.rejected'
+        ? [{ type: 'proposal.rejected', data: { command_id: data.command_id, rejected_at: decided } }]
+        : p.then === 'proposal.committed'
+          ? [{ type: 'proposal.committed', data: { command_id: data.command_id, committed_at: decided, changes: [], affected: [], undo: sealedOf() } }]
+          : [];
+    return [{ type: 'proposal.prepared', data }, ...then];
+  });
+}
+
+/** Given: the proposals those events make, as the record's fold keeps them. */
+function given(...proposals: Prepared[]): ProposalState {
+  const state = new ProposalState();
+  for (const event of history(...proposals)) evolveProposals(state, event);
   return state;
 }
+
+/** The proposal decider, specified on the record stream: given proposals' events, when one more is prepared. */
+const prepare = DeciderSpecification.for(prepareDecider({ athleteId: uid(0xa7), occurredAt: NOW.toISOString() }));
 
 function command(n: number, now = NOW): PrepareCommand {
   return {
@@ -59,33 +92,36 @@ const refusal = (run: () => unknown): WriteRefusal => thrown(WriteRefusal, run);
 const tenPending = () => Array.from({ length: WRITE_POLICY.pendingProposalsPerConnection }, (_, i) => ({ n: i, preparedAt: -(20 - i) * MINUTE }));
 
 test('given 9 awaiting review, with others expired, decided or of another connection, when one more is prepared, then it is prepared', () => {
-  const proposals = given(
-    ...tenPending().slice(1),
-    { n: 20, preparedAt: -31 * MINUTE },
-    { n: 21, preparedAt: -5 * MINUTE, then: 'proposal.rejected' },
-    { n: 22, preparedAt: -5 * MINUTE, then: 'proposal.committed' },
-    ...Array.from({ length: 10 }, (_, i) => ({ n: 30 + i, grant: OTHER, preparedAt: -MINUTE })),
-  );
-  assert.is(decidePrepare(command(99), initialRecordState(uid(0xa7)), proposals, new Map()).outcome, 'prepared');
+  prepare
+    .given(
+      ...history(
+        ...tenPending().slice(1),
+        { n: 20, preparedAt: -31 * MINUTE },
+        { n: 21, preparedAt: -5 * MINUTE, then: 'proposal.rejected' },
+        { n: 22, preparedAt: -5 * MINUTE, then: 'proposal.committed' },
+        ...Array.from({ length: 10 }, (_, i) => ({ n: 30 + i, grant: OTHER, preparedAt: -MINUTE })),
+      ),
+    )
+    .when(command(99))
+    .then((d) => assert.is(d.outcome, 'prepared'));
 });
 
 test('given 10 awaiting review, when one more is prepared, then it is refused until the soonest expires, and a replay of one of them still answers', () => {
-  const proposals = given(...tenPending());
-  const refused = refusal(() => decidePrepare(command(99), initialRecordState(uid(0xa7)), proposals, new Map()));
-  assert.is(refused.reason, 'pending_limit');
+  const ten = prepare.given(...history(...tenPending()));
+  const refused = ten.when(command(99)).thenRefuses('pending_limit');
   // The first was prepared 20 minutes ago: it expires in 10.
   assert.is(refused.retryAfter, 10 * 60);
   assert.match(refused.message, '10 proposals awaiting');
-  assert.equal(decidePrepare(command(3), initialRecordState(uid(0xa7)), proposals, new Map()), { outcome: 'replay', command_id: body(3).command_id });
+  ten.when(command(3)).then({ outcome: 'replay', command_id: body(3).command_id });
   // A second before the soonest expires it is still refused, with 1 second to wait; at its expiry it is prepared.
   const justBefore = at(10 * MINUTE - 1000);
-  assert.is(refusal(() => decidePrepare(command(99, justBefore), initialRecordState(uid(0xa7)), proposals, new Map())).retryAfter, 1);
-  assert.is(refusal(() => decidePrepare(command(99, at(10 * MINUTE - 1500)), initialRecordState(uid(0xa7)), proposals, new Map())).retryAfter, 2, 'a part of a second is a whole one');
-  assert.is(refusal(() => decidePrepare(command(99, at(10 * MINUTE - 1)), initialRecordState(uid(0xa7)), proposals, new Map())).retryAfter, 1, 'and never 0');
-  assert.is(decidePrepare(command(99, at(10 * MINUTE)), initialRecordState(uid(0xa7)), proposals, new Map()).outcome, 'prepared');
+  assert.is(ten.when(command(99, justBefore)).thenRefuses('pending_limit').retryAfter, 1);
+  assert.is(ten.when(command(99, at(10 * MINUTE - 1500))).thenRefuses('pending_limit').retryAfter, 2, 'a part of a second is a whole one');
+  assert.is(ten.when(command(99, at(10 * MINUTE - 1))).thenRefuses('pending_limit').retryAfter, 1, 'and never 0');
+  ten.when(command(99, at(10 * MINUTE))).then((d) => assert.is(d.outcome, 'prepared'));
   // The athlete rejecting one makes room at once.
-  evolveProposals(proposals, { type: 'proposal.rejected', data: { command_id: body(5).command_id } });
-  assert.is(decidePrepare(command(99), initialRecordState(uid(0xa7)), proposals, new Map()).outcome, 'prepared');
+  const rejected: RecordStreamEvent = { type: 'proposal.rejected', data: { command_id: body(5).command_id, rejected_at: NOW.toISOString() } };
+  prepare.given(...history(...tenPending()), rejected).when(command(99)).then((d) => assert.is(d.outcome, 'prepared'));
 });
 
 test('the bytes of a connection\'s last 24 hours: up to the limit exactly is allowed; beyond, refused until enough of the oldest leave the window', () => {

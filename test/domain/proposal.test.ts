@@ -6,9 +6,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WriteProposalBody } from '../../contracts/write.ts';
 import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
-import { bodyDigest, canonicalJson, decidePrepare, evolveProposals, itemKeysOf, statusAt, WriteRefusal, ProposalState, type PrepareCommand } from '../../services/domain/proposal.ts';
-import { decideChanges, evolve, initialRecordState, itemImages, type RecordChange } from '../../services/domain/record.ts';
-import { thrown } from '../support/thrown.ts';
+import { bodyDigest, canonicalJson, statusAt, type PrepareCommand } from '../../services/domain/proposal.ts';
+import { DeciderSpecification } from '../support/decider-spec.ts';
+import { created, prepareDecider, preparedEvent, preparedProposal } from '../support/deciders.ts';
 
 const uid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 const ATHLETE = uid(0xa7);
@@ -21,26 +21,16 @@ const NOW = new Date('2026-06-01T12:00:00.000Z');
 const set = { position: 0, set_number: 1, set_type: 'normal', parent_position: null, weight_kg: 100, reps: 5, rpe: null, target_rpe: null, duration_seconds: null, distance_metres: null, incline_percent: null, completed: true } as const;
 const oats = { eaten_at: '2026-06-01T07:00:00.000Z', name: 'Oats', calories_kcal: 350, protein_g: 12, carbohydrate_g: null, fat_g: null };
 
-/** Given: a record built from these batches, with each event stamped at NOW. */
-function given(...batches: RecordChange[][]) {
-  const state = initialRecordState(ATHLETE);
-  const log: Array<{ type: string; data: unknown; occurred_at: string }> = [];
-  for (const batch of batches) {
-    for (const event of decideChanges(batch, state)) {
-      evolve(state, event);
-      log.push({ ...event, occurred_at: NOW.toISOString() });
-    }
-  }
-  return { state, log };
-}
+/** The proposal decider, specified on the record stream: given its events (each occurred at NOW), when a batch is prepared. */
+const prepare = DeciderSpecification.for(prepareDecider({ athleteId: ATHLETE, occurredAt: NOW.toISOString() }));
 
-const standard = () =>
-  given([
-    { op: 'create', kind: 'exercise', item: { id: SQUAT, name: 'Back Squat', muscle_group: 'legs', tracking_type: 'weight_reps' } },
-    { op: 'create', kind: 'workout', item: { id: WORKOUT, title: 'Leg day', started_at: null, ended_at: '2026-05-31T18:00:00.000Z', notes: null, source: null, exercises: [{ exercise_id: SQUAT, exercise_order: 0, superset_id: null, notes: null, sets: [set] }] } },
-    { op: 'create', kind: 'feedback', item: { id: WORKOUT, difficulty: 'as_expected', next_time_intent: 'keep', recorded_at: '2026-05-31T18:05:00.000Z' } },
-    { op: 'create', kind: 'meal', item: { id: MEAL, ...oats } },
-  ]);
+/** An exercise, a workout with feedback that uses it, and a meal, each at revision 1. */
+const STANDARD = [
+  created('exercise', { id: SQUAT, name: 'Back Squat', muscle_group: 'legs', tracking_type: 'weight_reps' }),
+  created('workout', { id: WORKOUT, title: 'Leg day', started_at: null, ended_at: '2026-05-31T18:00:00.000Z', notes: null, source: null, exercises: [{ exercise_id: SQUAT, exercise_order: 0, superset_id: null, notes: null, sets: [set] }] }),
+  created('feedback', { id: WORKOUT, difficulty: 'as_expected', next_time_intent: 'keep', recorded_at: '2026-05-31T18:05:00.000Z' }),
+  created('meal', { id: MEAL, ...oats }),
+];
 
 let ids = 0;
 function command(actions: unknown[], overrides: Partial<PrepareCommand> = {}): PrepareCommand {
@@ -54,64 +44,56 @@ function command(actions: unknown[], overrides: Partial<PrepareCommand> = {}): P
   };
 }
 
-/** When: the batch is prepared against the record and these proposals. */
-function when(record: ReturnType<typeof given>, c: PrepareCommand, proposals = new ProposalState()) {
-  return decidePrepare(c, record.state, proposals, itemImages(record.log, itemKeysOf(c.body)));
-}
-
-const refusal = (run: () => unknown): WriteRefusal => thrown(WriteRefusal, run);
-
-test('given an exercise created by ref and a workout using it, then ids are assigned, the ref resolved, and the existing exercise is a dependency at its revision', () => {
-  const record = standard();
-  const decision = when(record, command([
+test('given an exercise, when a batch creates an exercise by ref and a workout using both, then ids are assigned, the ref resolved, and the existing exercise is a dependency at its revision', () => {
+  prepare.given(...STANDARD).when(command([
     { op: 'create', kind: 'exercise', ref: 'lm', record: { name: 'Landmine Press', muscle_group: null, tracking_type: 'weight_reps' } },
     { op: 'create', kind: 'completed_workout', record: { title: 'Push', started_at: null, ended_at: '2026-06-01T10:00:00.000Z', notes: null, exercises: [
       { exercise_id: { ref: 'lm' }, exercise_order: 0, superset_id: null, notes: null, sets: [set] },
       { exercise_id: SQUAT, exercise_order: 1, superset_id: null, notes: null, sets: [set] },
     ] } },
-  ]));
-  assert.is(decision.outcome, 'prepared');
-  if (decision.outcome !== 'prepared') return;
-  const [exercise, workout] = decision.proposal.actions;
-  assert.is((workout!.record as { exercises: Array<{ exercise_id: string }> }).exercises[0]!.exercise_id, exercise!.id);
-  assert.equal(decision.proposal.dependencies, [{ kind: 'exercise', id: SQUAT, revision: 1 }]);
-  assert.is(decision.proposal.expires_at, '2026-06-01T12:30:00.000Z');
-  assert.match(decision.proposal.changes[1]!.summary!, 'using exercises added in this proposal');
+  ])).then((decision) => {
+    assert.is(decision.outcome, 'prepared');
+    if (decision.outcome !== 'prepared') return;
+    const [exercise, workout] = decision.proposal.actions;
+    assert.is((workout!.record as { exercises: Array<{ exercise_id: string }> }).exercises[0]!.exercise_id, exercise!.id);
+    assert.equal(decision.proposal.dependencies, [{ kind: 'exercise', id: SQUAT, revision: 1 }]);
+    assert.is(decision.proposal.expires_at, '2026-06-01T12:30:00.000Z');
+    assert.match(decision.proposal.changes[1]!.summary!, 'using exercises added in this proposal');
+  });
 });
 
 test('given a workout with feedback, when it is deleted, then the summary says the feedback goes with it', () => {
-  const decision = when(standard(), command([{ op: 'delete', kind: 'completed_workout', id: WORKOUT, base_revision: 1 }]));
-  assert.is(decision.outcome === 'prepared' && decision.proposal.changes[0]!.summary, 'Delete completed workout "Leg day", with its feedback');
+  prepare.given(...STANDARD).when(command([{ op: 'delete', kind: 'completed_workout', id: WORKOUT, base_revision: 1 }])).then((decision) => {
+    assert.is(decision.outcome === 'prepared' && decision.proposal.changes[0]!.summary, 'Delete completed workout "Leg day", with its feedback');
+  });
 });
 
 test('given a meal, when it is updated, then the summary names only the fields that change, before and after', () => {
-  const decision = when(standard(), command([{ op: 'update', kind: 'meal', id: MEAL, base_revision: 1, record: { ...oats, calories_kcal: 400, fat_g: 9 } }]));
-  assert.is(decision.outcome === 'prepared' && decision.proposal.changes[0]!.summary, 'Change meal "Oats": calories_kcal 350 → 400, fat_g none → 9');
+  prepare.given(...STANDARD).when(command([{ op: 'update', kind: 'meal', id: MEAL, base_revision: 1, record: { ...oats, calories_kcal: 400, fat_g: 9 } }])).then((decision) => {
+    assert.is(decision.outcome === 'prepared' && decision.proposal.changes[0]!.summary, 'Change meal "Oats": calories_kcal 350 → 400, fat_g none → 9');
+  });
 });
 
 test('given a proposal of this connection, when the same body comes again, then it is a replay; another body is refused; another connection is refused without details', () => {
-  const record = standard();
   const c = command([{ op: 'delete', kind: 'meal', id: MEAL, base_revision: 1 }]);
-  const proposals = new ProposalState();
-  evolveProposals(proposals, { type: 'proposal.prepared', data: { command_id: c.body.command_id, grant_id: GRANT, body_sha256: bodyDigest(c.body), prepared_at: NOW.toISOString(), expires_at: '2026-06-01T12:30:00.000Z' } });
-  assert.equal(when(record, c, proposals), { outcome: 'replay', command_id: c.body.command_id });
-  const other = refusal(() => when(record, command([{ op: 'create', kind: 'meal', record: oats }]), proposals));
-  assert.is(other.reason, 'command_id_reused');
+  const mine = preparedEvent(preparedProposal(prepare.given(...STANDARD).when(c).then((d) => assert.is(d.outcome, 'prepared'))));
+  const withIt = prepare.given(...STANDARD, mine);
+  withIt.when(c).then({ outcome: 'replay', command_id: c.body.command_id });
+  const other = withIt.when(command([{ op: 'create', kind: 'meal', record: oats }])).thenRefuses('command_id_reused');
   assert.match(other.message, 'prepared at 2026-06-01T12:00:00.000Z');
-  const foreign = refusal(() => when(record, { ...c, caller: { ...c.caller, grantId: uid(0x91) } }, proposals));
-  assert.is(foreign.reason, 'command_id_taken');
+  const foreign = withIt.when({ ...c, caller: { ...c.caller, grantId: uid(0x91) } }).thenRefuses('command_id_taken');
   assert.not.match(foreign.message, '2026');
 });
 
-test('a refusal from the record decider is told in the body\'s terms: the action index and the field', () => {
-  const record = standard();
-  const stale = refusal(() => when(record, command([{ op: 'create', kind: 'meal', record: oats }, { op: 'delete', kind: 'meal', id: MEAL, base_revision: 3 }])));
+test('given a record, when the record decider refuses a batch, then the refusal is told in the body\'s terms: the action index and the field', () => {
+  const record = prepare.given(...STANDARD);
+  const stale = record.when(command([{ op: 'create', kind: 'meal', record: oats }, { op: 'delete', kind: 'meal', id: MEAL, base_revision: 3 }])).thenRefuses('stale_revision');
   assert.equal([stale.reason, stale.actionIndex, stale.field], ['stale_revision', 1, 'actions.1.base_revision']);
-  const rule = refusal(() => when(record, command([{ op: 'create', kind: 'completed_workout', record: { title: 'x', started_at: '2026-06-01T11:00:00.000Z', ended_at: '2026-06-01T10:00:00.000Z', notes: null, exercises: [] } }])));
+  const rule = record.when(command([{ op: 'create', kind: 'completed_workout', record: { title: 'x', started_at: '2026-06-01T11:00:00.000Z', ended_at: '2026-06-01T10:00:00.000Z', notes: null, exercises: [] } }])).thenRefuses('invalid_action');
   assert.equal([rule.reason, rule.field], ['invalid_action', 'actions.0.record.started_at']);
-  const missing = refusal(() => when(record, command([{ op: 'create', kind: 'saved_routine', record: { title: 'x', exercises: [{ position: 0, exercise_id: uid(0x999), sets: 3, reps: '5', target_rpe: null, rest_seconds: null }], scheduled_dates: [] } }])));
+  const missing = record.when(command([{ op: 'create', kind: 'saved_routine', record: { title: 'x', exercises: [{ position: 0, exercise_id: uid(0x999), sets: 3, reps: '5', target_rpe: null, rest_seconds: null }], scheduled_dates: [] } }])).thenRefuses('invalid_action');
   assert.equal([missing.field], ['actions.0.record.exercises.0.exercise_id']);
-  const permission = refusal(() => when(record, command([{ op: 'delete', kind: 'meal', id: MEAL, base_revision: 1 }], { caller: { ...command([]).caller, writePermissions: ['nutrition:write'] } })));
+  const permission = record.when(command([{ op: 'delete', kind: 'meal', id: MEAL, base_revision: 1 }], { caller: { ...command([]).caller, writePermissions: ['nutrition:write'] } })).thenRefuses('write_permission_missing');
   assert.equal([permission.reason, permission.missingPermissions], ['write_permission_missing', ['nutrition:delete']]);
 });
 
