@@ -143,7 +143,7 @@ async function worker(): Promise<void> {
     results.push(result);
     const status = result.failed ? 'FAIL' : 'ok  ';
     process.stdout.write(`\n${status} ${result.file}  (${result.passed} passed, ${result.failed} failed, ${result.skipped} skipped)\n`);
-    process.stdout.write(result.output.replace(/^/gm, '    ') + '\n');
+    process.stdout.write(`${result.output.replace(/^/gm, '    ')}\n`);
   }
 }
 const JOBS = Math.max(1, Number(process.env.TEST_JOBS ?? 3));

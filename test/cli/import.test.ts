@@ -168,7 +168,7 @@ test('an empty file, a header alone, or another app\'s export is refused with a 
   const { dataDir, env, athleteId } = await freshStore();
   const cases: Array<[string, string, string, RegExp]> = [
     ['empty.csv', '', 'hevy', /empty\.csv line 1: the file is empty/],
-    ['header.csv', generateHevyExport({ workouts: 1 }).split('\n')[0]! + '\n', 'hevy', /header\.csv line 2: the file has a header but no sets/],
+    ['header.csv', `${generateHevyExport({ workouts: 1 }).split('\n')[0]!}\n`, 'hevy', /header\.csv line 2: the file has a header but no sets/],
     ['strong.csv', generateStrongExport({ workouts: 2, seed: 1 }), 'hevy', /strong\.csv line 1: this looks like a Strong export, not a Hevy one: import it with `repledger import strong`/],
     ['hevy.csv', generateHevyExport({ workouts: 2, seed: 1 }), 'strong', /hevy\.csv line 1: this looks like a Hevy export, not a Strong one: import it with `repledger import hevy`/],
   ];

@@ -63,6 +63,7 @@ function refused(schema: z.ZodType, value: unknown, path?: (string | number)[]):
 }
 
 /** Parses a variant of a fixture: `change` edits a deep copy in place. */
+// biome-ignore lint/suspicious/noExplicitAny: a copy of a fixture of any shape, changed anywhere
 function variant<T>(base: T, change: (copy: any) => void): T {
   const copy = structuredClone(base);
   change(copy);
@@ -575,6 +576,7 @@ test('workout detail: achieved_set_count 0-200, feedback nullable, exercise limi
   refused(workoutDetail, { ...detailFixture, achieved_set_count: -1 }, ['achieved_set_count']);
   refused(workoutDetail, variant(detailFixture, (c) => (c.feedback.provenance = 'recorded')), ['feedback', 'provenance']);
   refused(workoutDetail, variant(detailFixture, (c) => delete c.feedback), ['feedback']);
+  // biome-ignore lint/suspicious/noExplicitAny: a part of the fixture, changed anywhere
   const ex = (change: (e: any) => void) => variant(detailFixture, (c) => change(c.exercises[0]));
   ok(workoutDetail, ex((e) => (e.muscle_group = 'm'.repeat(100))));
   ok(workoutDetail, ex((e) => (e.muscle_group = null)));
@@ -586,6 +588,7 @@ test('workout detail: achieved_set_count 0-200, feedback nullable, exercise limi
 });
 
 test('workout set entry: bounds, enums and provenance literals', () => {
+  // biome-ignore lint/suspicious/noExplicitAny: a part of the fixture, changed anywhere
   const s = (change: (set: any) => void) => variant(detailFixture, (c) => change(c.exercises[0].sets[0]));
   const at = (...p: (string | number)[]) => ['exercises', 0, 'sets', 0, ...p];
   ok(workoutDetail, s((x) => Object.assign(x, { set_type: 'drop_set', parent_position: 0, weight_kg: null, reps: null })));
@@ -604,6 +607,7 @@ test('workout set entry: bounds, enums and provenance literals', () => {
 });
 
 test('historical record at completion: indicator vocabulary and metadata literals', () => {
+  // biome-ignore lint/suspicious/noExplicitAny: a part of the fixture, changed anywhere
   const h = (change: (hr: any) => void) =>
     variant(detailFixture, (c) => change(c.exercises[0].sets[0].historical_record_at_completion));
   const at = (...p: (string | number)[]) => ['exercises', 0, 'sets', 0, 'historical_record_at_completion', ...p];

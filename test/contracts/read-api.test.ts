@@ -36,6 +36,7 @@ function refused(schema: z.ZodType, value: unknown, path?: (string | number)[]):
   }
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a copy of a fixture of any shape, changed anywhere
 function variant<T>(base: T, change: (copy: any) => void): T {
   const copy = structuredClone(base);
   change(copy);
@@ -202,6 +203,7 @@ test('workout summary: UTC timestamps, counts >= 0, opaque id', () => {
 
 test('workout detail: record indicators from the fixed vocabulary, no repeats', () => {
   ok(workoutDetail, detailFixture);
+  // biome-ignore lint/suspicious/noExplicitAny: a part of the fixture, changed anywhere
   const s = (change: (set: any) => void) => variant(detailFixture, (c) => change(c.exercises[0].sets[0]));
   const at = (...p: (string | number)[]) => ['exercises', 0, 'sets', 0, ...p];
   ok(workoutDetail, s((x) => (x.record_indicators = ['weight', 'reps', 'set_volume', 'estimated_1rm'])));

@@ -34,7 +34,7 @@ interface Prepared {
   preparedAt: number;
   /** How long its sealed details are. */
   bytes?: number;
-  then?: 'proposal.rejected' | 'proposal.committed';
+  decided?: 'proposal.rejected' | 'proposal.committed';
 }
 
 /**
@@ -56,14 +56,14 @@ function history(...proposals: Prepared[]): RecordStreamEvent[] {
       dependencies: [],
       details: sealedOf(p.bytes ?? 100),
     };
-    const decided = prepared.toISOString();
-    const then: RecordStreamEvent[] =
-      p.then === 'proposal.rejected'
-        ? [{ type: 'proposal.rejected', data: { command_id: data.command_id, rejected_at: decided } }]
-        : p.then === 'proposal.committed'
-          ? [{ type: 'proposal.committed', data: { command_id: data.command_id, committed_at: decided, changes: [], affected: [], undo: sealedOf() } }]
+    const decidedAt = prepared.toISOString();
+    const decision: RecordStreamEvent[] =
+      p.decided === 'proposal.rejected'
+        ? [{ type: 'proposal.rejected', data: { command_id: data.command_id, rejected_at: decidedAt } }]
+        : p.decided === 'proposal.committed'
+          ? [{ type: 'proposal.committed', data: { command_id: data.command_id, committed_at: decidedAt, changes: [], affected: [], undo: sealedOf() } }]
           : [];
-    return [{ type: 'proposal.prepared', data }, ...then];
+    return [{ type: 'proposal.prepared', data }, ...decision];
   });
 }
 
@@ -97,8 +97,8 @@ test('given 9 awaiting review, with others expired, decided or of another connec
       ...history(
         ...tenPending().slice(1),
         { n: 20, preparedAt: -31 * MINUTE },
-        { n: 21, preparedAt: -5 * MINUTE, then: 'proposal.rejected' },
-        { n: 22, preparedAt: -5 * MINUTE, then: 'proposal.committed' },
+        { n: 21, preparedAt: -5 * MINUTE, decided: 'proposal.rejected' },
+        { n: 22, preparedAt: -5 * MINUTE, decided: 'proposal.committed' },
         ...Array.from({ length: 10 }, (_, i) => ({ n: 30 + i, grant: OTHER, preparedAt: -MINUTE })),
       ),
     )
@@ -132,8 +132,8 @@ test('the bytes of a connection\'s last 24 hours: up to the limit exactly is all
     { n: 1, preparedAt: -24 * HOUR, bytes: limit },
     { n: 2, grant: OTHER, preparedAt: -HOUR, bytes: limit },
     // Rejected or committed, the log keeps them: counted.
-    { n: 3, preparedAt: -23 * HOUR, bytes: quarter, then: 'proposal.rejected' },
-    { n: 4, preparedAt: -22 * HOUR, bytes: quarter, then: 'proposal.committed' },
+    { n: 3, preparedAt: -23 * HOUR, bytes: quarter, decided: 'proposal.rejected' },
+    { n: 4, preparedAt: -22 * HOUR, bytes: quarter, decided: 'proposal.committed' },
     { n: 5, preparedAt: -2 * HOUR, bytes: quarter },
   );
   refuseOverBytes(proposals, GRANT, NOW, quarter, POLICY_LIMITS);
@@ -188,7 +188,7 @@ test("the limits read off each connection's kept lists answer as from every prop
       advance: fc.oneof(fc.integer({ min: 0, max: 12 * MINUTE }), fc.integer({ min: 0, max: 10 * HOUR })),
       jitter: fc.integer({ min: -4 * MINUTE, max: 4 * MINUTE }),
       bytes: fc.integer({ min: 1, max: 400 }),
-      then: fc.constantFrom(null, 'proposal.rejected' as const, 'proposal.committed' as const, 'proposal.expired' as const),
+      decided: fc.constantFrom(null, 'proposal.rejected' as const, 'proposal.committed' as const, 'proposal.expired' as const),
     }),
     fc.record({
       kind: fc.constant('check' as const),
@@ -208,7 +208,7 @@ test("the limits read off each connection's kept lists answer as from every prop
           const prepared = at(clock + x.jitter);
           const data = { command_id: uid(0x3000 + n), grant_id: x.grant, body_sha256: 'd', prepared_at: prepared.toISOString(), expires_at: new Date(prepared.getTime() + WRITE_POLICY.proposalExpiryMinutes * MINUTE).toISOString(), details: { key_id: uid(0x77), iv: '', tag: '', ciphertext: 'x'.repeat(x.bytes) } };
           evolveProposals(kept, { type: 'proposal.prepared', data });
-          if (x.then) evolveProposals(kept, { type: x.then, data: { command_id: data.command_id } });
+          if (x.decided) evolveProposals(kept, { type: x.decided, data: { command_id: data.command_id } });
           return;
         }
         // Every proposal, as a record without kept lists would walk them.

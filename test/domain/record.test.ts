@@ -633,7 +633,6 @@ test('property: every revision is 1 + the changes to the item, and revisions str
             changes.push(create(step.kind, item));
             scratch.set(key, { revision: 1, deleted: false, changes: 0 });
           } else if (current.deleted) {
-            continue;
           } else if (step.action === 'update') {
             changes.push(update(step.kind, item, current.revision));
             scratch.set(key, { revision: current.revision + 1, deleted: false, changes: current.changes + 1 });

@@ -52,7 +52,7 @@ function line(r: Row): string {
 }
 
 function hevy(...rows: Row[]): string {
-  return [HEADER, ...rows.map(line)].join('\n') + '\n';
+  return `${[HEADER, ...rows.map(line)].join('\n')}\n`;
 }
 
 const UTC = { timezone: 'UTC' };
@@ -276,7 +276,7 @@ test('quoted fields: commas, quotes and line breaks in titles and notes', () => 
 });
 
 test('a BOM and CRLF line ends, as Windows tools save the file', () => {
-  const text = '\ufeff' + hevy({}, { index: '1' }).replaceAll('\n', '\r\n');
+  const text = `\ufeff${hevy({}, { index: '1' }).replaceAll('\n', '\r\n')}`;
   const [w] = parseHevy(text, UTC);
   assert.is(w!.exercises[0]!.sets.length, 2);
 });
@@ -318,7 +318,7 @@ test('refused: an empty file, or a header without sets', () => {
     ['', 1, 'the file is empty'],
     ['\ufeff\n', 1, 'the file is empty'],
     [HEADER, 2, 'the file has a header but no sets'],
-    [HEADER + '\r\n\r\n', 2, 'the file has a header but no sets'],
+    [`${HEADER}\r\n\r\n`, 2, 'the file has a header but no sets'],
   ] as const) {
     const e = rowError(() => parseHevy(text, UTC));
     assert.is(e.line, line, JSON.stringify(text));
@@ -341,7 +341,7 @@ test('a row of one quoted empty field is refused with its line', () => {
 // ---- Refusals
 
 test('refused: missing columns, at line 1', () => {
-  const text = HEADER.replace(',"weight_kg"', '').replace(',"rpe"', '') + '\n';
+  const text = `${HEADER.replace(',"weight_kg"', '').replace(',"rpe"', '')}\n`;
   const e = rowError(() => parseHevy(text, UTC));
   assert.is(e.line, 1);
   assert.is(e.message, `line 1: missing columns 'rpe', 'weight_kg' or 'weight_lbs' in the header`);

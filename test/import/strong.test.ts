@@ -47,7 +47,7 @@ function strong(rows: Row[], separator: ',' | ';' = ','): string {
       r.rpe ?? '',
     ].join(separator),
   );
-  return [COLUMNS.join(separator), ...lines].join('\n') + '\n';
+  return `${[COLUMNS.join(separator), ...lines].join('\n')}\n`;
 }
 
 const KG: StrongOptions = { timezone: 'UTC', weightUnit: 'kg', distanceUnit: 'km' };
@@ -208,7 +208,7 @@ test('older exports without Notes, Workout Notes and RPE columns', () => {
 });
 
 test('quoted line breaks in notes keep line numbers right; CRLF and BOM too', () => {
-  const text = '\ufeff' + strong([{ notes: 'seat 4,\nhandles 2' }, { order: '2', reps: 'x' }]).replaceAll('\n', '\r\n');
+  const text = `\ufeff${strong([{ notes: 'seat 4,\nhandles 2' }, { order: '2', reps: 'x' }]).replaceAll('\n', '\r\n')}`;
   assert.is(rowError(() => parseStrong(text, KG)).line, 4);
   const [w] = parseStrong(text.replace(';x;', ';5;').replace(',x,', ',5,'), KG);
   assert.is(w!.exercises[0]!.notes, 'seat 4,\nhandles 2');
@@ -216,7 +216,7 @@ test('quoted line breaks in notes keep line numbers right; CRLF and BOM too', ()
 
 test('refused: an empty file, a header without sets, or rest timers only', () => {
   assert.match(rowError(() => parseStrong('', KG)).message, 'line 1: the file is empty');
-  assert.match(rowError(() => parseStrong(COLUMNS.join(';') + '\n', KG)).message, 'line 2: the file has a header but no sets');
+  assert.match(rowError(() => parseStrong(`${COLUMNS.join(';')}\n`, KG)).message, 'line 2: the file has a header but no sets');
   assert.match(rowError(() => parseStrong(strong([{ order: 'Rest Timer' }]), KG)).message, 'line 2: the file has a header but no sets');
 });
 

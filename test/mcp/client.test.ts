@@ -105,7 +105,7 @@ if (noBrowser) {
       const routines = await both('list_saved_routines', { limit: 2 });
       await both('get_saved_routine', { routine_id: routines.items![0]!.id });
       const today = todayLocal();
-      await both('list_recovery_checkins', { from: today.slice(0, 8) + '01', to: today, limit: 10 });
+      await both('list_recovery_checkins', { from: `${today.slice(0, 8)}01`, to: today, limit: 10 });
       await both('list_meals', { limit: 10 });
       await both('list_daily_nutrition');
       await both('list_body_measurements', { limit: 4 });

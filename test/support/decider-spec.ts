@@ -101,6 +101,7 @@ function specificationFor<Command, Event, State, Outcome, R extends Error, Code 
       return {
         state: fold,
         when: (command) => ({
+          // biome-ignore lint/suspicious/noThenProperty: Emmett's name; what `when` answers is never awaited.
           then(expected) {
             let outcome: Outcome;
             try {

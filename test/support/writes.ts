@@ -74,6 +74,7 @@ export interface Answer {
   status: number;
   headers: Headers;
   /** `any`: JSON of many shapes, and each test asserts the fields it reads. */
+  // biome-ignore lint/suspicious/noExplicitAny: an answer's JSON, asserted field by field
   body: Record<string, any>;
 }
 

@@ -72,7 +72,7 @@ test('forms without the session token, or posted from another site, are refused'
     const account = await c.get('/account');
     const token = FormClient.csrf(account.text);
     assert.is((await c.post('/sign-out', {})).status, 403, 'no token');
-    assert.is((await c.post('/sign-out', { _csrf: token.slice(1) + 'x' })).status, 403, 'wrong token');
+    assert.is((await c.post('/sign-out', { _csrf: `${token.slice(1)}x` })).status, 403, 'wrong token');
     assert.is((await c.post('/sign-out', { _csrf: token }, { origin: 'https://evil.example' })).status, 403, 'another origin');
     assert.is((await c.post('/sign-out', { _csrf: token }, { 'sec-fetch-site': 'cross-site' })).status, 403, 'cross-site fetch');
     assert.is((await c.get('/account')).status, 200, 'still signed in after the refused posts');

@@ -34,6 +34,7 @@ if (noBrowser) {
       const grantId = (await s.app.connections.list(athleteId))[0]!.id;
       await s.app.connections.setWritePermissions(athleteId, grantId, ['training:write', 'training:delete', 'recovery:write', 'nutrition:delete'], { onlyRemove: false });
       const client = await mcpClient(s.base, token);
+      // biome-ignore lint/suspicious/noExplicitAny: each read's data, asserted field by field
       const call = async (name: string, args: Record<string, unknown> = {}) => envelopeOf(name as never, (await client.callTool({ name, arguments: args })) as CallToolResult).data as Record<string, any>; // any: each read's data, asserted field by field
       const reads = async () => ({
         workouts: bodies(await call('list_completed_workouts', { limit: 10 })),

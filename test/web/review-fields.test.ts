@@ -172,7 +172,7 @@ function leaves(rows: Record<string, Row>, body: Body, ctx: Ctx, prefix = '', ke
 // ---------------------------------------------------------------------------------------------
 // What the page shows
 
-const unescape = (s: string) => s.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
+const unescapeHtml = (s: string) => s.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
 
 /** Each value the page marks with `data-field` (new or only) or `data-field-before` (old): its text and, for places, its rank. */
 function shownOn(page: string): { after: Map<string, { text: string; rank: string | null }>; before: Map<string, { text: string; rank: string | null }> } {
@@ -181,7 +181,7 @@ function shownOn(page: string): { after: Map<string, { text: string; rank: strin
   for (const m of page.matchAll(/(data-field(?:-before)?)="([^"]+)"(?: data-rank="(\d+)")?[^>]*>([^<]*)/g)) {
     const into = m[1] === 'data-field' ? after : before;
     assert.not.ok(into.has(m[2]!), `${m[1]}="${m[2]}" is on the page twice`);
-    into.set(m[2]!, { text: unescape(m[4]!), rank: m[3] ?? null });
+    into.set(m[2]!, { text: unescapeHtml(m[4]!), rank: m[3] ?? null });
   }
   return { after, before };
 }
@@ -200,7 +200,7 @@ function assertShown(leaf: Leaf, shown: Map<string, { text: string; rank: string
 }
 
 /** The page's text without its markup: what a person reads. */
-const readable = (page: string) => unescape(page.replace(/<script>[\s\S]*?<\/script>/g, '').replace(/<[^>]+>/g, ' '));
+const readable = (page: string) => unescapeHtml(page.replace(/<script>[\s\S]*?<\/script>/g, '').replace(/<[^>]+>/g, ' '));
 
 // ---------------------------------------------------------------------------------------------
 

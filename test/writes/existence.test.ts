@@ -98,6 +98,7 @@ test('over MCP, without the recovery read scope: the same tool result for a take
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'prepare_write_proposal', arguments: proposalBody(actions) } }),
     });
+    // biome-ignore lint/suspicious/noExplicitAny: an answer's JSON, asserted field by field
     return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
   };
   // A day no check-in has yet: another test of this file saves one the day before the seeded one.

@@ -134,6 +134,7 @@ test('over MCP the limit is an HTTP 429 with Retry-After and the code, as the re
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'prepare_write_proposal', arguments: body } }),
     });
+    // biome-ignore lint/suspicious/noExplicitAny: an answer's JSON, asserted field by field
     return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
   };
   const first = proposalBody([meal()]);
