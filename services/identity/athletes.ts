@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { athleteEvent, streams, type Actor, type AthleteEvent } from '../../contracts/events.ts';
 import { appendEvents } from '../commands/append.ts';
+import { decideAndAppend } from '../commands/handler.ts';
 import { profile, subscriptionTier, type Profile } from '../../contracts/record.ts';
 import { isVisibleText } from '../../contracts/common.ts';
 import { ATHLETES, ATHLETES_PARTITION, type AthleteDoc } from '../../projections/athletes.ts';
@@ -170,17 +171,17 @@ export class AthleteService {
     decide: (s: AthleteState | null) => AthleteEvent[] | Promise<AthleteEvent[]>,
     actor: Actor,
   ): Promise<AthleteState> {
-    for (let attempt = 1; ; attempt++) {
-      const history = await this.#history(id);
-      const events = await decide(fold(history));
-      try {
-        if (events.length > 0) await this.#append(streams.athlete(id), events, history.length - 1, actor);
-        return fold([...history, ...events])!;
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
-        if (attempt === 3) throw new DomainError('busy', 'the account kept changing while this change was decided; try again');
-      }
-    }
+    return decideAndAppend(this.#events, this.#clock, {
+      stream: streams.athlete(id),
+      athleteId: id,
+      actor,
+      what: 'the account',
+      decide: async (stored) => {
+        const history = stored.map((e) => ({ type: e.type, data: e.data }) as AthleteEvent);
+        const events = (await decide(fold(history))).map((e) => athleteEvent.parse(e));
+        return { events, result: fold([...history, ...events])! };
+      },
+    });
   }
 
   async #claimedId(email: string): Promise<string | null> {

@@ -2,12 +2,12 @@
 // once; the store keeps its SHA-256 (the token is 256 random bits, so a fast hash is enough).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { botTokenEvent, streams, type Actor, type BotTokenEvent } from '../../contracts/events.ts';
-import { appendEvents } from '../commands/append.ts';
+import { decideAndAppend } from '../commands/handler.ts';
 import { BOT_TOKENS, BOT_TOKENS_PARTITION, type BotTokenDoc } from '../../projections/bot-tokens.ts';
 import type { Clock } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
 import { nameUuid, sha256Hex } from '../domain/ids.ts';
-import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '../store/event-store.ts';
+import type { EventStore, StoredEvent } from '../store/event-store.ts';
 import { pagesOf, type ReadStore } from '../store/read-store.ts';
 import { UsageLog } from '../operations/usage.ts';
 
@@ -48,26 +48,21 @@ export class BotTokenService {
     const token = PREFIX + randomBytes(32).toString('base64url');
     const tokenId = requestKey === undefined ? randomUUID() : nameUuid(`bot-token/${athleteId}/${requestKey}`);
     const created: BotTokenEvent = { type: 'bot_token.created', data: { token_id: tokenId, athlete_id: athleteId, name: trimmed, token_sha256: sha256Hex(token), token_prefix: token.slice(0, SHOWN_LENGTH) } };
-    const stream = streams.botTokens(athleteId);
-    for (;;) {
-      const events = await this.#events.readStream(stream);
-      if (events.some((e) => e.type === 'bot_token.created' && (e.data as { token_id?: unknown }).token_id === tokenId)) {
+    return this.#command(athleteId, actor, (history) => {
+      // The same request sent twice (perhaps appended first by the other): refused, as one form makes one token.
+      if (history.some((e) => e.type === 'bot_token.created' && (e.data as { token_id?: unknown }).token_id === tokenId)) {
         throw new DomainError('already_exists', 'this form already made its token');
       }
-      try {
-        await this.#append(athleteId, created, actor, events.at(-1)?.revision ?? 'no_stream');
-        return { token_id: tokenId, token };
-      } catch (error) {
-        // Another token of the athlete's (perhaps this same request) was appended first: look again.
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      }
-    }
+      return { events: [created], result: { token_id: tokenId, token } };
+    });
   }
 
   async revoke(athleteId: string, tokenId: string, actor: Actor): Promise<void> {
-    const doc = await this.#reads.get<BotTokenDoc>(BOT_TOKENS, BOT_TOKENS_PARTITION, tokenId);
-    if (!doc || doc.athlete_id !== athleteId || doc.revoked_at) throw new DomainError('not_found', 'no such active bot token');
-    await this.#append(athleteId, { type: 'bot_token.revoked', data: { token_id: tokenId, athlete_id: athleteId } }, actor);
+    await this.#command(athleteId, actor, (history) => {
+      const mine = history.filter((e) => (e.data as { token_id?: unknown }).token_id === tokenId);
+      if (!mine.some((e) => e.type === 'bot_token.created') || mine.some((e) => e.type === 'bot_token.revoked')) throw new DomainError('not_found', 'no such active bot token');
+      return { events: [{ type: 'bot_token.revoked', data: { token_id: tokenId, athlete_id: athleteId } }], result: undefined };
+    });
   }
 
   /** Every one of the athlete's tokens, newest first, with when each was last used: read a page at a time, none left out. */
@@ -91,7 +86,17 @@ export class BotTokenService {
     this.#usage.note(athleteId, tokenId);
   }
 
-  async #append(athleteId: string, event: BotTokenEvent, actor: Actor, expected: ExpectedRevision = 'any'): Promise<void> {
-    await appendEvents(this.#events, this.#clock, { stream: streams.botTokens(athleteId), athleteId }, [botTokenEvent.parse(event)], expected, actor);
+  /** Decides on the athlete's bot-token stream and appends at the revision decided against. */
+  #command<T>(athleteId: string, actor: Actor, decide: (history: readonly StoredEvent[]) => { events: BotTokenEvent[]; result: T }): Promise<T> {
+    return decideAndAppend(this.#events, this.#clock, {
+      stream: streams.botTokens(athleteId),
+      athleteId,
+      actor,
+      what: "the athlete's bot tokens",
+      decide: (history) => {
+        const { events, result } = decide(history);
+        return { events: events.map((e) => botTokenEvent.parse(e)), result };
+      },
+    });
   }
 }

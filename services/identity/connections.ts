@@ -2,7 +2,8 @@
 // athlete gave it. Every change is an event on the athlete's `connections-<id>` stream, so the
 // audit history shows who had access when.
 import { CONNECTION_LABEL_MAX, connectionEvent, connectionLabel, streams, type Actor, type ConnectionEvent, type DisconnectReason } from '../../contracts/events.ts';
-import { appendEvents } from '../commands/append.ts';
+import { decideAndAppend } from '../commands/handler.ts';
+import { connectionOf, type ConnectionState } from '../domain/connection.ts';
 import { isVisibleText, type ReadScope } from '../../contracts/common.ts';
 import { CONNECTION_GRANTS, CONNECTION_GRANTS_PARTITION, CONNECTIONS, type ConnectionDoc, type ConnectionGrantDoc } from '../../projections/connections.ts';
 import type { ProposalStatus } from '../../contracts/write.ts';
@@ -12,7 +13,7 @@ import { statusAt } from '../domain/proposal.ts';
 import { DomainError } from '../domain/errors.ts';
 import { nameUuid } from '../domain/ids.ts';
 import { revokeOAuthGrant } from './oauth-store.ts';
-import type { EventStore } from '../store/event-store.ts';
+import type { EventStore, StoredEvent } from '../store/event-store.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { WRITE_PERMISSIONS, type WritePermission } from '../../contracts/write-permissions.ts';
 
@@ -45,31 +46,32 @@ export class ConnectionService {
   /** Records the athlete's consent; returns the connection's grant id. */
   async connect(input: { oauthGrantId: string; athleteId: string; clientId: string; clientName: string; redirectHost: string; scopes: ReadScope[] }): Promise<string> {
     const grantId = grantIdOf(input.oauthGrantId);
-    const existing = await this.get(input.athleteId, grantId);
-    const event: ConnectionEvent = existing
-      ? { type: 'grant.scopes_changed', data: { grant_id: grantId, athlete_id: input.athleteId, scopes: input.scopes } }
-      : {
-          type: 'grant.connected',
-          data: {
-            grant_id: grantId,
-            oauth_grant_id: input.oauthGrantId,
-            athlete_id: input.athleteId,
-            client_id: input.clientId,
-            client_name: input.clientName,
-            redirect_host: input.redirectHost,
-            scopes: input.scopes,
-          },
-        };
-    await this.#append(input.athleteId, event, { type: 'athlete', id: input.athleteId });
-    return grantId;
+    return this.#command(input.athleteId, { type: 'athlete', id: input.athleteId }, (history) => {
+      const event: ConnectionEvent = connectionOf(history, grantId)
+        ? { type: 'grant.scopes_changed', data: { grant_id: grantId, athlete_id: input.athleteId, scopes: input.scopes } }
+        : {
+            type: 'grant.connected',
+            data: {
+              grant_id: grantId,
+              oauth_grant_id: input.oauthGrantId,
+              athlete_id: input.athleteId,
+              client_id: input.clientId,
+              client_name: input.clientName,
+              redirect_host: input.redirectHost,
+              scopes: input.scopes,
+            },
+          };
+      return { events: [event], result: grantId };
+    });
   }
 
   async disconnect(athleteId: string, grantId: string): Promise<void> {
-    const existing = await this.get(athleteId, grantId);
-    if (existing?.status !== 'connected') throw new DomainError('not_found', 'no such connection');
-    await this.#append(athleteId, { type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: athleteId, reason: 'athlete' } }, { type: 'athlete', id: athleteId });
+    const oauthGrantId = await this.#command(athleteId, { type: 'athlete', id: athleteId }, (history) => {
+      const existing = connected(history, grantId);
+      return { events: [{ type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: athleteId, reason: 'athlete' } }], result: existing.oauth_grant_id };
+    });
     // The connection check refuses the next request anyway; revoking the tokens also stops refreshes.
-    await revokeOAuthGrant(this.#reads, existing.oauth_grant_id);
+    await revokeOAuthGrant(this.#reads, oauthGrantId);
   }
 
   /**
@@ -102,11 +104,12 @@ export class ConnectionService {
     const owner = athleteId ?? (await this.#reads.get<ConnectionGrantDoc>(CONNECTION_GRANTS, CONNECTION_GRANTS_PARTITION, oauthGrantId))?.athlete_id;
     if (!owner) return;
     const grantId = grantIdOf(oauthGrantId);
-    const history = (await this.#events.readStream(streams.connections(owner))).filter((e) => (e.data as { grant_id?: unknown }).grant_id === grantId);
-    // A grant the athlete never finished consenting to has no connection; one already
-    // disconnected keeps its first reason.
-    if (!history.some((e) => e.type === 'grant.connected') || history.at(-1)?.type === 'grant.disconnected') return;
-    await this.#append(owner, { type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: owner, reason } }, { type: 'operator', id: 'authorization-server' });
+    await this.#command(owner, { type: 'operator', id: 'authorization-server' }, (history) => {
+      // A grant the athlete never finished consenting to has no connection; one already
+      // disconnected keeps its first reason.
+      const events: ConnectionEvent[] = connectionOf(history, grantId)?.status === 'connected' ? [{ type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: owner, reason } }] : [];
+      return { events, result: undefined };
+    });
   }
 
   /**
@@ -115,13 +118,12 @@ export class ConnectionService {
    * cannot grant). Nothing is written when nothing changes.
    */
   async setWritePermissions(athleteId: string, grantId: string, permissions: WritePermission[], options: { onlyRemove: boolean }): Promise<WritePermission[]> {
-    const existing = await this.get(athleteId, grantId);
-    if (existing?.status !== 'connected') throw new DomainError('not_found', 'no such connection');
-    const held = existing.write_permissions ?? [];
-    const next = WRITE_PERMISSIONS.filter((p) => permissions.includes(p) && (!options.onlyRemove || held.includes(p)));
-    if (next.length === held.length && next.every((p) => held.includes(p))) return held;
-    await this.#append(athleteId, { type: 'grant.write_permissions_changed', data: { grant_id: grantId, athlete_id: athleteId, write_permissions: next } }, { type: 'athlete', id: athleteId });
-    return next;
+    return this.#command(athleteId, { type: 'athlete', id: athleteId }, (history) => {
+      const held = connected(history, grantId).write_permissions;
+      const next = WRITE_PERMISSIONS.filter((p) => permissions.includes(p) && (!options.onlyRemove || held.includes(p)));
+      if (next.length === held.length && next.every((p) => held.includes(p))) return { events: [], result: held };
+      return { events: [{ type: 'grant.write_permissions_changed', data: { grant_id: grantId, athlete_id: athleteId, write_permissions: next } }], result: next };
+    });
   }
 
   /**
@@ -131,13 +133,13 @@ export class ConnectionService {
    * is the one it has.
    */
   async rename(athleteId: string, grantId: string, label: string): Promise<string> {
-    const existing = await this.get(athleteId, grantId);
-    if (existing?.status !== 'connected') throw new DomainError('not_found', 'no such connection');
-    const parsed = connectionLabel.safeParse(label.trim());
-    if (!parsed.success) throw new DomainError('invalid_input', labelProblem(label.trim()));
-    if (existing.label === parsed.data) return parsed.data;
-    await this.#append(athleteId, { type: 'grant.renamed', data: { grant_id: grantId, athlete_id: athleteId, label: parsed.data } }, { type: 'athlete', id: athleteId });
-    return parsed.data;
+    return this.#command(athleteId, { type: 'athlete', id: athleteId }, (history) => {
+      const existing = connected(history, grantId);
+      const parsed = connectionLabel.safeParse(label.trim());
+      if (!parsed.success) throw new DomainError('invalid_input', labelProblem(label.trim()));
+      if (existing.label === parsed.data) return { events: [], result: parsed.data };
+      return { events: [{ type: 'grant.renamed', data: { grant_id: grantId, athlete_id: athleteId, label: parsed.data } }], result: parsed.data };
+    });
   }
 
   /**
@@ -166,7 +168,24 @@ export class ConnectionService {
     return this.#reads.page<ConnectionDoc>(CONNECTIONS, { partition: athleteId, index: 'by_connected', direction: 'desc', limit: 200 });
   }
 
-  async #append(athleteId: string, event: ConnectionEvent, actor: Actor): Promise<void> {
-    await appendEvents(this.#events, this.#clock, { stream: streams.connections(athleteId), athleteId }, [connectionEvent.parse(event)], 'any', actor);
+  /** Decides on the athlete's connections stream and appends at the revision decided against. */
+  #command<T>(athleteId: string, actor: Actor, decide: (history: readonly StoredEvent[]) => { events: ConnectionEvent[]; result: T }): Promise<T> {
+    return decideAndAppend(this.#events, this.#clock, {
+      stream: streams.connections(athleteId),
+      athleteId,
+      actor,
+      what: "the athlete's connections",
+      decide: (history) => {
+        const { events, result } = decide(history);
+        return { events: events.map((e) => connectionEvent.parse(e)), result };
+      },
+    });
   }
+}
+
+/** The grant's connection, connected; refused as not found otherwise. */
+function connected(history: readonly StoredEvent[], grantId: string): ConnectionState {
+  const state = connectionOf(history, grantId);
+  if (state?.status !== 'connected') throw new DomainError('not_found', 'no such connection');
+  return state;
 }
