@@ -211,7 +211,7 @@ export class ChainVerifier {
  * two a change (a workout's deletion takes its feedback along), 100, and an undo at most two for
  * each item the commit affected, 200; twice that. The verifier holds this many events however
  * long the stream, which keeps its memory flat: a larger window keeps more events alive long
- * enough to be promoted, and the heap grows with the history (measured in the README).
+ * enough to be promoted, and the heap grows with the history (measured in docs/benchmarks.md).
  */
 const RECENT = 8 * WRITE_POLICY.changesPerProposal;
 

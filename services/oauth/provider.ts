@@ -87,7 +87,7 @@ export async function createProvider(app: Services, keys: OAuthKeys): Promise<Pr
       token_endpoint_auth_method: 'none',
       id_token_signed_response_alg: 'ES256',
     },
-    // Exactly the flow Agent Access supports and the README documents: public clients (no client
+    // Exactly the flow Agent Access supports and docs/api.md documents: public clients (no client
     // authentication) using the authorization code with PKCE. Discovery advertises only this, and
     // registration refuses anything else (another response type, grant type or auth method).
     responseTypes: ['code'],

@@ -70,11 +70,11 @@ test('the quota and each operation\'s weight are published in /openapi.json', as
   }
 });
 
-test('the README\'s table of quota weights is the operations table\'s', async () => {
-  const readme = await readFile(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+test('docs/api.md\'s table of quota weights is the operations table\'s', async () => {
+  const readme = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'api.md'), 'utf8');
   for (const op of operationList) {
     const row = readme.split('\n').find((line) => line.startsWith(`| \`${op.operationId}\``));
-    assert.ok(row?.trimEnd().endsWith(`| ${op.weight} |`), `README row for ${op.operationId}: ${row}`);
+    assert.ok(row?.trimEnd().endsWith(`| ${op.weight} |`), `docs/api.md row for ${op.operationId}: ${row}`);
   }
 });
 

@@ -266,11 +266,11 @@ test('/openapi.json documents the six routes under botBearer, with their statuse
   }
 });
 
-test('the README\'s table of Read API routes is the operations table\'s: path, twin and quota weight', async () => {
-  const readme = await readFile(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+test('docs/api.md\'s table of Read API routes is the operations table\'s: path, twin and quota weight', async () => {
+  const readme = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'api.md'), 'utf8');
   for (const op of readApiOperationList) {
     const row = readme.split('\n').find((line) => line.startsWith(`| \`${op.path}\` |`));
-    assert.ok(row?.includes(`| \`${op.twin}\` |`) && row.trimEnd().endsWith(`| ${op.weight} |`), `README row for ${op.path}: ${row}`);
+    assert.ok(row?.includes(`| \`${op.twin}\` |`) && row.trimEnd().endsWith(`| ${op.weight} |`), `docs/api.md row for ${op.path}: ${row}`);
   }
 });
 

@@ -1,8 +1,8 @@
-// What docker-compose.yml, the Dockerfile and the README promise about distributed mode, checked
-// where no container can run: pinned images (and the suites testing those same images), no
-// KurrentDB setting outside the pinned version's bounds, databases published on this host only,
-// OAuth keys on a named volume the service can write, and host-side MongoDB URLs that connect from
-// the host.
+// What docker-compose.yml, the Dockerfile, the README and docs/operations.md promise about
+// distributed mode, checked where no container can run: pinned images (and the suites testing
+// those same images), no KurrentDB setting outside the pinned version's bounds, databases published
+// on this host only, OAuth keys on a named volume the service can write, and host-side MongoDB URLs
+// that connect from the host.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -88,7 +88,7 @@ test('the OAuth keys live on a named volume that every replica mounts and the im
 });
 
 test('a MongoDB URL for the host connects directly: the replica set member is named for the compose network', () => {
-  for (const [file, text] of [['README.md', read('README.md')], ['docker-compose.yml', compose]] as const) {
+  for (const [file, text] of [['README.md', read('README.md')], ['docs/operations.md', read('docs/operations.md')], ['docker-compose.yml', compose]] as const) {
     const hostUrls = [...text.matchAll(/mongodb:\/\/localhost[^\s'`"]*/g)].map((m) => m[0]);
     assert.ok(hostUrls.length > 0, `${file} shows a host URL`);
     for (const u of hostUrls) {
