@@ -113,9 +113,20 @@ export const readApiCases: CaseBuilder = async (ctx) => {
     for (const op of readApiOperationList) {
       const twinArguments = ARGUMENTS[op.twin as ImplementedOperation]({ ...found, proposalId: '' });
       const path = op.path.replace('{id}', () => encodeURIComponent(String(Object.values(twinArguments)[0])));
-      const c: Case = { operation: op.operationId, twin: op.twin, surface: 'read_api', access: 'read', athlete, resource: READ_API_RESOURCE, request: { method: 'GET', path, headers: { accept: 'application/json' }, expectedStatus: 200 } };
+      const c: Case = {
+        operation: op.operationId,
+        twin: op.twin,
+        surface: 'read_api',
+        access: 'read',
+        athlete,
+        resource: READ_API_RESOURCE,
+        request: { method: 'GET', path, headers: { accept: 'application/json' }, expectedStatus: 200 },
+      };
       const answer = op.response.safeParse(await getJson(ctx.base, withBearer(c.request, await ctx.bearer(athlete, READ_API_RESOURCE))));
-      if (!answer.success) throw new Error(`read_api ${op.operationId} for athlete ${athlete.label} did not answer its contract: ${JSON.stringify(answer.error.issues).slice(0, 300)}`);
+      if (!answer.success)
+        throw new Error(
+          `read_api ${op.operationId} for athlete ${athlete.label} did not answer its contract: ${JSON.stringify(answer.error.issues).slice(0, 300)}`,
+        );
       cases.push(c);
     }
   }
@@ -197,7 +208,8 @@ const ARGUMENTS: Record<ImplementedOperation, (found: Found) => Arguments> = {
  */
 async function findRecord(ctx: CaseContext, athlete: BenchAthlete): Promise<Omit<Found, 'proposalId'>> {
   const token = await ctx.bearer(athlete, REST.resource(ctx.base));
-  const call = (operationId: ImplementedOperation, args: Arguments) => answer(ctx.base, 'rest', operationId, withBearer(REST.request(operations[operationId], args), token));
+  const call = (operationId: ImplementedOperation, args: Arguments) =>
+    answer(ctx.base, 'rest', operationId, withBearer(REST.request(operations[operationId], args), token));
   const r = agentAccessResponses;
   const workouts = r.list_completed_workouts.parse(await call('list_completed_workouts', {})).data.items;
   const routines = r.list_saved_routines.parse(await call('list_saved_routines', {})).data.items;
@@ -247,11 +259,23 @@ function tenChangeBatch(newest: { id: string; revision: number; record: Record<s
         notes: null,
         exercises: [
           { exercise_id: last.exercises[0]!.exercise_id, exercise_order: 0, superset_id: null, notes: null, sets: last.exercises[0]!.sets },
-          { exercise_id: { ref: 'landmine' }, exercise_order: 1, superset_id: null, notes: null, sets: [0, 1, 2].map((i) => workoutSet(i, { weight_kg: 30, reps: 10 })) },
+          {
+            exercise_id: { ref: 'landmine' },
+            exercise_order: 1,
+            superset_id: null,
+            notes: null,
+            sets: [0, 1, 2].map((i) => workoutSet(i, { weight_kg: 30, reps: 10 })),
+          },
         ],
       },
     },
-    { op: 'update', kind: 'completed_workout', id: newest.id, base_revision: newest.revision, record: { ...newest.record, notes: 'Left shoulder tight on the last sets' } },
+    {
+      op: 'update',
+      kind: 'completed_workout',
+      id: newest.id,
+      base_revision: newest.revision,
+      record: { ...newest.record, notes: 'Left shoulder tight on the last sets' },
+    },
     meal(11, 'Porridge with berries', 450, 20, 70, 9),
     meal(6, 'Chicken rice bowl', 700, 45, 80, 18),
     meal(1, 'Salmon and potatoes', 850, 50, 75, 35),
@@ -319,7 +343,8 @@ const envelopeAnswer = z.object({
 async function answer(base: string, surface: Surface, operation: string, request: BenchRequest): Promise<unknown> {
   const body = await getJson(base, request);
   const envelope = surface === 'mcp' ? envelopeAnswer.safeParse(body).data?.result.structuredContent : (body as { operation?: unknown });
-  if (envelope?.operation !== operation) throw new Error(`${surface} ${operation} did not answer the ${operation} envelope: ${JSON.stringify(body).slice(0, 300)}`);
+  if (envelope?.operation !== operation)
+    throw new Error(`${surface} ${operation} did not answer the ${operation} envelope: ${JSON.stringify(body).slice(0, 300)}`);
   return envelope;
 }
 

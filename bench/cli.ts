@@ -58,7 +58,8 @@ export interface CliMeasured {
 /** Floors: what Node takes to start, to load oclif as the CLI does, and to open the store file. */
 const NODE_ONLY = ['-e', '0'];
 const OCLIF_ONLY = ['-e', "require('node:module').enableCompileCache(); process.env.OCLIF_DISABLE_ENGINE_WARNING = '1'; require('@oclif/core')"];
-const sqliteRead = (dataDir: string) => `new DatabaseSync(${JSON.stringify(join(dataDir, 'repledger.db'))}).prepare('SELECT count(*) FROM sqlite_schema').get()`;
+const sqliteRead = (dataDir: string) =>
+  `new DatabaseSync(${JSON.stringify(join(dataDir, 'repledger.db'))}).prepare('SELECT count(*) FROM sqlite_schema').get()`;
 const sqliteOnly = (dataDir: string) => ['-e', `const { DatabaseSync } = require('node:sqlite'); ${sqliteRead(dataDir)}`];
 /**
  * The start of any command that opens the app: Node loading what it cannot run without, @oclif/core
@@ -165,7 +166,8 @@ async function importWrites(dataDir: string, email: string): Promise<ImportWrite
     const events = (await app.events.readStream(`record-${athleteId}`)).map((e) => ({ type: e.type, data: e.data, metadata: e.metadata }));
     const specs = app.runner.collectionSpecs().filter((c) => c.name !== CHECKPOINTS);
     const docs: ImportWrites['docs'] = [];
-    for (const { name } of specs) for (const { partition, doc } of await app.reads.dump(name)) if (partition === athleteId) docs.push({ collection: name, partition, doc });
+    for (const { name } of specs)
+      for (const { partition, doc } of await app.reads.dump(name)) if (partition === athleteId) docs.push({ collection: name, partition, doc });
     return { specs, events, docs };
   } finally {
     await app.close();
@@ -201,7 +203,12 @@ async function measureWarmImport(dataDir: string, file: string, emails: string[]
     for (const email of emails) {
       const started = performance.now();
       const athlete = (await app.athletes.byEmail(email))!;
-      await importExport(app, athlete, { app: 'hevy', fileName: 'hevy.csv', bytes: readFileSync(file), parse: (text, a) => parseHevy(text, { timezone: a.profile.timezone }) });
+      await importExport(app, athlete, {
+        app: 'hevy',
+        fileName: 'hevy.csv',
+        bytes: readFileSync(file),
+        parse: (text, a) => parseHevy(text, { timezone: a.profile.timezone }),
+      });
       seconds = (performance.now() - started) / 1000;
     }
     return seconds;

@@ -67,7 +67,12 @@ async function appendProposals(app: App, athleteId: string, count: number): Prom
           expires_at: at,
           changes: [{ index: 0, op: 'create', kind: 'meal', id: randomUUID(), area: 'nutrition', base_revision: null }],
           dependencies: [],
-          details: { key_id: randomUUID(), iv: randomBytes(12).toString('base64'), tag: randomBytes(16).toString('base64'), ciphertext: randomBytes(14_000).toString('base64') },
+          details: {
+            key_id: randomUUID(),
+            iv: randomBytes(12).toString('base64'),
+            tag: randomBytes(16).toString('base64'),
+            ciphertext: randomBytes(14_000).toString('base64'),
+          },
         },
         metadata: { occurred_at: at, actor: { type: 'agent_proposal', id: commandId }, athlete_id: athleteId },
       };
@@ -83,7 +88,13 @@ async function coldPrepare(app: App, caller: Caller, snapshots: ReadStoreFoldSna
   const body = writeProposalBody.parse({
     version: 'agent-access-write.v1',
     command_id: randomUUID(),
-    actions: [{ op: 'create', kind: 'meal', record: { eaten_at: new Date(Date.now() - 3_600_000).toISOString(), name: 'Oats', calories_kcal: 400, protein_g: 15, carbohydrate_g: 60, fat_g: 8 } }],
+    actions: [
+      {
+        op: 'create',
+        kind: 'meal',
+        record: { eaten_at: new Date(Date.now() - 3_600_000).toISOString(), name: 'Oats', calories_kcal: 400, protein_g: 15, carbohydrate_g: 60, fat_g: 8 },
+      },
+    ],
   });
   const started = performance.now();
   // A connection of its own each time: one may have only so many proposals awaiting review.
@@ -134,7 +145,16 @@ export async function measureColdCommand(progress: (line: string) => void): Prom
     }
     const head = (await snapshots.head(large.athleteId))!;
     const sections = FOLD_SECTIONS.map((name) => ({ name, rows: head.sections[name].rows.reduce((a, b) => a + b, 0), buckets: head.sections[name].buckets }));
-    return { smallMs: median(smallTimes), largeMs: median(largeTimes), ratio: median(ratios), largeWithoutSnapshotMs, largeEvents, headFloorMs: median(floors), headBytes: JSON.stringify(head).length, sections };
+    return {
+      smallMs: median(smallTimes),
+      largeMs: median(largeTimes),
+      ratio: median(ratios),
+      largeWithoutSnapshotMs,
+      largeEvents,
+      headFloorMs: median(floors),
+      headBytes: JSON.stringify(head).length,
+      sections,
+    };
   } finally {
     await app.close();
     rmSync(dir, { recursive: true, force: true });

@@ -57,7 +57,9 @@ type StoreCall = { store: keyof typeof READ_METHODS; method: string; args: unkno
 
 /** `baseUrl`: the measured server's, which its tokens are issued for. */
 const [framework, dataDir, baseUrl] = process.argv.slice(2) as [Framework, string, string];
-const app = await openApp(loadConfig({ DATA_DIR: dataDir, BASE_URL: baseUrl, LOG_LEVEL: 'silent', AGENT_ACCESS_QUOTA_UNITS: '1000000000', READ_API_QUOTA_UNITS: '1000000000' }));
+const app = await openApp(
+  loadConfig({ DATA_DIR: dataDir, BASE_URL: baseUrl, LOG_LEVEL: 'silent', AGENT_ACCESS_QUOTA_UNITS: '1000000000', READ_API_QUOTA_UNITS: '1000000000' }),
+);
 
 let recording: StoreCall[] | null = null;
 // Every service holds these same two store objects, so wrapping their methods on the instances
@@ -87,7 +89,13 @@ const RECORDINGS = 3;
  */
 async function recordReads(request: BenchRequest, expectedStatus: number): Promise<StoreCall[]> {
   service ??= await buildServer(app, { logger: false });
-  const inject = () => service!.inject({ method: request.method as 'GET', url: request.path, headers: request.headers, ...(request.body !== undefined ? { payload: request.body } : {}) });
+  const inject = () =>
+    service!.inject({
+      method: request.method as 'GET',
+      url: request.path,
+      headers: request.headers,
+      ...(request.body !== undefined ? { payload: request.body } : {}),
+    });
   await inject();
   let fewest: StoreCall[] | null = null;
   for (let i = 0; i < RECORDINGS; i++) {
@@ -95,7 +103,8 @@ async function recordReads(request: BenchRequest, expectedStatus: number): Promi
     const response = await inject();
     const calls = recording;
     recording = null;
-    if (response.statusCode !== expectedStatus) throw new Error(`the service answered ${response.statusCode} while its reads were recorded: ${response.body.slice(0, 300)}`);
+    if (response.statusCode !== expectedStatus)
+      throw new Error(`the service answered ${response.statusCode} while its reads were recorded: ${response.body.slice(0, 300)}`);
     if (!fewest || calls.length < fewest.length) fewest = calls;
   }
   return fewest!;
@@ -140,7 +149,8 @@ function signingOf(replayed: Replayed): Signing {
   const body = cursor.split('.')[0]!;
   const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { o: string; a: string; f: Record<string, string | null>; k: KeyValue[] };
   const signing = { binding: { operation: payload.o, athleteId: payload.a, filters: payload.f }, after: payload.k };
-  if (encodeCursor(CURSOR_KEY, signing.binding, signing.after).split('.')[0] !== body) throw new Error('the cursor signed here is not the one the service signed');
+  if (encodeCursor(CURSOR_KEY, signing.binding, signing.after).split('.')[0] !== body)
+    throw new Error('the cursor signed here is not the one the service signed');
   return signing;
 }
 

@@ -59,10 +59,18 @@ export async function measureImportStalls(): Promise<ImportStall[]> {
     // The athlete whose record the reader reads: a year of training, and a bot token.
     const readerId = await registerPro(s.app, 'reader@bench.example');
     const readerAthlete = (await s.app.athletes.get(readerId))!;
-    await importExport(s.app, readerAthlete, { app: 'hevy', fileName: 'hevy.csv', bytes: Buffer.from(generateHevyExport({ workouts: 300, seed: 3 })), parse: (text, a) => parseHevy(text, { timezone: a.profile.timezone }) });
+    await importExport(s.app, readerAthlete, {
+      app: 'hevy',
+      fileName: 'hevy.csv',
+      bytes: Buffer.from(generateHevyExport({ workouts: 300, seed: 3 })),
+      parse: (text, a) => parseHevy(text, { timezone: a.profile.timezone }),
+    });
     const { token } = await s.app.botTokens.create(readerId, 'bench', { type: 'athlete', id: readerId });
 
-    const readerProcess = spawn(process.execPath, [join(ROOT, 'bench', 'import-stall-reader.ts'), `${s.base}${READ_PATH}`, token], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+    const readerProcess = spawn(process.execPath, [join(ROOT, 'bench', 'import-stall-reader.ts'), `${s.base}${READ_PATH}`, token], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     reader = readerProcess;
     const readerLines = createInterface({ input: readerProcess.stdout })[Symbol.asyncIterator]();
     await expectLine(readerLines, 'warm', 'the reader');
@@ -79,7 +87,10 @@ export async function measureImportStalls(): Promise<ImportStall[]> {
       const browser = await signedInClient(s.base, email);
       const csrf = FormClient.csrf((await browser.get('/import')).text);
       const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-      const uploader = spawn(process.execPath, [join(ROOT, 'bench', 'import-stall-upload.ts'), s.base, file, cookie, csrf], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+      const uploader = spawn(process.execPath, [join(ROOT, 'bench', 'import-stall-upload.ts'), s.base, file, cookie, csrf], {
+        cwd: ROOT,
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
       const uploaderLines = createInterface({ input: uploader.stdout })[Symbol.asyncIterator]();
       await expectLine(uploaderLines, 'ready', 'the uploader');
       // The idle window: the reads alone, measured for a set time (nothing waits on it).
@@ -97,7 +108,14 @@ export async function measureImportStalls(): Promise<ImportStall[]> {
     return windows.map((w) => {
       const idle = figures(samples, w.idle);
       const importing = figures(samples, w.importing);
-      return { workouts: w.workouts, bytes: w.bytes, importSeconds: (w.importing[1] - w.importing[0]) / 1000, idle, importing, ratio: importing.p99Ms / idle.p99Ms };
+      return {
+        workouts: w.workouts,
+        bytes: w.bytes,
+        importSeconds: (w.importing[1] - w.importing[0]) / 1000,
+        idle,
+        importing,
+        ratio: importing.p99Ms / idle.p99Ms,
+      };
     });
   } finally {
     if (reader && reader.exitCode === null) reader.kill();
@@ -109,7 +127,10 @@ const epochMs = () => performance.timeOrigin + performance.now();
 
 /** The reads sent within [from, to]. */
 function figures(samples: ReadonlyArray<[number, number]>, [from, to]: [number, number]): ReadFigures {
-  const waits = samples.filter(([sent]) => sent >= from && sent <= to).map(([, waited]) => waited).sort((a, b) => a - b);
+  const waits = samples
+    .filter(([sent]) => sent >= from && sent <= to)
+    .map(([, waited]) => waited)
+    .sort((a, b) => a - b);
   if (waits.length === 0) throw new Error('no read was sent in the window');
   return { requests: waits.length, p50Ms: percentile(waits, 50), p99Ms: percentile(waits, 99), longestMs: waits.at(-1)! };
 }

@@ -78,7 +78,13 @@ export async function measureInTurns(runs: Run[]): Promise<Measurement[]> {
     await drain(run);
   }
   const orders = balancedOrders(runs.length);
-  const pooled = runs.map((): { latencies: number[]; bytes: number; seconds: number; cpu: number | null; turns: TurnFigures[] } => ({ latencies: [], bytes: 0, seconds: 0, cpu: 0, turns: [] }));
+  const pooled = runs.map((): { latencies: number[]; bytes: number; seconds: number; cpu: number | null; turns: TurnFigures[] } => ({
+    latencies: [],
+    bytes: 0,
+    seconds: 0,
+    cpu: 0,
+    turns: [],
+  }));
   for (const order of orders) {
     for (const i of order) {
       const run = runs[i]!;

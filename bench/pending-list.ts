@@ -32,7 +32,13 @@ export interface PendingListMeasured {
 }
 
 async function athlete(app: App, email: string): Promise<string> {
-  const profile = { display_name: 'Bench', timezone: 'Europe/London', unit_preference: 'kg' as const, height_unit_preference: 'cm' as const, bodyweight_unit_preference: 'kg' as const };
+  const profile = {
+    display_name: 'Bench',
+    timezone: 'Europe/London',
+    unit_preference: 'kg' as const,
+    height_unit_preference: 'cm' as const,
+    bodyweight_unit_preference: 'kg' as const,
+  };
   return (await app.athletes.register({ email, password: PASSWORD, tier: 'pro', profile }, { type: 'operator', id: 'bench' })).athlete_id;
 }
 
@@ -43,12 +49,24 @@ async function prepareMany(app: App, athleteId: string, count: number): Promise<
   let caller: Caller | null = null;
   let bytes = 0;
   for (let i = 0; i < count; i++) {
-    if (i % perConnection === 0) caller = { athlete: account, grantId: randomUUID(), clientId: 'bench', clientName: `Bench ${i / perConnection}`, scopes: ['nutrition'], writePermissions: WRITE_PERMISSIONS };
+    if (i % perConnection === 0)
+      caller = {
+        athlete: account,
+        grantId: randomUUID(),
+        clientId: 'bench',
+        clientName: `Bench ${i / perConnection}`,
+        scopes: ['nutrition'],
+        writePermissions: WRITE_PERMISSIONS,
+      };
     const eatenAt = new Date(Date.now() - 3_600_000).toISOString();
     const body = writeProposalBody.parse({
       version: 'agent-access-write.v1',
       command_id: randomUUID(),
-      actions: Array.from({ length: CHANGES }, (_, j) => ({ op: 'create', kind: 'meal', record: { eaten_at: eatenAt, name: `Meal ${i}.${j} `.padEnd(200, 'x'), calories_kcal: 500, protein_g: 30, carbohydrate_g: 60, fat_g: 15 } })),
+      actions: Array.from({ length: CHANGES }, (_, j) => ({
+        op: 'create',
+        kind: 'meal',
+        record: { eaten_at: eatenAt, name: `Meal ${i}.${j} `.padEnd(200, 'x'), calories_kcal: 500, protein_g: 30, carbohydrate_g: 60, fat_g: 15 },
+      })),
     });
     bytes += JSON.stringify(body).length;
     await app.proposals.prepare(caller!, body);

@@ -58,7 +58,9 @@ async function turn(eventsFile: string, count: number, liveBatch: number): Promi
   await follower.start();
   try {
     let started = 0;
-    const appender = spawn(process.execPath, [fileURLToPath(new URL('./projection-appender.ts', import.meta.url)), join(dir, 'repledger.db'), eventsFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const appender = spawn(process.execPath, [fileURLToPath(new URL('./projection-appender.ts', import.meta.url)), join(dir, 'repledger.db'), eventsFile], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     appender.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
@@ -123,7 +125,11 @@ export async function measureRebuildLag(): Promise<RebuildLag> {
     for (let at = 0; at < copy.length; ) {
       let end = at + 1;
       while (end < copy.length && copy[end]!.stream === copy[at]!.stream) end++;
-      await events.append(copy[at]!.stream, copy.slice(at, end).map((e) => ({ type: e.type, data: e.data, metadata: e.metadata })), 'any');
+      await events.append(
+        copy[at]!.stream,
+        copy.slice(at, end).map((e) => ({ type: e.type, data: e.data, metadata: e.metadata })),
+        'any',
+      );
       at = end;
     }
   }
@@ -151,7 +157,9 @@ export async function measureRebuildLag(): Promise<RebuildLag> {
       const copy = freshAthletes(reference.events).events;
       for (const e of copy) await events.append(e.stream, [{ type: e.type, data: e.data, metadata: e.metadata }], 'any');
       const appended = performance.now();
-      const wanted = copy.filter((e) => e.type === 'proposal.prepared').map((e) => ({ athlete: e.stream.replace(/^record-/, ''), id: (e.data as { command_id: string }).command_id }));
+      const wanted = copy
+        .filter((e) => e.type === 'proposal.prepared')
+        .map((e) => ({ athlete: e.stream.replace(/^record-/, ''), id: (e.data as { command_id: string }).command_id }));
       for (;;) {
         const found = await Promise.all(wanted.map((w) => reads.get(PROPOSALS, w.athlete, w.id)));
         if (found.every((d) => d !== null)) break;

@@ -51,12 +51,30 @@ async function seed(dataDir: string): Promise<Manifest> {
       const started = performance.now();
       const athlete = await seedAthlete(app, spec, history, dataDir);
       const { password_hash: _hash, ...account } = (await app.athletes.get(athlete.athleteId))!;
-      const caller: Caller = { athlete: account, grantId: randomUUID(), clientId: 'bench', clientName: 'Bench', scopes: ['nutrition'], writePermissions: WRITE_PERMISSIONS };
+      const caller: Caller = {
+        athlete: account,
+        grantId: randomUUID(),
+        clientId: 'bench',
+        clientName: 'Bench',
+        scopes: ['nutrition'],
+        writePermissions: WRITE_PERMISSIONS,
+      };
       for (let p = 0; p < PROPOSALS; p++) {
         const body = writeProposalBody.parse({
           version: 'agent-access-write.v1',
           command_id: randomUUID(),
-          actions: Array.from({ length: CHANGES }, (_, i) => ({ op: 'create', kind: 'meal', record: { eaten_at: new Date(Date.now() - (p * CHANGES + i + 1) * 60_000).toISOString(), name: `Receipt meal ${p}.${i}`, calories_kcal: 500, protein_g: 30, carbohydrate_g: 60, fat_g: 15 } })),
+          actions: Array.from({ length: CHANGES }, (_, i) => ({
+            op: 'create',
+            kind: 'meal',
+            record: {
+              eaten_at: new Date(Date.now() - (p * CHANGES + i + 1) * 60_000).toISOString(),
+              name: `Receipt meal ${p}.${i}`,
+              calories_kcal: 500,
+              protein_g: 30,
+              carbohydrate_g: 60,
+              fat_g: 15,
+            },
+          })),
         });
         await app.proposals.prepare(caller, body);
         const outcome = await app.proposals.approve(athlete.athleteId, body.command_id);
@@ -65,7 +83,9 @@ async function seed(dataDir: string): Promise<Manifest> {
       const last = await app.events.streamRevision(`record-${athlete.athleteId}`);
       manifest.athletes.push(athlete);
       manifest.events[spec.label] = last === 'no_stream' ? 0 : last + 1;
-      progress(`seeded ${spec.workouts} workouts and ${PROPOSALS} committed proposals (${manifest.events[spec.label]} events) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      progress(
+        `seeded ${spec.workouts} workouts and ${PROPOSALS} committed proposals (${manifest.events[spec.label]} events) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
     }
     writeFileSync(file, JSON.stringify(manifest, null, 2));
     return manifest;
@@ -86,7 +106,10 @@ interface Run {
 function measure(args: string[], dataDir: string): Promise<Run> {
   return new Promise((done, fail) => {
     const started = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', 'MAXRSS_KB=%M', process.execPath, CLI, ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' } });
+    const child = spawn('/usr/bin/time', ['-f', 'MAXRSS_KB=%M', process.execPath, CLI, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -95,7 +118,13 @@ function measure(args: string[], dataDir: string): Promise<Run> {
     child.on('close', (code) => {
       const kb = /MAXRSS_KB=(\d+)/.exec(stderr)?.[1];
       if (code !== 0 || !kb) return fail(new Error(`repledger ${args.join(' ')} exited ${code}: ${stderr}${stdout}`));
-      done({ peakRssMb: Number(kb) / 1024, seconds: (performance.now() - started) / 1000, progressLines: stderr.split('\n').filter((l) => /\[.*\] \d+%/.test(l)).length, stdout, stderr });
+      done({
+        peakRssMb: Number(kb) / 1024,
+        seconds: (performance.now() - started) / 1000,
+        progressLines: stderr.split('\n').filter((l) => /\[.*\] \d+%/.test(l)).length,
+        stdout,
+        stderr,
+      });
     });
   });
 }
@@ -112,10 +141,24 @@ try {
     const lines = readFileSync(output, 'utf8').trim().split('\n').length;
     rmSync(output);
     if (lines !== manifest.proposals) throw new Error(`export of ${a.label} wrote ${lines} receipts, not ${manifest.proposals}`);
-    rows.push(['receipts export', a.label, String(manifest.events[a.label]), exported.peakRssMb.toFixed(0), exported.seconds.toFixed(1), String(exported.progressLines)]);
+    rows.push([
+      'receipts export',
+      a.label,
+      String(manifest.events[a.label]),
+      exported.peakRssMb.toFixed(0),
+      exported.seconds.toFixed(1),
+      String(exported.progressLines),
+    ]);
     const verified = await measure(['receipts', 'verify', '--athlete', a.email], dataDir);
     if (!new RegExp(`${manifest.proposals} link\\(s\\) hold`).test(verified.stdout)) throw new Error(`verify of ${a.label}: ${verified.stdout}`);
-    rows.push(['receipts verify', a.label, String(manifest.events[a.label]), verified.peakRssMb.toFixed(0), verified.seconds.toFixed(1), String(verified.progressLines)]);
+    rows.push([
+      'receipts verify',
+      a.label,
+      String(manifest.events[a.label]),
+      verified.peakRssMb.toFixed(0),
+      verified.seconds.toFixed(1),
+      String(verified.progressLines),
+    ]);
   }
   // Every athlete in one process: more events than the longest stream, the same bound.
   const events = Object.values(manifest.events).reduce((a, b) => a + b, 0);
@@ -125,8 +168,17 @@ try {
   rows.push(['receipts export (all)', 'both', String(events), all.peakRssMb.toFixed(0), all.seconds.toFixed(1), String(all.progressLines)]);
   const allVerified = await measure(['receipts', 'verify'], dataDir);
   if (!/2 receipt chain\(s\) verified/.test(allVerified.stdout)) throw new Error(`verify of all: ${allVerified.stdout}`);
-  rows.push(['receipts verify (all)', 'both', String(events), allVerified.peakRssMb.toFixed(0), allVerified.seconds.toFixed(1), String(allVerified.progressLines)]);
-  console.log(`\n${cpus().length} CPUs (${cpus()[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${manifest.proposals} committed proposals of ${CHANGES} changes per athlete\n`);
+  rows.push([
+    'receipts verify (all)',
+    'both',
+    String(events),
+    allVerified.peakRssMb.toFixed(0),
+    allVerified.seconds.toFixed(1),
+    String(allVerified.progressLines),
+  ]);
+  console.log(
+    `\n${cpus().length} CPUs (${cpus()[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}; ${manifest.proposals} committed proposals of ${CHANGES} changes per athlete\n`,
+  );
   const header = ['command', 'workouts', 'stream events', 'peak RSS MB', 's', 'progress lines'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   for (const r of [header, ...rows]) console.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  '));

@@ -278,49 +278,91 @@ export function summarise(operations: OperationResult[], prepareFloors: PrepareF
   const name = (o: { surface: Surface; operation: string }) => `${o.surface} ${o.operation}`;
   const atLeast = (found: { item: CaseResult; value: number } | null, target: (c: CaseResult) => number): Extreme =>
     found && { value: found.value, operation: name(found.item), athlete: found.item.athlete, met: found.value >= target(found.item) };
-  const lowestCase = (value: (c: CaseResult) => number | null, target: (c: CaseResult) => number, among = cases): Extreme => atLeast(extreme(among, value, (a, b) => a < b), target);
+  const lowestCase = (value: (c: CaseResult) => number | null, target: (c: CaseResult) => number, among = cases): Extreme =>
+    atLeast(
+      extreme(among, value, (a, b) => a < b),
+      target,
+    );
   // Against each case's own target: the worst miss, or the closest to its target when all are met.
-  const ofFloorMargin = extreme(cases, (c) => {
-    const target = ofFloorTarget(c.operation, c.surface);
-    return c.ofFloor === null || target === null ? null : c.ofFloor / target;
-  }, (a, b) => a < b);
+  const ofFloorMargin = extreme(
+    cases,
+    (c) => {
+      const target = ofFloorTarget(c.operation, c.surface);
+      return c.ofFloor === null || target === null ? null : c.ofFloor / target;
+    },
+    (a, b) => a < b,
+  );
   const readApi = cases.filter((c) => c.surface === 'read_api');
   const mcp = cases.filter((c) => c.surface === 'mcp');
-  const lowestMcp = extreme(mcp, (c) => c.ofRest, (a, b) => a < b);
-  const highestReadApi = extreme(readApi, (c) => c.ofRest, (a, b) => a > b);
+  const lowestMcp = extreme(
+    mcp,
+    (c) => c.ofRest,
+    (a, b) => a < b,
+  );
+  const highestReadApi = extreme(
+    readApi,
+    (c) => c.ofRest,
+    (a, b) => a > b,
+  );
   // The highest ratio over reads; `target` null for one shown as information.
   const highestRatio = (value: (o: OperationResult) => number | null, target: number | null = LATENCY_RATIO_TARGET): Extreme => {
     const found = extreme(reads, value, (a, b) => a > b);
     return found && { value: found.value, operation: name(found.item), met: target === null || found.value <= target };
   };
   return {
-    minOfCeiling: lowestCase((c) => c.ofCeiling, () => 0),
+    minOfCeiling: lowestCase(
+      (c) => c.ofCeiling,
+      () => 0,
+    ),
     minOfFloor: ofFloorMargin && {
       value: ofFloorMargin.item.ofFloor!,
       operation: name(ofFloorMargin.item),
       athlete: ofFloorMargin.item.athlete,
       met: ofFloorMargin.value >= 1,
     },
-    minOfFloorCpu: lowestCase((c) => (ofFloorTarget(c.operation, c.surface) === null ? null : c.ofFloorCpu), () => 0),
+    minOfFloorCpu: lowestCase(
+      (c) => (ofFloorTarget(c.operation, c.surface) === null ? null : c.ofFloorCpu),
+      () => 0,
+    ),
     maxP50Ratio: highestRatio((o) => o.p50Ratio),
     maxP99Ratio: highestRatio((o) => o.p99Ratio),
     maxCpuRatio: highestRatio((o) => o.cpuRatio, null),
-    minOfSigningFloor: lowestCase((c) => c.ofSigningFloor, (c) => ofFloorTarget(c.operation, c.surface) ?? 0),
+    minOfSigningFloor: lowestCase(
+      (c) => c.ofSigningFloor,
+      (c) => ofFloorTarget(c.operation, c.surface) ?? 0,
+    ),
     minOfRest: atLeast(lowestMcp, () => OF_REST_TARGET),
-    minOfRestWhereFloorAllows: lowestCase((c) => c.ofRest, () => OF_REST_TARGET, mcp.filter((c) => c.ofRestFloorAllows !== null && c.ofRestFloorAllows >= OF_REST_TARGET)),
+    minOfRestWhereFloorAllows: lowestCase(
+      (c) => c.ofRest,
+      () => OF_REST_TARGET,
+      mcp.filter((c) => c.ofRestFloorAllows !== null && c.ofRestFloorAllows >= OF_REST_TARGET),
+    ),
     ofRestFloorAllowsAtLowest: lowestMcp?.item.ofRestFloorAllows ?? null,
     minOfPrepareFloor: lowestOfFloor(prepareFloors),
     // No target: how the two APIs compare is information, not a goal either must meet.
-    minReadApiOfTwin: lowestCase((c) => c.ofRest, () => 0, readApi),
+    minReadApiOfTwin: lowestCase(
+      (c) => c.ofRest,
+      () => 0,
+      readApi,
+    ),
     maxReadApiOfTwin: highestReadApi && { value: highestReadApi.value, operation: name(highestReadApi.item), athlete: highestReadApi.item.athlete, met: true },
   };
 }
 
-export function prepareFloorResult(athlete: string, before: PrepareFloorMeasured, after: PrepareFloorMeasured, operations: OperationResult[]): PrepareFloorResult {
+export function prepareFloorResult(
+  athlete: string,
+  before: PrepareFloorMeasured,
+  after: PrepareFloorMeasured,
+  operations: OperationResult[],
+): PrepareFloorResult {
   const requestsPerSecond = (before.measurement.requestsPerSecond + after.measurement.requestsPerSecond) / 2;
   const surfaces = operations
     .filter((o) => o.operation === PREPARE)
-    .flatMap((o) => o.cases.filter((c) => c.athlete === athlete).map((c) => ({ surface: o.surface, measurement: c.measurement, ofFloor: c.measurement.requestsPerSecond / requestsPerSecond })));
+    .flatMap((o) =>
+      o.cases
+        .filter((c) => c.athlete === athlete)
+        .map((c) => ({ surface: o.surface, measurement: c.measurement, ofFloor: c.measurement.requestsPerSecond / requestsPerSecond })),
+    );
   return { athlete, before, after, requestsPerSecond, surfaces };
 }
 
@@ -330,7 +372,9 @@ function lowestOfFloor(prepareFloors: PrepareFloorResult[]): Extreme {
     (s) => s.ofFloor,
     (a, b) => a < b,
   );
-  return found && { value: found.value, operation: `${found.item.surface} ${PREPARE}`, athlete: found.item.athlete, met: found.value >= OF_PREPARE_FLOOR_TARGET };
+  return (
+    found && { value: found.value, operation: `${found.item.surface} ${PREPARE}`, athlete: found.item.athlete, met: found.value >= OF_PREPARE_FLOOR_TARGET }
+  );
 }
 
 /** The item whose value beats every other's, ignoring items without one. */
@@ -345,7 +389,13 @@ function extreme<T>(items: T[], value: (item: T) => number | null, beats: (a: nu
 
 export function machineInfo() {
   const cpu = cpus();
-  return { cpus: cpu.length, cpuModel: cpu[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: `${platform()} ${arch()}` };
+  return {
+    cpus: cpu.length,
+    cpuModel: cpu[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${platform()} ${arch()}`,
+  };
 }
 
 // ---- Printing
@@ -379,7 +429,13 @@ export function formatTable(operations: OperationResult[]): string {
     if (o.floor) {
       const ofCeiling = (m: Measurement) => (o.ceiling ? fixed(m.requestsPerSecond / o.ceiling.requestsPerSecond, 2) : '');
       // MCP has no ceiling row: its floor row names the operation.
-      rows.push([o.ceiling ? '' : `${o.surface} ${o.operation}`, `${o.surface === 'mcp' ? 'mcp floor' : 'floor'} (${o.floor.storeCalls.length} store reads)`, ...numbers(o.floor.measurement), ofCeiling(o.floor.measurement), ...blank(8)]);
+      rows.push([
+        o.ceiling ? '' : `${o.surface} ${o.operation}`,
+        `${o.surface === 'mcp' ? 'mcp floor' : 'floor'} (${o.floor.storeCalls.length} store reads)`,
+        ...numbers(o.floor.measurement),
+        ofCeiling(o.floor.measurement),
+        ...blank(8),
+      ]);
       // Its fraction of the floor in the floor's column: what signing the cursor, and nothing else, costs it.
       const signing = o.floor.signing;
       const ofFloor = signing && pairedRatio(o.floor.measurement, signing, (t) => t.requestsPerSecond);
@@ -405,13 +461,23 @@ export function formatTable(operations: OperationResult[]): string {
   }
   const widths = HEADINGS.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   // Names left-aligned, numbers right-aligned.
-  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(HEADINGS), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
 function numbers(m: Measurement): string[] {
   // A tenth where whole requests/s would round a slow write to 0.
-  return [String(m.bytesPerResponse), fixed(m.requestsPerSecond, m.requestsPerSecond < 100 ? 1 : 0), fixed(m.p50Ms, 2), fixed(m.p99Ms, 2), m.cpuUsPerResponse === null ? '' : fixed(m.cpuUsPerResponse, 0)];
+  return [
+    String(m.bytesPerResponse),
+    fixed(m.requestsPerSecond, m.requestsPerSecond < 100 ? 1 : 0),
+    fixed(m.p50Ms, 2),
+    fixed(m.p99Ms, 2),
+    m.cpuUsPerResponse === null ? '' : fixed(m.cpuUsPerResponse, 0),
+  ];
 }
 
 /** A fraction of the floor with its target in brackets (none: a dash), flagged when it misses it. */
@@ -438,7 +504,10 @@ export function formatFloors(f: FloorResult): string {
   const of = (m: Measurement, base: Measurement) => fixed(m.requestsPerSecond / base.requestsPerSecond, 2);
   const rows: Array<[string, Measurement]> = [
     ['node:http, replaying the bytes (the ceiling)', f.ceiling],
-    ...f.floors.map((x): [string, Measurement] => [`${x.framework}, ${x.read ? `making the same read, ${x.signs ? 'signing the cursor, ' : ''}then` : ''} replaying the bytes`.replace(',  ', ', '), x.measurement]),
+    ...f.floors.map((x): [string, Measurement] => [
+      `${x.framework}, ${x.read ? `making the same read, ${x.signs ? 'signing the cursor, ' : ''}then` : ''} replaying the bytes`.replace(',  ', ', '),
+      x.measurement,
+    ]),
     ['the service', f.service],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
@@ -455,7 +524,9 @@ export function formatFloors(f: FloorResult): string {
  * loading the record stream takes: every command reads and folds the whole stream.
  */
 export function formatPrepareFloors(floors: PrepareFloorResult[]): string {
-  const lines = [`floor under ${PREPARE}: the same 10-change batch decided and appended in-process (app.proposals.prepare), no HTTP, just before and just after the HTTP cases`];
+  const lines = [
+    `floor under ${PREPARE}: the same 10-change batch decided and appended in-process (app.proposals.prepare), no HTTP, just before and just after the HTTP cases`,
+  ];
   // The count too: on the 10,000-workout record a run prepares a handful, and ±1 moves the rate far.
   const count = (m: Measurement) => `${fixed(m.requestsPerSecond, 1)} req/s (${m.responses} prepared`;
   const rate = (m: Measurement) => `${count(m)}, p50 ${fixed(m.p50Ms, 0)} ms)`;
@@ -479,7 +550,8 @@ export function formatSummary(results: BenchResults, athletes: string[], results
     target(`  lists / floor that signs, lowest:`, s.minOfSigningFloor, 3, `>= 0.5 (not issue 18's floor: that floor signing the cursor as the design asks)`),
     information(`reads with a target / floor by CPU, lowest:`, s.minOfFloorCpu, 3),
     information(`reads / ceiling, lowest:`, s.minOfCeiling, 3),
-    target(`mcp / rest throughput, lowest:`, s.minOfRest, 3, `>= ${fixed(OF_REST_TARGET, 3)}`) + (s.ofRestFloorAllowsAtLowest === null ? '' : `; its MCP floor allows ${fixed(s.ofRestFloorAllowsAtLowest, 3)}`),
+    target(`mcp / rest throughput, lowest:`, s.minOfRest, 3, `>= ${fixed(OF_REST_TARGET, 3)}`) +
+      (s.ofRestFloorAllowsAtLowest === null ? '' : `; its MCP floor allows ${fixed(s.ofRestFloorAllowsAtLowest, 3)}`),
     target(`  where the MCP floor allows ${OF_REST_TARGET}:`, s.minOfRestWhereFloorAllows, 3, `>= ${fixed(OF_REST_TARGET, 3)}`),
     information(`read api / twin, lowest:`, s.minReadApiOfTwin, 3),
     information(`read api / twin, highest:`, s.maxReadApiOfTwin, 3),
@@ -492,7 +564,9 @@ export function formatSummary(results: BenchResults, athletes: string[], results
     target(`import, beyond the start:`, importBeyondStart(results.cli), 3, `< ${CLI_TARGETS.importBeyondStartSeconds} s`),
     `machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB} GiB, node ${m.node}, ${m.platform}`,
     `load: ${load.connections} connections, ${load.seconds} s per case and pass after a ${load.warmupSeconds} s warm-up, in turns with the operation's other cases and floor; ${PREPARE}: ${writeLoad.connections} connections, ${writeLoad.seconds} s after ${writeLoad.warmupSeconds} s; server, ceiling and load generator in separate processes`,
-    `seeding: ${Object.entries(results.seedingSeconds).map(([label, s]) => `${label} workouts ${fixed(s, 1)} s`).join(', ')}`,
+    `seeding: ${Object.entries(results.seedingSeconds)
+      .map(([label, s]) => `${label} workouts ${fixed(s, 1)} s`)
+      .join(', ')}`,
     `results: ${resultsFile}`,
   ].join('\n');
 }
@@ -500,7 +574,8 @@ export function formatSummary(results: BenchResults, athletes: string[], results
 const LABEL_WIDTH = 38;
 
 function slowestStart(cli: CliMeasured): Extreme {
-  const [operation, value] = cli.helpSeconds >= cli.athletesListSeconds ? ['repledger --help', cli.helpSeconds] : ['repledger athletes list', cli.athletesListSeconds];
+  const [operation, value] =
+    cli.helpSeconds >= cli.athletesListSeconds ? ['repledger --help', cli.helpSeconds] : ['repledger athletes list', cli.athletesListSeconds];
   return { value, operation, met: value <= CLI_TARGETS.startSeconds };
 }
 
@@ -511,7 +586,10 @@ function importBeyondStart(cli: CliMeasured): Extreme {
 
 function highestReview(review: ReviewMeasured[]): Extreme {
   const found = extreme(
-    review.flatMap((r) => [{ athlete: r.athlete, operation: 'approve', value: r.approveOverFloor }, { athlete: r.athlete, operation: 'undo', value: r.undoOverFloor }]),
+    review.flatMap((r) => [
+      { athlete: r.athlete, operation: 'approve', value: r.approveOverFloor },
+      { athlete: r.athlete, operation: 'undo', value: r.undoOverFloor },
+    ]),
     (x) => x.value,
     (a, b) => a > b,
   );

@@ -44,7 +44,14 @@ export interface ReviewMeasured {
 
 async function callerOf(app: App, athleteId: string): Promise<Caller> {
   const { password_hash: _hash, ...athlete } = (await app.athletes.get(athleteId))!;
-  return { athlete, grantId: randomUUID(), clientId: 'bench', clientName: 'Bench', scopes: ['training', 'recovery', 'nutrition', 'body_measurements'], writePermissions: WRITE_PERMISSIONS };
+  return {
+    athlete,
+    grantId: randomUUID(),
+    clientId: 'bench',
+    clientName: 'Bench',
+    scopes: ['training', 'recovery', 'nutrition', 'body_measurements'],
+    writePermissions: WRITE_PERMISSIONS,
+  };
 }
 
 /** A batch of 50 changes of the kinds an agent proposes most: meals and body measurements. */
@@ -55,7 +62,11 @@ function batch(now: number) {
     command_id: randomUUID(),
     actions: Array.from({ length: CHANGES }, (_, i) =>
       i % 2 === 0
-        ? { op: 'create', kind: 'meal', record: { eaten_at: at(i), name: `Bench meal ${i}`, calories_kcal: 400 + i, protein_g: 20, carbohydrate_g: 50, fat_g: 10 } }
+        ? {
+            op: 'create',
+            kind: 'meal',
+            record: { eaten_at: at(i), name: `Bench meal ${i}`, calories_kcal: 400 + i, protein_g: 20, carbohydrate_g: 50, fat_g: 10 },
+          }
         : { op: 'create', kind: 'body_measurement', record: { measured_at: at(i), metric: 'waist', value: 0.8 + i / 1000 } },
     ),
   });
@@ -109,7 +120,8 @@ export async function measureReview(dataDir: string, athletes: Array<{ label: st
         const tail = await app.events.readStream(stream, before + 1);
         const approval = tail.filter((e) => e.revision <= between);
         const undoing = tail.slice(approval.length);
-        if (approval.length !== CHANGES + 1 || undoing.length !== CHANGES + 1) throw new Error(`approve appended ${approval.length} events and undo ${undoing.length}, expected ${CHANGES + 1} each`);
+        if (approval.length !== CHANGES + 1 || undoing.length !== CHANGES + 1)
+          throw new Error(`approve appended ${approval.length} events and undo ${undoing.length}, expected ${CHANGES + 1} each`);
         const floorStream = `bench_floor-${randomUUID()}`;
         const again = (events: typeof tail) => events.map((e) => ({ type: e.type, data: e.data, metadata: e.metadata }));
         const approvalFloored = await timed(() => app.events.append(floorStream, again(approval), 'no_stream'));

@@ -117,7 +117,8 @@ async function seeded(dataDir: string): Promise<Manifest> {
   const manifestFile = join(dataDir, MANIFEST);
   if (existsSync(manifestFile)) {
     const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
-    const same = manifest.athletes.length === ATHLETES.length && manifest.athletes.every((a, i) => a.label === ATHLETES[i]!.label && a.workouts === ATHLETES[i]!.workouts);
+    const same =
+      manifest.athletes.length === ATHLETES.length && manifest.athletes.every((a, i) => a.label === ATHLETES[i]!.label && a.workouts === ATHLETES[i]!.workouts);
     if (!same) throw new Error(`${dataDir} was seeded for other athletes; remove it or choose another BENCH_DATA_DIR`);
     progress(`reusing the athletes seeded in ${dataDir} (last workouts on ${manifest.athletes[0]!.lastWorkoutDate})`);
     return manifest;
@@ -147,7 +148,8 @@ async function createBotTokens(dataDir: string, athletes: SeededAthlete[]): Prom
   const app = await openApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
   try {
     const tokens = new Map<string, string>();
-    for (const a of athletes) tokens.set(a.email, (await app.botTokens.create(a.athleteId, `Bench ${new Date().toISOString()}`, { type: 'operator', id: 'bench' })).token);
+    for (const a of athletes)
+      tokens.set(a.email, (await app.botTokens.create(a.athleteId, `Bench ${new Date().toISOString()}`, { type: 'operator', id: 'bench' })).token);
     return tokens;
   } finally {
     await app.close();
@@ -159,7 +161,10 @@ async function capture(server: RunningServer, cases: Case[], authorize: (c: Case
   const captured = new Map<Case, CapturedResponse>();
   for (const c of cases) {
     const response = await send(server.base, await authorize(c));
-    if (response.status !== c.request.expectedStatus) throw new Error(`${c.surface} ${c.operation} for athlete ${c.athlete.label} answered ${response.status}: ${response.body.toString('utf8').slice(0, 300)}`);
+    if (response.status !== c.request.expectedStatus)
+      throw new Error(
+        `${c.surface} ${c.operation} for athlete ${c.athlete.label} answered ${response.status}: ${response.body.toString('utf8').slice(0, 300)}`,
+      );
     captured.set(c, response);
   }
   return captured;
@@ -205,7 +210,13 @@ const hasCeiling = (c: Case) => (SURFACES[c.surface]?.ceiling ?? false) && c.acc
 const loadOf = (settings: Settings, c: Case) => (c.access === 'write' ? settings.writeLoad : settings.load);
 
 /** A read group's ceiling, on its long-history athlete's answer; null where its surface has none. */
-async function measureCeiling(settings: Settings, ceiling: Ceiling, captured: Map<Case, CapturedResponse>, authorize: (c: Case) => Promise<Case['request']>, group: Case[]): Promise<Measurement | null> {
+async function measureCeiling(
+  settings: Settings,
+  ceiling: Ceiling,
+  captured: Map<Case, CapturedResponse>,
+  authorize: (c: Case) => Promise<Case['request']>,
+  group: Case[],
+): Promise<Measurement | null> {
   const reference = group[group.length - 1]!;
   if (!hasCeiling(reference)) return null;
   // One ceiling per operation, answering with the long-history athlete's bytes: the athletes'
@@ -240,14 +251,21 @@ async function floorRun(
 ): Promise<{ athlete: string; storeCalls: string[]; run: Run; mcpRun: Run | null; signingRun: Run | null }> {
   // The floor is the long-history athlete's: issue 18's targets are stated on it.
   const reference = group[group.length - 1]!;
-  if (mcp && mcp.athlete !== reference.athlete) throw new Error(`the MCP floor of ${mcp.operation} is measured for athlete ${reference.athlete.label}, not ${mcp.athlete.label}`);
+  if (mcp && mcp.athlete !== reference.athlete)
+    throw new Error(`the MCP floor of ${mcp.operation} is measured for athlete ${reference.athlete.label}, not ${mcp.athlete.label}`);
   const request = await authorize(reference);
   const response = captured.get(reference)!;
   const storeCalls = await floors.floor.serve(response, request, mcp && captured.get(mcp)!);
   const signing = hasNextCursor(response) ? floors.signing : null;
   if (signing) await signing.serve(response, request, null, true);
   const run = (floor: Floor, request: Case['request']): Run => ({ base: floor.base, request, load, serverPid: floor.pid });
-  return { athlete: reference.athlete.label, storeCalls, run: run(floors.floor, request), mcpRun: mcp && run(floors.floor, await authorize(mcp)), signingRun: signing && run(signing, request) };
+  return {
+    athlete: reference.athlete.label,
+    storeCalls,
+    run: run(floors.floor, request),
+    mcpRun: mcp && run(floors.floor, await authorize(mcp)),
+    signingRun: signing && run(signing, request),
+  };
 }
 
 /** Whether a read's answer is a page with another after it: one whose cursor the service signed. */
@@ -300,13 +318,25 @@ async function measureAll(
         const m = groups.findIndex((group) => group[0]!.surface === 'mcp');
         const f = await floorRun(floorServers, captured, authorize, groups[j]!, m >= 0 ? groups[m]![groups[m]!.length - 1]! : null, settings.load);
         const floorAt = (k: number) => floors[i]![k] ?? null;
-        const keepFloor = (k: number) => (x: Measurement) => (floors[i]![k] = { athlete: f.athlete, storeCalls: f.storeCalls, measurement: best(floorAt(k)?.measurement ?? null, x), signing: floorAt(k)?.signing ?? null });
+        const keepFloor = (k: number) => (x: Measurement) =>
+          (floors[i]![k] = {
+            athlete: f.athlete,
+            storeCalls: f.storeCalls,
+            measurement: best(floorAt(k)?.measurement ?? null, x),
+            signing: floorAt(k)?.signing ?? null,
+          });
         // Measured in the same turns as the floor, whose keep comes first.
         const keepSigning = (x: Measurement) => (floors[i]![j] = { ...floorAt(j)!, signing: best(floorAt(j)!.signing, x) });
         const name = groups[j]![0]!.operation;
         runs.push({ label: `${groups[j]![0]!.surface} ${name}: floor (Fastify, the service's store reads, the bytes)`, run: f.run, keep: keepFloor(j) });
-        if (f.signingRun) runs.push({ label: `${groups[j]![0]!.surface} ${name}: floor signing its cursor (the same, and encodeCursor)`, run: f.signingRun, keep: keepSigning });
-        if (f.mcpRun) runs.push({ label: `mcp ${name}: floor (Fastify, the same reads, the SDK's Server, the answer written)`, run: f.mcpRun, keep: keepFloor(m) });
+        if (f.signingRun)
+          runs.push({
+            label: `${groups[j]![0]!.surface} ${name}: floor signing its cursor (the same, and encodeCursor)`,
+            run: f.signingRun,
+            keep: keepSigning,
+          });
+        if (f.mcpRun)
+          runs.push({ label: `mcp ${name}: floor (Fastify, the same reads, the SDK's Server, the answer written)`, run: f.mcpRun, keep: keepFloor(m) });
       }
       for (const c of groups.flat()) {
         runs.push({
@@ -322,7 +352,9 @@ async function measureAll(
         const measured = await measureInTurns(batch.map((r) => r.run));
         batch.forEach((r, k) => {
           const m = measured[k]!;
-          progress(`  ${r.label}: ${Math.round(m.requestsPerSecond)} req/s, p50 ${m.p50Ms.toFixed(2)} ms, p99 ${m.p99Ms.toFixed(2)} ms, ${m.cpuUsPerResponse?.toFixed(0) ?? '-'} µs CPU`);
+          progress(
+            `  ${r.label}: ${Math.round(m.requestsPerSecond)} req/s, p50 ${m.p50Ms.toFixed(2)} ms, p99 ${m.p99Ms.toFixed(2)} ms, ${m.cpuUsPerResponse?.toFixed(0) ?? '-'} µs CPU`,
+          );
           r.keep(m);
         });
       }
@@ -333,7 +365,17 @@ async function measureAll(
     groups.forEach((group, j) => {
       const reference = group[group.length - 1]!;
       const measured = group.map((c) => ({ athlete: c.athlete.label, measurement: kept.get(c)! }));
-      results.push(operationResult(reference.operation, reference.surface, reference.access, ceilings[i]![j] ?? null, measured, reference.twin ?? null, floors[i]![j] ?? null));
+      results.push(
+        operationResult(
+          reference.operation,
+          reference.surface,
+          reference.access,
+          ceilings[i]![j] ?? null,
+          measured,
+          reference.twin ?? null,
+          floors[i]![j] ?? null,
+        ),
+      );
     });
   }
   return relateToRest(results);
@@ -355,7 +397,14 @@ const BREAKDOWN_OPERATION = 'list_recovery_checkins';
  * beside the Fastify floor each operation is measured against. Null when that operation was not
  * measured.
  */
-async function measureBreakdown(settings: Settings, dataDir: string, server: RunningServer, tokens: Tokens, cases: Case[], operations: OperationResult[]): Promise<FloorResult | null> {
+async function measureBreakdown(
+  settings: Settings,
+  dataDir: string,
+  server: RunningServer,
+  tokens: Tokens,
+  cases: Case[],
+  operations: OperationResult[],
+): Promise<FloorResult | null> {
   const measured = operations.find((o) => o.surface === 'rest' && o.operation === BREAKDOWN_OPERATION);
   const c = cases.filter((x) => x.surface === 'rest' && x.operation === BREAKDOWN_OPERATION).at(-1);
   if (!measured?.ceiling || !measured.floor || !c) return null;
@@ -398,7 +447,14 @@ async function measureWrites(settings: Settings, dataDir: string, manifest: Mani
  * The floor under each REST prepare case: its batch prepared in a process of its own through the
  * service, for the same connection, under the same concurrency.
  */
-async function prepareFloors(settings: Settings, dataDir: string, manifest: Manifest, tokens: Tokens, prepares: Case[], when: string): Promise<PrepareFloorMeasured[]> {
+async function prepareFloors(
+  settings: Settings,
+  dataDir: string,
+  manifest: Manifest,
+  tokens: Tokens,
+  prepares: Case[],
+  when: string,
+): Promise<PrepareFloorMeasured[]> {
   const floors: PrepareFloorMeasured[] = [];
   for (const c of prepares) {
     const athlete = manifest.athletes.find((a) => a.label === c.athlete.label)!;
@@ -443,13 +499,31 @@ async function main(): Promise<void> {
     const tokens = new Tokens(server.base, botTokens);
     const athletes: BenchAthlete[] = manifest.athletes.map((a) => ({ label: a.label, email: a.email }));
     const cases = await buildCases({ base: server.base, athletes, bearer: (a, resource) => tokens.bearer(a.email, resource) }, settings.operations);
-    const reads = await measureAll(settings, server, ceiling, floorServers, tokens, cases.filter((c) => c.access === 'read'));
-    const writes = await measureWrites(settings, dataDir, manifest, server, ceiling, tokens, cases.filter((c) => c.access === 'write'));
+    const reads = await measureAll(
+      settings,
+      server,
+      ceiling,
+      floorServers,
+      tokens,
+      cases.filter((c) => c.access === 'read'),
+    );
+    const writes = await measureWrites(
+      settings,
+      dataDir,
+      manifest,
+      server,
+      ceiling,
+      tokens,
+      cases.filter((c) => c.access === 'write'),
+    );
     const operations = [...reads, ...writes.operations];
     const floors = await measureBreakdown(settings, dataDir, server, tokens, cases, operations);
     const { prepareFloors } = writes;
     progress('approving and undoing 50-change batches, and their floor');
-    const review = await measureReview(dataDir, manifest.athletes.map((a) => ({ label: a.label, athleteId: a.athleteId })));
+    const review = await measureReview(
+      dataDir,
+      manifest.athletes.map((a) => ({ label: a.label, athleteId: a.athleteId })),
+    );
     progress('the CLI: --help, athletes list, a three-year Hevy import');
     const cli = await measureCli();
     progress('distributed mode: a cold command, requests during an import, projection throughput and a rebuild');
@@ -475,9 +549,26 @@ async function main(): Promise<void> {
       summary: summarise(operations, prepareFloors),
     };
     writeFileSync(RESULTS_FILE, JSON.stringify(results, null, 2));
-    const blocks = [formatTable(operations), floors ? formatFloors(floors) : null, prepareFloors.length ? formatPrepareFloors(prepareFloors) : null, formatReview(review), formatCli(cli), formatColdCommand(distributed.coldCommand), formatImportStalls(distributed.importStalls), formatProjectionThroughput(distributed.projection), formatRebuildLag(distributed.rebuildLag), formatSummary(results, athletes.map((a) => a.label), RESULTS_FILE)];
+    const blocks = [
+      formatTable(operations),
+      floors ? formatFloors(floors) : null,
+      prepareFloors.length ? formatPrepareFloors(prepareFloors) : null,
+      formatReview(review),
+      formatCli(cli),
+      formatColdCommand(distributed.coldCommand),
+      formatImportStalls(distributed.importStalls),
+      formatProjectionThroughput(distributed.projection),
+      formatRebuildLag(distributed.rebuildLag),
+      formatSummary(
+        results,
+        athletes.map((a) => a.label),
+        RESULTS_FILE,
+      ),
+    ];
     console.log(`\n${blocks.filter((b) => b !== null).join('\n\n')}`);
-    console.log(`whole run: ${((performance.now() - started) / 1000).toFixed(0)} s${settings.profileDir ? `; server CPU profile in ${settings.profileDir}` : ''}`);
+    console.log(
+      `whole run: ${((performance.now() - started) / 1000).toFixed(0)} s${settings.profileDir ? `; server CPU profile in ${settings.profileDir}` : ''}`,
+    );
   } finally {
     ceiling?.stop();
     for (const floor of floorProcesses) floor.stop();
@@ -512,8 +603,7 @@ try {
   else if (process.argv[2] === 'projection') {
     console.log(formatProjectionThroughput(await measureProjectionThroughput()));
     console.log(formatRebuildLag(await measureRebuildLag()));
-  }
-  else await main();
+  } else await main();
 } catch (error) {
   console.error(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\nserver log: ${SERVER_LOG}`);
   process.exitCode = 1;

@@ -73,10 +73,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const log = openSync(options.logFile, 'w');
   const child = spawn(process.execPath, [...options.nodeFlags, 'cli/bin/run.js', 'serve'], { cwd: ROOT, env, stdio: ['ignore', log, log] });
   let exited: number | null | undefined;
-  const exit = new Promise<void>((resolve) => child.once('exit', (code) => {
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', (code) => {
       exited = code;
       resolve();
-    }));
+    }),
+  );
   const logTail = () => readFileSync(options.logFile, 'utf8').split('\n').slice(-30).join('\n');
   const checkAlive = () => {
     if (exited !== undefined) throw new Error(`the server exited (${exited}); the end of ${options.logFile}:\n${logTail()}`);

@@ -69,7 +69,8 @@ export class Tokens {
   async #refresh(held: Held, resource: string): Promise<Held> {
     const obtainedAt = Date.now();
     // With a refresh token saved, the SDK's auth() refreshes instead of starting a new authorization.
-    if ((await auth(held.client, { serverUrl: resource })) !== 'AUTHORIZED' || !held.client.saved) throw new Error(`could not refresh the token for ${resource}`);
+    if ((await auth(held.client, { serverUrl: resource })) !== 'AUTHORIZED' || !held.client.saved)
+      throw new Error(`could not refresh the token for ${resource}`);
     return { ...held, token: held.client.saved.access_token, obtainedAt };
   }
 }
@@ -90,7 +91,8 @@ async function allowEveryWrite(base: string, resource: string, token: string, em
   }
   const action = /<form method="post" action="([^"]+\/write-permissions\/request)"/.exec(page.text)?.[1];
   const offered = [...page.text.matchAll(/name="allow" value="([^"]+)"/g)].map((m) => m[1]!);
-  if (!action || offered.length === 0) throw new Error(`no permission form at ${permissions_url}: ${/<h1>(.*?)<\/h1>/.exec(page.text)?.[1] ?? page.text.slice(0, 300)}`);
+  if (!action || offered.length === 0)
+    throw new Error(`no permission form at ${permissions_url}: ${/<h1>(.*?)<\/h1>/.exec(page.text)?.[1] ?? page.text.slice(0, 300)}`);
   const saved = await browser.post(action, { _csrf: FormClient.csrf(page.text), allow: offered });
   if (saved.status !== 303) throw new Error(`the permission form answered ${saved.status}`);
   const after = await writeContextOf(base, resource, token);

@@ -6,7 +6,7 @@ import { DomainError } from '../services/domain/errors.ts';
 import { findAthlete } from './athlete.ts';
 
 export const auditFlags = {
-  athlete: Flags.string({ description: "only this athlete: the id (as `athletes create` prints it) or e-mail; all athletes when absent" }),
+  athlete: Flags.string({ description: 'only this athlete: the id (as `athletes create` prints it) or e-mail; all athletes when absent' }),
 };
 
 export const listFlags = {
@@ -61,5 +61,10 @@ export function instantOf(flag: 'since' | 'until', value: string | undefined): s
 export function table(header: string[], rows: string[][]): string[] {
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  return all.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+  return all.map((r) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+  );
 }

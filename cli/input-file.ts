@@ -14,7 +14,8 @@ export async function readInputFile(path: string): Promise<Buffer> {
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw refuse('is a directory, not an export file');
-    if (info.size > IMPORT_FILE_MAX_BYTES) throw refuse(`is ${Math.ceil(info.size / 1024 / 1024)} MB; an import reads at most ${IMPORT_FILE_MAX_BYTES / 1024 / 1024} MB`);
+    if (info.size > IMPORT_FILE_MAX_BYTES)
+      throw refuse(`is ${Math.ceil(info.size / 1024 / 1024)} MB; an import reads at most ${IMPORT_FILE_MAX_BYTES / 1024 / 1024} MB`);
     return await readFile(path);
   } catch (error) {
     if (error instanceof DomainError) throw error;

@@ -60,7 +60,10 @@ export class OutputFile {
     // Asked first so that the refusal comes before any work; linking at the end asks again.
     removeAbandoned(path);
     if (existsSync(path)) {
-      throw new DomainError('invalid_input', statSync(path).isDirectory() ? `${path} is a directory; give the name of a file to write` : `${path} exists; the export does not overwrite a file`);
+      throw new DomainError(
+        'invalid_input',
+        statSync(path).isDirectory() ? `${path} is a directory; give the name of a file to write` : `${path} exists; the export does not overwrite a file`,
+      );
     }
     const file = new OutputFile(path);
     await once(file.stream, 'open').catch((error: Error) => {
@@ -78,7 +81,12 @@ export class OutputFile {
     } catch (error) {
       this.abandon();
       const e = error as NodeJS.ErrnoException;
-      throw new DomainError('invalid_input', e.code === 'EEXIST' ? `${this.#path} was created while the export ran; the export does not overwrite a file` : `cannot write ${this.#path}: ${e.message}`);
+      throw new DomainError(
+        'invalid_input',
+        e.code === 'EEXIST'
+          ? `${this.#path} was created while the export ran; the export does not overwrite a file`
+          : `cannot write ${this.#path}: ${e.message}`,
+      );
     }
     this.#finish();
   }

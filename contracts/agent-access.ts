@@ -149,10 +149,7 @@ export const LIMIT_JSON_SCHEMA = {
   description: `Items a page, 1-${LIMITS.pageSizeMax}.`,
 } as const;
 const limit = withToolJsonSchema(pageLimit.default(LIMITS.pageSizeDefault), LIMIT_JSON_SCHEMA);
-const pageCursor = cursor
-  .nullable()
-  .default(null)
-  .describe('next_cursor of the previous page, unchanged.');
+const pageCursor = cursor.nullable().default(null).describe('next_cursor of the previous page, unchanged.');
 
 const pageFields = {
   limit,
@@ -206,7 +203,8 @@ export const personalRecordsQuery = z
   .superRefine((q, ctx) => {
     if (q.exercise_id === null) return;
     for (const key of ['query', 'limit', 'cursor'] as const) {
-      if (q[key] !== null && q[key] !== undefined) ctx.addIssue({ code: 'custom', message: 'give exercise_id alone, or query, limit and cursor without it', path: [key] });
+      if (q[key] !== null && q[key] !== undefined)
+        ctx.addIssue({ code: 'custom', message: 'give exercise_id alone, or query, limit and cursor without it', path: [key] });
     }
   });
 export type PersonalRecordsQuery = z.infer<typeof personalRecordsQuery>;
@@ -341,9 +339,7 @@ export const workoutSummary = z.strictObject(workoutSummaryShape).refine(duratio
 export type WorkoutSummary = z.infer<typeof workoutSummary>;
 
 export const historicalRecordAtCompletion = z.strictObject({
-  indicators: z
-    .array(recordIndicator)
-    .refine((i) => new Set(i).size === i.length, { message: 'indicators must not repeat' }),
+  indicators: z.array(recordIndicator).refine((i) => new Set(i).size === i.length, { message: 'indicators must not repeat' }),
   metadata: z.strictObject({
     provenance: z.literal('derived'),
     calculation_version: z.literal('historical-record-at-completion.v1'),
@@ -525,7 +521,6 @@ export type RoutineDetail = z.infer<typeof routineDetail>;
 // ---------------------------------------------------------------------------------------------
 // 2.10 recovery check-ins
 
-
 export const recoveryCheckin = z.strictObject({
   date: localDate,
   sleep_quality: checkinScaleValue,
@@ -599,17 +594,7 @@ export type DailyNutritionSummary = z.infer<typeof dailyNutritionSummary>;
 export const dailyNutritionSummaries = windowedList(dailyNutritionSummary);
 export type DailyNutritionSummaries = z.infer<typeof dailyNutritionSummaries>;
 
-export const bodyMeasurementMetric = z.enum([
-  'bodyweight',
-  'body_fat',
-  'height',
-  'waist',
-  'chest',
-  'hips',
-  'arm',
-  'thigh',
-  'neck',
-]);
+export const bodyMeasurementMetric = z.enum(['bodyweight', 'body_fat', 'height', 'waist', 'chest', 'hips', 'arm', 'thigh', 'neck']);
 export type BodyMeasurementMetric = z.infer<typeof bodyMeasurementMetric>;
 
 export const bodyMeasurementUnit = z.enum(['kg', 'percent', 'metres']);
@@ -733,10 +718,7 @@ export const agentAccessData = {
 
 export const getAccessContextResponse = envelope('get_access_context', agentAccessData.get_access_context);
 export const getTrainingSnapshotResponse = envelope('get_training_snapshot', agentAccessData.get_training_snapshot);
-export const listCompletedWorkoutsResponse = envelope(
-  'list_completed_workouts',
-  agentAccessData.list_completed_workouts,
-);
+export const listCompletedWorkoutsResponse = envelope('list_completed_workouts', agentAccessData.list_completed_workouts);
 export const getCompletedWorkoutResponse = envelope('get_completed_workout', agentAccessData.get_completed_workout);
 export const getExerciseHistoryResponse = envelope('get_exercise_history', agentAccessData.get_exercise_history);
 export const listSavedRoutinesResponse = envelope('list_saved_routines', agentAccessData.list_saved_routines);
@@ -778,9 +760,7 @@ export const agentAccessResponses = {
   get_write_proposal: envelope('get_write_proposal', agentAccessData.get_write_proposal),
 } as const satisfies Record<AgentAccessOperation, z.ZodType>;
 export type AgentAccessData<Op extends AgentAccessOperation> = z.infer<(typeof agentAccessData)[Op]>;
-export type AgentAccessResponse<Op extends AgentAccessOperation = AgentAccessOperation> = z.infer<
-  (typeof agentAccessResponses)[Op]
->;
+export type AgentAccessResponse<Op extends AgentAccessOperation = AgentAccessOperation> = z.infer<(typeof agentAccessResponses)[Op]>;
 
 // ---------------------------------------------------------------------------------------------
 // 7 errors (the spec fixes the statuses; body fields and codes are our design)

@@ -21,7 +21,16 @@ const PAGE_SIZE_RULE = `must be an integer from 1 to ${LIMITS.pageSizeMax}`;
  * the rule.
  */
 export const pageLimit = z
-  .union([z.number(), z.string().regex(/^[0-9]+$/, PAGE_SIZE_RULE).transform(Number)], { error: PAGE_SIZE_RULE })
+  .union(
+    [
+      z.number(),
+      z
+        .string()
+        .regex(/^[0-9]+$/, PAGE_SIZE_RULE)
+        .transform(Number),
+    ],
+    { error: PAGE_SIZE_RULE },
+  )
   .pipe(z.number().int(PAGE_SIZE_RULE).min(1, PAGE_SIZE_RULE).max(LIMITS.pageSizeMax, PAGE_SIZE_RULE));
 /** A local calendar date, YYYY-MM-DD. */
 export const localDate = z.iso.date();
@@ -126,14 +135,7 @@ export const trackingType = z.enum(['weight_reps', 'bodyweight', 'duration', 'di
 export const setType = z.enum(['normal', 'warmup', 'failure', 'drop_set']);
 export const difficulty = z.enum(['easier_than_expected', 'as_expected', 'harder_than_expected']);
 export const nextTimeIntent = z.enum(['keep', 'review']);
-export const goalType = z.enum([
-  'target_1rm',
-  'target_bodyweight',
-  'weekly_session_count',
-  'weekly_volume',
-  'daily_calories',
-  'daily_protein',
-]);
+export const goalType = z.enum(['target_1rm', 'target_bodyweight', 'weekly_session_count', 'weekly_volume', 'daily_calories', 'daily_protein']);
 export const goalStatus = z.enum(['active', 'achieved', 'archived']);
 export const goalTargetUnit = z.enum(['kg', 'lbs', 'sessions', 'kcal', 'g']);
 export const goalCanonicalUnit = z.enum(['kg', 'sessions', 'kcal', 'g']);

@@ -54,10 +54,10 @@ export const importCompleted = z.strictObject({
 });
 
 /** Events of the `record-<athlete id>` stream. */
-export const recordEvent = z.discriminatedUnion('type', [
-  ...recordKinds.flatMap((k) => recordEventSchemas(k)),
-  importCompleted,
-] as unknown as [z.ZodObject, ...z.ZodObject[]]);
+export const recordEvent = z.discriminatedUnion('type', [...recordKinds.flatMap((k) => recordEventSchemas(k)), importCompleted] as unknown as [
+  z.ZodObject,
+  ...z.ZodObject[],
+]);
 
 /**
  * Data encrypted with a key of its own (AES-256-GCM), kept outside the log: destroying the key is
@@ -224,7 +224,14 @@ export type AthleteEvent = z.infer<typeof athleteEvent>;
  * grant (a refresh token or authorization code used twice, which suggests a stolen token; the
  * client revoking its own token; the athlete signing out of the authorization server).
  */
-export const disconnectReason = z.enum(['athlete', 'refresh_token_reused', 'authorization_code_reused', 'client_revoked', 'signed_out', 'authorization_server']);
+export const disconnectReason = z.enum([
+  'athlete',
+  'refresh_token_reused',
+  'authorization_code_reused',
+  'client_revoked',
+  'signed_out',
+  'authorization_server',
+]);
 export type DisconnectReason = z.infer<typeof disconnectReason>;
 
 /** The athlete's name for a connection: one line of 1-100 characters, trimmed, with at least one visible. */
@@ -285,7 +292,10 @@ export const botTokenEvent = z.discriminatedUnion('type', [
       name: z.string().min(1).max(100),
       token_sha256: z.string().regex(/^[0-9a-f]{64}$/),
       /** The token's first characters, so the athlete can tell tokens apart (absent on tokens made before it was kept). */
-      token_prefix: z.string().regex(/^rlb_[A-Za-z0-9_-]{4}$/).optional(),
+      token_prefix: z
+        .string()
+        .regex(/^rlb_[A-Za-z0-9_-]{4}$/)
+        .optional(),
     }),
   }),
   z.strictObject({ type: z.literal('bot_token.revoked'), data: z.strictObject({ token_id: uuid, athlete_id: uuid }) }),

@@ -44,7 +44,9 @@ export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output', exact 
 function singleTyped(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(singleTyped);
   if (typeof node !== 'object' || node === null) return node;
-  const entries = Object.entries(node).map(([key, value]) => [key, key === 'const' || key === 'enum' || key === 'default' ? value : singleTyped(value)] as const);
+  const entries = Object.entries(node).map(
+    ([key, value]) => [key, key === 'const' || key === 'enum' || key === 'default' ? value : singleTyped(value)] as const,
+  );
   const { type, ...rest } = Object.fromEntries(entries) as { type?: unknown } & Record<string, unknown>;
   if (!Array.isArray(type)) return Object.fromEntries(entries);
   return { anyOf: type.map((t) => (t === 'null' ? { type: 'null' } : { type: t, ...rest })) };
@@ -92,10 +94,21 @@ function withoutRedundancy(node: Node): Node {
 /** An object whose every property is required and constant is one constant: `units.canonical`. */
 function constObject(node: Node): Node | null {
   const properties = node.properties;
-  if (node.type !== 'object' || node.additionalProperties !== false || !isNode(properties) || Object.keys(node).some((k) => !['type', 'properties', 'required', 'additionalProperties'].includes(k))) return null;
+  if (
+    node.type !== 'object' ||
+    node.additionalProperties !== false ||
+    !isNode(properties) ||
+    Object.keys(node).some((k) => !['type', 'properties', 'required', 'additionalProperties'].includes(k))
+  )
+    return null;
   const names = Object.keys(properties);
   const required = Array.isArray(node.required) ? node.required : [];
-  if (names.length === 0 || required.length !== names.length || !names.every((n) => isNode(properties[n]) && 'const' in (properties[n] as Node) && Object.keys(properties[n] as Node).length === 1)) return null;
+  if (
+    names.length === 0 ||
+    required.length !== names.length ||
+    !names.every((n) => isNode(properties[n]) && 'const' in (properties[n] as Node) && Object.keys(properties[n] as Node).length === 1)
+  )
+    return null;
   return { const: Object.fromEntries(names.map((n) => [n, (properties[n] as Node).const])) };
 }
 
@@ -104,7 +117,10 @@ function serialise(node: Node, key: (n: Node) => string): string {
   const value = (k: string, v: unknown): string => {
     if (ONE.includes(k) && isNode(v)) return key(v);
     if (LIST.includes(k) && Array.isArray(v)) return `[${v.map((x) => (isNode(x) ? key(x) : JSON.stringify(x))).join(',')}]`;
-    if (MAP.includes(k) && isNode(v)) return `{${Object.entries(v).map(([name, x]) => `${JSON.stringify(name)}:${isNode(x) ? key(x) : JSON.stringify(x)}`).join(',')}}`;
+    if (MAP.includes(k) && isNode(v))
+      return `{${Object.entries(v)
+        .map(([name, x]) => `${JSON.stringify(name)}:${isNode(x) ? key(x) : JSON.stringify(x)}`)
+        .join(',')}}`;
     return JSON.stringify(v);
   };
   return `{${Object.entries(node)

@@ -2,7 +2,19 @@
 // REST routes, the MCP tools and the OpenAPI document, so no surface defines an operation itself.
 // Entries are added as operations are implemented.
 import { z } from 'zod';
-import { agentAccessData, checkWindow, envelope, exerciseListQuery, exercisePathParams, listQuery, pageQuery, personalRecordsQuery, routinePathParams, workoutPathParams, type AgentAccessOperation } from './agent-access.ts';
+import {
+  agentAccessData,
+  checkWindow,
+  envelope,
+  exerciseListQuery,
+  exercisePathParams,
+  listQuery,
+  pageQuery,
+  personalRecordsQuery,
+  routinePathParams,
+  workoutPathParams,
+  type AgentAccessOperation,
+} from './agent-access.ts';
 import { commandId, localDate, uuid, type AccessKind, type ReadScope } from './common.ts';
 import { writeKind, writeProposalBody, WRITE_VERSION } from './write.ts';
 
@@ -43,8 +55,19 @@ export interface Operation<Op extends AgentAccessOperation = AgentAccessOperatio
 
 const READ_ANNOTATIONS: OperationAnnotations = { readOnly: true, destructive: false, idempotent: true };
 
-function read<Op extends AgentAccessOperation, I extends z.ZodObject>(o: Omit<Operation<Op, I>, 'response' | 'method' | 'access' | 'body' | 'annotations' | 'successStatus' | 'bodyLimit'>): Operation<Op, I> {
-  return { ...o, method: 'GET', access: 'read', body: null, annotations: READ_ANNOTATIONS, response: envelope(o.operationId, agentAccessData[o.operationId]), successStatus: 200, bodyLimit: null };
+function read<Op extends AgentAccessOperation, I extends z.ZodObject>(
+  o: Omit<Operation<Op, I>, 'response' | 'method' | 'access' | 'body' | 'annotations' | 'successStatus' | 'bodyLimit'>,
+): Operation<Op, I> {
+  return {
+    ...o,
+    method: 'GET',
+    access: 'read',
+    body: null,
+    annotations: READ_ANNOTATIONS,
+    response: envelope(o.operationId, agentAccessData[o.operationId]),
+    successStatus: 200,
+    bodyLimit: null,
+  };
 }
 
 /**
@@ -94,7 +117,7 @@ export const operations = {
     weight: 2,
     summary: 'One completed workout',
     description:
-      'A completed workout with its exercises in order, every set, the athlete\'s feedback, and for each set the record labels it earned when completed (historical-record-at-completion.v1). An id that is not in this athlete\'s record is a 404.',
+      "A completed workout with its exercises in order, every set, the athlete's feedback, and for each set the record labels it earned when completed (historical-record-at-completion.v1). An id that is not in this athlete's record is a 404.",
     input: workoutPathParams,
   }),
   get_exercise_history: read({
@@ -124,7 +147,7 @@ export const operations = {
     weight: 2,
     summary: 'Personal records',
     description:
-      'Use for bests: the current record of each label (heaviest weight, most reps, largest set volume, highest Epley estimated 1RM) with its value, local date, workout and set, by the rules of the record labels on workout sets (historical-record-at-completion.v1; personal-records.v1). Give exercise_id for one exercise, or page like list_exercises (same query, limit, cursor; its cursors work here) to get every exercise\'s records, 10 a call.',
+      "Use for bests: the current record of each label (heaviest weight, most reps, largest set volume, highest Epley estimated 1RM) with its value, local date, workout and set, by the rules of the record labels on workout sets (historical-record-at-completion.v1; personal-records.v1). Give exercise_id for one exercise, or page like list_exercises (same query, limit, cursor; its cursors work here) to get every exercise's records, 10 a call.",
     input: personalRecordsQuery,
   }),
   list_saved_routines: read({
@@ -133,7 +156,7 @@ export const operations = {
     scope: 'training',
     weight: 1,
     summary: 'Saved routines',
-    description: 'The athlete\'s saved routines (title and exercise count), most recently changed first. Pass `next_cursor` back unchanged for the next page.',
+    description: "The athlete's saved routines (title and exercise count), most recently changed first. Pass `next_cursor` back unchanged for the next page.",
     input: pageQuery,
   }),
   get_saved_routine: read({
@@ -142,7 +165,7 @@ export const operations = {
     scope: 'training',
     weight: 1,
     summary: 'One saved routine',
-    description: 'A saved routine with its exercises in order: sets, reps, target RPE and rest. An id that is not in this athlete\'s record is a 404.',
+    description: "A saved routine with its exercises in order: sets, reps, target RPE and rest. An id that is not in this athlete's record is a 404.",
     input: routinePathParams,
   }),
   list_recovery_checkins: read({
@@ -202,7 +225,7 @@ export const operations = {
     weight: 1,
     summary: 'An item as it is now, to edit',
     description:
-      'The current body of one item in the write shape that prepare_write_proposal takes, with its id and revision: read it before an update or delete and send that revision as base_revision. Needs read access to the item\'s area. Ids come from the read tools (workouts, routines, meals, measurements, goals) and from your own proposals. A recovery check-in is found by its date instead (there is one a day), and fitness preferences need neither (there is one set). An item not in this record is a 404.',
+      "The current body of one item in the write shape that prepare_write_proposal takes, with its id and revision: read it before an update or delete and send that revision as base_revision. Needs read access to the item's area. Ids come from the read tools (workouts, routines, meals, measurements, goals) and from your own proposals. A recovery check-in is found by its date instead (there is one a day), and fitness preferences need neither (there is one set). An item not in this record is a 404.",
     input: z
       .strictObject({
         kind: writeKind.describe('The kind of item.'),
@@ -210,10 +233,16 @@ export const operations = {
         date: localDate.optional().describe('For recovery_checkin, the day (YYYY-MM-DD) instead of an id.'),
       })
       .superRefine((input, ctx) => {
-        if (input.date !== undefined && input.kind !== 'recovery_checkin') ctx.addIssue({ code: 'custom', path: ['date'], message: 'only a recovery_checkin is found by its date; give its id' });
-        else if (input.date !== undefined && input.id !== undefined) ctx.addIssue({ code: 'custom', path: ['date'], message: 'give the id or the date, not both' });
+        if (input.date !== undefined && input.kind !== 'recovery_checkin')
+          ctx.addIssue({ code: 'custom', path: ['date'], message: 'only a recovery_checkin is found by its date; give its id' });
+        else if (input.date !== undefined && input.id !== undefined)
+          ctx.addIssue({ code: 'custom', path: ['date'], message: 'give the id or the date, not both' });
         else if (input.id === undefined && input.date === undefined && input.kind !== 'fitness_preferences') {
-          ctx.addIssue({ code: 'custom', path: ['id'], message: input.kind === 'recovery_checkin' ? 'give the id or the date of the check-in' : `required for ${input.kind}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['id'],
+            message: input.kind === 'recovery_checkin' ? 'give the id or the date of the check-in' : `required for ${input.kind}`,
+          });
         }
       }),
   }),
@@ -238,7 +267,7 @@ export const operations = {
     path: '/v1/agent-access/writes/proposals',
     scope: null,
     weight: 1,
-    summary: 'A proposal\'s status and receipt',
+    summary: "A proposal's status and receipt",
     description: `The status of a proposal this connection prepared (prepared, committed, rejected, expired, conflicted, undone), its times and summary, approval_url while it awaits review, and the receipt once committed. Call it before retrying a prepare whose response was lost. ${APPROVAL_ONLY_IN_BROWSER}`,
     input: z.strictObject({ command_id: commandId.describe('The command_id the proposal was prepared with.') }),
   }),

@@ -157,9 +157,7 @@ export const workoutSet = z.strictObject({
   distance_metres: z.number().nullable(),
   incline_percent: z.number().nullable(),
   /** Records this set set when it was completed; later workouts never remove one. */
-  record_indicators: z
-    .array(recordIndicator)
-    .refine((i) => new Set(i).size === i.length, { message: 'record_indicators must not repeat' }),
+  record_indicators: z.array(recordIndicator).refine((i) => new Set(i).size === i.length, { message: 'record_indicators must not repeat' }),
 });
 export type WorkoutSet = z.infer<typeof workoutSet>;
 
@@ -266,7 +264,8 @@ export const readApiOperations = {
     path: '/api/v1/me',
     weight: 1,
     summary: 'The athlete',
-    description: 'Display name, unit preference (`kg` or `lbs`: how the athlete likes weights shown; every weight in this API is in kilograms) and the timezone that local dates and weeks are counted in.',
+    description:
+      'Display name, unit preference (`kg` or `lbs`: how the athlete likes weights shown; every weight in this API is in kilograms) and the timezone that local dates and weeks are counted in.',
     input: noInput,
     response: meResponse,
     twin: 'get_access_context',
@@ -299,7 +298,7 @@ export const readApiOperations = {
     weight: 2,
     summary: 'One completed workout',
     description:
-      'A completed workout with its exercises in the order performed and their completed sets. Each set lists the records it set when it was completed (`weight`, `reps`, `set_volume`, `estimated_1rm`): it beat every eligible earlier set of that exercise. An id that is not in this athlete\'s record is a 404.',
+      "A completed workout with its exercises in the order performed and their completed sets. Each set lists the records it set when it was completed (`weight`, `reps`, `set_volume`, `estimated_1rm`): it beat every eligible earlier set of that exercise. An id that is not in this athlete's record is a 404.",
     input: readApiIdParams,
     response: workoutResponse,
     twin: 'get_completed_workout',
@@ -309,7 +308,8 @@ export const readApiOperations = {
     path: '/api/v1/saved-workouts',
     weight: 1,
     summary: 'Saved workouts',
-    description: 'The athlete\'s saved workouts (routines): title and exercise count, most recently changed first. `limit` 1-10 (default 5); pass `next_cursor` back as `cursor`.',
+    description:
+      "The athlete's saved workouts (routines): title and exercise count, most recently changed first. `limit` 1-10 (default 5); pass `next_cursor` back as `cursor`.",
     input: readApiListQuery,
     response: savedWorkoutListResponse,
     twin: 'list_saved_routines',
@@ -319,7 +319,8 @@ export const readApiOperations = {
     path: '/api/v1/saved-workouts/{id}',
     weight: 1,
     summary: 'One saved workout',
-    description: 'A saved workout with its exercises in planned order: sets, reps (as planned, e.g. `8-12`) and rest in seconds. An id that is not in this athlete\'s record is a 404.',
+    description:
+      "A saved workout with its exercises in planned order: sets, reps (as planned, e.g. `8-12`) and rest in seconds. An id that is not in this athlete's record is a 404.",
     input: readApiIdParams,
     response: savedWorkoutResponse,
     twin: 'get_saved_routine',

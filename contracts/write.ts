@@ -4,19 +4,20 @@
 // keeps it, without its id (an action carries that), server-made fields (an import's source) or
 // derived ones, in canonical units, with record text as plain strings of 1-200 characters.
 import { z } from 'zod';
+import { LIMITS, WRITE_POLICY, commandId, dateTime, goalType, isVisibleText, localDate, readScope, recordText, uuid } from './common.ts';
 import {
-  LIMITS,
-  WRITE_POLICY,
-  commandId,
-  dateTime,
-  goalType,
-  isVisibleText,
-  localDate,
-  readScope,
-  recordText,
-  uuid,
-} from './common.ts';
-import { bodyMeasurement, checkin, equipmentSetup, exercise, fitnessPreferences, goal, meal, routine, routineExercise, workoutExercise, type RecordKind } from './record.ts';
+  bodyMeasurement,
+  checkin,
+  equipmentSetup,
+  exercise,
+  fitnessPreferences,
+  goal,
+  meal,
+  routine,
+  routineExercise,
+  workoutExercise,
+  type RecordKind,
+} from './record.ts';
 import { PROPOSAL_STATUSES } from './policy.ts';
 import { toolJsonSchema, withToolJsonSchema } from './json-schema.ts';
 import { writePermission } from './write-permissions.ts';
@@ -72,7 +73,9 @@ export const refName = z
   .describe('A name for the record this action creates, unique in the batch; later actions use it as {"ref": name}.');
 
 /** A link to another record: its id, or `{ref}` naming a record an earlier action of the batch creates. */
-export const reference = z.union([uuid, z.strictObject({ ref: refName })]).describe('An existing id, or {"ref": name} of a record an earlier action in this batch creates.');
+export const reference = z
+  .union([uuid, z.strictObject({ ref: refName })])
+  .describe('An existing id, or {"ref": name} of a record an earlier action in this batch creates.');
 export type Reference = z.infer<typeof reference>;
 
 const nonNegativeInt = z.number().int().nonnegative();
@@ -97,10 +100,14 @@ export const writeRecordSchemas = {
     exercises: z
       .array(routineExercise.extend({ exercise_id: reference }))
       .max(LIMITS.exercisesPerRoutine)
-      .refine((exercises) => new Set(exercises.map((e) => e.position)).size === exercises.length, { error: 'each position once: two exercises cannot share one' }),
+      .refine((exercises) => new Set(exercises.map((e) => e.position)).size === exercises.length, {
+        error: 'each position once: two exercises cannot share one',
+      }),
     scheduled_dates: routine.shape.scheduled_dates
       .refine((dates) => new Set(dates).size === dates.length, { error: 'each date once' })
-      .describe(`Local dates in the record timezone, each once, from today to ${WRITE_POLICY.schedulingHorizonDays} days ahead; a recurring plan is its individual dates.`),
+      .describe(
+        `Local dates in the record timezone, each once, from today to ${WRITE_POLICY.schedulingHorizonDays} days ahead; a recurring plan is its individual dates.`,
+      ),
   }),
   meal: meal.omit({ id: true }),
   recovery_checkin: checkin.omit({ id: true }),
@@ -172,7 +179,15 @@ export const writeAction = z.discriminatedUnion(
 // get_write_context too); the union above checks each kind's own.
 const { shape: exerciseAction } = actionOf('exercise');
 withToolJsonSchema(writeAction, () =>
-  toolJsonSchema(z.strictObject({ ...exerciseAction, op: writeOp.describe('What each kind allows is in get_write_context (kinds[].operations).'), kind: writeKind, record: anyWriteRecord.optional() }), 'input'),
+  toolJsonSchema(
+    z.strictObject({
+      ...exerciseAction,
+      op: writeOp.describe('What each kind allows is in get_write_context (kinds[].operations).'),
+      kind: writeKind,
+      record: anyWriteRecord.optional(),
+    }),
+    'input',
+  ),
 );
 export interface WriteAction<K extends WriteKind = WriteKind> {
   op: WriteOp;
@@ -239,7 +254,14 @@ export const receipt = z.strictObject({
   approved_by: z.literal('athlete'),
   client: proposalClient,
   changes: z.array(
-    z.strictObject({ index: nonNegativeInt, op: writeOp, kind: writeKind, id: uuid, revision_before: revision.nullable(), revision_after: revision.nullable() }),
+    z.strictObject({
+      index: nonNegativeInt,
+      op: writeOp,
+      kind: writeKind,
+      id: uuid,
+      revision_before: revision.nullable(),
+      revision_after: revision.nullable(),
+    }),
   ),
 });
 export type Receipt = z.infer<typeof receipt>;
@@ -260,9 +282,7 @@ export const proposal = z.strictObject({
   actions: z.array(normalisedAction).max(WRITE_POLICY.changesPerProposal).nullable(),
   receipt: receipt.nullable(),
   /** For a conflicted proposal: the record that had changed since preparation (`action_index` null: a record the batch relied on). */
-  conflict: z
-    .strictObject({ action_index: nonNegativeInt.nullable(), kind: writeKind, id: uuid, reason: z.enum(['changed', 'removed', 'taken']) })
-    .nullable(),
+  conflict: z.strictObject({ action_index: nonNegativeInt.nullable(), kind: writeKind, id: uuid, reason: z.enum(['changed', 'removed', 'taken']) }).nullable(),
   /** When the athlete undid the committed batch. */
   undone_at: dateTime.nullable(),
   /** The client's reason, as it wrote it; null when it gave none, or once the details are removed. */

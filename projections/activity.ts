@@ -74,7 +74,13 @@ async function add(docs: Documents, athleteId: string, c: Contribution, sign: 1 
 
 /** A week turned active: it joins the run ending the week before and the run starting the week after. */
 async function joinRuns(docs: Documents, athleteId: string, monday: string): Promise<void> {
-  const [before] = await docs.page<ActivityRunDoc>(ACTIVITY_RUNS, { partition: athleteId, index: BY_TO.name, prefix: [addDays(monday, -7)], direction: 'asc', limit: 1 });
+  const [before] = await docs.page<ActivityRunDoc>(ACTIVITY_RUNS, {
+    partition: athleteId,
+    index: BY_TO.name,
+    prefix: [addDays(monday, -7)],
+    direction: 'asc',
+    limit: 1,
+  });
   const after = await docs.get<ActivityRunDoc>(ACTIVITY_RUNS, athleteId, addDays(monday, 7));
   if (after) await docs.delete(ACTIVITY_RUNS, athleteId, after.id);
   await docs.upsert(ACTIVITY_RUNS, athleteId, { id: before?.id ?? monday, to: after?.to ?? monday } satisfies ActivityRunDoc);
@@ -82,7 +88,13 @@ async function joinRuns(docs: Documents, athleteId: string, monday: string): Pro
 
 /** A week turned inactive: the run holding it loses it, becoming up to two runs. */
 async function splitRun(docs: Documents, athleteId: string, monday: string): Promise<void> {
-  const [run] = await docs.page<ActivityRunDoc>(ACTIVITY_RUNS, { partition: athleteId, index: BY_ID.name, range: { lte: monday }, direction: 'desc', limit: 1 });
+  const [run] = await docs.page<ActivityRunDoc>(ACTIVITY_RUNS, {
+    partition: athleteId,
+    index: BY_ID.name,
+    range: { lte: monday },
+    direction: 'desc',
+    limit: 1,
+  });
   if (!run || run.to < monday) throw new Error(`activity runs of ${athleteId} do not hold the active week ${monday}`);
   if (run.id === monday) await docs.delete(ACTIVITY_RUNS, athleteId, run.id);
   else await docs.upsert(ACTIVITY_RUNS, athleteId, { id: run.id, to: addDays(monday, -7) } satisfies ActivityRunDoc);

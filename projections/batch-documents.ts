@@ -122,7 +122,8 @@ export class BatchDocuments implements Documents {
       return doc ? { partition, doc } : { partition, deleted: key.slice(partition.length + 1) };
     });
     if (this.#store.writeMany) await this.#store.writeMany(collection, writes);
-    else for (const w of writes) await ('doc' in w ? this.#store.upsert(collection, w.partition, w.doc) : this.#store.delete(collection, w.partition, w.deleted));
+    else
+      for (const w of writes) await ('doc' in w ? this.#store.upsert(collection, w.partition, w.doc) : this.#store.delete(collection, w.partition, w.deleted));
     this.#dirty -= known.dirty.size;
     known.dirty.clear();
   }

@@ -33,7 +33,15 @@ export const botTokensProjection: Projection = {
     const at = occurredAt(stored);
     if (event.type === 'bot_token.created') {
       const { token_id, athlete_id, name, token_sha256, token_prefix } = event.data;
-      await docs.upsert(BOT_TOKENS, BOT_TOKENS_PARTITION, { id: token_id, athlete_id, name, token_sha256, token_prefix: token_prefix ?? null, created_at: at, revoked_at: null } satisfies BotTokenDoc);
+      await docs.upsert(BOT_TOKENS, BOT_TOKENS_PARTITION, {
+        id: token_id,
+        athlete_id,
+        name,
+        token_sha256,
+        token_prefix: token_prefix ?? null,
+        created_at: at,
+        revoked_at: null,
+      } satisfies BotTokenDoc);
       return;
     }
     const current = await docs.get<BotTokenDoc>(BOT_TOKENS, BOT_TOKENS_PARTITION, event.data.token_id);

@@ -17,10 +17,7 @@ import { BATCH, type ProjectionRunner } from './runner.ts';
 /** What the follower is doing, for the process's log. */
 export type FollowerState =
   /** Another process holds the lease. */
-  | { state: 'waiting' }
-  | { state: 'following'; token: number }
-  | { state: 'rebuilding'; projections: string[] }
-  | { state: 'rebuilt'; projections: string[] };
+  { state: 'waiting' } | { state: 'following'; token: number } | { state: 'rebuilding'; projections: string[] } | { state: 'rebuilt'; projections: string[] };
 
 export interface FollowOptions {
   /** A failure the follower cannot go on from (the store is gone): the process should stop. */
@@ -110,7 +107,11 @@ export class Follower {
       const from = await this.#runner.lowestCheckpoint();
       const live = new LiveBatches(this.#runner, this.#options.liveBatch ?? LIVE_BATCH, (error) => this.#failed(error));
       this.#live = live;
-      live.subscription = this.#events.subscribeAll(from, (event) => live.add(event), (error) => this.#failed(error));
+      live.subscription = this.#events.subscribeAll(
+        from,
+        (event) => live.add(event),
+        (error) => this.#failed(error),
+      );
       this.#state({ state: 'following', token });
       if (outdated.length > 0) this.#rebuildInBackground(outdated);
     } catch (error) {

@@ -11,7 +11,17 @@ import type { Retired } from './runner.ts';
 import { workoutsProjection } from './workouts.ts';
 
 /** Every projection, in the order each event is applied: `athletes` first (see projection.ts). */
-export const projections: Projection[] = [athletesProjection, ...itemProjections, workoutsProjection, recordsProjection, activityProjection, nutritionProjection, connectionsProjection, botTokensProjection, proposalsProjection];
+export const projections: Projection[] = [
+  athletesProjection,
+  ...itemProjections,
+  workoutsProjection,
+  recordsProjection,
+  activityProjection,
+  nutritionProjection,
+  connectionsProjection,
+  botTokensProjection,
+  proposalsProjection,
+];
 
 /** exercise_history (and its workouts' creation times): each exercise's history is the record projection's entries now. */
 export const retired: Retired = { projections: ['exercise_history'], collections: ['exercise_history', 'exercise_history_workouts'] };

@@ -73,7 +73,11 @@ export const proposalsProjection: Projection = {
   async apply(event, docs) {
     const athleteId = athleteOf(event);
     const commandId = (event.data as { command_id: string }).command_id;
-    const next = evolveProposalDoc(await docs.get<ProposalDoc>(PROPOSALS, athleteId, commandId), { type: event.type, data: event.data, revision: event.revision } as ProposalEvent & { revision: number });
+    const next = evolveProposalDoc(await docs.get<ProposalDoc>(PROPOSALS, athleteId, commandId), {
+      type: event.type,
+      data: event.data,
+      revision: event.revision,
+    } as ProposalEvent & { revision: number });
     if (!next) return;
     await docs.upsert(PROPOSALS, athleteId, next);
     const waiting = await docs.get<WaitingDoc>(WAITING, athleteId, athleteId);
@@ -90,7 +94,9 @@ export const proposalsProjection: Projection = {
 export function waitingAfter(items: readonly WaitingItem[], doc: ProposalDoc): WaitingItem[] {
   const others = items.filter((i) => i.id !== doc.id);
   if (!doc.open) return others;
-  return [...others.filter((i) => i.expires_at > doc.prepared_at), { id: doc.id, prepared_at: doc.prepared_at, expires_at: doc.expires_at }].sort((a, b) => a.expires_at.localeCompare(b.expires_at) || a.id.localeCompare(b.id));
+  return [...others.filter((i) => i.expires_at > doc.prepared_at), { id: doc.id, prepared_at: doc.prepared_at, expires_at: doc.expires_at }].sort(
+    (a, b) => a.expires_at.localeCompare(b.expires_at) || a.id.localeCompare(b.id),
+  );
 }
 
 /** A proposal's document after one of its events, at its stream revision. */
@@ -147,7 +153,8 @@ export function evolveProposalDoc(doc: ProposalDoc | null, stored: ProposalEvent
 export function proposalDocOf(events: ReadonlyArray<{ type: string; data: unknown; revision: number }>, commandId: string): ProposalDoc | null {
   let doc: ProposalDoc | null = null;
   for (const e of events) {
-    if (e.type.startsWith('proposal.') && (e.data as { command_id?: string }).command_id === commandId) doc = evolveProposalDoc(doc, e as ProposalEvent & { revision: number });
+    if (e.type.startsWith('proposal.') && (e.data as { command_id?: string }).command_id === commandId)
+      doc = evolveProposalDoc(doc, e as ProposalEvent & { revision: number });
   }
   return doc;
 }

@@ -92,7 +92,10 @@ function entriesOf(w: RecordItem<'workout'>): Map<string, RecordEntryDoc['sets']
   const out = new Map<string, RecordEntryDoc['sets']>();
   for (const e of [...w.exercises].sort((a, b) => a.exercise_order - b.exercise_order)) {
     // In position order, which the workout shows, whatever order the list came in: a tie goes to the set shown first.
-    const sets = [...e.sets].sort((a, b) => a.position - b.position).filter(isDone).map((s) => ({ ...s, exercise_order: e.exercise_order }));
+    const sets = [...e.sets]
+      .sort((a, b) => a.position - b.position)
+      .filter(isDone)
+      .map((s) => ({ ...s, exercise_order: e.exercise_order }));
     out.set(e.exercise_id, [...(out.get(e.exercise_id) ?? []), ...sets]);
   }
   return out;
@@ -115,7 +118,14 @@ function label(entry: Position & { sets: RecordEntryDoc['sets'] }, prior: Standi
     labels[setKey(s.exercise_order, s.position)] = l;
     // A label is a new best, so its set holds that best from here on.
     for (const indicator of l) {
-      holders[indicator] = { value: indicatorValue(indicator, s)!, workout_id: entry.workout_id, ended_at: entry.ended_at, set_number: s.set_number, weight_kg: s.weight_kg, reps: s.reps };
+      holders[indicator] = {
+        value: indicatorValue(indicator, s)!,
+        workout_id: entry.workout_id,
+        ended_at: entry.ended_at,
+        set_number: s.set_number,
+        weight_kg: s.weight_kg,
+        reps: s.reps,
+      };
     }
   }
   return { labels, sample_count: r.sampleCount, after: r.after, holders };
@@ -156,7 +166,10 @@ export const recordsProjection: Projection = {
     const data = event.data as { item?: RecordItem<'workout'>; id?: string };
     const workoutId = data.item?.id ?? data.id!;
     // A workout just created has no entries yet (a deleted one's went with it).
-    const old = event.type === 'workout.created' ? [] : await docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_WORKOUT, prefix: [workoutId], direction: 'asc', limit: 500 });
+    const old =
+      event.type === 'workout.created'
+        ? []
+        : await docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_WORKOUT, prefix: [workoutId], direction: 'asc', limit: 500 });
     if (old.length > 0) await docs.deleteWhere(RECORD_INDICATORS, athleteId, BY_WORKOUT, [workoutId]);
     const fresh = data.item ? entriesOf(data.item) : new Map<string, RecordEntryDoc['sets']>();
     const local = data.item ? await localOf(docs, event, data.item) : null;
@@ -192,7 +205,19 @@ async function localOf(docs: Documents, event: StoredEvent, w: RecordItem<'worko
 }
 
 function unlisted(id: string, at: string): ExerciseSummaryDoc {
-  return { id, name: null, sort_name: '', muscle_group: null, tracking_type: null, session_count: 0, first_done_at: null, last_done_at: null, best: NO_BEST, holders: NO_HOLDERS, computed_at: at };
+  return {
+    id,
+    name: null,
+    sort_name: '',
+    muscle_group: null,
+    tracking_type: null,
+    session_count: 0,
+    first_done_at: null,
+    last_done_at: null,
+    best: NO_BEST,
+    holders: NO_HOLDERS,
+    computed_at: at,
+  };
 }
 
 /** An exercise created, renamed or deleted: its summary's catalog fields follow, its history stays. */
@@ -200,12 +225,19 @@ async function catalogChanged(docs: Documents, athleteId: string, data: { item?:
   if (!data.item) return docs.delete(EXERCISE_SUMMARIES, athleteId, data.id!);
   const e = data.item;
   const current = (await docs.get<ExerciseSummaryDoc>(EXERCISE_SUMMARIES, athleteId, e.id)) ?? unlisted(e.id, at);
-  await docs.upsert(EXERCISE_SUMMARIES, athleteId, { ...current, name: e.name, sort_name: sortName(e.name), muscle_group: e.muscle_group, tracking_type: e.tracking_type } satisfies ExerciseSummaryDoc);
+  await docs.upsert(EXERCISE_SUMMARIES, athleteId, {
+    ...current,
+    name: e.name,
+    sort_name: sortName(e.name),
+    muscle_group: e.muscle_group,
+    tracking_type: e.tracking_type,
+  } satisfies ExerciseSummaryDoc);
 }
 
 /** After an exercise's entries changed: its session count moves by `sessions`; first, last and bests are read off its entries. */
 async function summarise(docs: Documents, athleteId: string, exerciseId: string, sessions: number, at: string): Promise<void> {
-  const ends = (direction: 'asc' | 'desc') => docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_EXERCISE, prefix: [exerciseId], direction, limit: 1 });
+  const ends = (direction: 'asc' | 'desc') =>
+    docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_EXERCISE, prefix: [exerciseId], direction, limit: 1 });
   const [first] = await ends('asc');
   const [last] = await ends('desc');
   const current = (await docs.get<ExerciseSummaryDoc>(EXERCISE_SUMMARIES, athleteId, exerciseId)) ?? unlisted(exerciseId, at);
@@ -262,19 +294,34 @@ async function relabel(
   removed: Position | null,
   at: string,
 ): Promise<void> {
-  const before = await docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_EXERCISE, prefix: [exerciseId], direction: 'desc', after: [from, ''], limit: 1 });
+  const before = await docs.page<RecordEntryDoc>(RECORD_INDICATORS, {
+    partition: athleteId,
+    index: BY_EXERCISE,
+    prefix: [exerciseId],
+    direction: 'desc',
+    after: [from, ''],
+    limit: 1,
+  });
   let prior: Standing = before[0] ?? NO_STANDING;
   let pending = added;
   let after: KeyValue[] = [from, ''];
   for (;;) {
-    const page = await docs.page<RecordEntryDoc>(RECORD_INDICATORS, { partition: athleteId, index: BY_EXERCISE, prefix: [exerciseId], direction: 'asc', after, limit: 200 });
+    const page = await docs.page<RecordEntryDoc>(RECORD_INDICATORS, {
+      partition: athleteId,
+      index: BY_EXERCISE,
+      prefix: [exerciseId],
+      direction: 'asc',
+      after,
+      limit: 200,
+    });
     for (const entry of page) {
       if (pending && isBefore(pending, entry)) {
         prior = await write(docs, athleteId, exerciseId, pending, prior, at);
         pending = null;
       }
       const next = label(entry, prior);
-      const unchanged = same(next.labels, entry.labels) && next.sample_count === entry.sample_count && same(next.after, entry.after) && same(next.holders, entry.holders);
+      const unchanged =
+        same(next.labels, entry.labels) && next.sample_count === entry.sample_count && same(next.after, entry.after) && same(next.holders, entry.holders);
       if (unchanged && !pending && (removed === null || isBefore(removed, entry))) return;
       if (!unchanged) await docs.upsert(RECORD_INDICATORS, athleteId, { ...entry, ...next, computed_at: at });
       prior = next;
@@ -286,14 +333,7 @@ async function relabel(
   if (pending) await write(docs, athleteId, exerciseId, pending, prior, at);
 }
 
-async function write(
-  docs: Documents,
-  athleteId: string,
-  exerciseId: string,
-  entry: Added,
-  prior: Standing,
-  at: string,
-): Promise<Standing> {
+async function write(docs: Documents, athleteId: string, exerciseId: string, entry: Added, prior: Standing, at: string): Promise<Standing> {
   const next = label(entry, prior);
   await docs.upsert(RECORD_INDICATORS, athleteId, {
     id: `${entry.workout_id}:${exerciseId}`,

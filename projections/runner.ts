@@ -125,7 +125,8 @@ export class ProjectionRunner {
     await this.#readStore.dropCollections(this.#retired.collections);
     // Read first: a delete takes the write lock even when it matches nothing, and opening a store
     // (any command) must not wait on another process's import for that.
-    for (const name of this.#retired.projections) if (await this.#readStore.get(CHECKPOINTS, PARTITION, name)) await this.#readStore.delete(CHECKPOINTS, PARTITION, name);
+    for (const name of this.#retired.projections)
+      if (await this.#readStore.get(CHECKPOINTS, PARTITION, name)) await this.#readStore.delete(CHECKPOINTS, PARTITION, name);
     await this.#readStore.finishInterruptedSwaps(async (live, from, label) => {
       // The label names the projections and the versions that rebuilt them (see `replay`).
       const rebuilt = this.projections.filter((p) => typeof label[p.name] === 'number');
@@ -151,7 +152,11 @@ export class ProjectionRunner {
 
   async #apply(events: StoredEvent[], docs: Documents, only: Projection[]): Promise<void> {
     const progress = applyProgress.getStore();
-    const stored = await docs.getMany<CheckpointDoc>(CHECKPOINTS, PARTITION, only.map((p) => p.name));
+    const stored = await docs.getMany<CheckpointDoc>(
+      CHECKPOINTS,
+      PARTITION,
+      only.map((p) => p.name),
+    );
     const checkpoints = new Map(only.map((p) => [p.name, stored.find((d) => d.id === p.name)?.position ?? 0]));
     for (const [i, event] of events.entries()) {
       for (const p of only) {
@@ -185,7 +190,11 @@ export class ProjectionRunner {
 
   /** Projections whose documents an older version built: they need a replay before serving. */
   async outdated(): Promise<string[]> {
-    const docs = await this.#readStore.getMany<CheckpointDoc>(CHECKPOINTS, PARTITION, this.projections.map((p) => p.name));
+    const docs = await this.#readStore.getMany<CheckpointDoc>(
+      CHECKPOINTS,
+      PARTITION,
+      this.projections.map((p) => p.name),
+    );
     return this.projections.filter((p) => docs.some((d) => d.id === p.name && (d.version ?? 1) !== versionOf(p))).map((p) => p.name);
   }
 
@@ -213,7 +222,10 @@ export class ProjectionRunner {
     // Keep the runner's order (athletes first) whatever order the names came in.
     const ordered = this.projections.filter((p) => selected.includes(p));
     const label = Object.fromEntries(ordered.map((p) => [p.name, versionOf(p)]));
-    const rebuild = await this.#readStore.beginRebuild(ordered.flatMap((p) => p.collections), label);
+    const rebuild = await this.#readStore.beginRebuild(
+      ordered.flatMap((p) => p.collections),
+      label,
+    );
     let position = 0;
     let events = 0;
     try {
@@ -270,7 +282,11 @@ export class ProjectionRunner {
 
   /** Where following the log starts: the checkpoint of the projection furthest behind. */
   async lowestCheckpoint(): Promise<number> {
-    const docs = await this.#readStore.getMany<CheckpointDoc>(CHECKPOINTS, PARTITION, this.projections.map((p) => p.name));
+    const docs = await this.#readStore.getMany<CheckpointDoc>(
+      CHECKPOINTS,
+      PARTITION,
+      this.projections.map((p) => p.name),
+    );
     return docs.length < this.projections.length ? 0 : Math.min(...docs.map((d) => d.position));
   }
 

@@ -50,7 +50,12 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
 
   const runner = new ProjectionRunner(projections, reads, events, retired);
   await runner.ensureCollections();
-  await reads.ensureCollections([...Maintenance.collections, ...ProposalService.collections, ...AccessHistory.collections, ...ReadStoreFoldSnapshots.collections]);
+  await reads.ensureCollections([
+    ...Maintenance.collections,
+    ...ProposalService.collections,
+    ...AccessHistory.collections,
+    ...ReadStoreFoldSnapshots.collections,
+  ]);
   // Stores made before keys were kept with the events held them in the read store: moved before
   // anything opens a proposal. Sharing one file, the embedded stores do it in one transaction.
   if (keys instanceof SqliteKeyStore && reads instanceof SqliteReadStore) await keys.adoptReadModelKeys();

@@ -85,6 +85,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     readApiQuota: { units: e.READ_API_QUOTA_UNITS, windowMs: QUOTA_WINDOW_SECONDS * 1000 },
     proposalLimits: { pendingProposals: e.PROPOSALS_PENDING_MAX, proposalBytesPerDay: e.PROPOSAL_BYTES_PER_DAY_MAX },
     projectionLeaseMs: e.PROJECTION_LEASE_MS,
-    trustProxy: e.TRUST_PROXY === undefined || e.TRUST_PROXY === 'false' ? false : e.TRUST_PROXY === 'true' ? true : e.TRUST_PROXY.split(',').map((a) => a.trim()),
+    trustProxy:
+      e.TRUST_PROXY === undefined || e.TRUST_PROXY === 'false' ? false : e.TRUST_PROXY === 'true' ? true : e.TRUST_PROXY.split(',').map((a) => a.trim()),
   };
 }

@@ -14,7 +14,11 @@ const ROOT = join(import.meta.dirname, '..');
 /** Each file's relative imports (static, dynamic, re-exports, type-only), as paths from the root. */
 export function importsOf(file: string, text: string): string[] {
   const found: string[] = [];
-  const patterns = [/\b(?:import|export)\s[^;'"]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]/g, /\bimport\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]/g, /\bimport\s+['"](\.{1,2}\/[^'"]+)['"]/g];
+  const patterns = [
+    /\b(?:import|export)\s[^;'"]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"](\.{1,2}\/[^'"]+)['"]/g,
+    /\bimport\s+['"](\.{1,2}\/[^'"]+)['"]/g,
+  ];
   for (const pattern of patterns) for (const m of text.matchAll(pattern)) found.push(normalize(join(dirname(file), m[1]!)));
   return found;
 }
@@ -50,7 +54,8 @@ export function violations(graph: ReadonlyMap<string, readonly string[]>): strin
   const found: string[] = [];
   for (const [from, targets] of graph) {
     for (const to of targets) {
-      for (const rule of RULES) if (rule.from.test(from) && rule.to.some((r) => r.test(to)) && !rule.except?.test(to)) found.push(`${rule.name}: ${from} -> ${to}`);
+      for (const rule of RULES)
+        if (rule.from.test(from) && rule.to.some((r) => r.test(to)) && !rule.except?.test(to)) found.push(`${rule.name}: ${from} -> ${to}`);
     }
   }
   return found;
@@ -100,7 +105,8 @@ function sourceFiles(dir: string): string[] {
 
 function projectGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of ['contracts', 'services', 'projections', 'cli'].flatMap(sourceFiles)) graph.set(file, importsOf(file, readFileSync(join(ROOT, file), 'utf8')));
+  for (const file of ['contracts', 'services', 'projections', 'cli'].flatMap(sourceFiles))
+    graph.set(file, importsOf(file, readFileSync(join(ROOT, file), 'utf8')));
   return graph;
 }
 
@@ -127,10 +133,38 @@ test('each rule fails on a wrong import, and the cycle check on a cycle', () => 
   for (const [[from, to], rule] of wrong.map((pair, i) => [pair, RULES[i]!] as const)) {
     assert.equal(violations(new Map([[from, [to]]])), [`${rule.name}: ${from} -> ${to}`]);
   }
-  assert.equal(violations(new Map([['services/reads/workouts.ts', ['services/config.ts', 'services/domain/record.ts', 'contracts/write.ts']]])), [], 'what a layer may import passes');
-  assert.equal(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]])), [['a', 'b', 'c']]);
-  assert.equal(cycles(new Map([['a', ['b']], ['b', []]])), []);
-  assert.equal(importsOf('services/x/a.ts', "import type { A } from '../y/b.ts';\nimport {\n  C,\n} from './c.ts';\nexport * from '../../contracts/d.ts';\nconst e = await import('./e.ts');"), ['services/y/b.ts', 'services/x/c.ts', 'contracts/d.ts', 'services/x/e.ts']);
+  assert.equal(
+    violations(new Map([['services/reads/workouts.ts', ['services/config.ts', 'services/domain/record.ts', 'contracts/write.ts']]])),
+    [],
+    'what a layer may import passes',
+  );
+  assert.equal(
+    cycles(
+      new Map([
+        ['a', ['b']],
+        ['b', ['c']],
+        ['c', ['a']],
+        ['d', ['a']],
+      ]),
+    ),
+    [['a', 'b', 'c']],
+  );
+  assert.equal(
+    cycles(
+      new Map([
+        ['a', ['b']],
+        ['b', []],
+      ]),
+    ),
+    [],
+  );
+  assert.equal(
+    importsOf(
+      'services/x/a.ts',
+      "import type { A } from '../y/b.ts';\nimport {\n  C,\n} from './c.ts';\nexport * from '../../contracts/d.ts';\nconst e = await import('./e.ts');",
+    ),
+    ['services/y/b.ts', 'services/x/c.ts', 'contracts/d.ts', 'services/x/e.ts'],
+  );
 });
 
 test.run();

@@ -42,7 +42,10 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 }
 process.on('exit', restore);
 
-writeFileSync(path, original.replace(find, () => replace));
+writeFileSync(
+  path,
+  original.replace(find, () => replace),
+);
 console.log(`mutated ${file}: ${JSON.stringify(find)} -> ${JSON.stringify(replace)}; running ${tests ?? 'every test'}`);
 const child = spawn(process.execPath, [join(root, 'test', 'run.ts'), ...(tests ? [tests] : [])], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
 let output = '';

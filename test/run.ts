@@ -97,9 +97,16 @@ function runFile(file: string, index: number): Promise<FileResult> {
       running.delete(child.pid!);
       const rel = relative(root, file);
       const left = sweep(fileTmp);
-      if (left.length) output += `\nleft in its temporary directory (removed by the runner): ${left.slice(0, 10).join(', ')}${left.length > 10 ? `, and ${left.length - 10} more` : ''}\n`;
+      if (left.length)
+        output += `\nleft in its temporary directory (removed by the runner): ${left.slice(0, 10).join(', ')}${left.length > 10 ? `, and ${left.length - 10} more` : ''}\n`;
       if (timedOut) {
-        resolve({ file: rel, passed: 0, failed: 1, skipped: 0, output: `${output}\nstopped: ${rel} ran longer than ${FILE_LIMIT_MS / 1000} s (TEST_FILE_TIMEOUT_MS)\n` });
+        resolve({
+          file: rel,
+          passed: 0,
+          failed: 1,
+          skipped: 0,
+          output: `${output}\nstopped: ${rel} ran longer than ${FILE_LIMIT_MS / 1000} s (TEST_FILE_TIMEOUT_MS)\n`,
+        });
         return;
       }
       const plain = output.replace(ANSI, '');

@@ -2,7 +2,17 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Temporal } from 'temporal-polyfill';
-import { addDays, dateOfDayNumber, dayNumber, localDateOf, localPartsFromParts, localPartsFromText, todayIn, weekStart, zonedTimeToUtc } from '../services/domain/time.ts';
+import {
+  addDays,
+  dateOfDayNumber,
+  dayNumber,
+  localDateOf,
+  localPartsFromParts,
+  localPartsFromText,
+  todayIn,
+  weekStart,
+  zonedTimeToUtc,
+} from '../services/domain/time.ts';
 
 const at = (y: number, mo: number, d: number, h: number, mi = 0) => ({ year: y, month: mo, day: d, hour: h, minute: mi, second: 0 });
 
@@ -35,7 +45,21 @@ function oracle(local: ReturnType<typeof at>, timeZone: string): string {
 }
 
 /** The zones at the edges of the offset range: +12:45/+13:45, +13, +14, -11, -12, and a few familiar ones. */
-const EDGE_ZONES = ['Pacific/Chatham', 'Pacific/Auckland', 'Pacific/Tongatapu', 'Pacific/Apia', 'Pacific/Fakaofo', 'Pacific/Kiritimati', 'Etc/GMT-14', 'Etc/GMT+12', 'Pacific/Pago_Pago', 'Pacific/Niue', 'Europe/London', 'America/Santiago', 'Australia/Lord_Howe'];
+const EDGE_ZONES = [
+  'Pacific/Chatham',
+  'Pacific/Auckland',
+  'Pacific/Tongatapu',
+  'Pacific/Apia',
+  'Pacific/Fakaofo',
+  'Pacific/Kiritimati',
+  'Etc/GMT-14',
+  'Etc/GMT+12',
+  'Pacific/Pago_Pago',
+  'Pacific/Niue',
+  'Europe/London',
+  'America/Santiago',
+  'Australia/Lord_Howe',
+];
 
 test('zones east of UTC+12 and west of UTC-10 agree with Temporal around every transition, 1995-2035', () => {
   let checked = 0;
@@ -54,7 +78,8 @@ test('zones east of UTC+12 and west of UTC-10 agree with Temporal around every t
         checked++;
       }
     }
-    if (!zone.startsWith('Etc/') && zone !== 'Pacific/Kiritimati' && zone !== 'Pacific/Niue' && zone !== 'Pacific/Pago_Pago') assert.ok(transitions > 0, `${zone} has transitions`);
+    if (!zone.startsWith('Etc/') && zone !== 'Pacific/Kiritimati' && zone !== 'Pacific/Niue' && zone !== 'Pacific/Pago_Pago')
+      assert.ok(transitions > 0, `${zone} has transitions`);
   }
   assert.ok(checked > 5000, `${checked} wall times checked`);
 });
@@ -63,7 +88,13 @@ test('property: any wall time in any edge zone agrees with Temporal', () => {
   fc.assert(
     fc.property(
       fc.constantFrom(...EDGE_ZONES),
-      fc.record({ year: fc.integer({ min: 1990, max: 2040 }), month: fc.integer({ min: 1, max: 12 }), day: fc.integer({ min: 1, max: 28 }), hour: fc.integer({ min: 0, max: 23 }), minute: fc.integer({ min: 0, max: 59 }) }),
+      fc.record({
+        year: fc.integer({ min: 1990, max: 2040 }),
+        month: fc.integer({ min: 1, max: 12 }),
+        day: fc.integer({ min: 1, max: 28 }),
+        hour: fc.integer({ min: 0, max: 23 }),
+        minute: fc.integer({ min: 0, max: 59 }),
+      }),
       (zone, w) => {
         const local = at(w.year, w.month, w.day, w.hour, w.minute);
         assert.is(zonedTimeToUtc(local, zone), oracle(local, zone), `${zone} ${JSON.stringify(w)}`);
@@ -88,8 +119,22 @@ test('every instant round-trips through its local wall-clock time (outside DST g
   fc.assert(
     fc.property(fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2040, 0, 1) }), fc.constantFrom(...zones), (ms, tz) => {
       const instant = Math.floor(ms / 1000) * 1000;
-      const f = new Intl.DateTimeFormat('en-CA', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
-      const p = Object.fromEntries(f.formatToParts(instant).filter((x) => x.type !== 'literal').map((x) => [x.type, Number(x.value)]));
+      const f = new Intl.DateTimeFormat('en-CA', {
+        timeZone: tz,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+      });
+      const p = Object.fromEntries(
+        f
+          .formatToParts(instant)
+          .filter((x) => x.type !== 'literal')
+          .map((x) => [x.type, Number(x.value)]),
+      );
       const back = Date.parse(zonedTimeToUtc({ year: p.year!, month: p.month!, day: p.day!, hour: p.hour!, minute: p.minute!, second: p.second! }, tz));
       // In a repeated hour the first occurrence wins, which is at most the instant itself.
       assert.ok(back === instant || (back < instant && instant - back <= 3 * 3600_000), `${tz} ${new Date(instant).toISOString()}`);
@@ -102,7 +147,14 @@ test("today's remembered day answers exactly as localDateOf, across DST days and
   // Santiago changes offset at midnight, Lord Howe by half an hour, Kathmandu is +05:45.
   const zones = ['Europe/London', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'UTC', 'America/Santiago', 'Pacific/Kiritimati'];
   // Days with a transition in them, so that the spans around them are probed minute by minute.
-  const transitions = [Date.UTC(2024, 2, 31, 1), Date.UTC(2024, 9, 27, 1), Date.UTC(2024, 3, 7, 3), Date.UTC(2024, 8, 8, 4), Date.UTC(2024, 3, 6, 15), Date.UTC(2024, 9, 5, 15, 30)];
+  const transitions = [
+    Date.UTC(2024, 2, 31, 1),
+    Date.UTC(2024, 9, 27, 1),
+    Date.UTC(2024, 3, 7, 3),
+    Date.UTC(2024, 8, 8, 4),
+    Date.UTC(2024, 3, 6, 15),
+    Date.UTC(2024, 9, 5, 15, 30),
+  ];
   const start = fc.oneof(fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2040, 0, 1) }), fc.constantFrom(...transitions));
   // A walk of "now"s as a server sees them: mostly forward, by seconds to a day and a half.
   const steps = fc.array(fc.integer({ min: -60_000, max: 36 * 3600_000 }), { minLength: 1, maxLength: 60 });
@@ -117,7 +169,11 @@ test("today's remembered day answers exactly as localDateOf, across DST days and
     { numRuns: 300 },
   );
   // Every minute around midnight and the transitions of two zones, in order.
-  for (const [tz, from] of [['America/Santiago', Date.UTC(2024, 8, 8, 2)], ['Australia/Lord_Howe', Date.UTC(2024, 3, 6, 13)], ['Europe/London', Date.UTC(2024, 2, 30, 22)]] as const) {
+  for (const [tz, from] of [
+    ['America/Santiago', Date.UTC(2024, 8, 8, 2)],
+    ['Australia/Lord_Howe', Date.UTC(2024, 3, 6, 13)],
+    ['Europe/London', Date.UTC(2024, 2, 30, 22)],
+  ] as const) {
     for (let now = from; now < from + 6 * 3600_000; now += 60_000) assert.is(todayIn(tz, now), localDateOf(now, tz), `${tz} ${new Date(now).toISOString()}`);
   }
 });
@@ -152,11 +208,24 @@ test('weeks start on Monday, across month and year boundaries', () => {
   assert.is(dayNumber('1970-01-02'), 1);
 });
 
-test('the local time read off the formatter\'s text equals the one from its typed parts, in any zone and year', () => {
+test("the local time read off the formatter's text equals the one from its typed parts, in any zone and year", () => {
   fc.assert(
-    fc.property(fc.constantFrom('UTC', 'Europe/Berlin', 'America/St_Johns', 'Asia/Kathmandu', 'Pacific/Chatham', 'Pacific/Apia', 'America/Los_Angeles', 'Australia/Lord_Howe'), fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2100, 0, 1) }), (zone, ms) => {
-      assert.equal(localPartsFromText(ms, zone), localPartsFromParts(ms, zone));
-    }),
+    fc.property(
+      fc.constantFrom(
+        'UTC',
+        'Europe/Berlin',
+        'America/St_Johns',
+        'Asia/Kathmandu',
+        'Pacific/Chatham',
+        'Pacific/Apia',
+        'America/Los_Angeles',
+        'Australia/Lord_Howe',
+      ),
+      fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2100, 0, 1) }),
+      (zone, ms) => {
+        assert.equal(localPartsFromText(ms, zone), localPartsFromParts(ms, zone));
+      },
+    ),
     { numRuns: 2000 },
   );
 });

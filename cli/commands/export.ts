@@ -10,7 +10,8 @@ import { OutputFile } from '../output-file.ts';
 import { progressBar } from '../progress.ts';
 
 export default class Export extends AppCommand {
-  static override description = `Export an athlete's whole record as one JSON document (${EXPORT_FORMAT}): every item with its id, revision and times, in kg, metres and seconds, and the profile's timezone, units and name. \`import repledger\` brings it into an empty account. Progress on stderr.`;
+  static override description =
+    `Export an athlete's whole record as one JSON document (${EXPORT_FORMAT}): every item with its id, revision and times, in kg, metres and seconds, and the profile's timezone, units and name. \`import repledger\` brings it into an empty account. Progress on stderr.`;
 
   static override flags = {
     athlete: athleteFlag,
@@ -27,7 +28,8 @@ export default class Export extends AppCommand {
     const { flags } = await this.parse(Export);
     const toStdout = flags.file === '-';
     // The document is JSON already; a JSON summary mixed into it would spoil both.
-    if (this.jsonEnabled() && toStdout) throw new DomainError('invalid_input', '--json needs --file PATH: with --file - the document itself is written to stdout');
+    if (this.jsonEnabled() && toStdout)
+      throw new DomainError('invalid_input', '--json needs --file PATH: with --file - the document itself is written to stdout');
     const app = await this.app();
     const athlete = await findAthlete(app, flags.athlete);
     const file = toStdout ? null : await OutputFile.open(flags.file);

@@ -16,7 +16,9 @@ export default class Serve extends AppCommand {
     // handler ignores `docker stop` and is killed 10 s later, in the middle of whatever start-up
     // was doing (replaying an outdated projection, a long catch-up). See `projections run`.
     const stop = new AbortController();
-    const stopped = new Promise<string>((resolve) => stop.signal.addEventListener('abort', () => resolve(String((stop.signal.reason as Error).message)), { once: true }));
+    const stopped = new Promise<string>((resolve) =>
+      stop.signal.addEventListener('abort', () => resolve(String((stop.signal.reason as Error).message)), { once: true }),
+    );
     const onSignal = (signal: NodeJS.Signals) => stop.abort(new Error(signal));
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);

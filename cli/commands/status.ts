@@ -9,8 +9,15 @@ export default class Status extends AppCommand {
     await this.parse(Status);
     const app = await this.app();
     const [events, reads] = await Promise.all([app.events.describe(), app.reads.describe()]);
-    for (const [name, store] of [['events', events], ['reads', reads]] as const) {
-      this.log(`${name.padEnd(7)}${Object.entries(store).map(([k, v]) => `${k}=${String(v)}`).join('  ')}`);
+    for (const [name, store] of [
+      ['events', events],
+      ['reads', reads],
+    ] as const) {
+      this.log(
+        `${name.padEnd(7)}${Object.entries(store)
+          .map(([k, v]) => `${k}=${String(v)}`)
+          .join('  ')}`,
+      );
     }
     this.log(`projections ${app.projectionMode}`);
     return { stores: { events, reads }, projections: app.projectionMode };

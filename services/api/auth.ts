@@ -22,7 +22,6 @@ import type { ProjectionRunner } from '../../projections/runner.ts';
 
 export type Surface = 'mcp' | 'rest';
 
-
 const USAGE = 'connection_usage';
 
 export function protectedResourceMetadataUrl(baseUrl: string, surface: Surface): string {
@@ -90,7 +89,13 @@ export class AgentAccessAuth {
     if (known) return known;
     const position = await this.#app.connections.position(athleteId, grantId);
     if (position === null) return null;
-    if (!(await projectedPast(this.#app.reads, this.#app.runner.projections.map((p) => p.name), position))) {
+    if (
+      !(await projectedPast(
+        this.#app.reads,
+        this.#app.runner.projections.map((p) => p.name),
+        position,
+      ))
+    ) {
       throw new ApiError('unavailable', 'this connection is saved but not readable yet; try again shortly', { retryAfter: NOT_YET_RETRY_SECONDS });
     }
     return this.#app.connections.get(athleteId, grantId);
@@ -111,10 +116,7 @@ export class AgentAccessAuth {
       throw unauthorized('the token is invalid, expired, revoked or for another resource', true);
     }
     const grantId = grantIdOf(accessToken.grantId);
-    const [connection, athlete] = await Promise.all([
-      this.#connection(accessToken.accountId, grantId),
-      this.#app.athletes.get(accessToken.accountId),
-    ]);
+    const [connection, athlete] = await Promise.all([this.#connection(accessToken.accountId, grantId), this.#app.athletes.get(accessToken.accountId)]);
     if (connection?.status !== 'connected') throw unauthorized('this connection was disconnected', true);
     if (athlete?.tier !== 'pro') throw unauthorized('agent access needs an active Pro subscription', true);
 
@@ -122,7 +124,14 @@ export class AgentAccessAuth {
     const scopes = READ_SCOPES.filter((s) => tokenScopes.includes(s) && connection.scopes.includes(s));
     const { password_hash: _hash, ...account } = athlete;
     return {
-      caller: { athlete: account, grantId, clientId: accessToken.clientId ?? connection.client_id, clientName: connection.client_name, scopes, writePermissions: connection.write_permissions ?? [] },
+      caller: {
+        athlete: account,
+        grantId,
+        clientId: accessToken.clientId ?? connection.client_id,
+        clientName: connection.client_name,
+        scopes,
+        writePermissions: connection.write_permissions ?? [],
+      },
       // The authorization server counts the token's lifetime in seconds; its store expires it by our clock.
       expiresAt: now + accessToken.remainingTTL * 1000,
     };
@@ -160,4 +169,3 @@ export function unitsOf(athlete: AthleteAccount): Units {
     bodyweight_unit_preference: p.bodyweight_unit_preference,
   };
 }
-

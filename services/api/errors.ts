@@ -39,12 +39,18 @@ export type ErrorDetails = Partial<{ [K in keyof typeof errorDetails]: z.infer<(
 
 /** The 503 while reads or writes are paused for maintenance. */
 export function unavailable(access: AccessKind, seconds: number): ApiError {
-  return new ApiError('unavailable', `${access === 'read' ? 'reading' : 'changing'} the record is paused for maintenance; try again in ${seconds} seconds`, { retryAfter: seconds });
+  return new ApiError('unavailable', `${access === 'read' ? 'reading' : 'changing'} the record is paused for maintenance; try again in ${seconds} seconds`, {
+    retryAfter: seconds,
+  });
 }
 
 /** The 429 for a credential (`holder`: "this connection", "this bot token") that must wait `seconds` for its quota. */
 export function rateLimited(quota: Quota, seconds: number, holder = 'this connection'): ApiError {
-  return new ApiError('rate_limited', `${holder} has used its quota of ${quota.policy.units} units per ${quota.policy.windowMs / 1000} seconds; try again in ${seconds} seconds`, { retryAfter: seconds });
+  return new ApiError(
+    'rate_limited',
+    `${holder} has used its quota of ${quota.policy.units} units per ${quota.policy.windowMs / 1000} seconds; try again in ${seconds} seconds`,
+    { retryAfter: seconds },
+  );
 }
 
 /**

@@ -7,7 +7,8 @@ import { ApiError } from './errors.ts';
  * `invalid_input`, naming every field that was wrong (and, in a proposal, the action it is in).
  */
 export function parsedInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  if (input instanceof BodyNotAnObject) throw new ApiError('invalid_input', `the request body must be a JSON object, not ${input.sent}`, { details: { field: 'body' } });
+  if (input instanceof BodyNotAnObject)
+    throw new ApiError('invalid_input', `the request body must be a JSON object, not ${input.sent}`, { details: { field: 'body' } });
   const parsed = schema.safeParse(input);
   if (!parsed.success) throw invalidInput(parsed.error.issues);
   return parsed.data;

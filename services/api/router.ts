@@ -84,7 +84,8 @@ function procedure<I extends z.ZodObject, R>(op: Operation<AgentAccessOperation,
       throw apiErrorOf(error);
     }
     // The athlete's access history counts successful reads only; proposals have their own.
-    if (op.access === 'read') ctx.app.access.record(caller.athlete.athlete_id, caller.grantId, op.operationId, op.scope, itemsIn((result as { data: unknown }).data));
+    if (op.access === 'read')
+      ctx.app.access.record(caller.athlete.athlete_id, caller.grantId, op.operationId, op.scope, itemsIn((result as { data: unknown }).data));
     return result;
   };
   return op.method === 'GET' ? t.procedure.query(run) : t.procedure.mutation(run);
@@ -156,13 +157,21 @@ export const agentAccessRouter = t.router({
     envelope(ctx, operations.get_training_snapshot, await getTrainingSnapshot(ctx.app.reads, ownerOf(ctx.caller.athlete), ctx.app.clock.now())),
   ),
   list_completed_workouts: procedure(operations.list_completed_workouts, async (ctx, input) =>
-    envelope(ctx, operations.list_completed_workouts, await listCompletedWorkouts(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.app.clock.now(), ctx.cursorKey)),
+    envelope(
+      ctx,
+      operations.list_completed_workouts,
+      await listCompletedWorkouts(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.app.clock.now(), ctx.cursorKey),
+    ),
   ),
   get_completed_workout: procedure(operations.get_completed_workout, async (ctx, input) =>
     envelope(ctx, operations.get_completed_workout, await getCompletedWorkout(ctx.app.reads, ownerOf(ctx.caller.athlete), input.workout_id)),
   ),
   get_exercise_history: procedure(operations.get_exercise_history, async (ctx, input) =>
-    envelope(ctx, operations.get_exercise_history, await getExerciseHistory(ctx.app.reads, ownerOf(ctx.caller.athlete), input.exercise_id, input, ctx.app.clock.now(), ctx.cursorKey)),
+    envelope(
+      ctx,
+      operations.get_exercise_history,
+      await getExerciseHistory(ctx.app.reads, ownerOf(ctx.caller.athlete), input.exercise_id, input, ctx.app.clock.now(), ctx.cursorKey),
+    ),
   ),
   list_exercises: procedure(operations.list_exercises, async (ctx, input) =>
     envelope(ctx, operations.list_exercises, await listExercises(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.cursorKey)),
@@ -177,16 +186,28 @@ export const agentAccessRouter = t.router({
     envelope(ctx, operations.get_saved_routine, await getSavedRoutine(ctx.app.reads, ownerOf(ctx.caller.athlete), input.routine_id)),
   ),
   list_recovery_checkins: procedure(operations.list_recovery_checkins, async (ctx, input) =>
-    envelope(ctx, operations.list_recovery_checkins, await listRecoveryCheckins(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.app.clock.now(), ctx.cursorKey)),
+    envelope(
+      ctx,
+      operations.list_recovery_checkins,
+      await listRecoveryCheckins(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.app.clock.now(), ctx.cursorKey),
+    ),
   ),
   list_meals: procedure(operations.list_meals, async (ctx, input) =>
     envelope(ctx, operations.list_meals, await listMeals(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.app.clock.now(), ctx.cursorKey)),
   ),
   list_daily_nutrition: procedure(operations.list_daily_nutrition, async (ctx, input) =>
-    envelope(ctx, operations.list_daily_nutrition, await listDailyNutrition(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.app.clock.now(), ctx.cursorKey)),
+    envelope(
+      ctx,
+      operations.list_daily_nutrition,
+      await listDailyNutrition(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.app.clock.now(), ctx.cursorKey),
+    ),
   ),
   list_body_measurements: procedure(operations.list_body_measurements, async (ctx, input) =>
-    envelope(ctx, operations.list_body_measurements, await listBodyMeasurements(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.app.clock.now(), ctx.cursorKey)),
+    envelope(
+      ctx,
+      operations.list_body_measurements,
+      await listBodyMeasurements(ctx.app.reads, ownerOf(ctx.caller.athlete), input, ctx.app.clock.now(), ctx.cursorKey),
+    ),
   ),
   get_write_context: procedure(operations.get_write_context, async (ctx) =>
     envelope(ctx, operations.get_write_context, await ctx.proposals.context(ctx.caller)),

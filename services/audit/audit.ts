@@ -63,7 +63,14 @@ async function* athleteProposals(app: AuditDeps, athleteId: string, filter: Prop
   const range = filter.since || filter.until ? { ...(filter.since && { gte: filter.since }), ...(filter.until && { lte: filter.until }) } : undefined;
   let after: [string, string] | undefined;
   for (;;) {
-    const page = await app.reads.page<ProposalDoc>(PROPOSALS, { partition: athleteId, index: 'by_prepared', direction: 'desc', limit: PAGE, ...(range && { range }), ...(after && { after }) });
+    const page = await app.reads.page<ProposalDoc>(PROPOSALS, {
+      partition: athleteId,
+      index: 'by_prepared',
+      direction: 'desc',
+      limit: PAGE,
+      ...(range && { range }),
+      ...(after && { after }),
+    });
     for (const doc of page) {
       const status = statusAt(doc, now);
       if (filter.status && status !== filter.status) continue;
@@ -148,7 +155,11 @@ export interface HistoryEntry {
 }
 
 /** Every event of a proposal's life cycle, from the athlete's record stream (not the read model). */
-export async function proposalHistory(app: AuditDeps, commandId: string, athleteId?: string): Promise<{ athlete_id: string; command_id: string; events: HistoryEntry[] }> {
+export async function proposalHistory(
+  app: AuditDeps,
+  commandId: string,
+  athleteId?: string,
+): Promise<{ athlete_id: string; command_id: string; events: HistoryEntry[] }> {
   const found = await findProposal(app, commandId, athleteId);
   const stream = await app.events.readStream(streams.record(found.athlete_id));
   const events: HistoryEntry[] = [];
@@ -160,7 +171,16 @@ export async function proposalHistory(app: AuditDeps, commandId: string, athlete
     // The record events of a commit or undo precede it in the same append, by the same actor.
     const link = linkOf(e);
     const affected = (data.affected as unknown[] | undefined)?.length ?? 0;
-    events.push({ revision: e.revision, position: e.position, type: e.type, at: String(e.metadata.occurred_at), actor, detail: detailOf(e.type, data), record_events: link?.record_events ?? affected, data: clearPart(data) });
+    events.push({
+      revision: e.revision,
+      position: e.position,
+      type: e.type,
+      at: String(e.metadata.occurred_at),
+      actor,
+      detail: detailOf(e.type, data),
+      record_events: link?.record_events ?? affected,
+      data: clearPart(data),
+    });
   }
   return { athlete_id: found.athlete_id, command_id: commandId, events };
 }
@@ -210,7 +230,14 @@ export interface ReceiptRow {
 
 function receiptRow(athleteId: string, doc: ProposalDoc): ReceiptRow | null {
   if (!doc.receipt) return null;
-  return { athlete_id: athleteId, command_id: doc.id, receipt: doc.receipt, undone_at: doc.undone_at, receipt_link: doc.receipt_link ?? null, undo_link: doc.undo_link ?? null };
+  return {
+    athlete_id: athleteId,
+    command_id: doc.id,
+    receipt: doc.receipt,
+    undone_at: doc.undone_at,
+    receipt_link: doc.receipt_link ?? null,
+    undo_link: doc.undo_link ?? null,
+  };
 }
 
 /**
@@ -263,7 +290,11 @@ export async function showReceipt(app: AuditDeps, commandId: string, athleteId?:
  * memory stays flat however long the history. `progress` is told how many proposals were read of
  * how many there are.
  */
-export async function* exportReceipts(app: AuditDeps, athleteId: string | undefined, progress: (done: number, total: number) => void): AsyncGenerator<ReceiptRow> {
+export async function* exportReceipts(
+  app: AuditDeps,
+  athleteId: string | undefined,
+  progress: (done: number, total: number) => void,
+): AsyncGenerator<ReceiptRow> {
   const ids: string[] = [];
   let total = 0;
   // Counting first gives the bar its total; only ids are held, not documents.
@@ -276,7 +307,13 @@ export async function* exportReceipts(app: AuditDeps, athleteId: string | undefi
   for (const id of ids) {
     let after: [string, string] | undefined;
     for (;;) {
-      const page = await app.reads.page<ProposalDoc>(PROPOSALS, { partition: id, index: 'by_prepared', direction: 'asc', limit: PAGE, ...(after && { after }) });
+      const page = await app.reads.page<ProposalDoc>(PROPOSALS, {
+        partition: id,
+        index: 'by_prepared',
+        direction: 'asc',
+        limit: PAGE,
+        ...(after && { after }),
+      });
       for (const doc of page) {
         const row = receiptRow(id, doc);
         if (row) yield row;
@@ -296,7 +333,12 @@ export async function* exportReceipts(app: AuditDeps, athleteId: string | undefi
  * broken chain. Streams are read a page at a time, so memory stays flat however long a record's
  * history; `progress` counts the events read of all there are.
  */
-export async function verifyChains(app: AuditDeps, athleteId: string | undefined, progress: (done: number, total: number) => void, expectHead?: string): Promise<ChainReport[]> {
+export async function verifyChains(
+  app: AuditDeps,
+  athleteId: string | undefined,
+  progress: (done: number, total: number) => void,
+  expectHead?: string,
+): Promise<ChainReport[]> {
   const reports: ChainReport[] = [];
   const streamsOf: Array<{ id: string; events: number }> = [];
   let total = 0;
@@ -327,7 +369,13 @@ export async function verifyChains(app: AuditDeps, athleteId: string | undefined
     const report = verifier.report();
     // A head kept elsewhere that is no longer a link: the chain was rebuilt (or cut back) since.
     if (expectHead && !report.broken && !verifier.holds(expectHead)) {
-      report.broken = { sequence: report.links + 1, command_id: null, event: null, revision: null, reason: `the head ${expectHead} kept earlier is not a link of this chain: the chain was rewritten or cut back since it was recorded` };
+      report.broken = {
+        sequence: report.links + 1,
+        command_id: null,
+        event: null,
+        revision: null,
+        reason: `the head ${expectHead} kept earlier is not a link of this chain: the chain was rewritten or cut back since it was recorded`,
+      };
     }
     reports.push(report);
     if (report.broken) break;

@@ -16,5 +16,9 @@ export function appendEvents(
 ): Promise<AppendResult> {
   const metadata = eventMetadata.parse({ occurred_at: clock.now().toISOString(), actor, athlete_id: target.athleteId });
   const stream = target.stream;
-  return store.append(stream, events.map((e) => ({ type: e.type, data: e.data, metadata })), expected);
+  return store.append(
+    stream,
+    events.map((e) => ({ type: e.type, data: e.data, metadata })),
+    expected,
+  );
 }

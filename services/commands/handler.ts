@@ -18,7 +18,9 @@ export interface StreamCommand<T> {
   /** What kept changing, for the refusal: "the account", "the connections". */
   what: string;
   /** The events to append (validated here), and the answer; none appends nothing. */
-  decide(history: readonly StoredEvent[]): Promise<{ events: ReadonlyArray<{ type: string; data: unknown }>; result: T }> | { events: ReadonlyArray<{ type: string; data: unknown }>; result: T };
+  decide(
+    history: readonly StoredEvent[],
+  ): Promise<{ events: ReadonlyArray<{ type: string; data: unknown }>; result: T }> | { events: ReadonlyArray<{ type: string; data: unknown }>; result: T };
 }
 
 export async function decideAndAppend<T>(store: EventStore, clock: Clock, command: StreamCommand<T>): Promise<T> {
@@ -27,7 +29,14 @@ export async function decideAndAppend<T>(store: EventStore, clock: Clock, comman
     const { events, result } = await command.decide(history);
     if (events.length === 0) return result;
     try {
-      await appendEvents(store, clock, { stream: command.stream, athleteId: command.athleteId }, events, history.at(-1)?.revision ?? 'no_stream', command.actor);
+      await appendEvents(
+        store,
+        clock,
+        { stream: command.stream, athleteId: command.athleteId },
+        events,
+        history.at(-1)?.revision ?? 'no_stream',
+        command.actor,
+      );
       return result;
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;

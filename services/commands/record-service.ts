@@ -11,7 +11,20 @@ import type { ProposalState } from '../domain/proposal.ts';
 import type { ReceiptLink } from '../domain/receipt-chain.ts';
 import { decideChanges, itemImages, type ItemImage, type RecordChange, type RecordState } from '../domain/record.ts';
 import { Missing } from '../domain/partial-map.ts';
-import { batchOfLatest, cloneFold, emptyFold, FOLD_SECTIONS, foldEvent, imageRevisions, isWhole, keysOf, sectionMaps, type FoldedEvent, type FoldSection, type RecordFold } from '../domain/record-fold.ts';
+import {
+  batchOfLatest,
+  cloneFold,
+  emptyFold,
+  FOLD_SECTIONS,
+  foldEvent,
+  imageRevisions,
+  isWhole,
+  keysOf,
+  sectionMaps,
+  type FoldedEvent,
+  type FoldSection,
+  type RecordFold,
+} from '../domain/record-fold.ts';
 import { foldOfHead, mergeBucket, snapshotOf, type SnapshotHead } from '../domain/record-snapshot.ts';
 import type { FoldSnapshots } from '../store/fold-snapshots.ts';
 import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision, type StoredEvent } from '../store/event-store.ts';
@@ -111,14 +124,24 @@ export class RecordService {
 
   #loaded(fold: RecordFold): Loaded {
     const stream = streams.record(fold.state.athleteId);
-    const read = async (revisions: number[]) => (await this.#events.readRevisions(stream, revisions)).map((e) => ({ type: e.type, data: e.data, occurred_at: String(e.metadata.occurred_at), revision: e.revision, actor: e.metadata.actor as Actor }));
+    const read = async (revisions: number[]) =>
+      (await this.#events.readRevisions(stream, revisions)).map((e) => ({
+        type: e.type,
+        data: e.data,
+        occurred_at: String(e.metadata.occurred_at),
+        revision: e.revision,
+        actor: e.metadata.actor as Actor,
+      }));
     return {
       state: fold.state,
       proposals: fold.proposals,
       revision: fold.revision,
       lastLink: fold.lastLink,
       images: async (keys) => itemImages(await read(imageRevisions(fold, keys)), keys),
-      proposalEvents: async (commandId) => (await read([...(fold.proposalEvents.get(commandId) ?? [])])).map((e) => ({ type: e.type, data: e.data, revision: e.revision }) as ProposalEvent & { revision: number }),
+      proposalEvents: async (commandId) =>
+        (await read([...(fold.proposalEvents.get(commandId) ?? [])])).map(
+          (e) => ({ type: e.type, data: e.data, revision: e.revision }) as ProposalEvent & { revision: number },
+        ),
       lastChange: async (key) => {
         const at = fold.itemEvents.get(key);
         if (!at) return null;
@@ -255,12 +278,24 @@ export class RecordService {
    */
   async #keepSnapshot(fold: RecordFold, position: number): Promise<void> {
     const athleteId = fold.state.athleteId;
-    if (!this.#snapshots || this.#writingFor.has(athleteId) || fold.revision === 'no_stream' || fold.revision - (this.#snapshotAt.get(athleteId) ?? -1) < SNAPSHOT_EVERY) return;
+    if (
+      !this.#snapshots ||
+      this.#writingFor.has(athleteId) ||
+      fold.revision === 'no_stream' ||
+      fold.revision - (this.#snapshotAt.get(athleteId) ?? -1) < SNAPSHOT_EVERY
+    )
+      return;
     const base = this.#bases.get(fold) ?? null;
     if (!base && !isWhole(fold)) return;
-    const taken = Object.fromEntries(FOLD_SECTIONS.map((section) => [section, sectionMaps(fold, section).map((map) => map.takeDirty())])) as Record<FoldSection, Array<Set<string>>>;
+    const taken = Object.fromEntries(FOLD_SECTIONS.map((section) => [section, sectionMaps(fold, section).map((map) => map.takeDirty())])) as Record<
+      FoldSection,
+      Array<Set<string>>
+    >;
     const giveBack = () => FOLD_SECTIONS.forEach((section) => sectionMaps(fold, section).forEach((map, i) => map.restoreDirty(taken[section][i]!)));
-    const dirty = Object.fromEntries(FOLD_SECTIONS.map((section) => [section, new Set(taken[section].flatMap((keys) => [...keys]))])) as Record<FoldSection, Set<string>>;
+    const dirty = Object.fromEntries(FOLD_SECTIONS.map((section) => [section, new Set(taken[section].flatMap((keys) => [...keys]))])) as Record<
+      FoldSection,
+      Set<string>
+    >;
     const generation = randomUUID();
     let planned = snapshotOf(fold, position, base, dirty, generation, this.#clock.now());
     for (const [section, bucket] of planned.needs) {
@@ -317,12 +352,14 @@ export class RecordService {
    * when the stream holds no such proposal: what a read of it must wait for the projections to pass.
    */
   proposalPosition(athleteId: string, commandId: string): Promise<number | null> {
-    return this.#queued(athleteId, () => this.#withFold(athleteId, async (fold) => {
-      const revisions = fold.proposalEvents.get(commandId);
-      if (!revisions?.length) return null;
-      const [latest] = await this.#events.readRevisions(streams.record(athleteId), [revisions[revisions.length - 1]!]);
-      return latest?.position ?? null;
-    }));
+    return this.#queued(athleteId, () =>
+      this.#withFold(athleteId, async (fold) => {
+        const revisions = fold.proposalEvents.get(commandId);
+        if (!revisions?.length) return null;
+        const [latest] = await this.#events.readRevisions(streams.record(athleteId), [revisions[revisions.length - 1]!]);
+        return latest?.position ?? null;
+      }),
+    );
   }
 
   /** Events of the athlete's record stream at the given revisions (a proposal's sealed details), without loading the record. */

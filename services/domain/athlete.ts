@@ -17,7 +17,13 @@ export interface AthleteState {
 export function evolveAthlete(state: AthleteState | null, event: AthleteEvent): AthleteState | null {
   switch (event.type) {
     case 'athlete.registered':
-      return { athlete_id: event.data.athlete_id, email: event.data.email, password_hash: event.data.password_hash, profile: event.data.profile, tier: event.data.tier };
+      return {
+        athlete_id: event.data.athlete_id,
+        email: event.data.email,
+        password_hash: event.data.password_hash,
+        profile: event.data.profile,
+        tier: event.data.tier,
+      };
     case 'athlete.profile_updated':
       return state && { ...state, profile: event.data.profile };
     case 'subscription.changed':

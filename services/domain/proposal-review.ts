@@ -62,7 +62,20 @@ export interface ApproveContext {
 }
 
 export type ApproveDecision =
-  | { outcome: 'committed'; recordEvents: RecordEvent[]; changes: Array<{ index: number; op: NormalisedAction['op']; kind: NormalisedAction['kind']; id: string; revision_before: number | null; revision_after: number }>; affected: AffectedItem[]; before: BeforeImage[] }
+  | {
+      outcome: 'committed';
+      recordEvents: RecordEvent[];
+      changes: Array<{
+        index: number;
+        op: NormalisedAction['op'];
+        kind: NormalisedAction['kind'];
+        id: string;
+        revision_before: number | null;
+        revision_after: number;
+      }>;
+      affected: AffectedItem[];
+      before: BeforeImage[];
+    }
   | { outcome: 'expired'; events: ProposalEvent[] }
   | { outcome: 'conflicted'; events: ProposalEvent[]; conflict: Conflict };
 
@@ -119,7 +132,12 @@ export function decideApprove(ctx: ApproveContext): ApproveDecision {
   });
   const before = affected.map((x): BeforeImage => {
     const image = ctx.images.get(itemKey(x.kind, x.id));
-    return { kind: x.kind, id: x.id, item: x.revision_before === null ? null : (image?.item ?? null), created_at: x.revision_before === null ? null : (image?.created_at ?? null) };
+    return {
+      kind: x.kind,
+      id: x.id,
+      item: x.revision_before === null ? null : (image?.item ?? null),
+      created_at: x.revision_before === null ? null : (image?.created_at ?? null),
+    };
   });
   return { outcome: 'committed', recordEvents, changes: receipt, affected, before };
 }
@@ -139,11 +157,17 @@ export interface StaleRecord extends Conflict {
  * saw; then the record's own rules over the whole batch (a day another check-in took since). Empty
  * when approving now would save the batch.
  */
-export function staleRecords(prepared: Pick<ProposalPrepared['data'], 'dependencies'>, actions: readonly NormalisedAction[], record: RecordState, images: ReadonlyMap<string, ItemImage>): StaleRecord[] {
+export function staleRecords(
+  prepared: Pick<ProposalPrepared['data'], 'dependencies'>,
+  actions: readonly NormalisedAction[],
+  record: RecordState,
+  images: ReadonlyMap<string, ItemImage>,
+): StaleRecord[] {
   const stale: StaleRecord[] = [];
   const check = (actionIndex: number | null, kind: RecordKind, id: string, revision: number) => {
     const current = live(record, kind, id);
-    if (!current || current.revision !== revision) stale.push({ action_index: actionIndex, kind, id, reason: current ? 'changed' : 'removed', holder: { kind, id } });
+    if (!current || current.revision !== revision)
+      stale.push({ action_index: actionIndex, kind, id, reason: current ? 'changed' : 'removed', holder: { kind, id } });
   };
   for (const d of prepared.dependencies) check(null, d.kind, d.id, d.revision);
   actions.forEach((a, i) => {
@@ -210,9 +234,13 @@ export function undoDeadline(committedAt: string): Date {
  * ones set back, deleted ones brought back), never a rewrite of history.
  */
 export function decideUndo(ctx: UndoContext): { recordEvents: RecordEvent[]; affected: AffectedItem[] } {
-  if (ctx.entry.status !== 'committed') throw new ReviewRefusal('not_committed', `this proposal is ${statusAt(ctx.entry, ctx.now)}; only a committed proposal can be undone`);
+  if (ctx.entry.status !== 'committed')
+    throw new ReviewRefusal('not_committed', `this proposal is ${statusAt(ctx.entry, ctx.now)}; only a committed proposal can be undone`);
   if (ctx.now.getTime() >= undoDeadline(ctx.committedAt).getTime()) {
-    throw new ReviewRefusal('undo_window_passed', `a batch can be undone for ${WRITE_POLICY.undoWindowDays} days after it was saved; this one was saved on ${ctx.committedAt.slice(0, 10)}`);
+    throw new ReviewRefusal(
+      'undo_window_passed',
+      `a batch can be undone for ${WRITE_POLICY.undoWindowDays} days after it was saved; this one was saved on ${ctx.committedAt.slice(0, 10)}`,
+    );
   }
   if (!ctx.before) throw new ReviewRefusal('recovery_data_removed', 'the earlier values of this batch were removed, so it can no longer be undone');
   const changes = undoChanges(ctx.affected, ctx.before, ctx.dependencies);
@@ -227,14 +255,24 @@ export function decideUndo(ctx: UndoContext): { recordEvents: RecordEvent[]; aff
     // used by something saved since.
     const how = error.code === 'not_found' ? 'removed' : error.code === 'not_supported' ? 'in_use' : 'changed';
     const item = { kind: change.kind, id: 'id' in change ? change.id : (change.item as { id: string }).id, how } as const;
-    const why = { removed: 'was removed after this batch was saved', in_use: 'is used by a workout, routine or goal saved since', changed: 'changed after this batch was saved' }[how];
+    const why = {
+      removed: 'was removed after this batch was saved',
+      in_use: 'is used by a workout, routine or goal saved since',
+      changed: 'changed after this batch was saved',
+    }[how];
     throw new ReviewRefusal('undo_blocked', `the ${item.kind.replace('_', ' ')} ${item.id} ${why}, so nothing was undone`, item);
   }
   const affected = recordEvents.map((event): AffectedItem => {
     const { kind, op } = recordChangeOf(event.type)!;
     const data = event.data as { item?: { id: string }; id?: string; revision: number };
     const id = data.item?.id ?? data.id!;
-    return { kind, id, change: op, revision_before: ctx.affected.find((x) => x.kind === kind && x.id === id)?.revision_after ?? null, revision_after: data.revision };
+    return {
+      kind,
+      id,
+      change: op,
+      revision_before: ctx.affected.find((x) => x.kind === kind && x.id === id)?.revision_after ?? null,
+      revision_after: data.revision,
+    };
   });
   return { recordEvents, affected };
 }
@@ -252,7 +290,8 @@ function undoChanges(affected: readonly AffectedItem[], before: readonly BeforeI
     const image = before[i]!;
     if (x.change === 'created') removals.unshift({ op: 'delete', kind: x.kind, id: x.id, base_revision: x.revision_after });
     else if (image.item === null) throw new Error(`no earlier body of ${x.kind} ${x.id}`);
-    else if (x.change === 'deleted') restores.push({ op: 'restore', kind: x.kind, item: image.item, base_revision: x.revision_after, created_at: image.created_at! });
+    else if (x.change === 'deleted')
+      restores.push({ op: 'restore', kind: x.kind, item: image.item, base_revision: x.revision_after, created_at: image.created_at! });
     else updates.push({ op: 'update', kind: x.kind, item: image.item, base_revision: x.revision_after });
   });
   return [...dependencies.map((d): RecordChange => ({ op: 'expect', kind: d.kind, id: d.id, revision: d.revision })), ...restores, ...updates, ...removals];

@@ -5,7 +5,15 @@ import { createHash } from 'node:crypto';
 import { WRITE_POLICY, type ReadScope } from '../../contracts/common.ts';
 import type { ProposalEvent } from '../../contracts/events.ts';
 import type { RecordItem, RecordKind } from '../../contracts/record.ts';
-import { WRITE_KINDS, type NormalisedAction, type ProposalChange, type ProposalStatus, type WriteAction, type WriteKind, type WriteProposalBody } from '../../contracts/write.ts';
+import {
+  WRITE_KINDS,
+  type NormalisedAction,
+  type ProposalChange,
+  type ProposalStatus,
+  type WriteAction,
+  type WriteKind,
+  type WriteProposalBody,
+} from '../../contracts/write.ts';
 import { areaOf, requirementOf, type WritePermission } from '../../contracts/write-permissions.ts';
 import { DomainError, type Issue } from './errors.ts';
 import { decideChanges, itemKey, live, type ItemImage, type RecordChange, type RecordState } from './record.ts';
@@ -136,7 +144,15 @@ export function evolveProposals(state: ProposalState, event: { type: string; dat
   const e = event as ProposalEvent;
   if (e.type === 'proposal.prepared') {
     const d = e.data;
-    state.set(d.command_id, { command_id: d.command_id, grant_id: d.grant_id, body_sha256: d.body_sha256, status: 'prepared', prepared_at: d.prepared_at, expires_at: d.expires_at, sealed_bytes: d.details?.ciphertext.length ?? 0 });
+    state.set(d.command_id, {
+      command_id: d.command_id,
+      grant_id: d.grant_id,
+      body_sha256: d.body_sha256,
+      status: 'prepared',
+      prepared_at: d.prepared_at,
+      expires_at: d.expires_at,
+      sealed_bytes: d.details?.ciphertext.length ?? 0,
+    });
     return state;
   }
   const entry = state.get(e.data.command_id);
@@ -304,7 +320,15 @@ export function decidePrepare(command: PrepareCommand, record: RecordState, prop
     const before = action.op === 'create' ? null : imageOf(images, action, index);
     checkPermission(action, before, caller, index);
     checkDates(action, before, command, index);
-    changes.push({ index, op: action.op, kind: action.kind, id: action.id, area: areaOf(WRITE_KINDS[action.kind], (action.record ?? before) as object), base_revision: action.base_revision, summary: summarise(action, before, record, actions, command.timezone) });
+    changes.push({
+      index,
+      op: action.op,
+      kind: action.kind,
+      id: action.id,
+      area: areaOf(WRITE_KINDS[action.kind], (action.record ?? before) as object),
+      base_revision: action.base_revision,
+      summary: summarise(action, before, record, actions, command.timezone),
+    });
   });
 
   const dependencies = dependenciesOf(actions, record);
@@ -428,14 +452,23 @@ function normalise(actions: WriteAction[], record: RecordState, newId: () => str
     const id = action.op !== 'create' ? action.id! : action.kind === 'fitness_preferences' ? record.athleteId : newId();
     const resolved = action.record === undefined ? null : resolveRefs(action.record, refs, index);
     if (action.ref !== undefined) {
-      if (refs.has(action.ref)) throw new WriteRefusal('invalid_action', `ref "${action.ref}" is already used by action ${refs.get(action.ref)!.index}`, { actionIndex: index, field: `actions.${index}.ref` });
+      if (refs.has(action.ref))
+        throw new WriteRefusal('invalid_action', `ref "${action.ref}" is already used by action ${refs.get(action.ref)!.index}`, {
+          actionIndex: index,
+          field: `actions.${index}.ref`,
+        });
       refs.set(action.ref, { index, kind: action.kind, id });
     }
     return { op: action.op, kind: action.kind, id, base_revision: action.base_revision ?? null, ref: action.ref ?? null, record: resolved };
   });
 }
 
-function resolveRefs(value: unknown, refs: ReadonlyMap<string, { index: number; kind: WriteKind; id: string }>, index: number, path = `actions.${index}.record`): Record<string, unknown> {
+function resolveRefs(
+  value: unknown,
+  refs: ReadonlyMap<string, { index: number; kind: WriteKind; id: string }>,
+  index: number,
+  path = `actions.${index}.record`,
+): Record<string, unknown> {
   const walk = (v: unknown, at: string): unknown => {
     if (Array.isArray(v)) return v.map((x, i) => walk(x, `${at}.${i}`));
     if (!v || typeof v !== 'object') return v;
@@ -443,7 +476,8 @@ function resolveRefs(value: unknown, refs: ReadonlyMap<string, { index: number; 
     if (typeof ref === 'string' && Object.keys(v).length === 1) {
       const target = refs.get(ref);
       if (!target) throw new WriteRefusal('invalid_action', `no earlier action of this batch creates ref "${ref}"`, { actionIndex: index, field: at });
-      if (target.kind !== 'exercise') throw new WriteRefusal('invalid_action', `ref "${ref}" names a ${target.kind}; only exercises are referred to`, { actionIndex: index, field: at });
+      if (target.kind !== 'exercise')
+        throw new WriteRefusal('invalid_action', `ref "${ref}" names a ${target.kind}; only exercises are referred to`, { actionIndex: index, field: at });
       return target.id;
     }
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, `${at}.${k}`)]));
@@ -454,7 +488,8 @@ function resolveRefs(value: unknown, refs: ReadonlyMap<string, { index: number; 
 function imageOf(images: ReadonlyMap<string, ItemImage>, action: NormalisedAction, index: number): Record<string, unknown> {
   const image = images.get(itemKey(WRITE_KINDS[action.kind], action.id));
   // An id of another athlete and an id that never existed are the same answer (spec 7.5).
-  if (!image?.item) throw new WriteRefusal('unknown_item', `there is no ${action.kind} ${action.id} in this record`, { actionIndex: index, field: `actions.${index}.id` });
+  if (!image?.item)
+    throw new WriteRefusal('unknown_item', `there is no ${action.kind} ${action.id} in this record`, { actionIndex: index, field: `actions.${index}.id` });
   return image.item as Record<string, unknown>;
 }
 
@@ -471,17 +506,25 @@ function checkPermission(action: NormalisedAction, before: object | null, caller
   const needed = requirementOf(action.op, WRITE_KINDS[action.kind], before, action.record);
   const missingPermissions = needed.permissions.filter((p) => !caller.writePermissions.includes(p));
   if (missingPermissions.length) {
-    throw new WriteRefusal('write_permission_missing', `to ${action.op} a ${action.kind} this connection needs the athlete's permission ${missingPermissions.join(' and ')}; send the athlete the permissions link`, {
-      actionIndex: index,
-      missingPermissions,
-    });
+    throw new WriteRefusal(
+      'write_permission_missing',
+      `to ${action.op} a ${action.kind} this connection needs the athlete's permission ${missingPermissions.join(' and ')}; send the athlete the permissions link`,
+      {
+        actionIndex: index,
+        missingPermissions,
+      },
+    );
   }
   const missingScopes = needed.scopes.filter((s) => !caller.scopes.includes(s));
   if (missingScopes.length) {
-    throw new WriteRefusal('read_scope_missing', `to ${action.op} a ${action.kind} this connection also needs to read ${missingScopes.join(' and ')}; the athlete grants that when connecting`, {
-      actionIndex: index,
-      missingScopes,
-    });
+    throw new WriteRefusal(
+      'read_scope_missing',
+      `to ${action.op} a ${action.kind} this connection also needs to read ${missingScopes.join(' and ')}; the athlete grants that when connecting`,
+      {
+        actionIndex: index,
+        missingScopes,
+      },
+    );
   }
 }
 
@@ -496,22 +539,35 @@ function checkDates(action: NormalisedAction, before: Record<string, unknown> | 
     const kept = new Set((before?.scheduled_dates as string[] | undefined) ?? []);
     (r.scheduled_dates as string[]).forEach((date, i) => {
       if (kept.has(date)) return;
-      if (date < today) throw new WriteRefusal('beyond_horizon', `${date} is in the past; routines are scheduled from today (${today} in ${command.timezone})`, at(`scheduled_dates.${i}`));
-      if (date > last) throw new WriteRefusal('beyond_horizon', `${date} is more than ${WRITE_POLICY.schedulingHorizonDays} days ahead; the last date that can be scheduled is ${last} (${command.timezone})`, at(`scheduled_dates.${i}`));
+      if (date < today)
+        throw new WriteRefusal(
+          'beyond_horizon',
+          `${date} is in the past; routines are scheduled from today (${today} in ${command.timezone})`,
+          at(`scheduled_dates.${i}`),
+        );
+      if (date > last)
+        throw new WriteRefusal(
+          'beyond_horizon',
+          `${date} is more than ${WRITE_POLICY.schedulingHorizonDays} days ahead; the last date that can be scheduled is ${last} (${command.timezone})`,
+          at(`scheduled_dates.${i}`),
+        );
     });
     return;
   }
   const latest = command.now.getTime() + CLOCK_SKEW_MS;
   const instantField = { completed_workout: 'ended_at', meal: 'eaten_at', body_measurement: 'measured_at', goal: 'achieved_at' }[action.kind as string];
   // A goal not achieved has no achieved_at (null): nothing to check.
-  if (instantField && typeof r[instantField] === 'string' && Date.parse(r[instantField] as string) > latest) throw new WriteRefusal('invalid_action', `${instantField} is in the future; only what has happened is recorded`, at(instantField));
+  if (instantField && typeof r[instantField] === 'string' && Date.parse(r[instantField] as string) > latest)
+    throw new WriteRefusal('invalid_action', `${instantField} is in the future; only what has happened is recorded`, at(instantField));
   // ISO dates and instants with four-digit years compare as text: 0999-… sorts before 1900-01-01.
   const earliest = WRITE_POLICY.earliestRecordedDate;
   for (const field of [instantField, action.kind === 'completed_workout' ? 'started_at' : undefined, action.kind === 'recovery_checkin' ? 'date' : undefined]) {
     const value = field && r[field];
-    if (typeof value === 'string' && value < earliest) throw new WriteRefusal('invalid_action', `${field} ${value} is before ${earliest}; check the year`, at(field!));
+    if (typeof value === 'string' && value < earliest)
+      throw new WriteRefusal('invalid_action', `${field} ${value} is before ${earliest}; check the year`, at(field!));
   }
-  if (action.kind === 'recovery_checkin' && (r.date as string) > today) throw new WriteRefusal('invalid_action', `${r.date as string} is after today (${today} in ${command.timezone})`, at('date'));
+  if (action.kind === 'recovery_checkin' && (r.date as string) > today)
+    throw new WriteRefusal('invalid_action', `${r.date as string} is after today (${today} in ${command.timezone})`, at('date'));
 }
 
 /**
@@ -525,17 +581,24 @@ function refuseRepeatedItems(actions: readonly NormalisedAction[]): void {
     const key = `${action.kind} ${action.id}`;
     const earlier = first.get(key);
     if (earlier !== undefined) {
-      throw new WriteRefusal('invalid_action', `actions ${earlier} and ${index} both change ${action.kind} ${action.id}; a proposal changes an item once: put everything in one action`, {
-        actionIndex: index,
-        field: `actions.${index}.id`,
-      });
+      throw new WriteRefusal(
+        'invalid_action',
+        `actions ${earlier} and ${index} both change ${action.kind} ${action.id}; a proposal changes an item once: put everything in one action`,
+        {
+          actionIndex: index,
+          field: `actions.${index}.id`,
+        },
+      );
     }
     first.set(key, index);
   });
 }
 
 /** Existing exercises that records of the batch use: approval requires them unchanged. */
-function dependenciesOf(actions: NormalisedAction[], record: RecordState): Array<{ kind: RecordKind; id: string; revision: number; actionIndex: number; field: string }> {
+function dependenciesOf(
+  actions: NormalisedAction[],
+  record: RecordState,
+): Array<{ kind: RecordKind; id: string; revision: number; actionIndex: number; field: string }> {
   const created = new Set(actions.filter((a) => a.op === 'create').map((a) => a.id));
   const seen = new Set<string>();
   const found: Array<{ kind: RecordKind; id: string; revision: number; actionIndex: number; field: string }> = [];
@@ -569,7 +632,11 @@ export function recordItemOf(action: NormalisedAction, before: Record<string, un
 }
 
 /** The record's own changes for a batch, dependencies first: what approval will decide again. */
-export function recordChangesOf(actions: NormalisedAction[], dependencies: ReadonlyArray<{ kind: RecordKind; id: string; revision: number }>, images: ReadonlyMap<string, ItemImage>): RecordChange[] {
+export function recordChangesOf(
+  actions: NormalisedAction[],
+  dependencies: ReadonlyArray<{ kind: RecordKind; id: string; revision: number }>,
+  images: ReadonlyMap<string, ItemImage>,
+): RecordChange[] {
   return [
     ...dependencies.map((d): RecordChange => ({ op: 'expect', kind: d.kind, id: d.id, revision: d.revision })),
     ...actions.map((a): RecordChange => {
@@ -588,10 +655,18 @@ export function recordChangesOf(actions: NormalisedAction[], dependencies: Reado
  * prepared like any other, and its collision is decided at approval, where it makes the proposal
  * conflicted; with the area's read scope the refusal comes now, saying what is in the way.
  */
-function decideRecordChanges(actions: NormalisedAction[], dependencies: ReturnType<typeof dependenciesOf>, record: RecordState, images: ReadonlyMap<string, ItemImage>, readable: readonly ReadScope[]): void {
+function decideRecordChanges(
+  actions: NormalisedAction[],
+  dependencies: ReturnType<typeof dependenciesOf>,
+  record: RecordState,
+  images: ReadonlyMap<string, ItemImage>,
+  readable: readonly ReadScope[],
+): void {
   const changes = recordChangesOf(actions, dependencies, images);
   try {
-    decideChanges(changes, record, { deferCollisions: (kind, item) => !readable.includes(areaOf(kind, item as { goal_type?: RecordItem<'goal'>['goal_type'] })) });
+    decideChanges(changes, record, {
+      deferCollisions: (kind, item) => !readable.includes(areaOf(kind, item as { goal_type?: RecordItem<'goal'>['goal_type'] })),
+    });
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
     throw refusalOf(error, changes.length, dependencies);
@@ -662,7 +737,10 @@ function summarise(action: NormalisedAction, before: Record<string, unknown> | n
   if (action.op === 'create') {
     const extra =
       action.kind === 'completed_workout'
-        ? ` on ${localDateOf(String(r.ended_at), timezone)}: ${count((r.exercises as unknown[]).length, 'exercise')}, ${count((r.exercises as Array<{ sets: unknown[] }>).reduce((n, e) => n + e.sets.length, 0), 'set')}`
+        ? ` on ${localDateOf(String(r.ended_at), timezone)}: ${count((r.exercises as unknown[]).length, 'exercise')}, ${count(
+            (r.exercises as Array<{ sets: unknown[] }>).reduce((n, e) => n + e.sets.length, 0),
+            'set',
+          )}`
         : action.kind === 'saved_routine' && (r.scheduled_dates as string[]).length
           ? `, scheduled on ${(r.scheduled_dates as string[]).join(', ')}`
           : '';

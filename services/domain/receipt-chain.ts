@@ -26,8 +26,24 @@ export interface ReceiptLink {
 
 /** What a link covers: the minimal receipt of a commit, or what an undo restored. */
 export type ChainEntry =
-  | { event: 'proposal.committed'; athlete_id: string; sequence: number; command_id: string; receipt: Receipt; affected: AffectedItem[]; record_events_sha256: string }
-  | { event: 'proposal.undone'; athlete_id: string; sequence: number; command_id: string; undone_at: string; affected: AffectedItem[]; record_events_sha256: string };
+  | {
+      event: 'proposal.committed';
+      athlete_id: string;
+      sequence: number;
+      command_id: string;
+      receipt: Receipt;
+      affected: AffectedItem[];
+      record_events_sha256: string;
+    }
+  | {
+      event: 'proposal.undone';
+      athlete_id: string;
+      sequence: number;
+      command_id: string;
+      undone_at: string;
+      affected: AffectedItem[];
+      record_events_sha256: string;
+    };
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -63,7 +79,12 @@ export function linkOf(event: { type: string; data: unknown }): ReceiptLink | nu
 }
 
 /** The next link after `previous` for an entry (given without its sequence, which the chain assigns). */
-export function nextLink(athleteId: string, previous: ReceiptLink | null, entry: DistributiveOmit<ChainEntry, 'sequence' | 'athlete_id'>, recordEvents: number): ReceiptLink {
+export function nextLink(
+  athleteId: string,
+  previous: ReceiptLink | null,
+  entry: DistributiveOmit<ChainEntry, 'sequence' | 'athlete_id'>,
+  recordEvents: number,
+): ReceiptLink {
   const sequence = (previous?.sequence ?? 0) + 1;
   const before = previous?.digest ?? genesis(athleteId);
   return { sequence, previous: before, digest: linkDigest(before, { ...entry, athlete_id: athleteId, sequence } as ChainEntry), record_events: recordEvents };
@@ -168,7 +189,13 @@ export class ChainVerifier {
     }
     if (link.sequence !== expected) {
       // Name the link that is not where it should be, and say what stands in its place.
-      this.#broken = { sequence: expected, command_id: commandId, event: e.type, revision: e.revision, reason: `link #${expected} is missing: the next link in the stream is #${link.sequence} (${e.type} of proposal ${commandId}); a link was removed or reordered` };
+      this.#broken = {
+        sequence: expected,
+        command_id: commandId,
+        event: e.type,
+        revision: e.revision,
+        reason: `link #${expected} is missing: the next link in the stream is #${link.sequence} (${e.type} of proposal ${commandId}); a link was removed or reordered`,
+      };
       return;
     }
     if (link.previous !== this.#previous) return broken('its previous digest is not the digest of the link before it: a link before it was removed or changed');
@@ -189,7 +216,13 @@ export class ChainVerifier {
   }
 
   #entryOf(type: string, commandId: string, data: Record<string, unknown>, covered: ChainEvent[]): ChainEntry | null {
-    const common = { athlete_id: this.#athleteId, sequence: (data.link as ReceiptLink).sequence, command_id: commandId, affected: data.affected as AffectedItem[], record_events_sha256: recordEventsDigest(covered) };
+    const common = {
+      athlete_id: this.#athleteId,
+      sequence: (data.link as ReceiptLink).sequence,
+      command_id: commandId,
+      affected: data.affected as AffectedItem[],
+      record_events_sha256: recordEventsDigest(covered),
+    };
     if (type === 'proposal.undone') return { event: 'proposal.undone', ...common, undone_at: String(data.undone_at) };
     const client = this.#clients.get(commandId);
     if (!client) return null;
@@ -217,7 +250,12 @@ const RECENT = 8 * WRITE_POLICY.changesPerProposal;
 
 /** The minimal receipt of a commit, as the proposals read model and `get_write_proposal` show it. */
 export function receiptOf(client: { client_id: string; name: string }, committed: { committed_at: string; changes: Receipt['changes'] }): Receipt {
-  return { committed_at: committed.committed_at, approved_by: 'athlete', client: { client_id: client.client_id, name: client.name }, changes: committed.changes };
+  return {
+    committed_at: committed.committed_at,
+    approved_by: 'athlete',
+    client: { client_id: client.client_id, name: client.name },
+    changes: committed.changes,
+  };
 }
 
 /** Verifies a whole stream at once. */

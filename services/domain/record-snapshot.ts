@@ -24,9 +24,21 @@ const REBUCKET_AT = 4;
 const STATUSES: readonly ProposalStatus[] = ['prepared', 'committed', 'rejected', 'expired', 'conflicted', 'undone'];
 
 /** An item: its state, first and latest stream revisions, the exercises it uses, the batch of its latest change. */
-export type ItemRow = [key: string, revision: number, deleted: 0 | 1, first: number, latest: number, uses: string[] | 0, batch: [command_id: string, revision: number, undo: 0 | 1] | 0];
+export type ItemRow = [
+  key: string,
+  revision: number,
+  deleted: 0 | 1,
+  first: number,
+  latest: number,
+  uses: string[] | 0,
+  batch: [command_id: string, revision: number, undo: 0 | 1] | 0,
+];
 /** A proposal: its entry (none for events of a proposal never prepared here) and its events' stream revisions. */
-export type ProposalRow = [id: string, entry: [grant: string, digest: string, status: number, prepared_at: string, expires_at: string, sealed_bytes: number] | 0, revisions: number[]];
+export type ProposalRow = [
+  id: string,
+  entry: [grant: string, digest: string, status: number, prepared_at: string, expires_at: string, sealed_bytes: number] | 0,
+  revisions: number[],
+];
 export type SourceRefRow = [ref: string, workout_id: string];
 export type SectionRow = ItemRow | ProposalRow | SourceRefRow;
 
@@ -139,9 +151,7 @@ export function snapshotOf(
     imported_files: [...s.importedFiles],
     checkins: [...s.checkinIdByDate],
     exercise_names: [...s.exerciseIdByName],
-    listed: [...listed]
-      .map((id) => proposalRow(fold, id))
-      .sort((a, b) => (a[2][0] ?? 0) - (b[2][0] ?? 0)),
+    listed: [...listed].map((id) => proposalRow(fold, id)).sort((a, b) => (a[2][0] ?? 0) - (b[2][0] ?? 0)),
     sections,
   };
   return { write: { head, buckets, base: shares ? base!.generation : null }, needs: [] };
@@ -155,7 +165,15 @@ function rowsIn(fold: RecordFold, section: FoldSection, buckets: number, wanted:
     const at = fold.itemEvents.get(key)!;
     const uses = fold.state.exerciseUses.get(key);
     const batch = fold.itemBatches.get(key);
-    return [key, item.revision, item.deleted ? 1 : 0, at.first, at.latest, uses ? [...uses] : 0, batch ? [batch.command_id, batch.revision, batch.move === 'undo' ? 1 : 0] : 0];
+    return [
+      key,
+      item.revision,
+      item.deleted ? 1 : 0,
+      at.first,
+      at.latest,
+      uses ? [...uses] : 0,
+      batch ? [batch.command_id, batch.revision, batch.move === 'undo' ? 1 : 0] : 0,
+    ];
   });
 }
 
@@ -165,7 +183,11 @@ function mapValues<T, U>(lists: Map<number, T[]>, f: (t: T) => U): Map<number, U
 
 function proposalRow(fold: RecordFold, id: string): ProposalRow {
   const p = fold.proposals.get(id);
-  return [id, p ? [p.grant_id, p.body_sha256, STATUSES.indexOf(p.status), p.prepared_at, p.expires_at, p.sealed_bytes] : 0, [...(fold.proposalEvents.get(id) ?? [])]];
+  return [
+    id,
+    p ? [p.grant_id, p.body_sha256, STATUSES.indexOf(p.status), p.prepared_at, p.expires_at, p.sealed_bytes] : 0,
+    [...(fold.proposalEvents.get(id) ?? [])],
+  ];
 }
 
 /**
@@ -201,7 +223,15 @@ export function foldOfHead(head: SnapshotHead, athleteId: string): RecordFold | 
 }
 
 function entryOf(id: string, [grant, digest, status, preparedAt, expiresAt, sealedBytes]: Exclude<ProposalRow[1], 0>): ProposalEntry {
-  return { command_id: id, grant_id: grant, body_sha256: digest, status: STATUSES[status]!, prepared_at: preparedAt, expires_at: expiresAt, sealed_bytes: sealedBytes };
+  return {
+    command_id: id,
+    grant_id: grant,
+    body_sha256: digest,
+    status: STATUSES[status]!,
+    prepared_at: preparedAt,
+    expires_at: expiresAt,
+    sealed_bytes: sealedBytes,
+  };
 }
 
 /** Adds a bucket's rows, as the snapshot held them, to a fold read from its head. */
@@ -212,13 +242,33 @@ export function mergeBucket(fold: RecordFold, section: FoldSection, b: number, r
   }
   if (section === 'proposals') {
     const list = rows as ProposalRow[];
-    fold.proposals.merge(b, list.flatMap(([id, entry]) => (entry ? [[id, entryOf(id, entry)] as const] : [])));
-    fold.proposalEvents.merge(b, list.map(([id, , revisions]) => [id, revisions] as const));
+    fold.proposals.merge(
+      b,
+      list.flatMap(([id, entry]) => (entry ? [[id, entryOf(id, entry)] as const] : [])),
+    );
+    fold.proposalEvents.merge(
+      b,
+      list.map(([id, , revisions]) => [id, revisions] as const),
+    );
     return;
   }
   const list = rows as ItemRow[];
-  fold.state.items.merge(b, list.map(([key, revision, deleted]) => [key, { revision, deleted: deleted === 1 } satisfies ItemState] as const));
-  fold.state.exerciseUses.merge(b, list.flatMap(([key, , , , , uses]) => (uses ? [[key, uses] as const] : [])));
-  fold.itemEvents.merge(b, list.map(([key, , , first, latest]) => [key, { first, latest }] as const));
-  fold.itemBatches.merge(b, list.flatMap(([key, , , , , , batch]) => (batch ? [[key, { command_id: batch[0], revision: batch[1], move: batch[2] === 1 ? ('undo' as const) : ('commit' as const) }] as const] : [])));
+  fold.state.items.merge(
+    b,
+    list.map(([key, revision, deleted]) => [key, { revision, deleted: deleted === 1 } satisfies ItemState] as const),
+  );
+  fold.state.exerciseUses.merge(
+    b,
+    list.flatMap(([key, , , , , uses]) => (uses ? [[key, uses] as const] : [])),
+  );
+  fold.itemEvents.merge(
+    b,
+    list.map(([key, , , first, latest]) => [key, { first, latest }] as const),
+  );
+  fold.itemBatches.merge(
+    b,
+    list.flatMap(([key, , , , , , batch]) =>
+      batch ? [[key, { command_id: batch[0], revision: batch[1], move: batch[2] === 1 ? ('undo' as const) : ('commit' as const) }] as const] : [],
+    ),
+  );
 }

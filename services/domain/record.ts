@@ -230,9 +230,7 @@ function decideChange(change: RecordChange, state: RecordState, at: string, coll
         { path: at, message: 'an exercise in use cannot be deleted' },
       ]);
     }
-    const events: RecordEvent[] = [
-      { type: `${change.kind}.deleted`, data: { id: change.id, revision: current.revision + 1 } } as RecordEvent,
-    ];
+    const events: RecordEvent[] = [{ type: `${change.kind}.deleted`, data: { id: change.id, revision: current.revision + 1 } } as RecordEvent];
     // Feedback belongs to its workout and goes with it.
     const feedback = change.kind === 'workout' ? live(state, 'feedback', change.id) : null;
     if (feedback) events.push({ type: 'feedback.deleted', data: { id: change.id, revision: feedback.revision + 1 } });
@@ -248,30 +246,43 @@ function decideChange(change: RecordChange, state: RecordState, at: string, coll
       ]);
     }
     if (deleted.revision !== change.base_revision) {
-      throw new DomainError('revision_conflict', `${change.kind} ${item.id} is at revision ${deleted.revision}, the restore was made against revision ${change.base_revision}`, [
-        { path: join(at, 'base_revision'), message: `current revision is ${deleted.revision}` },
-      ]);
+      throw new DomainError(
+        'revision_conflict',
+        `${change.kind} ${item.id} is at revision ${deleted.revision}, the restore was made against revision ${change.base_revision}`,
+        [{ path: join(at, 'base_revision'), message: `current revision is ${deleted.revision}` }],
+      );
     }
     if (!dateTime.safeParse(change.created_at).success) {
-      throw new DomainError('invalid_input', 'created_at must be an instant such as 2026-01-05T08:00:00Z', [{ path: join(at, 'created_at'), message: 'not a date-time' }]);
+      throw new DomainError('invalid_input', 'created_at must be an instant such as 2026-01-05T08:00:00Z', [
+        { path: join(at, 'created_at'), message: 'not a date-time' },
+      ]);
     }
     checkItemRules(change.kind, item, state, at);
     return [{ type: `${change.kind}.created`, data: { item, revision: deleted.revision + 1, created_at: change.created_at } } as RecordEvent];
   }
   if (change.op === 'carry') {
     if (state.items.has(itemKey(change.kind, item.id))) {
-      throw new DomainError('already_exists', `${change.kind} ${item.id} already exists`, [{ path: join(at, 'item.id'), message: 'an item with this id exists or existed' }]);
+      throw new DomainError('already_exists', `${change.kind} ${item.id} already exists`, [
+        { path: join(at, 'item.id'), message: 'an item with this id exists or existed' },
+      ]);
     }
     if (!Number.isInteger(change.revision) || change.revision < 1) {
       throw new DomainError('invalid_input', 'revision must be a positive integer', [{ path: join(at, 'revision'), message: 'not a positive integer' }]);
     }
     for (const field of ['created_at', 'updated_at'] as const) {
       if (!dateTime.safeParse(change[field]).success) {
-        throw new DomainError('invalid_input', `${field} must be an instant such as 2026-01-05T08:00:00Z`, [{ path: join(at, field), message: 'not a date-time' }]);
+        throw new DomainError('invalid_input', `${field} must be an instant such as 2026-01-05T08:00:00Z`, [
+          { path: join(at, field), message: 'not a date-time' },
+        ]);
       }
     }
     checkItemRules(change.kind, item, state, at);
-    return [{ type: `${change.kind}.created`, data: { item, revision: change.revision, created_at: change.created_at, updated_at: change.updated_at } } as RecordEvent];
+    return [
+      {
+        type: `${change.kind}.created`,
+        data: { item, revision: change.revision, created_at: change.created_at, updated_at: change.updated_at },
+      } as RecordEvent,
+    ];
   }
   const deferred = change.op === 'create' && collisions.defer !== null && collisions.defer!(change.kind, item);
   const collides: Collides = deferred ? (holder) => collisions.written!.has(holder) : ALWAYS;
@@ -291,11 +302,9 @@ function requireLive(state: RecordState, kind: RecordKind, id: string, baseRevis
   const current = live(state, kind, id);
   if (!current) throw new DomainError('not_found', `${kind} ${id} does not exist`, [{ path: join(at, 'id'), message: 'not found' }]);
   if (current.revision !== baseRevision) {
-    throw new DomainError(
-      'revision_conflict',
-      `${kind} ${id} is at revision ${current.revision}, the change was made against revision ${baseRevision}`,
-      [{ path: join(at, field), message: `current revision is ${current.revision}` }],
-    );
+    throw new DomainError('revision_conflict', `${kind} ${id} is at revision ${current.revision}, the change was made against revision ${baseRevision}`, [
+      { path: join(at, field), message: `current revision is ${current.revision}` },
+    ]);
   }
   return current;
 }
@@ -411,7 +420,12 @@ function checkItemRules(kind: RecordKind, item: RecordItem, state: RecordState, 
           // Following the parents from any set ends at a set without one, or it is a loop.
           let at: number | null | undefined = s.parent_position;
           for (let steps = 0; at !== null && at !== undefined; steps++) {
-            if (steps === e.sets.length) refuse('invalid_input', `exercises.${i}.sets.${j}.parent_position`, 'drop sets name each other as parents in a loop; a drop set drops from a set done before it');
+            if (steps === e.sets.length)
+              refuse(
+                'invalid_input',
+                `exercises.${i}.sets.${j}.parent_position`,
+                'drop sets name each other as parents in a loop; a drop set drops from a set done before it',
+              );
             at = parentOf.get(at);
           }
         });
@@ -446,7 +460,8 @@ function checkItemRules(kind: RecordKind, item: RecordItem, state: RecordState, 
     case 'checkin': {
       const c = item as RecordItem<'checkin'>;
       const holder = state.checkinIdByDate.get(c.date);
-      if (holder !== undefined && holder !== c.id && collides(itemKey('checkin', holder))) refuse('date_taken', 'date', `there is already a check-in for ${c.date}`);
+      if (holder !== undefined && holder !== c.id && collides(itemKey('checkin', holder)))
+        refuse('date_taken', 'date', `there is already a check-in for ${c.date}`);
       break;
     }
     case 'fitness_preferences':

@@ -27,7 +27,9 @@ export function weeklyStreak(latestRun: WeekRun | null, thisWeekActive: boolean,
   const end = latestRun && (latestRun.to < lastWeek ? latestRun.to : lastWeek);
   const weeksFrom = (from: string, to: string) => (dayNumber(to) - dayNumber(from)) / 7 + 1;
   if (thisWeekActive) {
-    return latestRun && end === lastWeek ? { weeks: weeksFrom(latestRun.from, thisWeek), current: true, from: latestRun.from } : { weeks: 1, current: true, from: thisWeek };
+    return latestRun && end === lastWeek
+      ? { weeks: weeksFrom(latestRun.from, thisWeek), current: true, from: latestRun.from }
+      : { weeks: 1, current: true, from: thisWeek };
   }
   if (!latestRun || !end) return { weeks: 0, current: false, from: null };
   return { weeks: weeksFrom(latestRun.from, end), current: end === lastWeek, from: latestRun.from };

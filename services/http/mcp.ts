@@ -184,7 +184,10 @@ function agentAccessApi(services: ApiServices, request: FastifyRequest, caller: 
     createAgentAccessCaller({
       ...services,
       // Identified once for the HTTP request; each tool call still checks its own scope.
-      auth: { check: async (_token, surface, scope) => services.auth.authorize(caller, surface, scope), authorize: (c, surface, scope) => services.auth.authorize(c, surface, scope) },
+      auth: {
+        check: async (_token, surface, scope) => services.auth.authorize(caller, surface, scope),
+        authorize: (c, surface, scope) => services.auth.authorize(c, surface, scope),
+      },
       surface: 'mcp',
       token: bearerToken(request.headers.authorization),
       requestId: request.id,
@@ -305,7 +308,8 @@ function acceptedMessage(request: FastifyRequest): { message: JSONRPCMessage } |
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
     return { refusal: { status: 406, code: SERVER_ERROR, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' } };
   }
-  if (!isJsonContentType(request.headers['content-type'])) return { refusal: { status: 415, code: SERVER_ERROR, message: 'Unsupported Media Type: Content-Type must be application/json' } };
+  if (!isJsonContentType(request.headers['content-type']))
+    return { refusal: { status: 415, code: SERVER_ERROR, message: 'Unsupported Media Type: Content-Type must be application/json' } };
   const parsed = JSONRPCMessageSchema.safeParse(request.body);
   if (!parsed.success) return { refusal: { status: 400, code: ErrorCode.ParseError, message: 'Parse error: Invalid JSON-RPC message' } };
   const message = parsed.data;
@@ -313,7 +317,13 @@ function acceptedMessage(request: FastifyRequest): { message: JSONRPCMessage } |
   const version = request.headers['mcp-protocol-version'];
   const initialize = 'method' in message && message.method === 'initialize' && isInitializeRequest(message);
   if (!initialize && version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) {
-    return { refusal: { status: 400, code: SERVER_ERROR, message: `Bad Request: Unsupported protocol version: ${String(version)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})` } };
+    return {
+      refusal: {
+        status: 400,
+        code: SERVER_ERROR,
+        message: `Bad Request: Unsupported protocol version: ${String(version)} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+      },
+    };
   }
   return { message };
 }
@@ -332,7 +342,14 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
     const status = error.statusCode ?? 500;
     if (status === 413) return jsonRpcError(reply, 413, `Payload too large: a message is at most ${MCP_BODY_LIMIT} bytes`);
     if (status === 415) return jsonRpcError(reply, 415, 'Unsupported Media Type: Content-Type must be application/json');
-    if (status >= 400 && status < 500) return jsonRpcError(reply, 400, `Parse error: ${error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? INVALID_JSON_BODY : 'Invalid JSON'}`, {}, ErrorCode.ParseError);
+    if (status >= 400 && status < 500)
+      return jsonRpcError(
+        reply,
+        400,
+        `Parse error: ${error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? INVALID_JSON_BODY : 'Invalid JSON'}`,
+        {},
+        ErrorCode.ParseError,
+      );
     request.log.error({ err: error }, 'request failed');
     return jsonRpcError(reply, 500, `something went wrong on our side; request id ${request.id} identifies it`, {}, ErrorCode.InternalError);
   };
@@ -341,7 +358,8 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
     if (!originAllowed(request, ownOrigin)) return jsonRpcError(reply, 403, `requests from ${request.headers.origin} are not allowed`);
     // MCP 2025-06-18 dropped JSON-RPC batches; one POST holding many calls would dodge the
     // per-call quota and lose the calls it was charged for when any one was refused.
-    if (Array.isArray(request.body)) return jsonRpcError(reply, 400, 'send one JSON-RPC message per request: batches are not supported', {}, ErrorCode.InvalidRequest);
+    if (Array.isArray(request.body))
+      return jsonRpcError(reply, 400, 'send one JSON-RPC message per request: batches are not supported', {}, ErrorCode.InvalidRequest);
     // As on REST, a paused operation answers 503 before the caller is identified.
     const called = calledOperation(request.body);
     const paused = called && (await services.app.maintenance.retryAfter(called.access));
@@ -369,7 +387,14 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
 
     tools ??= new Map(operationList.map((op) => [op, toolOf(op)]));
     const pooled = idle.pop() ?? (await PooledServer.connected(services, tools));
-    const exchange: Exchange = { request, caller, api: agentAccessApi(services, request, caller, (wait) => (exchange.wait = wait)), refused: null, wait: 0, envelopeJson: null };
+    const exchange: Exchange = {
+      request,
+      caller,
+      api: agentAccessApi(services, request, caller, (wait) => (exchange.wait = wait)),
+      refused: null,
+      wait: 0,
+      envelopeJson: null,
+    };
     pooled.exchange = exchange;
     try {
       // The message fits JSONRPCMessageSchema: with an id and a method, it is a request.
@@ -391,7 +416,8 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
   });
 
   // Stateless: no server-to-client stream to open and no session to end.
-  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) => jsonRpcError(reply, 405, 'this MCP server is stateless: POST JSON-RPC messages to /mcp', { Allow: 'POST' });
+  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+    jsonRpcError(reply, 405, 'this MCP server is stateless: POST JSON-RPC messages to /mcp', { Allow: 'POST' });
   server.get('/mcp', notAllowed);
   server.delete('/mcp', notAllowed);
 }

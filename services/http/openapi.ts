@@ -13,12 +13,14 @@ const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'draf
 function parameters(op: { path: string; input: z.ZodObject; body?: z.ZodObject | null }) {
   const pathNames = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const inBody = new Set(Object.keys(op.body?.shape ?? {}));
-  return Object.entries(op.input.shape).filter(([name]) => !inBody.has(name)).map(([name, schema]) => ({
-    name,
-    in: pathNames.includes(name) ? 'path' : 'query',
-    required: pathNames.includes(name),
-    schema: z.toJSONSchema(schema as z.ZodType, { io: 'input', unrepresentable: 'any' }),
-  }));
+  return Object.entries(op.input.shape)
+    .filter(([name]) => !inBody.has(name))
+    .map(([name, schema]) => ({
+      name,
+      in: pathNames.includes(name) ? 'path' : 'query',
+      required: pathNames.includes(name),
+      schema: z.toJSONSchema(schema as z.ZodType, { io: 'input', unrepresentable: 'any' }),
+    }));
 }
 
 const budgetOf = (quota: QuotaPolicy) => `${quota.units} quota units per ${quota.windowMs / 1000} seconds`;
@@ -39,8 +41,14 @@ export function openApiDocument(baseUrl: string, quotas: { agentAccess: QuotaPol
   const retryAfter = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', minimum: 1 } } };
   // Every answer to an identified connection (draft-ietf-httpapi-ratelimit-headers-11; see services/http/rate-limit.ts).
   const rateLimit = {
-    'RateLimit-Policy': { description: `The connection's budget: \`"connection";q=${quotas.agentAccess.units};w=${quotas.agentAccess.windowMs / 1000}\` (units per window, refilled continuously)`, schema: { type: 'string' } },
-    RateLimit: { description: 'What is left: `"connection";r=<units left>;t=<seconds until the budget is whole again>`; on a 429, t is the Retry-After', schema: { type: 'string' } },
+    'RateLimit-Policy': {
+      description: `The connection's budget: \`"connection";q=${quotas.agentAccess.units};w=${quotas.agentAccess.windowMs / 1000}\` (units per window, refilled continuously)`,
+      schema: { type: 'string' },
+    },
+    RateLimit: {
+      description: 'What is left: `"connection";r=<units left>;t=<seconds until the budget is whole again>`; on a 429, t is the Retry-After',
+      schema: { type: 'string' },
+    },
   };
   const requestId = { 'X-Request-Id': { description: 'The request id, also in the body', schema: { type: 'string' } } };
   const noStore = { 'Cache-Control': { schema: { type: 'string', const: 'private, no-store' } } };
@@ -58,17 +66,23 @@ export function openApiDocument(baseUrl: string, quotas: { agentAccess: QuotaPol
         'x-quota-weight': op.weight,
         security: [{ agentAccessOAuth: op.scope ? [op.scope] : [] }],
         parameters: parameters(op),
-        ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: z.toJSONSchema(op.body, { io: 'input', unrepresentable: 'any' }) } } } } : {}),
+        ...(op.body
+          ? { requestBody: { required: true, content: { 'application/json': { schema: z.toJSONSchema(op.body, { io: 'input', unrepresentable: 'any' }) } } } }
+          : {}),
         responses: {
           '200': {
-            description: 'The envelope of spec 2.1 with the operation\'s data',
-            headers: { 'X-Request-Id': { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string', const: 'private, no-store' } }, ...rateLimit },
+            description: "The envelope of spec 2.1 with the operation's data",
+            headers: {
+              'X-Request-Id': { schema: { type: 'string' } },
+              'Cache-Control': { schema: { type: 'string', const: 'private, no-store' } },
+              ...rateLimit,
+            },
             content: { 'application/json': { schema: jsonSchema(op.response) } },
           },
           '400': errorResponse('Invalid input: the message says what was wrong', rateLimit),
           '401': errorResponse('Missing, invalid, expired or revoked token; disconnected grant; no active Pro subscription', challenge),
           '403': errorResponse('The grant lacks the scope this operation needs', challenge),
-          '404': errorResponse('No such item in this athlete\'s record', rateLimit),
+          '404': errorResponse("No such item in this athlete's record", rateLimit),
           '413': errorResponse('Request too large', {}),
           '429': errorResponse(
             `Quota used up: each connection may spend ${budget}; this operation costs ${op.weight}${op.operationId === 'prepare_write_proposal' ? '. Also `pending_proposals_limit` (this connection has as many proposals awaiting review as it may) and `proposal_bytes_limit` (its proposals of the last 24 hours would store more than it may); get_write_context states both limits' : ''}`,
@@ -97,9 +111,11 @@ export function openApiDocument(baseUrl: string, quotas: { agentAccess: QuotaPol
             headers: { ...requestId, ...noStore },
             content: { 'application/json': { schema: jsonSchema(op.response) } },
           },
-          '400': error('Invalid input (an unknown parameter, a limit outside 1-10, a cursor this route did not issue for this athlete): the message says what was wrong'),
+          '400': error(
+            'Invalid input (an unknown parameter, a limit outside 1-10, a cursor this route did not issue for this athlete): the message says what was wrong',
+          ),
           '401': error('Missing, unknown or revoked bot token, or the athlete is no longer on Pro', botChallenge),
-          '404': error(op.path.endsWith('{id}') ? 'No such item in this athlete\'s record (another athlete\'s id included)' : 'No such route'),
+          '404': error(op.path.endsWith('{id}') ? "No such item in this athlete's record (another athlete's id included)" : 'No such route'),
           '413': error('The request carried a body; reads take none'),
           '429': error(`Quota used up: each bot token may spend ${botBudget}; this route costs ${op.weight}`, retryAfter),
           '503': error('Temporarily unavailable: reads are paused for maintenance', retryAfter),
@@ -138,7 +154,8 @@ export function openApiDocument(baseUrl: string, quotas: { agentAccess: QuotaPol
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'rlb_ followed by 43 base64url characters',
-          description: 'A bot token the athlete creates in RepLedger under Bot tokens (or an operator with `repledger bot-tokens create`). It opens the Read API v1 only, never Agent Access; revoked, or with the athlete off Pro, it stops working at the next request.',
+          description:
+            'A bot token the athlete creates in RepLedger under Bot tokens (or an operator with `repledger bot-tokens create`). It opens the Read API v1 only, never Agent Access; revoked, or with the athlete off Pro, it stops working at the next request.',
         },
       },
       schemas: { Error: jsonSchema(agentAccessError), ReadApiError: jsonSchema(readApiError) },

@@ -12,7 +12,12 @@ import { refuseReadBody, toApiError } from './rest.ts';
 export function registerReadApi(server: FastifyInstance, services: ReadApiServices): void {
   for (const op of readApiOperationList) {
     server.get(op.path.replace(/\{(\w+)\}/g, ':$1'), { onRequest: refuseReadBody }, async (request: FastifyRequest, reply) => {
-      const caller = createReadApiCaller({ ...services, token: bearerToken(request.headers.authorization), requestId: request.id, input: { ...(request.query as object), ...(request.params as object) } });
+      const caller = createReadApiCaller({
+        ...services,
+        token: bearerToken(request.headers.authorization),
+        requestId: request.id,
+        input: { ...(request.query as object), ...(request.params as object) },
+      });
       try {
         return await caller[op.operationId]();
       } catch (error) {

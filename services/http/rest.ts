@@ -42,7 +42,10 @@ export function registerRest(server: FastifyInstance, services: ApiServices): vo
       handler: async (request: FastifyRequest, reply) => {
         // A body that is not a JSON object is refused by the procedure, after its checks, as such.
         const isObject = typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body);
-        const input = op.body && !isObject ? new BodyNotAnObject(request.body) : { ...(request.query as object), ...(op.body ? (request.body as object) : {}), ...(request.params as object) };
+        const input =
+          op.body && !isObject
+            ? new BodyNotAnObject(request.body)
+            : { ...(request.query as object), ...(op.body ? (request.body as object) : {}), ...(request.params as object) };
         const caller = createAgentAccessCaller({
           ...services,
           surface: 'rest',

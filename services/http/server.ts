@@ -65,7 +65,14 @@ export async function buildServer(app: Services, options: ServerOptions = {}): P
     // A record that kept changing while a command was decided (the web app's moves): safe to retry.
     if (error instanceof DomainError && error.code === 'busy') {
       reply.header('Retry-After', String(BUSY_RETRY_SECONDS));
-      return void refuse(request, reply, 503, 'unavailable', error.message, 'Your record was changing while this was saved, so nothing was saved. Try again in a moment.');
+      return void refuse(
+        request,
+        reply,
+        503,
+        'unavailable',
+        error.message,
+        'Your record was changing while this was saved, so nothing was saved. Try again in a moment.',
+      );
     }
     const given = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (given === 500) request.log.error({ err: error }, 'request failed');
@@ -83,7 +90,14 @@ export async function buildServer(app: Services, options: ServerOptions = {}): P
             : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
               ? INVALID_JSON_BODY
               : error.message;
-    void refuse(request, reply, status, code, message, status === 500 ? 'Something went wrong on our side. Try again in a moment.' : 'The request could not be read.');
+    void refuse(
+      request,
+      reply,
+      status,
+      code,
+      message,
+      status === 500 ? 'Something went wrong on our side. Try again in a moment.' : 'The request could not be read.',
+    );
   });
 
   // Set as the request comes in, so that every answer carries them (a callback hook: an async one
@@ -98,10 +112,21 @@ export async function buildServer(app: Services, options: ServerOptions = {}): P
   await mountProvider(server, provider, app);
   await registerWebApp(server, app, provider);
   const agentAccess = await registerAgentAccess(server, app, provider);
-  const services: ApiServices = { app, auth: agentAccess, cursorKey: derivedKey(keys, 'cursor'), quota: new Quota(app.config.quota, app.clock), proposals: app.proposals };
+  const services: ApiServices = {
+    app,
+    auth: agentAccess,
+    cursorKey: derivedKey(keys, 'cursor'),
+    quota: new Quota(app.config.quota, app.clock),
+    proposals: app.proposals,
+  };
   registerRest(server, services);
   registerMcp(server, services);
-  registerReadApi(server, { app, auth: new BotAuth(app), cursorKey: derivedKey(keys, 'read-api cursor'), quota: new Quota(app.config.readApiQuota, app.clock) });
+  registerReadApi(server, {
+    app,
+    auth: new BotAuth(app),
+    cursorKey: derivedKey(keys, 'read-api cursor'),
+    quota: new Quota(app.config.readApiQuota, app.clock),
+  });
   server.get('/openapi.json', async () => openApiDocument(app.config.baseUrl, { agentAccess: app.config.quota, readApi: app.config.readApiQuota }));
 
   // Retention (spec 3 rule 3): each instance purges hourly; the purge is idempotent, so several
@@ -166,8 +191,18 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
         : [400, 'the request is not valid HTTP (a malformed header, a character not allowed in the address, or a wrong Content-Length)'];
   const requestId = randomUUID();
   const body = JSON.stringify({ error: { code: 'invalid_input', message, request_id: requestId } });
-  const headers = { ...COMMON_HEADERS(requestId), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' };
-  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`);
+  const headers = {
+    ...COMMON_HEADERS(requestId),
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    Connection: 'close',
+  };
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('')}\r\n${body}`,
+    );
   socket.destroy(error);
 }
 

@@ -166,11 +166,7 @@ export class AthleteService {
     return id;
   }
 
-  async #change(
-    id: string,
-    decide: (s: AthleteState | null) => AthleteEvent[] | Promise<AthleteEvent[]>,
-    actor: Actor,
-  ): Promise<AthleteState> {
+  async #change(id: string, decide: (s: AthleteState | null) => AthleteEvent[] | Promise<AthleteEvent[]>, actor: Actor): Promise<AthleteState> {
     return decideAndAppend(this.#events, this.#clock, {
       stream: streams.athlete(id),
       athleteId: id,

@@ -44,10 +44,14 @@ export class BotTokenService {
    */
   async create(athleteId: string, name: string, actor: Actor, requestKey?: string): Promise<{ token_id: string; token: string }> {
     const trimmed = name.trim();
-    if (trimmed.length < 1 || trimmed.length > 100) throw new DomainError('invalid_input', 'a bot token needs a name of 1 to 100 characters', [{ path: 'name', message: '1 to 100 characters' }]);
+    if (trimmed.length < 1 || trimmed.length > 100)
+      throw new DomainError('invalid_input', 'a bot token needs a name of 1 to 100 characters', [{ path: 'name', message: '1 to 100 characters' }]);
     const token = PREFIX + randomBytes(32).toString('base64url');
     const tokenId = requestKey === undefined ? randomUUID() : nameUuid(`bot-token/${athleteId}/${requestKey}`);
-    const created: BotTokenEvent = { type: 'bot_token.created', data: { token_id: tokenId, athlete_id: athleteId, name: trimmed, token_sha256: sha256Hex(token), token_prefix: token.slice(0, SHOWN_LENGTH) } };
+    const created: BotTokenEvent = {
+      type: 'bot_token.created',
+      data: { token_id: tokenId, athlete_id: athleteId, name: trimmed, token_sha256: sha256Hex(token), token_prefix: token.slice(0, SHOWN_LENGTH) },
+    };
     return this.#command(athleteId, actor, (history) => {
       // The same request sent twice (perhaps appended first by the other): refused, as one form makes one token.
       if (history.some((e) => e.type === 'bot_token.created' && (e.data as { token_id?: unknown }).token_id === tokenId)) {
@@ -60,7 +64,8 @@ export class BotTokenService {
   async revoke(athleteId: string, tokenId: string, actor: Actor): Promise<void> {
     await this.#command(athleteId, actor, (history) => {
       const mine = history.filter((e) => (e.data as { token_id?: unknown }).token_id === tokenId);
-      if (!mine.some((e) => e.type === 'bot_token.created') || mine.some((e) => e.type === 'bot_token.revoked')) throw new DomainError('not_found', 'no such active bot token');
+      if (!mine.some((e) => e.type === 'bot_token.created') || mine.some((e) => e.type === 'bot_token.revoked'))
+        throw new DomainError('not_found', 'no such active bot token');
       return { events: [{ type: 'bot_token.revoked', data: { token_id: tokenId, athlete_id: athleteId } }], result: undefined };
     });
   }
@@ -76,7 +81,13 @@ export class BotTokenService {
   /** The live token a presented secret is, with its athlete; null for anything else. */
   async find(token: string): Promise<{ athleteId: string; tokenId: string } | null> {
     if (!token.startsWith(PREFIX)) return null;
-    const [doc] = await this.#reads.page<BotTokenDoc>(BOT_TOKENS, { partition: BOT_TOKENS_PARTITION, index: 'by_hash', prefix: [sha256Hex(token)], direction: 'asc', limit: 1 });
+    const [doc] = await this.#reads.page<BotTokenDoc>(BOT_TOKENS, {
+      partition: BOT_TOKENS_PARTITION,
+      index: 'by_hash',
+      prefix: [sha256Hex(token)],
+      direction: 'asc',
+      limit: 1,
+    });
     if (!doc || doc.revoked_at) return null;
     return { athleteId: doc.athlete_id, tokenId: doc.id };
   }

@@ -1,7 +1,15 @@
 // Connections: which AI client may read which areas of an athlete's record, and the name the
 // athlete gave it. Every change is an event on the athlete's `connections-<id>` stream, so the
 // audit history shows who had access when.
-import { CONNECTION_LABEL_MAX, connectionEvent, connectionLabel, streams, type Actor, type ConnectionEvent, type DisconnectReason } from '../../contracts/events.ts';
+import {
+  CONNECTION_LABEL_MAX,
+  connectionEvent,
+  connectionLabel,
+  streams,
+  type Actor,
+  type ConnectionEvent,
+  type DisconnectReason,
+} from '../../contracts/events.ts';
 import { decideAndAppend } from '../commands/handler.ts';
 import { connectionOf, type ConnectionState } from '../domain/connection.ts';
 import { isVisibleText, type ReadScope } from '../../contracts/common.ts';
@@ -44,7 +52,14 @@ export class ConnectionService {
   }
 
   /** Records the athlete's consent; returns the connection's grant id. */
-  async connect(input: { oauthGrantId: string; athleteId: string; clientId: string; clientName: string; redirectHost: string; scopes: ReadScope[] }): Promise<string> {
+  async connect(input: {
+    oauthGrantId: string;
+    athleteId: string;
+    clientId: string;
+    clientName: string;
+    redirectHost: string;
+    scopes: ReadScope[];
+  }): Promise<string> {
     const grantId = grantIdOf(input.oauthGrantId);
     return this.#command(input.athleteId, { type: 'athlete', id: input.athleteId }, (history) => {
       const event: ConnectionEvent = connectionOf(history, grantId)
@@ -68,7 +83,10 @@ export class ConnectionService {
   async disconnect(athleteId: string, grantId: string): Promise<void> {
     const oauthGrantId = await this.#command(athleteId, { type: 'athlete', id: athleteId }, (history) => {
       const existing = connected(history, grantId);
-      return { events: [{ type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: athleteId, reason: 'athlete' } }], result: existing.oauth_grant_id };
+      return {
+        events: [{ type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: athleteId, reason: 'athlete' } }],
+        result: existing.oauth_grant_id,
+      };
     });
     // The connection check refuses the next request anyway; revoking the tokens also stops refreshes.
     await revokeOAuthGrant(this.#reads, oauthGrantId);
@@ -107,7 +125,8 @@ export class ConnectionService {
     await this.#command(owner, { type: 'operator', id: 'authorization-server' }, (history) => {
       // A grant the athlete never finished consenting to has no connection; one already
       // disconnected keeps its first reason.
-      const events: ConnectionEvent[] = connectionOf(history, grantId)?.status === 'connected' ? [{ type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: owner, reason } }] : [];
+      const events: ConnectionEvent[] =
+        connectionOf(history, grantId)?.status === 'connected' ? [{ type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: owner, reason } }] : [];
       return { events, result: undefined };
     });
   }
@@ -122,7 +141,10 @@ export class ConnectionService {
       const held = connected(history, grantId).write_permissions;
       const next = WRITE_PERMISSIONS.filter((p) => permissions.includes(p) && (!options.onlyRemove || held.includes(p)));
       if (next.length === held.length && next.every((p) => held.includes(p))) return { events: [], result: held };
-      return { events: [{ type: 'grant.write_permissions_changed', data: { grant_id: grantId, athlete_id: athleteId, write_permissions: next } }], result: next };
+      return {
+        events: [{ type: 'grant.write_permissions_changed', data: { grant_id: grantId, athlete_id: athleteId, write_permissions: next } }],
+        result: next,
+      };
     });
   }
 
@@ -147,7 +169,13 @@ export class ConnectionService {
    * null: one entry of the proposals' per-connection index, metadata only.
    */
   async latestProposal(athleteId: string, grantId: string): Promise<{ command_id: string; prepared_at: string; status: ProposalStatus } | null> {
-    const [newest] = await this.#reads.page<ProposalDoc>(PROPOSALS, { partition: athleteId, index: 'by_grant', prefix: [grantId], direction: 'desc', limit: 1 });
+    const [newest] = await this.#reads.page<ProposalDoc>(PROPOSALS, {
+      partition: athleteId,
+      index: 'by_grant',
+      prefix: [grantId],
+      direction: 'desc',
+      limit: 1,
+    });
     return newest ? { command_id: newest.id, prepared_at: newest.prepared_at, status: statusAt(newest, this.#clock.now()) } : null;
   }
 

@@ -15,9 +15,7 @@ export const PASSWORD_PARAMS = { N: TEST_N >= 2 ** 10 ? TEST_N : 2 ** 17, r: 8, 
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, o: ScryptOptions & { N: number; r: number; p: number }): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, o, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, o, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
 export async function hashPassword(password: string): Promise<string> {

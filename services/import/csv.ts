@@ -151,10 +151,7 @@ export interface TableSpec<R extends string, O extends string> {
  * Reads a CSV with a header line, matching columns by name (case-insensitive, trimmed) so that
  * column order and extra columns do not matter. An empty text (not even a header) is refused.
  */
-export function readCsvTable<R extends string, O extends string = never>(
-  text: string,
-  spec: TableSpec<R, O>,
-): CsvTable<R | O> {
+export function readCsvTable<R extends string, O extends string = never>(text: string, spec: TableSpec<R, O>): CsvTable<R | O> {
   // An image, a spreadsheet or a zip chosen by mistake: say that, not which columns it lacks.
   // Text files hold no NUL, and bytes that are not UTF-8 decode to U+FFFD.
   const head = text.slice(0, 4096);

@@ -73,7 +73,10 @@ export function parseHevy(text: string, options: HevyOptions): ParsedWorkout[] {
     checkSameEnd(row, entry.first);
     addSet(entry.workout, row.line, exerciseOf(row), setOf(row, units));
   }
-  return checkHasWorkouts([...workouts.values()].map((e) => e.workout), table);
+  return checkHasWorkouts(
+    [...workouts.values()].map((e) => e.workout),
+    table,
+  );
 }
 
 function unitsOf(columns: ReadonlySet<Column>): Units {
@@ -88,10 +91,7 @@ function checkSameEnd(row: Row, first: Row): void {
   const end = row.values.end_time.trim();
   const expected = first.values.end_time.trim();
   if (end !== expected) {
-    throw new ImportRowError(
-      row.line,
-      `end_time '${end}' differs from '${expected}' on line ${first.line}, the first row of this workout`,
-    );
+    throw new ImportRowError(row.line, `end_time '${end}' differs from '${expected}' on line ${first.line}, the first row of this workout`);
   }
 }
 
@@ -176,20 +176,7 @@ const MONTH_DAY_YEAR = new RegExp(String.raw`^([a-z]+)\.?\s+(\d{1,2}),?\s+(\d{4}
 const DOTTED = new RegExp(String.raw`^(\d{1,2})\.(\d{1,2})\.(\d{4}),?\s+${TIME}$`, 'i');
 const ISO = new RegExp(String.raw`^(\d{4})-(\d{1,2})-(\d{1,2})(?:T|\s+)${TIME}$`, 'i');
 
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
 /** A month's full or three-letter English name; `Sept` is how en-GB abbreviates September. */
 function monthNumber(name: string): number | null {

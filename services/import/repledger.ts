@@ -86,7 +86,8 @@ export async function importRecordExport(app: RecordImportDeps, athlete: Athlete
     // The profile was set for items that did not land: it goes back to what it was, so that a
     // refused file changes nothing. Unless the same file landed meanwhile (imported twice at
     // once): the profile is that import's too, and stays with its items.
-    if (profileUpdated && !(await app.records.load(athlete.athlete_id)).state.importedFiles.has(completed.data.file_sha256)) await restoreProfile(app, athlete, actor, error);
+    if (profileUpdated && !(await app.records.load(athlete.athlete_id)).state.importedFiles.has(completed.data.file_sha256))
+      await restoreProfile(app, athlete, actor, error);
     refuse(error);
   }
   return {
@@ -103,7 +104,10 @@ async function restoreProfile(app: RecordImportDeps, athlete: AthleteState, acto
     await app.athletes.updateProfile(athlete.email, athlete.profile, actor);
   } catch (error) {
     const why = (e: unknown) => (e instanceof Error ? e.message : String(e));
-    throw new Error(`the import failed (${why(cause)}), and the profile it had set could not be put back (${why(error)}): set it again with the account's settings`, { cause });
+    throw new Error(
+      `the import failed (${why(cause)}), and the profile it had set could not be put back (${why(error)}): set it again with the account's settings`,
+      { cause },
+    );
   }
 }
 
@@ -118,7 +122,10 @@ function parseExport(fileName: string, bytes: Buffer): RecordExport {
   }
   const format = typeof json === 'object' && json !== null ? (json as { format?: unknown }).format : undefined;
   const wrongFormat = formatRefusal(format);
-  if (wrongFormat) throw new DomainError('invalid_input', `${fileName} cannot be imported: ${wrongFormat}; nothing was imported`, [{ path: '$.format', message: wrongFormat }]);
+  if (wrongFormat)
+    throw new DomainError('invalid_input', `${fileName} cannot be imported: ${wrongFormat}; nothing was imported`, [
+      { path: '$.format', message: wrongFormat },
+    ]);
   const parsed = recordExport.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message }));
@@ -152,7 +159,10 @@ function carriedChanges(doc: RecordExport, athleteId: string): { changes: Record
   const pathOf = (deciderPath: string): string => {
     const m = /^(?:changes\[(\d+)\]\.?)?(.*)$/.exec(deciderPath)!;
     const place = places[Number(m[1] ?? 0)] ?? '$';
-    const rest = m[2]!.split('.').filter(Boolean).map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+    const rest = m[2]!
+      .split('.')
+      .filter(Boolean)
+      .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
     return place + jsonPath(rest).slice(1);
   };
   return { changes, pathOf };

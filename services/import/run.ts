@@ -52,7 +52,8 @@ export async function importExport(app: ImportTarget, athlete: AthleteState, inp
     workouts = input.parse(input.bytes.toString('utf8'), athlete);
     refuseOutOfTime(workouts, app.clock.now().getTime(), athlete.profile.timezone);
   } catch (error) {
-    if (error instanceof ImportRowError) throw new DomainError('invalid_input', refusal(input, error), [{ path: `line ${error.line}`, message: error.message }]);
+    if (error instanceof ImportRowError)
+      throw new DomainError('invalid_input', refusal(input, error), [{ path: `line ${error.line}`, message: error.message }]);
     throw error;
   }
   input.checked?.(workouts.length);

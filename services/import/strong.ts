@@ -25,17 +25,7 @@ import {
 } from './csv.ts';
 import { ImportRowError, type ParsedSet, type ParsedWorkout } from './types.ts';
 
-const REQUIRED = [
-  'Date',
-  'Workout Name',
-  'Duration',
-  'Exercise Name',
-  'Set Order',
-  'Weight',
-  'Reps',
-  'Distance',
-  'Seconds',
-] as const;
+const REQUIRED = ['Date', 'Workout Name', 'Duration', 'Exercise Name', 'Set Order', 'Weight', 'Reps', 'Distance', 'Seconds'] as const;
 // Older Strong versions write no notes or RPE columns.
 const OPTIONAL = ['Notes', 'Workout Notes', 'RPE'] as const;
 type Row = CsvRow<(typeof REQUIRED)[number] | (typeof OPTIONAL)[number]>;
@@ -104,8 +94,7 @@ interface Units extends StrongOptions {
 // Strong writes 0 in every measure an exercise does not track (weight of a plank, distance
 // of a bench press), so 0 means "not recorded" in all four.
 function setOf({ line, values }: Row, setType: ParsedSet['set_type'], units: Units): SetValues {
-  const read = (column: 'Weight' | 'Reps' | 'Distance' | 'Seconds' | 'RPE') =>
-    numberField(line, column, values[column], units.decimalComma);
+  const read = (column: 'Weight' | 'Reps' | 'Distance' | 'Seconds' | 'RPE') => numberField(line, column, values[column], units.decimalComma);
   const weight = nonZero(read('Weight'));
   const reps = nonZero(read('Reps'));
   const distance = nonZero(read('Distance'));
@@ -135,10 +124,7 @@ function setOrderOf({ line, values }: Row): ParsedSet['set_type'] | 'rest' {
   if (letter) return letter;
   if (raw.toLowerCase() === 'rest timer') return 'rest';
   if (/^\d+$/.test(raw)) return 'normal';
-  throw new ImportRowError(
-    line,
-    `Set Order '${values['Set Order']}' must be a set number, W (warm-up), D (drop set), F (failure) or Rest Timer`,
-  );
+  throw new ImportRowError(line, `Set Order '${values['Set Order']}' must be a set number, W (warm-up), D (drop set), F (failure) or Rest Timer`);
 }
 
 const SET_LETTERS = new Map<string, ParsedSet['set_type']>([

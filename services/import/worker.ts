@@ -129,7 +129,11 @@ port.on('message', (message: ToWorker) => {
     (result) => post({ type: 'done', id, result }),
     (error: unknown) => {
       const e = error instanceof Error ? error : new Error(String(error));
-      post({ type: 'failed', id, error: { domain: e instanceof DomainError ? { code: e.code, issues: e.issues } : null, message: e.message, ...(e.stack ? { stack: e.stack } : {}) } });
+      post({
+        type: 'failed',
+        id,
+        error: { domain: e instanceof DomainError ? { code: e.code, issues: e.issues } : null, message: e.message, ...(e.stack ? { stack: e.stack } : {}) },
+      });
     },
   );
 });

@@ -83,7 +83,11 @@ const systemResolve: Resolve = (hostname) => dns.lookup(hostname, { all: true, v
  * The one address to connect to for `url`, or OutboundRefused. Every address the name resolves
  * to must be public: an answer mixing a public and a private address is refused, not "fixed".
  */
-export async function publicAddressOf(url: URL, resolve: Resolve = systemResolve, isAllowed: (address: string) => boolean = isPublicAddress): Promise<{ address: string; family: 4 | 6 }> {
+export async function publicAddressOf(
+  url: URL,
+  resolve: Resolve = systemResolve,
+  isAllowed: (address: string) => boolean = isPublicAddress,
+): Promise<{ address: string; family: 4 | 6 }> {
   if (url.protocol !== 'https:') throw new OutboundRefused(`only https URLs are fetched, not ${url.protocol}`);
   if (url.username || url.password) throw new OutboundRefused('URLs with credentials are not fetched');
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');

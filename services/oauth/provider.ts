@@ -19,7 +19,6 @@ import { clientMetadataProblem, URI_MAX } from './client-policy.ts';
 import { loadOrCreateKeys, type OAuthKeys } from './keys.ts';
 import { OUTBOUND_MAX_BYTES, pinnedFetch } from './outbound.ts';
 
-
 const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 
 /**
@@ -220,7 +219,8 @@ ${new Html(form)}
       params?: string | readonly string[] | ReadonlySet<string>,
       duplicates?: string | readonly string[] | ReadonlySet<string>,
     ): void {
-      const wrapped = name === 'authorization_code' ? (codeTargetCheckedFirst(handler as (ctx: TokenEndpointGrantContext) => unknown) as typeof handler) : handler;
+      const wrapped =
+        name === 'authorization_code' ? (codeTargetCheckedFirst(handler as (ctx: TokenEndpointGrantContext) => unknown) as typeof handler) : handler;
       super.registerGrantType(name, wrapped, params, duplicates);
     }
   }
@@ -329,7 +329,10 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
         return reply
           .code(413)
           .header('Connection', 'close')
-          .send({ error: 'invalid_request', error_description: `the request body is larger than the ${OAUTH_BODY_LIMIT / 1024} KB the authorization server reads` });
+          .send({
+            error: 'invalid_request',
+            error_description: `the request body is larger than the ${OAUTH_BODY_LIMIT / 1024} KB the authorization server reads`,
+          });
       }
       if (endpoint === '/oauth/register' && request.method === 'POST') {
         // Registration is anonymous and stores what it is sent: limited per address.
@@ -351,7 +354,12 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
         setPageHeaders(reply.raw);
         return reply
           .type('text/html; charset=utf-8')
-          .send(page({ title: 'Signed out' }, html`<div class="card"><h1>You are not signed in</h1><p>There is nothing to sign out of. You can close this window.</p></div>`));
+          .send(
+            page(
+              { title: 'Signed out' },
+              html`<div class="card"><h1>You are not signed in</h1><p>There is nothing to sign out of. You can close this window.</p></div>`,
+            ),
+          );
       }
       if (endpoint === '/oauth/authorize') {
         // Discovery offers the query response mode only; oidc-provider would still answer in a
@@ -359,7 +367,10 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
         const mode = (request.query as Record<string, unknown>).response_mode;
         if (mode !== undefined && mode !== 'query') {
           setPageHeaders(reply.raw);
-          return reply.code(400).type('text/html; charset=utf-8').send(errorPage(`response_mode ${String(mode).slice(0, 50)} is not supported (only query)`));
+          return reply
+            .code(400)
+            .type('text/html; charset=utf-8')
+            .send(errorPage(`response_mode ${String(mode).slice(0, 50)} is not supported (only query)`));
         }
       }
       return handler(request, reply);

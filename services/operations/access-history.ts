@@ -12,7 +12,16 @@ import { ACCESS_HISTORY_FLUSH_EVERY_MS } from '../../contracts/policy.ts';
 import type { ProposalStatus } from '../../contracts/write.ts';
 import { PROPOSAL_STATUSES } from '../../contracts/write.ts';
 import { PROPOSALS, type ProposalDoc } from '../../projections/proposals.ts';
-import { ACCESS_HISTORY_DAYS, countOf, hourOf, mergeCounts, retentionStart, summariseReads, type AccessBucket, type ReadSummary } from '../domain/access-history.ts';
+import {
+  ACCESS_HISTORY_DAYS,
+  countOf,
+  hourOf,
+  mergeCounts,
+  retentionStart,
+  summariseReads,
+  type AccessBucket,
+  type ReadSummary,
+} from '../domain/access-history.ts';
 import type { Clock } from '../domain/clock.ts';
 import { statusAt } from '../domain/proposal.ts';
 import { pagesOf, type CollectionSpec, type Doc, type KeyValue, type ReadStore } from '../store/read-store.ts';
@@ -165,6 +174,12 @@ function outcomesOf(docs: ProposalDoc[], now: Date): ProposalOutcomes {
   const latest = [...docs]
     .sort((a, b) => b.prepared_at.localeCompare(a.prepared_at) || b.id.localeCompare(a.id))
     .slice(0, LATEST_PROPOSALS)
-    .map((d) => ({ command_id: d.id, status: statusAt(d, now), prepared_at: d.prepared_at, decided_at: d.undone_at ?? d.decided_at, changes: d.changes.length }));
+    .map((d) => ({
+      command_id: d.id,
+      status: statusAt(d, now),
+      prepared_at: d.prepared_at,
+      decided_at: d.undone_at ?? d.decided_at,
+      changes: d.changes.length,
+    }));
   return { total: docs.length, counts, latest };
 }

@@ -45,7 +45,10 @@ export class Maintenance {
   /** Pauses (`retryAfterSeconds` given) or resumes (null) reads or writes. */
   async set(access: AccessKind, retryAfterSeconds: number | null, by: string): Promise<MaintenanceState> {
     const state = await this.state();
-    const next = { ...state, [access]: retryAfterSeconds === null ? null : { since: this.#clock.now().toISOString(), retry_after_seconds: retryAfterSeconds, by } };
+    const next = {
+      ...state,
+      [access]: retryAfterSeconds === null ? null : { since: this.#clock.now().toISOString(), retry_after_seconds: retryAfterSeconds, by },
+    };
     await this.#reads.upsert(SETTINGS, PARTITION, { id: ID, ...next });
     this.#cached = null;
     return next;

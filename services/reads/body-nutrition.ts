@@ -2,13 +2,7 @@
 // measurements are windowed on their local date, newest first; daily nutrition totals come from
 // the nutrition_days projection, one item per local day that has a meal.
 import type { KeyObject } from 'node:crypto';
-import {
-  BODY_MEASUREMENT_UNITS,
-  type BodyMeasurements,
-  type DailyNutritionSummaries,
-  type ListQuery,
-  type Meals,
-} from '../../contracts/agent-access.ts';
+import { BODY_MEASUREMENT_UNITS, type BodyMeasurements, type DailyNutritionSummaries, type ListQuery, type Meals } from '../../contracts/agent-access.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { type NUTRIENTS, NUTRITION_DAYS, type NutritionDayDoc } from '../../projections/nutrition.ts';
@@ -48,7 +42,13 @@ export async function listMeals(reads: ReadStore, owner: RecordOwner, query: Lis
   };
 }
 
-export async function listDailyNutrition(reads: ReadStore, owner: RecordOwner, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<DailyNutritionSummaries> {
+export async function listDailyNutrition(
+  reads: ReadStore,
+  owner: RecordOwner,
+  query: ListQuery,
+  now: Date,
+  cursorKey: KeyObject,
+): Promise<DailyNutritionSummaries> {
   const { window, docs, next_cursor } = await windowedPage<NutritionDayDoc>(reads, owner, query, now, cursorKey, {
     operation: 'list_daily_nutrition',
     collection: NUTRITION_DAYS,
@@ -58,7 +58,13 @@ export async function listDailyNutrition(reads: ReadStore, owner: RecordOwner, q
   const computedAt = now.toISOString();
   const total = (d: NutritionDayDoc, n: (typeof NUTRIENTS)[number]) => ({
     value: d.totals[n].count === 0 ? null : d.totals[n].sum,
-    metadata: { provenance: 'derived' as const, calculation_version: NUTRITION_VERSION, computed_at: computedAt, window: { from: d.id, to: d.id }, sample_count: d.totals[n].count },
+    metadata: {
+      provenance: 'derived' as const,
+      calculation_version: NUTRITION_VERSION,
+      computed_at: computedAt,
+      window: { from: d.id, to: d.id },
+      sample_count: d.totals[n].count,
+    },
   });
   return {
     window,

@@ -23,14 +23,20 @@ interface Payload {
 const sign = (key: KeyObject, body: string) => createHmac('sha256', key).update(body).digest().subarray(0, 16);
 
 export function encodeCursor(key: KeyObject, binding: CursorBinding, after: KeyValue[]): string {
-  const body = Buffer.from(JSON.stringify({ o: binding.operation, a: binding.athleteId, f: binding.filters, k: after } satisfies Payload)).toString('base64url');
+  const body = Buffer.from(JSON.stringify({ o: binding.operation, a: binding.athleteId, f: binding.filters, k: after } satisfies Payload)).toString(
+    'base64url',
+  );
   const cursor = `${body}.${sign(key, body).toString('base64url')}`;
   if (cursor.length > LIMITS.cursorLength.max) throw new Error('cursor longer than the spec allows');
   return cursor;
 }
 
 /** The keyset position and the filters the cursor was issued for; refuses any other cursor. */
-export function decodeCursor(key: KeyObject, expected: Omit<CursorBinding, 'filters'>, cursor: string): { after: KeyValue[]; filters: Record<string, string | null> } {
+export function decodeCursor(
+  key: KeyObject,
+  expected: Omit<CursorBinding, 'filters'>,
+  cursor: string,
+): { after: KeyValue[]; filters: Record<string, string | null> } {
   const refuse = () => new DomainError('invalid_input', 'cursor: not a cursor this operation issued; pass next_cursor back unchanged');
   const [body, mac] = cursor.split('.');
   if (!body || !mac) throw refuse();

@@ -23,7 +23,14 @@ export function performanceOf(s: WorkoutSet) {
   };
 }
 
-export async function getExerciseHistory(reads: ReadStore, owner: RecordOwner, exerciseId: string, query: ListQuery, now: Date, cursorKey: KeyObject): Promise<ExerciseHistory> {
+export async function getExerciseHistory(
+  reads: ReadStore,
+  owner: RecordOwner,
+  exerciseId: string,
+  query: ListQuery,
+  now: Date,
+  cursorKey: KeyObject,
+): Promise<ExerciseHistory> {
   const athleteId = owner.athleteId;
   const exercise = await reads.get<ItemDoc & RecordItem<'exercise'>>('exercises', athleteId, exerciseId);
   if (!exercise) throw new DomainError('not_found', `no exercise ${exerciseId} in this record`);

@@ -5,7 +5,14 @@
 // most, never the size of the history. Both operations page the same way, so a cursor of one
 // serves the other: an agent can list a page and ask for its records with the same cursor.
 import type { KeyObject } from 'node:crypto';
-import type { ExerciseList, ExerciseListQuery, ExercisePersonalRecords, PersonalRecord, PersonalRecords, PersonalRecordsQuery } from '../../contracts/agent-access.ts';
+import type {
+  ExerciseList,
+  ExerciseListQuery,
+  ExercisePersonalRecords,
+  PersonalRecord,
+  PersonalRecords,
+  PersonalRecordsQuery,
+} from '../../contracts/agent-access.ts';
 import { LIMITS } from '../../contracts/common.ts';
 import { BY_SORT_NAME, EXERCISE_SUMMARIES, type ExerciseSummaryDoc, type RecordHolder } from '../../projections/records.ts';
 import { WORKOUTS, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
@@ -30,25 +37,38 @@ type Listed = ExerciseSummaryDoc & { name: string; tracking_type: NonNullable<Ex
 const listed = (d: ExerciseSummaryDoc): d is Listed => d.name !== null && d.tracking_type !== null;
 const keyOf = (d: ExerciseSummaryDoc): KeyValue[] => [d.sort_name, d.id];
 
-async function exercisePage(reads: ReadStore, athleteId: string, query: { query: string | null; limit: number; cursor: string | null }, cursorKey: KeyObject): Promise<{ docs: Listed[]; next_cursor: string | null }> {
+async function exercisePage(
+  reads: ReadStore,
+  athleteId: string,
+  query: { query: string | null; limit: number; cursor: string | null },
+  cursorKey: KeyObject,
+): Promise<{ docs: Listed[]; next_cursor: string | null }> {
   const issued = query.cursor ? decodeCursor(cursorKey, { operation: CURSOR_OPERATION, athleteId }, query.cursor) : null;
   const asked = query.query === null ? null : nameWords(query.query).join(' ');
   const issuedFor = issued ? (issued.filters.query ?? null) : null;
-  if (issued && asked !== null && asked !== issuedFor) throw new DomainError('invalid_input', 'cursor: it was issued for another query; pass the same query or none');
+  if (issued && asked !== null && asked !== issuedFor)
+    throw new DomainError('invalid_input', 'cursor: it was issued for another query; pass the same query or none');
   const folded = issued ? issuedFor : asked;
   const words = folded ? folded.split(' ') : [];
   const chunk = words.length > 0 ? SCAN_CHUNK : query.limit + 1;
   const found: Listed[] = [];
   let after = issued?.after;
   for (;;) {
-    const docs = await reads.page<ExerciseSummaryDoc>(EXERCISE_SUMMARIES, { partition: athleteId, index: BY_SORT_NAME.name, direction: 'asc', limit: chunk, ...(after ? { after } : {}) });
+    const docs = await reads.page<ExerciseSummaryDoc>(EXERCISE_SUMMARIES, {
+      partition: athleteId,
+      index: BY_SORT_NAME.name,
+      direction: 'asc',
+      limit: chunk,
+      ...(after ? { after } : {}),
+    });
     for (const d of docs) if (listed(d) && matchesWords(d.sort_name.split(' '), words)) found.push(d);
     if (found.length > query.limit || docs.length < chunk) break;
     after = keyOf(docs[docs.length - 1]!);
   }
   const page = found.slice(0, query.limit);
   const last = page[page.length - 1];
-  const next_cursor = found.length > query.limit && last ? encodeCursor(cursorKey, { operation: CURSOR_OPERATION, athleteId, filters: { query: folded } }, keyOf(last)) : null;
+  const next_cursor =
+    found.length > query.limit && last ? encodeCursor(cursorKey, { operation: CURSOR_OPERATION, athleteId, filters: { query: folded } }, keyOf(last)) : null;
   return { docs: page, next_cursor };
 }
 
@@ -97,7 +117,12 @@ export async function getPersonalRecords(reads: ReadStore, owner: RecordOwner, q
     items: docs.map(
       (d): ExercisePersonalRecords => ({
         exercise: { id: d.id, name: recordText(d.name) },
-        records: { weight: record(d.holders.weight), reps: record(d.holders.reps), set_volume: record(d.holders.set_volume), estimated_1rm: record(d.holders.estimated_1rm) },
+        records: {
+          weight: record(d.holders.weight),
+          reps: record(d.holders.reps),
+          set_volume: record(d.holders.set_volume),
+          estimated_1rm: record(d.holders.estimated_1rm),
+        },
         metadata: {
           provenance: 'derived',
           calculation_version: PERSONAL_RECORDS_VERSION,

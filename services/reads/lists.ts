@@ -33,7 +33,13 @@ export async function keysetPage<D extends Doc>(
 ): Promise<{ docs: D[]; next_cursor: string | null }> {
   const issued = query.cursor ? decodeCursor(cursorKey, { operation: list.operation, athleteId }, query.cursor) : null;
   // One more than the page tells whether another follows.
-  const docs = await reads.page<D>(list.collection, { partition: athleteId, index: list.index, direction: 'desc', limit: query.limit + 1, ...(issued ? { after: issued.after } : {}) });
+  const docs = await reads.page<D>(list.collection, {
+    partition: athleteId,
+    index: list.index,
+    direction: 'desc',
+    limit: query.limit + 1,
+    ...(issued ? { after: issued.after } : {}),
+  });
   const page = docs.slice(0, query.limit);
   const last = page[page.length - 1];
   return {
@@ -58,7 +64,13 @@ export interface WindowedList<D extends Doc> {
  * The read a windowed list makes for a page of `pageSize`: newest first within the window, after a
  * keyset position if given, and one document more than the page, which tells whether another follows.
  */
-export function windowPageQuery(list: Pick<WindowedList<Doc>, 'index' | 'prefix'>, athleteId: string, window: Window, pageSize: number, after?: KeyValue[]): PageQuery {
+export function windowPageQuery(
+  list: Pick<WindowedList<Doc>, 'index' | 'prefix'>,
+  athleteId: string,
+  window: Window,
+  pageSize: number,
+  after?: KeyValue[],
+): PageQuery {
   return {
     partition: athleteId,
     index: list.index,

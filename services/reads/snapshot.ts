@@ -41,7 +41,15 @@ export async function getTrainingSnapshot(reads: ReadStore, owner: RecordOwner, 
     }
   }
   const top = [...frequency].sort(([a, x], [b, y]) => y.sessions - x.sessions || y.sets - x.sets || (a < b ? -1 : 1)).slice(0, FREQUENCY_ITEMS);
-  const names = new Map((await reads.getMany<ItemDoc & RecordItem<'exercise'>>('exercises', athleteId, top.map(([id]) => id))).map((e) => [e.id, e.name]));
+  const names = new Map(
+    (
+      await reads.getMany<ItemDoc & RecordItem<'exercise'>>(
+        'exercises',
+        athleteId,
+        top.map(([id]) => id),
+      )
+    ).map((e) => [e.id, e.name]),
+  );
 
   return {
     summary: {

@@ -27,7 +27,13 @@ export async function trainingStats(reads: ReadStore, athleteId: string, timezon
   const monday = weekStart(today);
   const from30 = addDays(today, -(ROLLING_DAYS - 1));
   const [days, runs] = await Promise.all([
-    reads.page<ActivityDayDoc>(ACTIVITY_DAYS, { partition: athleteId, index: 'by_id', direction: 'asc', range: { gte: from30, lte: today }, limit: ROLLING_DAYS }),
+    reads.page<ActivityDayDoc>(ACTIVITY_DAYS, {
+      partition: athleteId,
+      index: 'by_id',
+      direction: 'asc',
+      range: { gte: from30, lte: today },
+      limit: ROLLING_DAYS,
+    }),
     // The latest run of active weeks that began by last week.
     reads.page<ActivityRunDoc>(ACTIVITY_RUNS, { partition: athleteId, index: 'by_id', direction: 'desc', range: { lte: addDays(monday, -7) }, limit: 1 }),
   ]);

@@ -81,7 +81,11 @@ export async function loadCompletedWorkout(reads: ReadStore, athleteId: string, 
   const exerciseIds = [...new Set(detail.exercises.map((e) => e.exercise_id))];
   const [exercises, records, feedback] = await Promise.all([
     reads.getMany<ExerciseDoc>('exercises', athleteId, exerciseIds),
-    reads.getMany<RecordEntryDoc>(RECORD_INDICATORS, athleteId, exerciseIds.map((id) => `${workoutId}:${id}`)),
+    reads.getMany<RecordEntryDoc>(
+      RECORD_INDICATORS,
+      athleteId,
+      exerciseIds.map((id) => `${workoutId}:${id}`),
+    ),
     reads.get<FeedbackDoc>('feedback', athleteId, workoutId),
   ]);
   const exerciseById = new Map(exercises.map((e) => [e.id, e]));

@@ -90,11 +90,7 @@ export interface EventStore {
    * Delivers every event after `after`, then new ones as they are appended, one at a time and
    * in order. A handler that throws stops the subscription and reports through `onError`.
    */
-  subscribeAll(
-    after: number,
-    handler: (event: StoredEvent) => Promise<void>,
-    onError: (error: unknown) => void,
-  ): Subscription;
+  subscribeAll(after: number, handler: (event: StoredEvent) => Promise<void>, onError: (error: unknown) => void): Subscription;
   /** A short description of where the events live, for /health. Never includes credentials. */
   describe(): Promise<Record<string, unknown>>;
   close(): Promise<void>;

@@ -66,14 +66,18 @@ export class ReadStoreFoldSnapshots implements FoldSnapshots {
     const latest = await this.head(athleteId);
     if (latest && latest.revision >= head.revision) return false;
     if (base !== null && latest?.generation !== base) return false;
-    for (const { section, bucket, rows } of buckets) await this.#reads.upsert(SNAPSHOTS, athleteId, { id: bucketId(section, bucket, head.generation), rows } satisfies BucketDoc);
+    for (const { section, bucket, rows } of buckets)
+      await this.#reads.upsert(SNAPSHOTS, athleteId, { id: bucketId(section, bucket, head.generation), rows } satisfies BucketDoc);
     await this.#reads.upsert(SNAPSHOTS, athleteId, { id: HEAD, snapshot: head } satisfies HeadDoc);
     // The buckets of the snapshot it replaced that it does not share. Another instance's, written
     // meanwhile, may go too: its head then names buckets that are gone, and a reader of it reads the head again.
     if (latest) {
-      const kept = new Set((Object.keys(head.sections) as FoldSection[]).flatMap((s) => head.sections[s].generations.map((g, b) => (g ? bucketId(s, b, g) : ''))));
+      const kept = new Set(
+        (Object.keys(head.sections) as FoldSection[]).flatMap((s) => head.sections[s].generations.map((g, b) => (g ? bucketId(s, b, g) : ''))),
+      );
       for (const s of Object.keys(latest.sections) as FoldSection[]) {
-        for (const [b, g] of latest.sections[s].generations.entries()) if (g && !kept.has(bucketId(s, b, g))) await this.#reads.delete(SNAPSHOTS, athleteId, bucketId(s, b, g));
+        for (const [b, g] of latest.sections[s].generations.entries())
+          if (g && !kept.has(bucketId(s, b, g))) await this.#reads.delete(SNAPSHOTS, athleteId, bucketId(s, b, g));
       }
     }
     return true;

@@ -71,7 +71,10 @@ export async function registerWebApp(server: FastifyInstance, app: Services, pro
   const perEmail = new AttemptLimiter(5, SIGN_IN_WINDOW_MS, app.clock);
   const perAddress = new AttemptLimiter(20, SIGN_IN_WINDOW_MS, app.clock);
   const signUpsPerAddress = new AttemptLimiter(SIGN_UPS_PER_ADDRESS, SIGN_UP_WINDOW_MS, app.clock);
-  const sweeper = setInterval(() => void sessions.sweep().catch((err: unknown) => server.log.error({ err }, 'sweeping web sessions failed')), SESSION_SWEEP_EVERY_MS);
+  const sweeper = setInterval(
+    () => void sessions.sweep().catch((err: unknown) => server.log.error({ err }, 'sweeping web sessions failed')),
+    SESSION_SWEEP_EVERY_MS,
+  );
   sweeper.unref();
   server.addHook('onClose', async () => clearInterval(sweeper));
   const origin = new URL(app.config.baseUrl).origin;
@@ -141,12 +144,22 @@ export async function registerWebApp(server: FastifyInstance, app: Services, pro
           return reply
             .code(403)
             .type('text/html; charset=utf-8')
-            .send(page({ title: 'Signed out' }, html`<div class="card"><h1>You were signed out</h1><p>Your session ended, so nothing was sent. Sign in and try again.</p><a class="button" href="${signIn}">Sign in</a></div>`));
+            .send(
+              page(
+                { title: 'Signed out' },
+                html`<div class="card"><h1>You were signed out</h1><p>Your session ended, so nothing was sent. Sign in and try again.</p><a class="button" href="${signIn}">Sign in</a></div>`,
+              ),
+            );
         }
         return reply
           .code(403)
           .type('text/html; charset=utf-8')
-          .send(page({ title: 'Form expired' }, html`<div class="card"><h1>This form has expired</h1><p>For your safety the form could not be accepted. Go back, reload the page and try again.</p><a class="button" href="/account">Continue</a></div>`));
+          .send(
+            page(
+              { title: 'Form expired' },
+              html`<div class="card"><h1>This form has expired</h1><p>For your safety the form could not be accepted. Go back, reload the page and try again.</p><a class="button" href="/account">Continue</a></div>`,
+            ),
+          );
       }
     });
 
@@ -154,7 +167,19 @@ export async function registerWebApp(server: FastifyInstance, app: Services, pro
       reply
         .code(status)
         .type('text/html; charset=utf-8')
-        .send(page({ title, signedInAs: session?.athlete_id ?? null, csrf: session?.csrf ?? '', path: reply.request.url, wide: options.wide ?? false, pending: reply.request.waiting.length }, body));
+        .send(
+          page(
+            {
+              title,
+              signedInAs: session?.athlete_id ?? null,
+              csrf: session?.csrf ?? '',
+              path: reply.request.url,
+              wide: options.wide ?? false,
+              pending: reply.request.waiting.length,
+            },
+            body,
+          ),
+        );
 
     web.get('/', async (request, reply) => reply.redirect(request.session?.athlete_id ? '/account' : '/sign-in'));
 
@@ -213,7 +238,13 @@ export async function registerWebApp(server: FastifyInstance, app: Services, pro
       // A refused form keeps what can be kept: the e-mail as typed and where sign-in was to return
       // (checked as ever), so that the athlete corrects the field at fault and still lands where they were going.
       const raw = (request.body ?? {}) as Record<string, unknown>;
-      const values = form.ok ? form.data : { email: typeof raw.email === 'string' ? raw.email.slice(0, 254) : '', password: '', return_to: typeof raw.return_to === 'string' ? raw.return_to : undefined };
+      const values = form.ok
+        ? form.data
+        : {
+            email: typeof raw.email === 'string' ? raw.email.slice(0, 254) : '',
+            password: '',
+            return_to: typeof raw.return_to === 'string' ? raw.return_to : undefined,
+          };
       const email = values.email.trim().toLowerCase();
       const returnTo = safeReturnTo(values.return_to, origin);
       const again = (message: string, status: number) => show(reply, 'Sign in', request.session, signInForm(csrf, email, returnTo, message), status);
@@ -302,7 +333,8 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <p class="hint">At least 12 characters.</p>
 <label for="timezone">Your timezone</label>
 <select id="timezone" name="timezone"${chosen ? html` data-chosen="1"` : ''}>${TIME_ZONES.map(
-    (z) => html`<option value="${z.name}"${z.aliases.length ? html` data-aliases="${z.aliases.join(' ')}"` : ''}${z.name === zone ? html` selected` : ''}>${z.name.replaceAll('_', ' ')}</option>`,
+    (z) =>
+      html`<option value="${z.name}"${z.aliases.length ? html` data-aliases="${z.aliases.join(' ')}"` : ''}${z.name === zone ? html` selected` : ''}>${z.name.replaceAll('_', ' ')}</option>`,
   )}</select>
 <p class="hint">Days and weeks in your record follow this timezone.</p>
 <label for="unit_preference">Weights in</label>

@@ -44,7 +44,13 @@ export function registerBotTokens(web: FastifyInstance, app: Services, sessions:
     // The name as typed comes back with the refusal (when it was one text), to be corrected rather than typed again.
     const typed = (request.body as Record<string, unknown> | null)?.name;
     const again = async (message: string) =>
-      show(reply, 'Bot tokens', session, await tokensPage(athlete.athlete_id, athlete.profile.timezone, session.csrf, null, message, typeof typed === 'string' ? typed : ''), 400);
+      show(
+        reply,
+        'Bot tokens',
+        session,
+        await tokensPage(athlete.athlete_id, athlete.profile.timezone, session.csrf, null, message, typeof typed === 'string' ? typed : ''),
+        400,
+      );
     if (!form.ok) return again(form.message);
     try {
       const name = form.data.name.trim();
@@ -71,13 +77,22 @@ export function registerBotTokens(web: FastifyInstance, app: Services, sessions:
     return reply.redirect('/bot-tokens', 303);
   });
 
-  async function tokensPage(athleteId: string, timezone: string, csrf: string, created: { name: string; token: string } | null, error: string | null, typedName = '') {
+  async function tokensPage(
+    athleteId: string,
+    timezone: string,
+    csrf: string,
+    created: { name: string; token: string } | null,
+    error: string | null,
+    typedName = '',
+  ) {
     const items = await list(athleteId, timezone, csrf);
     return html`<h1>Bot tokens</h1>
 <p>A bot token lets a bot read your profile, stats, workouts and saved workouts through the Read API while your account is on Pro. It cannot change anything and does not work for AI clients connected with sign-in.</p>
-${created
-  ? html`<div class="notice" role="status"><p><strong>${created.name}</strong> is ready. Copy the token now: it is shown only this once.</p><p><code class="token">${created.token}</code></p></div>`
-  : ''}
+${
+  created
+    ? html`<div class="notice" role="status"><p><strong>${created.name}</strong> is ready. Copy the token now: it is shown only this once.</p><p><code class="token">${created.token}</code></p></div>`
+    : ''
+}
 ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <div class="card"><h2>Create a token</h2>
 <form method="post" action="/bot-tokens"><input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="request_key" value="${randomUUID()}">

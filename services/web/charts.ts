@@ -95,7 +95,8 @@ export const valueLabel = (v: number) => (Math.abs(v) >= 10_000 ? compact.format
 
 function yAxis(ticks: number[], y: (v: number) => number): Html {
   return html`${ticks.map(
-    (t) => html`<line class="grid" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${fmt(y(t))}" y2="${fmt(y(t))}"></line><text class="axis" x="${MARGIN.left - 8}" y="${fmt(y(t) + 7)}" text-anchor="end">${valueLabel(t)}</text>`,
+    (t) =>
+      html`<line class="grid" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${fmt(y(t))}" y2="${fmt(y(t))}"></line><text class="axis" x="${MARGIN.left - 8}" y="${fmt(y(t) + 7)}" text-anchor="end">${valueLabel(t)}</text>`,
   )}`;
 }
 
@@ -141,7 +142,10 @@ export function lineChart(text: ChartText, series: Series[]): Html {
   if (points.length === 0) return html``;
   const dates = points.map((p) => p.date).sort();
   // A single day is drawn in the middle of a week around it.
-  const [from, to] = dates[0] === dates[dates.length - 1] ? [dateOfDayNumber(dayNumber(dates[0]!) - 3), dateOfDayNumber(dayNumber(dates[0]!) + 3)] : [dates[0]!, dates[dates.length - 1]!];
+  const [from, to] =
+    dates[0] === dates[dates.length - 1]
+      ? [dateOfDayNumber(dayNumber(dates[0]!) - 3), dateOfDayNumber(dayNumber(dates[0]!) + 3)]
+      : [dates[0]!, dates[dates.length - 1]!];
   const values = points.map((p) => p.value);
   const ticks = niceTicks(Math.min(...values), Math.max(...values));
   const [low, high] = [ticks[0]!, ticks[ticks.length - 1]!];
@@ -172,7 +176,9 @@ export function weekBarChart(text: ChartText, bars: Point[]): Html {
   return frame(
     text,
     html`${yAxis(ticks, y)}${xAxis(from, to, x)}${bars.map((b, i) =>
-      b.value > 0 ? html`<rect class="bar" x="${fmt(MARGIN.left + i * slot + slot * 0.15)}" y="${fmt(y(b.value))}" width="${fmt(slot * 0.7)}" height="${fmt(y(0) - y(b.value))}"></rect>` : '',
+      b.value > 0
+        ? html`<rect class="bar" x="${fmt(MARGIN.left + i * slot + slot * 0.15)}" y="${fmt(y(b.value))}" width="${fmt(slot * 0.7)}" height="${fmt(y(0) - y(b.value))}"></rect>`
+        : '',
     )}`,
   );
 }

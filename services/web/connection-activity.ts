@@ -69,11 +69,14 @@ function timeOfDay(iso: string, timeZone: string): string {
 
 /** A local date (YYYY-MM-DD) as a heading: "Thursday 26 November 2026". */
 function dayTitle(date: string): string {
-  return new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${date}T12:00:00Z`));
+  return new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(
+    new Date(`${date}T12:00:00Z`),
+  );
 }
 
 function readsCard(h: ConnectionHistory, name: string, tz: string): Html {
-  if (h.reads.operations.length === 0) return html`<div class="card"><h2>What it read</h2><p>${name} has not read anything from your record in the last ${h.days} days.</p></div>`;
+  if (h.reads.operations.length === 0)
+    return html`<div class="card"><h2>What it read</h2><p>${name} has not read anything from your record in the last ${h.days} days.</p></div>`;
   return html`<div class="card"><h2>What it read</h2>
 <ul class="plain activity">${h.reads.operations.map((t) => {
     const d = describe(t);
@@ -86,12 +89,13 @@ function daysCard(h: ConnectionHistory, tz: string): Html {
   const dates = [...new Set(h.reads.days.map((d) => d.date))];
   return html`<div class="card"><h2>Day by day</h2>
 ${dates.map(
-  (date) => html`<section class="day"><h3>${dayTitle(date)}</h3><ul class="plain activity">${h.reads.days
-    .filter((d) => d.date === date)
-    .map((t) => {
-      const d = describe(t);
-      return html`<li>${d.does} — ${d.counts}, last at ${timeOfDay(t.last_at, tz)}</li>`;
-    })}</ul></section>`,
+  (date) =>
+    html`<section class="day"><h3>${dayTitle(date)}</h3><ul class="plain activity">${h.reads.days
+      .filter((d) => d.date === date)
+      .map((t) => {
+        const d = describe(t);
+        return html`<li>${d.does} — ${d.counts}, last at ${timeOfDay(t.last_at, tz)}</li>`;
+      })}</ul></section>`,
 )}</div>`;
 }
 
@@ -103,7 +107,8 @@ function proposalsCard(h: ConnectionHistory, name: string, tz: string): Html {
 <p>${p.total === 1 ? '1 suggestion' : `${p.total} suggestions`}: ${outcomes.join(', ')}.</p>
 <h3>Latest</h3>
 <ul class="plain activity">${p.latest.map(
-    (l) => html`<li><a href="/proposals/${l.command_id}">${l.changes === 1 ? '1 change' : `${l.changes} changes`}, suggested on ${at(l.prepared_at, tz)}</a><span class="hint">${STATUS_WORDS[l.status]}${l.decided_at ? ` · ${at(l.decided_at, tz)}` : ''}</span></li>`,
+    (l) =>
+      html`<li><a href="/proposals/${l.command_id}">${l.changes === 1 ? '1 change' : `${l.changes} changes`}, suggested on ${at(l.prepared_at, tz)}</a><span class="hint">${STATUS_WORDS[l.status]}${l.decided_at ? ` · ${at(l.decided_at, tz)}` : ''}</span></li>`,
   )}</ul></div>`;
 }
 

@@ -110,7 +110,13 @@ ${nameForm(c, csrf, problem)}
 </div>`;
 }
 
-async function connectionsPage(app: Services, athlete: AthleteState, session: Session, query: Record<string, unknown>, problem: NameProblem | null): Promise<Html> {
+async function connectionsPage(
+  app: Services,
+  athlete: AthleteState,
+  session: Session,
+  query: Record<string, unknown>,
+  problem: NameProblem | null,
+): Promise<Html> {
   const tz = athlete.profile.timezone;
   const all = await app.connections.list(athlete.athlete_id);
   const connected = all.filter((c) => c.status === 'connected');
@@ -124,13 +130,17 @@ ${query.disconnected ? html`<p class="notice" role="status">Disconnected. It can
 ${query.renamed ? html`<p class="notice" role="status">Saved. The app shows under your name for it here.</p>` : ''}
 ${query.permissions ? html`<p class="notice" role="status">${PERMISSION_NOTICES[Object.hasOwn(PERMISSION_NOTICES, String(query.permissions)) ? String(query.permissions) : '1']}</p>` : ''}
 ${rows.length ? rows : html`<div class="card"><p>No AI clients are connected. When you connect one, it appears here with what it may read.</p></div>`}
-${ended.length ? html`<h2>Disconnected</h2>${ended.map(
-  (c) => html`<div class="card connection disconnected">
+${
+  ended.length
+    ? html`<h2>Disconnected</h2>${ended.map(
+        (c) => html`<div class="card connection disconnected">
 ${heading(c)}
 <p><strong>Disconnected</strong> ${when(c.disconnected_at, tz)}. ${whyDisconnected(c.disconnect_reason)}</p>
 <p><a href="/connections/${c.id}/activity">What ${connectionName(c)} read and suggested</a></p>
 </div>`,
-)}` : ''}`;
+      )}`
+    : ''
+}`;
 }
 
 /** What disconnecting stops and what it does not, before the athlete confirms (spec 1.10). */
@@ -161,7 +171,13 @@ ${suggests ? html`<li>It can no longer suggest changes.</li>` : ''}
  * (`/connections/<id>/<page>`). Otherwise the answer is given here and null returned: a redirect to
  * sign in and back, or a 404 page for a connection that is not theirs.
  */
-export async function ownConnection(app: Services, request: FastifyRequest, reply: FastifyReply, show: Show, page: string): Promise<{ session: Session; athlete: AthleteState; connection: ConnectionDoc } | null> {
+export async function ownConnection(
+  app: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  show: Show,
+  page: string,
+): Promise<{ session: Session; athlete: AthleteState; connection: ConnectionDoc } | null> {
   const session = request.session;
   const { grantId } = request.params as { grantId: string };
   if (!session?.athlete_id) {
@@ -171,7 +187,13 @@ export async function ownConnection(app: Services, request: FastifyRequest, repl
   const athlete = (await app.athletes.get(session.athlete_id))!;
   const connection = await app.connections.get(athlete.athlete_id, grantId);
   if (!connection) {
-    await show(reply, 'No such connection', session, html`<div class="card"><h1>No such connection</h1><p>There is no app of yours at this address.</p><a class="button" href="/connections">Your connected apps</a></div>`, 404);
+    await show(
+      reply,
+      'No such connection',
+      session,
+      html`<div class="card"><h1>No such connection</h1><p>There is no app of yours at this address.</p><a class="button" href="/connections">Your connected apps</a></div>`,
+      404,
+    );
     return null;
   }
   return { session, athlete, connection };
@@ -234,7 +256,12 @@ export function registerConnections(web: FastifyInstance, app: Services, show: S
     if (!found) return reply;
     const { session, athlete, connection } = found;
     if (connection.status !== 'connected') {
-      return show(reply, 'Already disconnected', session, html`<div class="card"><h1>${connectionName(connection)} is already disconnected</h1><p>${whyDisconnected(connection.disconnect_reason)}</p><a class="button" href="/connections">Your connected apps</a></div>`);
+      return show(
+        reply,
+        'Already disconnected',
+        session,
+        html`<div class="card"><h1>${connectionName(connection)} is already disconnected</h1><p>${whyDisconnected(connection.disconnect_reason)}</p><a class="button" href="/connections">Your connected apps</a></div>`,
+      );
     }
     return show(reply, `Disconnect ${connectionName(connection)}?`, session, disconnectPage(connection, session.csrf, athlete.profile.timezone));
   });

@@ -13,7 +13,6 @@ import { contentSecurityPolicy, type Show } from './layout.ts';
 import { html, type Html } from './html.ts';
 import type { Sessions } from '../identity/sessions.ts';
 
-
 interface ConsentContext {
   app: Services;
   provider: Provider;
@@ -32,7 +31,13 @@ export function registerConsent(web: FastifyInstance, ctx: ConsentContext): void
       return await provider.interactionDetails(request.raw, reply.raw);
     } catch (error) {
       if (!(error instanceof errors.SessionNotFound)) throw error;
-      show(reply, 'Sign-in expired', request.session, html`<div class="card"><h1>This sign-in has expired</h1><p>Go back to the app that sent you here and connect again.</p></div>`, 400);
+      show(
+        reply,
+        'Sign-in expired',
+        request.session,
+        html`<div class="card"><h1>This sign-in has expired</h1><p>Go back to the app that sent you here and connect again.</p></div>`,
+        400,
+      );
       return null;
     }
   };
@@ -71,12 +76,11 @@ export function registerConsent(web: FastifyInstance, ctx: ConsentContext): void
     const requested = requestedAreas(interaction);
     const submitted = (request.body as Record<string, string | string[]>).area ?? [];
     const ticked = requested.filter((a) => (Array.isArray(submitted) ? submitted : [submitted]).includes(a));
-    if (ticked.length === 0) return consentPage(request, reply, interaction, 'Nothing was allowed: tick at least one area the app may read, or choose Deny.', 400);
+    if (ticked.length === 0)
+      return consentPage(request, reply, interaction, 'Nothing was allowed: tick at least one area the app may read, or choose Deny.', 400);
 
     const clientId = String(interaction.params.client_id);
-    const grant = interaction.grantId
-      ? (await provider.Grant.find(interaction.grantId))!
-      : new provider.Grant({ accountId: athleteId, clientId });
+    const grant = interaction.grantId ? (await provider.Grant.find(interaction.grantId))! : new provider.Grant({ accountId: athleteId, clientId });
     const rejected = READ_SCOPES.filter((s) => !ticked.includes(s));
     const oidcMissing = (interaction.prompt.details.missingOIDCScope ?? []) as string[];
     if (oidcMissing.includes('openid')) grant.addOIDCScope('openid');
@@ -147,7 +151,8 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <form method="post" action="/oauth/interaction/${interaction.uid}/consent">${csrf}
 <fieldset><legend>Tick each area it may read:</legend>
 ${requested.map(
-  (area) => html`<label class="area"><input type="checkbox" name="area" value="${area}"><span><strong>${READ_SCOPE_AREAS[area].title}</strong><span class="hint">${READ_SCOPE_AREAS[area].detail}</span></span></label>`,
+  (area) =>
+    html`<label class="area"><input type="checkbox" name="area" value="${area}"><span><strong>${READ_SCOPE_AREAS[area].title}</strong><span class="hint">${READ_SCOPE_AREAS[area].detail}</span></span></label>`,
 )}</fieldset>
 <p class="hint">The app reads only the areas you tick. It may suggest changes only if you later allow that in a separate form, and nothing changes until you approve each batch here in RepLedger. You can disconnect it at any time in your connection settings; copies it has already received stay with it.</p>
 <button type="submit">Allow reading</button>

@@ -6,9 +6,7 @@ import { isVisibleText } from '../../contracts/common.ts';
 
 /** One text field, given at most once, at most `max` characters. */
 export function text(label: string, max: number) {
-  return z
-    .string({ error: `${label}: give it once, as text` })
-    .max(max, `${label}: at most ${max} characters`);
+  return z.string({ error: `${label}: give it once, as text` }).max(max, `${label}: at most ${max} characters`);
 }
 
 /** A required text field: present, once, and not blank. */

@@ -35,7 +35,12 @@ export function registerHome(web: FastifyInstance, app: Services, sessions: Sess
     const waiting = request.waiting;
     const [snapshot, recent, shown] = await Promise.all([
       getTrainingSnapshot(app.reads, ownerOf(athlete), now),
-      keysetPage<WorkoutSummaryDoc>(app.reads, WORKOUTS, { partition: athlete.athlete_id, index: 'by_local_date', keyOf: (w) => [w.local_date, w.ended_at, w.id], limit: RECENT_WORKOUTS }, null),
+      keysetPage<WorkoutSummaryDoc>(
+        app.reads,
+        WORKOUTS,
+        { partition: athlete.athlete_id, index: 'by_local_date', keyOf: (w) => [w.local_date, w.ended_at, w.id], limit: RECENT_WORKOUTS },
+        null,
+      ),
       app.proposals.pending(athlete.athlete_id, waiting.slice(0, WAITING_SHOWN)),
     ]);
     const s = snapshot.summary;
@@ -59,14 +64,18 @@ export function registerHome(web: FastifyInstance, app: Services, sessions: Sess
 <div class="stat"><span class="value">${s.workouts_last_30_days.value}</span><span class="label">${s.workouts_last_30_days.value === 1 ? 'workout' : 'workouts'} in the last 30 days</span></div>
 <div class="stat"><span class="value">${streak}</span><span class="label">${streak === 1 ? 'week' : 'weeks'} in a row with a workout</span></div>
 </div><p class="hint">${streakHint}</p></section>
-${waiting.length
-  ? html`<section class="notice" aria-labelledby="waiting-title"><h2 id="waiting-title">${waiting.length === 1 ? '1 proposal waits' : `${waiting.length} proposals wait`} for your review</h2>
+${
+  waiting.length
+    ? html`<section class="notice" aria-labelledby="waiting-title"><h2 id="waiting-title">${waiting.length === 1 ? '1 proposal waits' : `${waiting.length} proposals wait`} for your review</h2>
 <ul class="plain proposals">${shown.map((p) => proposalLine(p, now, athlete.profile.timezone))}</ul>${waiting.length > shown.length ? html`<p><a href="/proposals">${waiting.length - shown.length} more waiting</a></p>` : ''}</section>`
-  : ''}
+    : ''
+}
 <section class="card" aria-labelledby="recent-title"><h2 id="recent-title">Recent workouts</h2>
-${recent.docs.length
-  ? html`<ul class="plain">${recent.docs.map((w) => workoutLine(w))}</ul><p><a href="/workouts">All workouts</a></p>`
-  : html`<p>No workouts yet. <a href="/import">Import your history from Hevy or Strong</a>, or let an AI client you connect suggest workouts for you to approve.</p>`}
+${
+  recent.docs.length
+    ? html`<ul class="plain">${recent.docs.map((w) => workoutLine(w))}</ul><p><a href="/workouts">All workouts</a></p>`
+    : html`<p>No workouts yet. <a href="/import">Import your history from Hevy or Strong</a>, or let an AI client you connect suggest workouts for you to approve.</p>`
+}
 </section>
 ${connectCard(app.config.baseUrl, athlete)}
 <script>${COPY_SCRIPT}</script>${waiting.length ? html`<script>${COUNTDOWN_SCRIPT}</script>` : ''}`,
@@ -76,7 +85,9 @@ ${connectCard(app.config.baseUrl, athlete)}
 
 /** One workout in a list: its title (a link), local date, length and how much was done. */
 export function workoutLine(w: WorkoutSummaryDoc): Html {
-  const parts = [localDate(w.local_date), duration(w.duration.seconds), count(w.exercise_count, 'exercise'), count(w.achieved_set_count, 'set')].filter((p): p is string => p !== null);
+  const parts = [localDate(w.local_date), duration(w.duration.seconds), count(w.exercise_count, 'exercise'), count(w.achieved_set_count, 'set')].filter(
+    (p): p is string => p !== null,
+  );
   return html`<li><a href="/workouts/${w.id}"><strong>${w.title}</strong></a><br><span class="meta">${parts.join(' · ')}</span></li>`;
 }
 

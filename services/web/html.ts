@@ -400,7 +400,9 @@ export function navigation(path: string | null, pending = 0): Html {
   return html`<nav class="main" aria-label="Main"><ul>${NAVIGATION.map(
     (item) =>
       html`<li><a href="${item.href}"${here !== null && item.match.test(here) ? html` aria-current="page"` : ''}>${item.label}${
-        item.href === '/proposals' && pending > 0 ? html`<span class="count"><span class="visually-hidden">, </span>${pending}<span class="visually-hidden"> waiting for your review</span></span>` : ''
+        item.href === '/proposals' && pending > 0
+          ? html`<span class="count"><span class="visually-hidden">, </span>${pending}<span class="visually-hidden"> waiting for your review</span></span>`
+          : ''
       }</a></li>`,
   )}</ul></nav>`;
 }

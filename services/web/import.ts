@@ -52,7 +52,9 @@ async function readMultipart(request: FastifyRequest, body: Buffer): Promise<Rec
   return out;
 }
 
-const file = z.custom<UploadedFile>((v) => typeof v === 'object' && v !== null && Buffer.isBuffer((v as UploadedFile).bytes), { error: 'File: choose the export file to upload' });
+const file = z.custom<UploadedFile>((v) => typeof v === 'object' && v !== null && Buffer.isBuffer((v as UploadedFile).bytes), {
+  error: 'File: choose the export file to upload',
+});
 
 const fields = z.object({
   app: z.enum(['hevy', 'strong'], { error: 'Exported from: choose Hevy or Strong' }),
@@ -92,7 +94,13 @@ export function registerImport(web: FastifyInstance, app: Services, show: Show):
     const q = request.query as Record<string, unknown>;
     const done =
       typeof q.added === 'string' && typeof q.skipped === 'string' && typeof q.from === 'string' && (q.from === 'hevy' || q.from === 'strong')
-        ? { added: Number(q.added) || 0, skipped: Number(q.skipped) || 0, exercises: Number(q.exercises) || 0, inFile: Number(q.in_file) || 0, from: APP_NAMES[q.from] }
+        ? {
+            added: Number(q.added) || 0,
+            skipped: Number(q.skipped) || 0,
+            exercises: Number(q.exercises) || 0,
+            inFile: Number(q.in_file) || 0,
+            from: APP_NAMES[q.from],
+          }
         : null;
     return showImport(reply, who.session, importPage(who.athlete, who.session, done, null));
   });
@@ -119,7 +127,10 @@ export function registerImport(web: FastifyInstance, app: Services, show: Show):
         parse: from === 'hevy' ? { app: 'hevy' } : { app: 'strong', weightUnit, distanceUnit },
         importHints: { hevy: `choose ${APP_NAMES.hevy} above and upload it again`, strong: `choose ${APP_NAMES.strong} above and upload it again` },
       });
-      return reply.redirect(`/import?from=${from}&in_file=${result.workouts_in_file}&added=${result.workouts_added}&skipped=${result.workouts_skipped}&exercises=${result.exercises_added}`, 303);
+      return reply.redirect(
+        `/import?from=${from}&in_file=${result.workouts_in_file}&added=${result.workouts_added}&skipped=${result.workouts_skipped}&exercises=${result.exercises_added}`,
+        303,
+      );
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       return refuse(error.message, error.code === 'busy' ? 503 : 400);
@@ -127,14 +138,17 @@ export function registerImport(web: FastifyInstance, app: Services, show: Show):
   });
 }
 
-
 /** What the form sent for its choices, each where the form's own schema takes it. */
 type Choices = Partial<Pick<z.output<typeof fields>, 'app' | 'weight_unit' | 'distance_unit'>>;
 
 function choicesOf(body: unknown): Choices {
   const sent = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const { app, weight_unit, distance_unit } = fields.shape;
-  return { app: app.safeParse(sent.app).data, weight_unit: weight_unit.safeParse(sent.weight_unit).data, distance_unit: distance_unit.safeParse(sent.distance_unit).data };
+  return {
+    app: app.safeParse(sent.app).data,
+    weight_unit: weight_unit.safeParse(sent.weight_unit).data,
+    distance_unit: distance_unit.safeParse(sent.distance_unit).data,
+  };
 }
 
 function importPage(
@@ -150,11 +164,13 @@ function importPage(
   const selected = (on: boolean) => (on ? html` selected` : '');
   const checked = (on: boolean) => (on ? html` checked` : '');
   return html`<h1>Import workouts</h1>
-${done
-  ? html`<div class="notice" role="status"><p><strong>Imported ${count(done.added, 'workout')} from ${done.from}.</strong></p><p>${done.inFile ? `The file held ${count(done.inFile, 'workout')}. ` : ''}${
-      done.skipped ? `${count(done.skipped, 'workout')} ${done.skipped === 1 ? 'was' : 'were'} already in your record and skipped. ` : ''
-    }${done.exercises ? `${count(done.exercises, 'new exercise')} added.` : 'No new exercises.'}</p><p><a href="/workouts">See your workouts</a> · <a href="/progress">See your progress</a></p></div>`
-  : ''}
+${
+  done
+    ? html`<div class="notice" role="status"><p><strong>Imported ${count(done.added, 'workout')} from ${done.from}.</strong></p><p>${done.inFile ? `The file held ${count(done.inFile, 'workout')}. ` : ''}${
+        done.skipped ? `${count(done.skipped, 'workout')} ${done.skipped === 1 ? 'was' : 'were'} already in your record and skipped. ` : ''
+      }${done.exercises ? `${count(done.exercises, 'new exercise')} added.` : 'No new exercises.'}</p><p><a href="/workouts">See your workouts</a> · <a href="/progress">See your progress</a></p></div>`
+    : ''
+}
 ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <div class="card">
 <p>Bring your history from Hevy or Strong: export it as CSV in the app, then upload the file here. The whole file is imported, or none of it: a row RepLedger cannot read is named by its line, and nothing is saved. Importing the same file again, or a later export that overlaps it, adds only the workouts not yet in your record.</p>

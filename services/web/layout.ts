@@ -30,8 +30,14 @@ export function pageHeaders(existingPolicy: string | null = null): Record<string
 /** Shows a page with the app's layout, for the signed-in athlete (or a visitor). */
 export type Show = (reply: FastifyReply, title: string, session: Session | null, body: Html, status?: number, options?: { wide?: boolean }) => FastifyReply;
 
-const STATUS_TITLES: Record<number, string> = { 400: 'Bad request', 404: 'Page not found', 413: 'Too large', 415: 'Bad request', 500: 'Something went wrong', 503: 'One moment' };
-
+const STATUS_TITLES: Record<number, string> = {
+  400: 'Bad request',
+  404: 'Page not found',
+  413: 'Too large',
+  415: 'Bad request',
+  500: 'Something went wrong',
+  503: 'One moment',
+};
 
 /** A refusal or failure as a page, for browsers: what happened, and a way on. */
 export function errorPage(reply: FastifyReply, status: number, message: string, requestId: string): FastifyReply {

@@ -40,7 +40,10 @@ export function registerPasswordChange(web: FastifyInstance, app: Services, sess
     // Counted before the current password is checked, so attempts sent together cannot all pass.
     attempts.record(session.athlete_id);
     try {
-      await app.athletes.changePassword(session.athlete_id, parsed.data.current_password, parsed.data.new_password, { type: 'athlete', id: session.athlete_id });
+      await app.athletes.changePassword(session.athlete_id, parsed.data.current_password, parsed.data.new_password, {
+        type: 'athlete',
+        id: session.athlete_id,
+      });
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== 'invalid_input') throw error;
       const wrongCurrent = error.issues.some((i) => i.path === 'current_password');

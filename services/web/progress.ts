@@ -40,8 +40,20 @@ export function registerProgress(web: FastifyInstance, app: Services, show: Show
     const thisWeek = weekStart(todayIn(athlete.profile.timezone, app.clock.now().getTime()));
     const firstWeek = addDays(thisWeek, -7 * (WEEKS_CHARTED - 1));
     const [weeks, weights, exercises] = await Promise.all([
-      app.reads.page<ActivityWeekDoc>(ACTIVITY_WEEKS, { partition: athleteId, index: 'by_id', direction: 'asc', range: { gte: firstWeek, lte: thisWeek }, limit: WEEKS_CHARTED }),
-      app.reads.page<MeasurementDoc>('body_measurements', { partition: athleteId, index: 'by_metric', prefix: ['bodyweight'], direction: 'desc', limit: BODYWEIGHTS_CHARTED }),
+      app.reads.page<ActivityWeekDoc>(ACTIVITY_WEEKS, {
+        partition: athleteId,
+        index: 'by_id',
+        direction: 'asc',
+        range: { gte: firstWeek, lte: thisWeek },
+        limit: WEEKS_CHARTED,
+      }),
+      app.reads.page<MeasurementDoc>('body_measurements', {
+        partition: athleteId,
+        index: 'by_metric',
+        prefix: ['bodyweight'],
+        direction: 'desc',
+        limit: BODYWEIGHTS_CHARTED,
+      }),
       keysetPage<ExerciseDoc>(
         app.reads,
         'exercises',
@@ -50,7 +62,10 @@ export function registerProgress(web: FastifyInstance, app: Services, show: Show
       ),
     ]);
     const byWeek = new Map(weeks.map((w) => [w.id, w.workouts]));
-    const bars: Point[] = Array.from({ length: WEEKS_CHARTED }, (_, i) => addDays(firstWeek, 7 * i)).map((monday) => ({ date: monday, value: byWeek.get(monday) ?? 0 }));
+    const bars: Point[] = Array.from({ length: WEEKS_CHARTED }, (_, i) => addDays(firstWeek, 7 * i)).map((monday) => ({
+      date: monday,
+      value: byWeek.get(monday) ?? 0,
+    }));
     return show(
       reply,
       'Progress',
@@ -59,11 +74,13 @@ export function registerProgress(web: FastifyInstance, app: Services, show: Show
 ${weeklyCard(bars)}
 ${bodyweightCard([...weights].reverse(), athlete.profile.bodyweight_unit_preference)}
 <section class="card" aria-labelledby="exercises-title"><h2 id="exercises-title">Exercises</h2>
-${exercises.docs.length
-  ? html`<p>Choose an exercise to see its best estimated one-rep max and heaviest set over time, with your records marked.</p>
+${
+  exercises.docs.length
+    ? html`<p>Choose an exercise to see its best estimated one-rep max and heaviest set over time, with your records marked.</p>
 <ul class="columns">${exercises.docs.map((e) => html`<li><a href="/progress/exercises/${e.id}">${e.name}</a>${e.muscle_group ? html` <span class="meta">${e.muscle_group}</span>` : ''}</li>`)}</ul>
 ${pager('/progress', exercises, 'exercises', { newer: 'Previous exercises', older: 'More exercises' })}`
-  : html`<p>No exercises in your record yet. <a href="/import">Import your history from Hevy or Strong</a> and each exercise you trained gets its own chart here.</p>`}
+    : html`<p>No exercises in your record yet. <a href="/import">Import your history from Hevy or Strong</a> and each exercise you trained gets its own chart here.</p>`
+}
 </section>`,
       200,
       { wide: true },
@@ -76,7 +93,13 @@ ${pager('/progress', exercises, 'exercises', { newer: 'Previous exercises', olde
     const { athlete, session } = who;
     const { id } = request.params as { id: string };
     const notFound = () =>
-      show(reply, 'Exercise not found', session, html`<div class="card"><h1>Exercise not found</h1><p>There is no exercise at this address in your record.</p><a class="button" href="/progress">Your progress</a></div>`, 404);
+      show(
+        reply,
+        'Exercise not found',
+        session,
+        html`<div class="card"><h1>Exercise not found</h1><p>There is no exercise at this address in your record.</p><a class="button" href="/progress">Your progress</a></div>`,
+        404,
+      );
     if (!UUID.test(id)) return notFound();
     const athleteId = athlete.athlete_id;
     const latest = { partition: athleteId, prefix: [id], direction: 'desc' as const, limit: SESSIONS_CHARTED + 1 };
@@ -110,9 +133,10 @@ function weeklyCard(bars: Point[]): Html {
   const most = Math.max(...bars.map((b) => b.value));
   const from = bars[0]!.date;
   return html`<section class="card" aria-labelledby="weekly-title"><h2 id="weekly-title">Workouts a week</h2>
-${total === 0
-  ? html`<p>No workouts in the last year yet. Once you have trained, or <a href="/import">imported your history</a>, each week gets a bar here.</p>`
-  : html`<p class="meta">The last ${WEEKS_CHARTED} weeks, Monday to Sunday: ${count(total, 'workout')} in ${count(active, 'active week')}.</p>
+${
+  total === 0
+    ? html`<p>No workouts in the last year yet. Once you have trained, or <a href="/import">imported your history</a>, each week gets a bar here.</p>`
+    : html`<p class="meta">The last ${WEEKS_CHARTED} weeks, Monday to Sunday: ${count(total, 'workout')} in ${count(active, 'active week')}.</p>
 ${weekBarChart(
   {
     id: 'weekly',
@@ -129,7 +153,8 @@ ${figures(
       .reverse()
       .map((b) => html`<tr><th scope="row">${shortDate(b.date)}</th><td class="num">${b.value}</td></tr>`)}</tbody></table>`,
   ),
-)}`}
+)}`
+}
 </section>`;
 }
 
@@ -176,19 +201,50 @@ function exerciseCard(name: string, sessions: SessionProgress[], unit: WeightUni
         {
           id: 'exercise',
           title: `${name}: best estimated one-rep max and heaviest set of each session, in ${u}`,
-          description: describe(sessions, (s) => s.best_e1rm_kg, (kg) => weight(kg, unit), 'best estimated one-rep max', records),
+          description: describe(
+            sessions,
+            (s) => s.best_e1rm_kg,
+            (kg) => weight(kg, unit),
+            'best estimated one-rep max',
+            records,
+          ),
         },
         [
-          { look: 'first', points: sessions.flatMap((s) => (s.best_e1rm_kg === null ? [] : [{ date: s.local_date, value: weightValue(s.best_e1rm_kg, unit), marked: s.records.includes('estimated_1rm') }])) },
-          { look: 'second', points: sessions.flatMap((s) => (s.top_set === null ? [] : [{ date: s.local_date, value: weightValue(s.top_set.weight_kg, unit), marked: s.records.includes('weight') }])) },
+          {
+            look: 'first',
+            points: sessions.flatMap((s) =>
+              s.best_e1rm_kg === null ? [] : [{ date: s.local_date, value: weightValue(s.best_e1rm_kg, unit), marked: s.records.includes('estimated_1rm') }],
+            ),
+          },
+          {
+            look: 'second',
+            points: sessions.flatMap((s) =>
+              s.top_set === null ? [] : [{ date: s.local_date, value: weightValue(s.top_set.weight_kg, unit), marked: s.records.includes('weight') }],
+            ),
+          },
         ],
       )}
 <ul class="legend"><li><span class="key"></span>Best estimated one-rep max</li><li><span class="key second"></span>Heaviest set</li><li><span class="key record"></span>New record</li></ul>
 <p class="hint">The estimated one-rep max is the session's best set by Epley's formula, weight × (1 + reps ÷ 30). Warm-ups and sets not completed are left out, as for record badges.</p>`
     : withReps
       ? html`${lineChart(
-          { id: 'exercise', title: `${name}: most reps in a set, each session`, description: describe(sessions, (s) => s.most_reps, (n) => count(n, 'rep'), 'most reps in a set', records) },
-          [{ look: 'first', points: sessions.flatMap((s) => (s.most_reps === null ? [] : [{ date: s.local_date, value: s.most_reps, marked: s.records.includes('reps') }])) }],
+          {
+            id: 'exercise',
+            title: `${name}: most reps in a set, each session`,
+            description: describe(
+              sessions,
+              (s) => s.most_reps,
+              (n) => count(n, 'rep'),
+              'most reps in a set',
+              records,
+            ),
+          },
+          [
+            {
+              look: 'first',
+              points: sessions.flatMap((s) => (s.most_reps === null ? [] : [{ date: s.local_date, value: s.most_reps, marked: s.records.includes('reps') }])),
+            },
+          ],
         )}
 <ul class="legend"><li><span class="key"></span>Most reps in a set</li><li><span class="key record"></span>New record</li></ul>`
       : html`<p>This exercise is done for time or distance, which the charts do not draw yet: each session's sets are on its workout's page, linked below.</p>`;
@@ -198,7 +254,9 @@ ${figures(
   `Each session as a table (${count(records, 'session')} with a record)`,
   scrollTable(
     `Sessions of ${name}`,
-    html`<table><thead><tr><th scope="col">Date</th><th scope="col" class="num">Heaviest set</th><th scope="col" class="num">Best est. 1RM</th><th scope="col">Records</th></tr></thead><tbody>${[...sessions]
+    html`<table><thead><tr><th scope="col">Date</th><th scope="col" class="num">Heaviest set</th><th scope="col" class="num">Best est. 1RM</th><th scope="col">Records</th></tr></thead><tbody>${[
+      ...sessions,
+    ]
       .reverse()
       .map(
         (s) =>
@@ -212,7 +270,13 @@ ${figures(
 }
 
 /** A chart's description: its span, where the figure started and ended, its best, and the records. */
-function describe(sessions: SessionProgress[], value: (s: SessionProgress) => number | null, show: (v: number) => string, what: string, records: number): string {
+function describe(
+  sessions: SessionProgress[],
+  value: (s: SessionProgress) => number | null,
+  show: (v: number) => string,
+  what: string,
+  records: number,
+): string {
   const valued = sessions.filter((s) => value(s) !== null);
   const first = valued[0];
   const last = valued[valued.length - 1];

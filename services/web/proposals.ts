@@ -16,7 +16,21 @@ import { ReviewRefusal } from '../domain/proposal-review.ts';
 import { statusAt } from '../domain/proposal.ts';
 import { itemKey } from '../domain/record.ts';
 import { WritesPaused, type ProposalReview } from '../writes/proposals.ts';
-import { approveLabel, blockWords, capitalise, changedByWords, changeHeading, changeSubject, KIND_NOUNS, overview, receiptLine, recordSubject, tally, undoLine, type ChangeInput } from '../words/changes.ts';
+import {
+  approveLabel,
+  blockWords,
+  capitalise,
+  changedByWords,
+  changeHeading,
+  changeSubject,
+  KIND_NOUNS,
+  overview,
+  receiptLine,
+  recordSubject,
+  tally,
+  undoLine,
+  type ChangeInput,
+} from '../words/changes.ts';
 import { compareRecords, type WordsContext } from '../words/record-fields.ts';
 import { COUNTDOWN_SCRIPT, html, type Html } from './html.ts';
 import type { Show } from './layout.ts';
@@ -65,7 +79,8 @@ export function proposalLine(doc: ProposalDoc, now: Date, timezone: string): Htm
  */
 type ChangeStage = 'pending' | 'saved' | 'unsaved';
 
-const stageOf = (status: ProposalStatus): ChangeStage => (status === 'prepared' ? 'pending' : status === 'committed' || status === 'undone' ? 'saved' : 'unsaved');
+const stageOf = (status: ProposalStatus): ChangeStage =>
+  status === 'prepared' ? 'pending' : status === 'committed' || status === 'undone' ? 'saved' : 'unsaved';
 
 /** One change as the athlete reviews it: the new record, the fields that change (before and after), or what goes. */
 function changeCard(index: number, change: ChangeInput, ctx: WordsContext, stage: ChangeStage): Html {
@@ -77,9 +92,14 @@ function changeCard(index: number, change: ChangeInput, ctx: WordsContext, stage
   let body: Html;
   if (op === 'create') body = html`${stage === 'unsaved' ? html`<p>Proposed (nothing was saved):</p>` : ''}${one(null, record)}`;
   else if (stage === 'unsaved') {
-    body = op === 'delete' ? html`<p>Proposed to remove it. Nothing was removed.</p>${current ? one(current, null) : ''}` : html`<p>Proposed values (nothing was changed):</p>${one(null, record)}`;
-  } else if (current === null && stage === 'saved') body = html`<p class="hint">Its earlier values are no longer kept.</p>${op === 'update' ? one(null, record) : ''}`;
-  else if (current === null) body = html`<p class="error">This record is no longer in your record, so approving will save nothing.</p>${op === 'update' ? one(null, record) : ''}`;
+    body =
+      op === 'delete'
+        ? html`<p>Proposed to remove it. Nothing was removed.</p>${current ? one(current, null) : ''}`
+        : html`<p>Proposed values (nothing was changed):</p>${one(null, record)}`;
+  } else if (current === null && stage === 'saved')
+    body = html`<p class="hint">Its earlier values are no longer kept.</p>${op === 'update' ? one(null, record) : ''}`;
+  else if (current === null)
+    body = html`<p class="error">This record is no longer in your record, so approving will save nothing.</p>${op === 'update' ? one(null, record) : ''}`;
   else if (op === 'delete') body = html`<p><strong>${stage === 'pending' ? 'Will be removed:' : 'Removed:'}</strong></p>${one(current, null)}`;
   else {
     const words = compareRecords(kind, current, record, ctx);
@@ -139,12 +159,20 @@ function receiptCard(review: ProposalReview, ctx: WordsContext, timezone: string
 <details class="ids"><summary>Revisions and ids</summary>
 <p class="hint">Proposal ${doc.id}</p>
 <div class="table-wrap" tabindex="0" role="region" aria-label="Revisions"><table><thead><tr><th scope="col">Change</th><th scope="col">Record id</th><th scope="col">Revision</th></tr></thead><tbody>${r.changes.map(
-    (c) => html`<tr><td>${c.index + 1}. ${c.op} ${c.kind.replaceAll('_', ' ')}</td><td><code>${c.id}</code></td><td>${c.revision_before ?? 'new'} → ${c.revision_after ?? 'none'}</td></tr>`,
+    (c) =>
+      html`<tr><td>${c.index + 1}. ${c.op} ${c.kind.replaceAll('_', ' ')}</td><td><code>${c.id}</code></td><td>${c.revision_before ?? 'new'} → ${c.revision_after ?? 'none'}</td></tr>`,
   )}</tbody></table></div></details></section>`;
 }
 
 /** A conflicted or stale record in words: which, how. */
-function blockedSubject(review: ProposalReview, kind: RecordKind, id: string, actionIndex: number | null, body: Record<string, unknown> | null, ctx: WordsContext): string {
+function blockedSubject(
+  review: ProposalReview,
+  kind: RecordKind,
+  id: string,
+  actionIndex: number | null,
+  body: Record<string, unknown> | null,
+  ctx: WordsContext,
+): string {
   const writeKind = writeKindOf(kind);
   if (!writeKind) return 'a record';
   if (writeKind === 'exercise' && !body) return `exercise “${ctx.exerciseName(id) ?? 'unknown'}”`;
@@ -210,7 +238,8 @@ function decisionBar(review: ProposalReview, csrf: string): Html {
   const { doc } = review;
   const removals = tally(doc.changes).delete;
   const reject = html`<form method="post" action="/proposals/${doc.id}/reject"><input type="hidden" name="_csrf" value="${csrf}"><button class="secondary" type="submit">Reject</button></form>`;
-  if (review.stale.length) return html`<div class="decide" role="region" aria-label="Your decision">${reject}<p class="hint">This batch is out of date and cannot be approved.</p></div>`;
+  if (review.stale.length)
+    return html`<div class="decide" role="region" aria-label="Your decision">${reject}<p class="hint">This batch is out of date and cannot be approved.</p></div>`;
   return html`<div class="decide" role="region" aria-label="Your decision">
 <form method="post" action="/proposals/${doc.id}/approve"><input type="hidden" name="_csrf" value="${csrf}">
 ${removals ? html`<label class="confirm"><input type="checkbox" name="confirm_removals" value="${removals}" required> <span>Yes, remove ${removals === 1 ? '1 record' : `${removals} records`} from my record</span></label>` : ''}
@@ -249,7 +278,13 @@ export function registerProposals(web: FastifyInstance, app: Services, show: Sho
     return app.athletes.get(session.athlete_id);
   };
   const notFound = (reply: FastifyReply, session: Session | null) =>
-    show(reply, 'No such proposal', session, html`<div class="card"><h1>No such proposal</h1><p>There is no proposal of yours at this address.</p><a class="button" href="/proposals">Your proposals</a></div>`, 404);
+    show(
+      reply,
+      'No such proposal',
+      session,
+      html`<div class="card"><h1>No such proposal</h1><p>There is no proposal of yours at this address.</p><a class="button" href="/proposals">Your proposals</a></div>`,
+      404,
+    );
   const commandIdOf = (params: unknown) => z.object({ id: uuid }).safeParse(params).data?.id ?? null;
   const wordsFor = (athlete: AthleteState, review: ProposalReview): WordsContext => ({ profile: athlete.profile, exerciseName: review.exerciseName });
 
@@ -281,13 +316,13 @@ export function registerProposals(web: FastifyInstance, app: Services, show: Sho
       html`<h1>Proposals</h1>
 <p class="hint">Changes your connected AI apps suggest. Nothing changes in your record until you approve it here.</p>
 <section class="card"><h2>Waiting for your review${waiting.length > WAITING_PAGE ? ` (${waiting.length})` : ''}</h2>${pending.length ? html`<ul class="proposals">${pending.map((d) => proposalLine(d, now, tz))}</ul>` : html`<p>Nothing is waiting for you.</p>`}${
-  pages > 1
-    ? html`<p class="pager">${at > 1 ? html`<a href="/proposals?waiting=${at - 1}">Sooner to expire</a>` : html`<span></span>`}<span class="hint">${(at - 1) * WAITING_PAGE + 1}–${Math.min(at * WAITING_PAGE, waiting.length)} of ${waiting.length}</span>${at < pages ? html`<a href="/proposals?waiting=${at + 1}">Later to expire</a>` : html`<span></span>`}</p>`
-    : ''
-}</section>
+        pages > 1
+          ? html`<p class="pager">${at > 1 ? html`<a href="/proposals?waiting=${at - 1}">Sooner to expire</a>` : html`<span></span>`}<span class="hint">${(at - 1) * WAITING_PAGE + 1}–${Math.min(at * WAITING_PAGE, waiting.length)} of ${waiting.length}</span>${at < pages ? html`<a href="/proposals?waiting=${at + 1}">Later to expire</a>` : html`<span></span>`}</p>`
+          : ''
+      }</section>
 <section class="card"><h2>${before ? 'Earlier history' : 'History'}</h2>${history.length ? html`<ul class="proposals">${history.map((d) => proposalLine(d, now, tz))}</ul>` : html`<p>No earlier proposals.</p>`}${
-  next ? html`<p><a href="/proposals?before=${encodeURIComponent(next.join('~'))}">Older proposals</a></p>` : ''
-}${before ? html`<p><a href="/proposals">Newest proposals</a></p>` : ''}</section>
+        next ? html`<p><a href="/proposals?before=${encodeURIComponent(next.join('~'))}">Older proposals</a></p>` : ''
+      }${before ? html`<p><a href="/proposals">Newest proposals</a></p>` : ''}</section>
 <script>${COUNTDOWN_SCRIPT}</script>`,
     );
   });
@@ -303,7 +338,13 @@ export function registerProposals(web: FastifyInstance, app: Services, show: Sho
 
   /** A move refused: what happened and the way back, in words, with nothing saved. */
   const refused = (reply: FastifyReply, session: Session | null, commandId: string, title: string, message: string | Html, status: number) =>
-    show(reply, title, session, html`<div class="card"><h1>${title}</h1><p>${message}</p><a class="button" href="/proposals/${commandId}">Back to the proposal</a></div>`, status);
+    show(
+      reply,
+      title,
+      session,
+      html`<div class="card"><h1>${title}</h1><p>${message}</p><a class="button" href="/proposals/${commandId}">Back to the proposal</a></div>`,
+      status,
+    );
 
   const move = (path: string, run: (athlete: AthleteState, commandId: string, form: Record<string, unknown>) => Promise<unknown>) =>
     web.post(`/proposals/:id/${path}`, async (request, reply) => {
@@ -319,10 +360,18 @@ export function registerProposals(web: FastifyInstance, app: Services, show: Sho
         if (error instanceof WritesPaused) {
           reply.header('Retry-After', String(error.retryAfter));
           const until = dateTime(new Date(app.clock.now().getTime() + error.retryAfter * 1000).toISOString(), athlete.profile.timezone);
-          return refused(reply, request.session, commandId, 'Saving is paused', `Whoever runs this RepLedger has paused changes to records for maintenance, so nothing was saved. Try again after ${until}.`, 503);
+          return refused(
+            reply,
+            request.session,
+            commandId,
+            'Saving is paused',
+            `Whoever runs this RepLedger has paused changes to records for maintenance, so nothing was saved. Try again after ${until}.`,
+            503,
+          );
         }
         if (error instanceof RemovalsNotConfirmed) return refused(reply, request.session, commandId, 'Nothing was saved', error.message, 400);
-        if (error instanceof ReviewRefusal) return refused(reply, request.session, commandId, 'That was not possible', await refusalWords(error, athlete, commandId), 409);
+        if (error instanceof ReviewRefusal)
+          return refused(reply, request.session, commandId, 'That was not possible', await refusalWords(error, athlete, commandId), 409);
         throw error;
       }
     });
@@ -396,7 +445,9 @@ export function registerProposals(web: FastifyInstance, app: Services, show: Sho
 /** Approve was sent without ticking the confirmation a batch with removals asks for: nothing is decided. */
 class RemovalsNotConfirmed extends Error {
   constructor(removals: number) {
-    super(`This batch removes ${removals === 1 ? '1 record' : `${removals} records`} from your record. Tick the box that confirms ${removals === 1 ? 'it' : 'them'} before approving; nothing was saved.`);
+    super(
+      `This batch removes ${removals === 1 ? '1 record' : `${removals} records`} from your record. Tick the box that confirms ${removals === 1 ? 'it' : 'them'} before approving; nothing was saved.`,
+    );
     this.name = 'RemovalsNotConfirmed';
   }
 }

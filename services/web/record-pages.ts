@@ -30,7 +30,11 @@ const GOALS_PER_STATUS = 50;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The signed-in athlete, or null after sending the browser to sign in (and back here). */
-export async function signedInAthlete(app: Services, request: FastifyRequest, reply: FastifyReply): Promise<{ session: Session; athlete: AthleteState } | null> {
+export async function signedInAthlete(
+  app: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<{ session: Session; athlete: AthleteState } | null> {
   const session = request.session;
   const athlete = session ? await app.athletes.get(session.athlete_id) : null;
   if (!session || !athlete) {
@@ -66,7 +70,11 @@ export const RECORD_NAMES: Record<Indicator, string> = {
   estimated_1rm: 'Best est. 1RM',
 };
 
-const DIFFICULTY: Record<string, string> = { easier_than_expected: 'easier than expected', as_expected: 'as expected', harder_than_expected: 'harder than expected' };
+const DIFFICULTY: Record<string, string> = {
+  easier_than_expected: 'easier than expected',
+  as_expected: 'as expected',
+  harder_than_expected: 'harder than expected',
+};
 
 /** A set's and an exercise's fields as the words layer labels them (the review's set tables use the same). */
 const SET_FIELDS = RECORD_FIELDS.completed_workout.exercises.fields.sets.fields;
@@ -100,15 +108,42 @@ function setTypeWords(s: DetailSet, sets: readonly DetailSet[]): string | null {
 function columnsOf(sets: readonly ShownSet[], unit: WeightUnit): Column[] {
   const columns: Column[] = [];
   const add = <T>(value: (s: ShownSet) => T | null, head: string, shown: (v: T) => string) => {
-    if (sets.some((s) => value(s) !== null)) columns.push({ head, cell: (s) => { const v = value(s); return v === null ? '—' : shown(v); } });
+    if (sets.some((s) => value(s) !== null))
+      columns.push({
+        head,
+        cell: (s) => {
+          const v = value(s);
+          return v === null ? '—' : shown(v);
+        },
+      });
   };
-  add((s) => s.weight_kg, SET_FIELDS.weight_kg.label, (kg) => weight(kg, unit));
+  add(
+    (s) => s.weight_kg,
+    SET_FIELDS.weight_kg.label,
+    (kg) => weight(kg, unit),
+  );
   add((s) => s.reps, SET_FIELDS.reps.label, String);
-  add((s) => s.distance_metres, SET_FIELDS.distance_metres.label, (m) => distance(m, unit));
+  add(
+    (s) => s.distance_metres,
+    SET_FIELDS.distance_metres.label,
+    (m) => distance(m, unit),
+  );
   add((s) => s.duration_seconds, SET_FIELDS.duration_seconds.label, clock);
-  add((s) => s.incline_percent, SET_FIELDS.incline_percent.label, (p) => `${trim(p, 1)} %`);
-  add((s) => s.rpe, SET_FIELDS.rpe.label, (v) => trim(v, 1));
-  add((s) => s.target_rpe, SET_FIELDS.target_rpe.label, (v) => trim(v, 1));
+  add(
+    (s) => s.incline_percent,
+    SET_FIELDS.incline_percent.label,
+    (p) => `${trim(p, 1)} %`,
+  );
+  add(
+    (s) => s.rpe,
+    SET_FIELDS.rpe.label,
+    (v) => trim(v, 1),
+  );
+  add(
+    (s) => s.target_rpe,
+    SET_FIELDS.target_rpe.label,
+    (v) => trim(v, 1),
+  );
   if (sets.some((s) => !s.completed)) columns.push({ head: SET_FIELDS.completed.label, cell: (s) => (s.completed ? 'Yes' : 'No') });
   return columns;
 }
@@ -148,9 +183,12 @@ function exerciseTables(workout: WorkoutDetail, detail: WorkoutDetailDoc | null,
     return html`<section class="card exercise" aria-labelledby="${id}"><h2 id="${id}">${e.name.value}</h2>
 ${facts.length ? html`<dl class="fields">${facts.map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl>` : ''}
 ${stored?.notes ? html`<div class="exercise-notes"><h3>${EXERCISE_FIELDS.notes.label}</h3><p class="notes">${stored.notes}</p></div>` : ''}
-${sets.length === 0
-  ? html`<p>No sets.</p>`
-  : scrollTable(`Sets of ${e.name.value}`, html`<table${stack ? html` class="stack sets-stack"` : ''}><caption class="visually-hidden">Sets of ${e.name.value}</caption><thead><tr><th scope="col">${SET_FIELDS.set_number.label}</th>${columns.map((c) => html`<th scope="col" class="num">${c.head}</th>`)}<th scope="col">Records</th></tr></thead><tbody>
+${
+  sets.length === 0
+    ? html`<p>No sets.</p>`
+    : scrollTable(
+        `Sets of ${e.name.value}`,
+        html`<table${stack ? html` class="stack sets-stack"` : ''}><caption class="visually-hidden">Sets of ${e.name.value}</caption><thead><tr><th scope="col">${SET_FIELDS.set_number.label}</th>${columns.map((c) => html`<th scope="col" class="num">${c.head}</th>`)}<th scope="col">Records</th></tr></thead><tbody>
 ${sets.map((s) => {
   const type = setTypeWords(s, sets);
   const badges = s.historical_record_at_completion.indicators;
@@ -161,7 +199,9 @@ ${sets.map((s) => {
       return html`<td class="${value === '—' ? 'num empty' : 'num'}"${stack ? html` data-label="${c.head}"` : ''}>${value}</td>`;
     },
   )}<td${stack && badges.length ? html` data-label="Records"` : ''}>${badges.map((i) => html`<span class="badge">${RECORD_NAMES[i]}</span>`)}</td></tr>`;
-})}</tbody></table>`)}
+})}</tbody></table>`,
+      )
+}
 </section>`;
   })}`;
 }
@@ -181,9 +221,11 @@ export function registerRecordPages(web: FastifyInstance, app: Services, show: S
       'Workouts',
       who.session,
       html`${trainingNav('/workouts')}<h1>Workouts</h1>
-<div class="card">${page.docs.length
-        ? html`<ul class="plain">${page.docs.map(workoutLine)}</ul>`
-        : html`<p>No workouts here yet. <a href="/import">Import your history from Hevy or Strong</a>.</p>`}
+<div class="card">${
+        page.docs.length
+          ? html`<ul class="plain">${page.docs.map(workoutLine)}</ul>`
+          : html`<p>No workouts here yet. <a href="/import">Import your history from Hevy or Strong</a>.</p>`
+      }
 ${pager('/workouts', page, 'workouts')}</div>`,
       200,
       { wide: true },
@@ -196,7 +238,13 @@ ${pager('/workouts', page, 'workouts')}</div>`,
     const { id } = request.params as { id: string };
     const { athlete, session } = who;
     const notFound = () =>
-      show(reply, 'Workout not found', session, html`<div class="card"><h1>Workout not found</h1><p>There is no workout at this address in your record. It may have been deleted.</p><a class="button" href="/workouts">Your workouts</a></div>`, 404);
+      show(
+        reply,
+        'Workout not found',
+        session,
+        html`<div class="card"><h1>Workout not found</h1><p>There is no workout at this address in your record. It may have been deleted.</p><a class="button" href="/workouts">Your workouts</a></div>`,
+        404,
+      );
     if (!UUID.test(id)) return notFound();
     let workout: WorkoutDetail;
     try {
@@ -251,14 +299,18 @@ ${exerciseTables(workout, detail, unit)}
       'Routines',
       who.session,
       html`${trainingNav('/routines')}<h1>Routines</h1>
-<div class="card">${page.docs.length
-        ? html`<ul class="plain">${page.docs.map((r) => {
-            const upcoming = [...r.scheduled_dates].filter((d) => d >= today).sort();
-            return html`<li><a href="/routines/${r.id}"><strong>${r.title}</strong></a><br><span class="meta">${count(r.exercise_count, 'exercise')}${
-              upcoming.length ? ` · next on ${shortDate(upcoming[0]!)}${upcoming.length > 1 ? ` and ${upcoming.length - 1} more ${upcoming.length === 2 ? 'date' : 'dates'}` : ''}` : ' · not scheduled'
-            }</span></li>`;
-          })}</ul>`
-        : html`<p>No saved routines yet. An AI client you connect can suggest one for you to approve.</p>`}
+<div class="card">${
+        page.docs.length
+          ? html`<ul class="plain">${page.docs.map((r) => {
+              const upcoming = [...r.scheduled_dates].filter((d) => d >= today).sort();
+              return html`<li><a href="/routines/${r.id}"><strong>${r.title}</strong></a><br><span class="meta">${count(r.exercise_count, 'exercise')}${
+                upcoming.length
+                  ? ` · next on ${shortDate(upcoming[0]!)}${upcoming.length > 1 ? ` and ${upcoming.length - 1} more ${upcoming.length === 2 ? 'date' : 'dates'}` : ''}`
+                  : ' · not scheduled'
+              }</span></li>`;
+            })}</ul>`
+          : html`<p>No saved routines yet. An AI client you connect can suggest one for you to approve.</p>`
+      }
 ${pager('/routines', page, 'routines')}</div>`,
       200,
       { wide: true },
@@ -270,7 +322,13 @@ ${pager('/routines', page, 'routines')}</div>`,
     if (!who) return reply;
     const { id } = request.params as { id: string };
     const notFound = () =>
-      show(reply, 'Routine not found', who.session, html`<div class="card"><h1>Routine not found</h1><p>There is no routine at this address in your record.</p><a class="button" href="/routines">Your routines</a></div>`, 404);
+      show(
+        reply,
+        'Routine not found',
+        who.session,
+        html`<div class="card"><h1>Routine not found</h1><p>There is no routine at this address in your record.</p><a class="button" href="/routines">Your routines</a></div>`,
+        404,
+      );
     if (!UUID.test(id)) return notFound();
     let routine: Awaited<ReturnType<typeof getSavedRoutine>>['routine'];
     try {
@@ -288,11 +346,17 @@ ${pager('/routines', page, 'routines')}</div>`,
       who.session,
       html`${trainingNav('/routines')}<p><a href="/routines">← All routines</a></p>
 <h1>${routine.title.value}</h1>
-<div class="card"><h2>Exercises</h2>${routine.exercises.length
-        ? scrollTable('Exercises of the routine', html`<table><thead><tr><th scope="col">Exercise</th><th scope="col" class="num">Sets</th><th scope="col" class="num">Reps</th><th scope="col" class="num">Target RPE</th><th scope="col" class="num">Rest</th></tr></thead><tbody>${routine.exercises.map(
-            (e) => html`<tr><th scope="row">${e.name.value}</th><td class="num">${e.sets}</td><td class="num">${e.reps}</td><td class="num">${e.target_rpe === null ? '—' : trim(e.target_rpe, 1)}</td><td class="num">${rest(e.rest_seconds)}</td></tr>`,
-          )}</tbody></table>`)
-        : html`<p>This routine has no exercises.</p>`}</div>
+<div class="card"><h2>Exercises</h2>${
+        routine.exercises.length
+          ? scrollTable(
+              'Exercises of the routine',
+              html`<table><thead><tr><th scope="col">Exercise</th><th scope="col" class="num">Sets</th><th scope="col" class="num">Reps</th><th scope="col" class="num">Target RPE</th><th scope="col" class="num">Rest</th></tr></thead><tbody>${routine.exercises.map(
+                (e) =>
+                  html`<tr><th scope="row">${e.name.value}</th><td class="num">${e.sets}</td><td class="num">${e.reps}</td><td class="num">${e.target_rpe === null ? '—' : trim(e.target_rpe, 1)}</td><td class="num">${rest(e.rest_seconds)}</td></tr>`,
+              )}</tbody></table>`,
+            )
+          : html`<p>This routine has no exercises.</p>`
+      }</div>
 <div class="card"><h2>Scheduled dates</h2>${dates.length ? html`<ul>${dates.map((d) => html`<li>${localDate(d)}</li>`)}</ul>` : html`<p>Not scheduled on any date.</p>`}</div>`,
       200,
       { wide: true },
@@ -306,15 +370,24 @@ ${pager('/routines', page, 'routines')}</div>`,
     type GoalDoc = ItemDoc & RecordItem<'goal'>;
     const statuses = ['active', 'achieved', 'archived'] as const;
     const byStatus = await Promise.all(
-      statuses.map((status) => app.reads.page<GoalDoc>('goals', { partition: athleteId, index: 'by_status', prefix: [status], direction: 'desc', limit: GOALS_PER_STATUS })),
+      statuses.map((status) =>
+        app.reads.page<GoalDoc>('goals', { partition: athleteId, index: 'by_status', prefix: [status], direction: 'desc', limit: GOALS_PER_STATUS }),
+      ),
     );
     const exerciseIds = [...new Set(byStatus.flat().flatMap((g) => (g.exercise_id ? [g.exercise_id] : [])))];
     const names = new Map((await app.reads.getMany<ItemDoc & RecordItem<'exercise'>>('exercises', athleteId, exerciseIds)).map((e) => [e.id, e.name]));
     const p = who.athlete.profile;
     const section = (title: string, goals: GoalDoc[], empty: string) =>
-      html`<section class="card"><h2>${title}</h2>${goals.length ? html`<ul class="plain">${goals.map((g) => html`<li>${goalText(g, names, p)}${
-        g.achieved_at ? html`<br><span class="meta">Achieved ${dateTime(g.achieved_at, p.timezone)}</span>` : ''
-      }</li>`)}</ul>` : html`<p>${empty}</p>`}</section>`;
+      html`<section class="card"><h2>${title}</h2>${
+        goals.length
+          ? html`<ul class="plain">${goals.map(
+              (g) =>
+                html`<li>${goalText(g, names, p)}${
+                  g.achieved_at ? html`<br><span class="meta">Achieved ${dateTime(g.achieved_at, p.timezone)}</span>` : ''
+                }</li>`,
+            )}</ul>`
+          : html`<p>${empty}</p>`
+      }</section>`;
     return show(
       reply,
       'Goals',

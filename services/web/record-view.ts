@@ -76,7 +76,14 @@ function duration(seconds: number): string {
   return m >= 60 ? `${Math.floor(m / 60)} h ${m % 60} min` : s ? `${m} min ${s} s` : `${m} min`;
 }
 
-type WorkoutSetLike = { set_type: string; completed?: boolean; weight_kg: number | null; reps: number | null; duration_seconds: number | null; distance_metres: number | null };
+type WorkoutSetLike = {
+  set_type: string;
+  completed?: boolean;
+  weight_kg: number | null;
+  reps: number | null;
+  duration_seconds: number | null;
+  distance_metres: number | null;
+};
 
 function setText(s: WorkoutSetLike, profile: Profile): string {
   const parts = [
@@ -127,13 +134,22 @@ export function valueText(kind: WriteKind, field: string, value: unknown, ctx: V
         )
         .join(' · ');
     default:
-      return typeof value === 'string' ? (['goal_type', 'status', 'tracking_type', 'metric', 'experience_level', 'target_unit'].includes(field) ? words(value) : value) : String(value);
+      return typeof value === 'string'
+        ? ['goal_type', 'status', 'tracking_type', 'metric', 'experience_level', 'target_unit'].includes(field)
+          ? words(value)
+          : value
+        : String(value);
   }
 }
 
 function measurement(metric: string, value: number, profile: Profile): string {
   if (metric === 'body_fat') return `${round(value)} %`;
-  if (metric === 'bodyweight') return profile.bodyweight_unit_preference === 'kg' ? `${round(value)} kg` : profile.bodyweight_unit_preference === 'lbs' ? `${round(value / KG_PER_LB)} lb` : `${round(value / KG_PER_STONE)} st`;
+  if (metric === 'bodyweight')
+    return profile.bodyweight_unit_preference === 'kg'
+      ? `${round(value)} kg`
+      : profile.bodyweight_unit_preference === 'lbs'
+        ? `${round(value / KG_PER_LB)} lb`
+        : `${round(value / KG_PER_STONE)} st`;
   // Lengths are kept in metres.
   return profile.height_unit_preference === 'cm' ? `${round(value * 100)} cm` : `${round(value / 0.0254)} in`;
 }
@@ -144,7 +160,12 @@ export function fieldsOf(kind: WriteKind, record: Record<string, unknown>, ctx: 
 }
 
 /** The fields an update changes, each before and after. */
-export function changedFields(kind: WriteKind, before: Record<string, unknown>, after: Record<string, unknown>, ctx: ViewContext): Array<{ label: string; before: string; after: string }> {
+export function changedFields(
+  kind: WriteKind,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  ctx: ViewContext,
+): Array<{ label: string; before: string; after: string }> {
   return Object.keys(after)
     .filter((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f]))
     .map((f) => ({ label: labelOf(f), before: valueText(kind, f, before[f], ctx, before), after: valueText(kind, f, after[f], ctx, after) }));

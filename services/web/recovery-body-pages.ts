@@ -70,11 +70,17 @@ export function registerRecoveryBodyPages(web: FastifyInstance, app: Services, s
       who.session,
       html`${recoveryNav('/recovery')}<h1>Recovery check-ins</h1>
 <div class="card"><p class="hint">Each is scored 1 to 5, higher is better: for soreness, 5 means no soreness.</p>
-${page.docs.length
-        ? scrollTable('Recovery check-ins', html`<table><thead><tr><th scope="col">Date</th><th scope="col" class="num">Sleep</th><th scope="col" class="num">Energy</th><th scope="col" class="num">Soreness</th><th scope="col" class="num">Stress</th></tr></thead><tbody>${page.docs.map(
-            (c) => html`<tr><th scope="row">${localDate(c.date)}</th><td class="num">${scale(c.sleep_quality)}</td><td class="num">${scale(c.energy)}</td><td class="num">${scale(c.soreness)}</td><td class="num">${scale(c.stress)}</td></tr>`,
-          )}</tbody></table>`)
-        : html`<p>No check-ins yet.</p>`}
+${
+  page.docs.length
+    ? scrollTable(
+        'Recovery check-ins',
+        html`<table><thead><tr><th scope="col">Date</th><th scope="col" class="num">Sleep</th><th scope="col" class="num">Energy</th><th scope="col" class="num">Soreness</th><th scope="col" class="num">Stress</th></tr></thead><tbody>${page.docs.map(
+          (c) =>
+            html`<tr><th scope="row">${localDate(c.date)}</th><td class="num">${scale(c.sleep_quality)}</td><td class="num">${scale(c.energy)}</td><td class="num">${scale(c.soreness)}</td><td class="num">${scale(c.stress)}</td></tr>`,
+        )}</tbody></table>`,
+      )
+    : html`<p>No check-ins yet.</p>`
+}
 ${pager('/recovery', page, 'check-ins')}</div>`,
       200,
       { wide: true },
@@ -96,11 +102,17 @@ ${pager('/recovery', page, 'check-ins')}</div>`,
     const oldest = days.docs[days.docs.length - 1]?.id;
     const meals =
       newest && oldest
-        ? await app.reads.page<MealDoc>('meals', { partition: athleteId, index: 'by_local_date', direction: 'asc', range: { gte: oldest, lte: newest }, limit: MEALS_PER_PAGE + 1 })
+        ? await app.reads.page<MealDoc>('meals', {
+            partition: athleteId,
+            index: 'by_local_date',
+            direction: 'asc',
+            range: { gte: oldest, lte: newest },
+            limit: MEALS_PER_PAGE + 1,
+          })
         : [];
     const byDay = new Map<string, MealDoc[]>();
     for (const m of meals.slice(0, MEALS_PER_PAGE)) byDay.set(m.local_date, [...(byDay.get(m.local_date) ?? []), m]);
-    const total = (d: NutritionDayDoc, n: keyof NutritionDayDoc["totals"], fmt: (v: number | null) => string) => {
+    const total = (d: NutritionDayDoc, n: keyof NutritionDayDoc['totals'], fmt: (v: number | null) => string) => {
       const t = d.totals[n];
       if (t.count === 0) return '—';
       return t.count < d.meals ? `${fmt(t.sum)} (${t.count} of ${d.meals} meals)` : fmt(t.sum);
@@ -114,9 +126,15 @@ ${days.docs.length ? '' : html`<div class="card"><p>No meals yet.</p></div>`}
 ${days.docs.map(
   (d) => html`<section class="card" aria-labelledby="day-${d.id}"><h2 id="day-${d.id}">${localDate(d.id)}</h2>
 <p><strong>${total(d, 'calories_kcal', kcal)}</strong> · protein ${total(d, 'protein_g', grams)} · carbohydrate ${total(d, 'carbohydrate_g', grams)} · fat ${total(d, 'fat_g', grams)} <span class="meta">from ${count(d.meals, 'meal')}</span></p>
-${scrollTable(`Meals on ${shortDate(d.id)}`, html`<table class="stack"><caption class="visually-hidden">Meals on ${shortDate(d.id)}</caption><thead><tr><th scope="col">Time</th><th scope="col">Meal</th><th scope="col" class="num">Energy</th><th scope="col" class="num">Protein</th><th scope="col" class="num">Carbohydrate</th><th scope="col" class="num">Fat</th></tr></thead><tbody>${(byDay.get(d.id) ?? []).map(
-    (m) => html`<tr><td>${timeOfDay(m.eaten_at, tz)}</td><td class="lead">${m.name}</td><td class="num" data-label="Energy">${kcal(m.calories_kcal)}</td><td class="num" data-label="Protein">${grams(m.protein_g)}</td><td class="num" data-label="Carbohydrate">${grams(m.carbohydrate_g)}</td><td class="num" data-label="Fat">${grams(m.fat_g)}</td></tr>`,
-  )}</tbody></table>`)}</section>`,
+${scrollTable(
+  `Meals on ${shortDate(d.id)}`,
+  html`<table class="stack"><caption class="visually-hidden">Meals on ${shortDate(d.id)}</caption><thead><tr><th scope="col">Time</th><th scope="col">Meal</th><th scope="col" class="num">Energy</th><th scope="col" class="num">Protein</th><th scope="col" class="num">Carbohydrate</th><th scope="col" class="num">Fat</th></tr></thead><tbody>${(
+    byDay.get(d.id) ?? []
+  ).map(
+    (m) =>
+      html`<tr><td>${timeOfDay(m.eaten_at, tz)}</td><td class="lead">${m.name}</td><td class="num" data-label="Energy">${kcal(m.calories_kcal)}</td><td class="num" data-label="Protein">${grams(m.protein_g)}</td><td class="num" data-label="Carbohydrate">${grams(m.carbohydrate_g)}</td><td class="num" data-label="Fat">${grams(m.fat_g)}</td></tr>`,
+  )}</tbody></table>`,
+)}</section>`,
 )}
 ${meals.length > MEALS_PER_PAGE ? html`<p class="hint">Only the first ${MEALS_PER_PAGE} meals of these days are listed; the totals count them all.</p>` : ''}
 ${pager('/nutrition', days, 'days')}`,
@@ -140,11 +158,17 @@ ${pager('/nutrition', days, 'days')}`,
       'Body measurements',
       who.session,
       html`<h1>Body measurements</h1>
-<div class="card">${page.docs.length
-        ? scrollTable('Body measurements', html`<table><thead><tr><th scope="col">Date</th><th scope="col">Time</th><th scope="col">Measurement</th><th scope="col" class="num">Value</th></tr></thead><tbody>${page.docs.map(
-            (m) => html`<tr><td class="nowrap">${shortDate(m.local_date)}</td><td>${timeOfDay(m.measured_at, p.timezone)}</td><th scope="row">${METRICS[m.metric]}</th><td class="num">${measurementValue(m, p)}</td></tr>`,
-          )}</tbody></table>`)
-        : html`<p>No body measurements yet.</p>`}
+<div class="card">${
+        page.docs.length
+          ? scrollTable(
+              'Body measurements',
+              html`<table><thead><tr><th scope="col">Date</th><th scope="col">Time</th><th scope="col">Measurement</th><th scope="col" class="num">Value</th></tr></thead><tbody>${page.docs.map(
+                (m) =>
+                  html`<tr><td class="nowrap">${shortDate(m.local_date)}</td><td>${timeOfDay(m.measured_at, p.timezone)}</td><th scope="row">${METRICS[m.metric]}</th><td class="num">${measurementValue(m, p)}</td></tr>`,
+              )}</tbody></table>`,
+            )
+          : html`<p>No body measurements yet.</p>`
+      }
 ${pager('/body', page, 'measurements')}
 <p class="hint">Shown in your units (change them in <a href="/settings">Settings</a>).</p></div>`,
       200,

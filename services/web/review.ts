@@ -51,13 +51,18 @@ export function recordFields(words: RecordWords, sides: Sides, beforeWord: 'Now'
   if (sides === 'one') return fieldList(words.fields, words.fields, 'shown');
   const changed = standalone(words.fields).filter((f) => f.changed || words.fields.some((w) => w.within === f.name && w.changed));
   const same = standalone(words.fields).filter((f) => !changed.includes(f));
-  return html`${changed.length
-    ? html`<table class="diff"><thead><tr><th scope="col">Field</th><th scope="col">${beforeWord}</th><th scope="col">After</th></tr></thead><tbody>${changed.map(
-        (f) => html`<tr class="changed"><th scope="row">${f.label}</th><td><del>${value(f, 'before', 'data-field-before')}${hosted(words.fields, f, 'before')}</del></td><td><ins>${value(f, 'after', 'data-field')}${hosted(words.fields, f, 'after')}</ins></td></tr>`,
-      )}</tbody></table>`
-    : ''}${same.length
-    ? html`<details class="unchanged"><summary>${same.length === 1 ? '1 field stays as it is' : `${same.length} fields stay as they are`}</summary>${fieldList(same, words.fields, 'after')}</details>`
-    : ''}`;
+  return html`${
+    changed.length
+      ? html`<table class="diff"><thead><tr><th scope="col">Field</th><th scope="col">${beforeWord}</th><th scope="col">After</th></tr></thead><tbody>${changed.map(
+          (f) =>
+            html`<tr class="changed"><th scope="row">${f.label}</th><td><del>${value(f, 'before', 'data-field-before')}${hosted(words.fields, f, 'before')}</del></td><td><ins>${value(f, 'after', 'data-field')}${hosted(words.fields, f, 'after')}</ins></td></tr>`,
+        )}</tbody></table>`
+      : ''
+  }${
+    same.length
+      ? html`<details class="unchanged"><summary>${same.length === 1 ? '1 field stays as it is' : `${same.length} fields stay as they are`}</summary>${fieldList(same, words.fields, 'after')}</details>`
+      : ''
+  }`;
 }
 
 /** Lists of a record (a workout's exercises, a routine's): tables, and sections for items that hold lists. */
@@ -73,9 +78,11 @@ function listOf(list: ListWords, sides: Sides): Html {
   if (!nested) return html`<h3>${list.label}</h3>${itemTable(list, list.items, sides, list.label)}`;
   const shown = sides === 'both' ? list.items.filter((i) => i.status !== 'same') : list.items;
   const same = sides === 'both' ? list.items.filter((i) => i.status === 'same') : [];
-  return html`${shown.map((item) => itemSection(list, item, sides))}${same.length
-    ? html`<details class="unchanged"><summary>${same.length === 1 ? `1 ${list.noun} stays as it is` : `${same.length} ${list.noun}s stay as they are`}</summary>${same.map((item) => itemSection(list, item, 'one'))}</details>`
-    : ''}`;
+  return html`${shown.map((item) => itemSection(list, item, sides))}${
+    same.length
+      ? html`<details class="unchanged"><summary>${same.length === 1 ? `1 ${list.noun} stays as it is` : `${same.length} ${list.noun}s stay as they are`}</summary>${same.map((item) => itemSection(list, item, 'one'))}</details>`
+      : ''
+  }`;
 }
 
 /** An item that holds a list (an exercise with its sets): a heading, its other fields, its list as a table. */
@@ -107,17 +114,21 @@ function itemTable(list: ListWords, items: ItemWords[], sides: Sides, caption: s
   const notes = list.noun === 'set' && !columns.includes('completed') ? html`<p class="meta">Every set is marked done.</p>` : '';
   const labelOf = (name: string) => first.fields.find((f) => f.name === name)!.label;
   const orderOf = (item: ItemWords) => item.fields.find((f) => f.order);
-  const table = html`<table class="sets"><caption class="visually-hidden">${caption}</caption><thead><tr>${columns.map((c) => html`<th scope="col">${labelOf(c)}</th>`)}${sides === 'both' ? html`<th scope="col"><span class="visually-hidden">Change</span></th>` : ''}</tr></thead><tbody>${items.map((item) => {
-    const side = item.status === 'removed' ? 'before' : 'after';
-    const order = orderOf(item);
-    const rank = order ? (side === 'before' ? order.before : order.after) : null;
-    const orderAttr = order ? html` ${side === 'after' ? 'data-field' : 'data-field-before'}="${order.path}" data-rank="${rank}"` : '';
-    const badge = sides === 'both' ? STATUS_BADGES[item.status] : null;
-    return html`<tr${sides === 'both' && item.status !== 'same' ? html` class="${item.status}"` : ''}${orderAttr}>${columns.map((c, i) => {
-      const f = item.fields.find((x) => x.name === c)!;
-      const cell = sides === 'both' && item.status === 'changed' ? changedValue(f) : value(f, side, side === 'after' ? 'data-field' : 'data-field-before');
-      return i === 0 ? html`<th scope="row"${f.changed && item.status === 'changed' ? html` class="changed"` : ''}>${cell}</th>` : html`<td${f.changed && item.status === 'changed' ? html` class="changed"` : ''}>${cell}</td>`;
-    })}${sides === 'both' ? html`<td>${badge ? html`<span class="badge ${item.status}">${badge}</span>` : ''}</td>` : ''}</tr>`;
-  })}</tbody></table>`;
+  const table = html`<table class="sets"><caption class="visually-hidden">${caption}</caption><thead><tr>${columns.map((c) => html`<th scope="col">${labelOf(c)}</th>`)}${sides === 'both' ? html`<th scope="col"><span class="visually-hidden">Change</span></th>` : ''}</tr></thead><tbody>${items.map(
+    (item) => {
+      const side = item.status === 'removed' ? 'before' : 'after';
+      const order = orderOf(item);
+      const rank = order ? (side === 'before' ? order.before : order.after) : null;
+      const orderAttr = order ? html` ${side === 'after' ? 'data-field' : 'data-field-before'}="${order.path}" data-rank="${rank}"` : '';
+      const badge = sides === 'both' ? STATUS_BADGES[item.status] : null;
+      return html`<tr${sides === 'both' && item.status !== 'same' ? html` class="${item.status}"` : ''}${orderAttr}>${columns.map((c, i) => {
+        const f = item.fields.find((x) => x.name === c)!;
+        const cell = sides === 'both' && item.status === 'changed' ? changedValue(f) : value(f, side, side === 'after' ? 'data-field' : 'data-field-before');
+        return i === 0
+          ? html`<th scope="row"${f.changed && item.status === 'changed' ? html` class="changed"` : ''}>${cell}</th>`
+          : html`<td${f.changed && item.status === 'changed' ? html` class="changed"` : ''}>${cell}</td>`;
+      })}${sides === 'both' ? html`<td>${badge ? html`<span class="badge ${item.status}">${badge}</span>` : ''}</td>` : ''}</tr>`;
+    },
+  )}</tbody></table>`;
   return html`${scrollTable(caption, table)}${notes}`;
 }

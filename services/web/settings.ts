@@ -68,11 +68,21 @@ ${message === 'saved' ? html`<p class="notice" role="status">Saved. Your record 
 <select id="timezone" name="timezone">${TIME_ZONES.map((z) => html`<option value="${z.name}"${z.name === p.timezone ? html` selected` : ''}>${z.name.replaceAll('_', ' ')}</option>`)}</select>
 <p class="hint">Days and weeks in your record (this week, the streak, daily totals) follow this timezone. Changing it moves every workout, meal and measurement to its date there.</p>
 <label for="unit_preference">Weights lifted in</label>
-${options('unit_preference', p.unit_preference, [['kg', 'kilograms (kg)'], ['lbs', 'pounds (lb)']])}
+${options('unit_preference', p.unit_preference, [
+  ['kg', 'kilograms (kg)'],
+  ['lbs', 'pounds (lb)'],
+])}
 <label for="bodyweight_unit_preference">Bodyweight in</label>
-${options('bodyweight_unit_preference', p.bodyweight_unit_preference, [['kg', 'kilograms (kg)'], ['lbs', 'pounds (lb)'], ['stone', 'stones and pounds (st lb)']])}
+${options('bodyweight_unit_preference', p.bodyweight_unit_preference, [
+  ['kg', 'kilograms (kg)'],
+  ['lbs', 'pounds (lb)'],
+  ['stone', 'stones and pounds (st lb)'],
+])}
 <label for="height_unit_preference">Height and body lengths in</label>
-${options('height_unit_preference', p.height_unit_preference, [['cm', 'centimetres (cm)'], ['ft_in', 'feet and inches']])}
+${options('height_unit_preference', p.height_unit_preference, [
+  ['cm', 'centimetres (cm)'],
+  ['ft_in', 'feet and inches'],
+])}
 <p class="hint">Your record is kept in kilograms and metres; units change only how it is shown, and what AI clients are told you prefer.</p>
 <button type="submit">Save settings</button>
 </form></section>
@@ -81,9 +91,11 @@ ${options('height_unit_preference', p.height_unit_preference, [['cm', 'centimetr
 <p><a href="/account/password">Change your password</a> (it signs you out on every other device).</p></section>
 <section class="card" id="plan" aria-labelledby="plan-title"><h2 id="plan-title">Your plan: ${athlete.tier === 'pro' ? 'Pro' : 'Free'}</h2>
 <p>${PRO_GIVES}</p>
-${athlete.tier === 'pro'
-  ? html`<p>You are on Pro. Review or disconnect AI clients under <a href="/connections">Connected apps</a>.</p>`
-  : html`<p>You are on Free: your record, import, export and bot tokens work as they are; AI clients cannot connect. To move to Pro, ask whoever runs this RepLedger (an operator runs <code>repledger subscriptions set</code>).</p>`}
+${
+  athlete.tier === 'pro'
+    ? html`<p>You are on Pro. Review or disconnect AI clients under <a href="/connections">Connected apps</a>.</p>`
+    : html`<p>You are on Free: your record, import, export and bot tokens work as they are; AI clients cannot connect. To move to Pro, ask whoever runs this RepLedger (an operator runs <code>repledger subscriptions set</code>).</p>`
+}
 </section>
 <section class="card" aria-labelledby="data-title"><h2 id="data-title">Your data</h2>
 <p><a href="/import">Import workouts from Hevy or Strong</a></p>

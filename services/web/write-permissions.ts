@@ -29,7 +29,13 @@ export function registerPermissionForm(web: FastifyInstance, app: Services, show
     const { grantId } = request.params as { grantId: string };
     const connection = await app.connections.get(session.athlete_id, grantId);
     if (connection?.status !== 'connected') {
-      return show(reply, 'No such connection', session, html`<div class="card"><h1>No such connection</h1><p>This link is not for a connected app of yours. Connect the app first, then ask it again for the link.</p><a class="button" href="/connections">Your connected apps</a></div>`, 404);
+      return show(
+        reply,
+        'No such connection',
+        session,
+        html`<div class="card"><h1>No such connection</h1><p>This link is not for a connected app of yours. Connect the app first, then ask it again for the link.</p><a class="button" href="/connections">Your connected apps</a></div>`,
+        404,
+      );
     }
     const held = connection.write_permissions ?? [];
     const wanted = asked(request).filter((p) => !held.includes(p));

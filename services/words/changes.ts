@@ -5,7 +5,16 @@
 import type { WriteKind, WriteOp } from '../../contracts/write.ts';
 import { localDateOf } from '../domain/time.ts';
 import { dateTime, localDate } from './units.ts';
-import { compareRecords, type GOAL_TYPES, BODY_METRICS, valueText, type FieldWords, type ItemWords, type RecordWords, type WordsContext } from './record-fields.ts';
+import {
+  compareRecords,
+  type GOAL_TYPES,
+  BODY_METRICS,
+  valueText,
+  type FieldWords,
+  type ItemWords,
+  type RecordWords,
+  type WordsContext,
+} from './record-fields.ts';
 
 type Body = Record<string, unknown>;
 
@@ -53,7 +62,8 @@ export function recordSubject(kind: WriteKind, record: Body | null, ctx: WordsCo
     case 'goal': {
       const target = valueText('goal_target', record.target_value, record, ctx);
       const type = record.goal_type as keyof typeof GOAL_TYPES;
-      if (type === 'target_1rm') return `one-rep max goal of ${target} for ${record.exercise_id ? valueText('exercise', record.exercise_id, record, ctx) : 'an exercise'}`;
+      if (type === 'target_1rm')
+        return `one-rep max goal of ${target} for ${record.exercise_id ? valueText('exercise', record.exercise_id, record, ctx) : 'an exercise'}`;
       if (type === 'target_bodyweight') return `bodyweight goal of ${target}`;
       return `goal of ${target}`;
     }
@@ -111,7 +121,10 @@ function createFacts(kind: WriteKind, record: Body, ctx: WordsContext): string {
   switch (kind) {
     case 'completed_workout': {
       const exercises = record.exercises as Array<{ sets: unknown[] }>;
-      return `: ${count(exercises.length, 'exercise')}, ${count(exercises.reduce((n, e) => n + e.sets.length, 0), 'set')}`;
+      return `: ${count(exercises.length, 'exercise')}, ${count(
+        exercises.reduce((n, e) => n + e.sets.length, 0),
+        'set',
+      )}`;
     }
     case 'saved_routine': {
       const dates = record.scheduled_dates as string[];
@@ -163,7 +176,11 @@ export function receiptLine(op: WriteOp, subject: string): string {
 
 /** What undoing a batch does to one record it changed. */
 export function undoLine(change: 'created' | 'updated' | 'deleted', subject: string): string {
-  return change === 'created' ? `Remove ${the(subject)} (added by this batch)` : change === 'deleted' ? `Bring back ${the(subject)} (removed by this batch)` : `Set ${the(subject)} back as it was`;
+  return change === 'created'
+    ? `Remove ${the(subject)} (added by this batch)`
+    : change === 'deleted'
+      ? `Bring back ${the(subject)} (removed by this batch)`
+      : `Set ${the(subject)} back as it was`;
 }
 
 /**

@@ -61,7 +61,13 @@ export type Rows<T> = {
 };
 
 export const SET_TYPES = { normal: 'Normal', warmup: 'Warm-up', failure: 'To failure', drop_set: 'Drop set' } as const;
-export const TRACKING_TYPES = { weight_reps: 'Weight and reps', bodyweight: 'Bodyweight reps', duration: 'Time', distance: 'Distance', weight_distance: 'Weight and distance' } as const;
+export const TRACKING_TYPES = {
+  weight_reps: 'Weight and reps',
+  bodyweight: 'Bodyweight reps',
+  duration: 'Time',
+  distance: 'Distance',
+  weight_distance: 'Weight and distance',
+} as const;
 export const GOAL_TYPES = {
   target_1rm: 'One-rep max',
   target_bodyweight: 'Bodyweight',
@@ -71,7 +77,17 @@ export const GOAL_TYPES = {
   daily_protein: 'Daily protein',
 } as const;
 const GOAL_STATUSES = { active: 'Active', achieved: 'Achieved', archived: 'Archived' } as const;
-export const BODY_METRICS = { bodyweight: 'Bodyweight', body_fat: 'Body fat', height: 'Height', waist: 'Waist', chest: 'Chest', hips: 'Hips', arm: 'Arm', thigh: 'Thigh', neck: 'Neck' } as const;
+export const BODY_METRICS = {
+  bodyweight: 'Bodyweight',
+  body_fat: 'Body fat',
+  height: 'Height',
+  waist: 'Waist',
+  chest: 'Chest',
+  hips: 'Hips',
+  arm: 'Arm',
+  thigh: 'Thigh',
+  neck: 'Neck',
+} as const;
 const EXPERIENCE = { beginner: 'Beginner', intermediate: 'Intermediate', advanced: 'Advanced' } as const;
 
 const field = (label: string, format: Format, usual?: string | boolean): FieldRow => (usual === undefined ? { label, format } : { label, format, usual });
@@ -346,14 +362,31 @@ interface Places {
   after: Place | null;
 }
 
-function compareObjects(rows: AnyRows, before: Body | null, after: Body | null, ctx: WordsContext, prefix: string, places: Places, paths?: { before: string; after: string }): RecordWords {
+function compareObjects(
+  rows: AnyRows,
+  before: Body | null,
+  after: Body | null,
+  ctx: WordsContext,
+  prefix: string,
+  places: Places,
+  paths?: { before: string; after: string },
+): RecordWords {
   const fields: FieldWords[] = [];
   const lists: ListWords[] = [];
   const pathOf = (name: string) => `${prefix}${name}`;
   const beforePathOf = (name: string) => `${paths ? paths.before || paths.after : prefix}${name}`;
   for (const [name, row] of Object.entries(rows)) {
     if (isList(row)) {
-      lists.push(compareLists(row, name, (before?.[name] as Body[] | undefined) ?? null, (after?.[name] as Body[] | undefined) ?? null, ctx, paths ? paths : { before: prefix, after: prefix }));
+      lists.push(
+        compareLists(
+          row,
+          name,
+          (before?.[name] as Body[] | undefined) ?? null,
+          (after?.[name] as Body[] | undefined) ?? null,
+          ctx,
+          paths ? paths : { before: prefix, after: prefix },
+        ),
+      );
       continue;
     }
     const text = (body: Body | null, place: Place | null) => {
@@ -374,7 +407,19 @@ function compareObjects(rows: AnyRows, before: Body | null, after: Body | null, 
     const changed = both && (b !== a || (!reads && !same(before[name], after[name])));
     if (changed && b === a && within === null) a = `${a} (${format === 'exercise' ? 'another exercise of this name' : 'changed by less than is shown'})`;
     const plain = [before, after].every((body) => body === null || body[name] === null || (row.usual !== undefined && body[name] === row.usual));
-    fields.push({ path: pathOf(name), beforePath: beforePathOf(name), name, label: row.label, before: b, after: a, changed, written: format === 'text', order: format === 'order', within, plain });
+    fields.push({
+      path: pathOf(name),
+      beforePath: beforePathOf(name),
+      name,
+      label: row.label,
+      before: b,
+      after: a,
+      changed,
+      written: format === 'text',
+      order: format === 'order',
+      within,
+      plain,
+    });
   }
   const changed = fields.some((f) => f.changed) || lists.some((l) => l.items.some((i) => i.status !== 'same'));
   return { fields, lists, changed };
@@ -384,7 +429,14 @@ function compareObjects(rows: AnyRows, before: Body | null, after: Body | null, 
  * Two lists of items matched by key. Items are in key order (a workout's exercises by their order,
  * sets by position); each side's path keeps the index the item has in its own body.
  */
-function compareLists(row: ListRow<Body>, name: string, before: Body[] | null, after: Body[] | null, ctx: WordsContext, prefixes: { before: string; after: string }): ListWords {
+function compareLists(
+  row: ListRow<Body>,
+  name: string,
+  before: Body[] | null,
+  after: Body[] | null,
+  ctx: WordsContext,
+  prefixes: { before: string; after: string },
+): ListWords {
   const key = row.key;
   const keyed = (items: Body[] | null) => new Map((items ?? []).map((item, index) => [JSON.stringify(item[key]), { item, index }]));
   const b = keyed(before);
@@ -397,10 +449,18 @@ function compareLists(row: ListRow<Body>, name: string, before: Body[] | null, a
     const was = b.get(k) ?? null;
     const now = a.get(k) ?? null;
     const paths = { before: was ? `${prefixes.before}${name}.${was.index}.` : '', after: now ? `${prefixes.after}${name}.${now.index}.` : '' };
-    const words = compareObjects(row.fields as AnyRows, was?.item ?? null, now?.item ?? null, ctx, paths.after || paths.before, {
-      before: was ? beforePlaces[was.index]! : null,
-      after: now ? afterPlaces[now.index]! : null,
-    }, paths);
+    const words = compareObjects(
+      row.fields as AnyRows,
+      was?.item ?? null,
+      now?.item ?? null,
+      ctx,
+      paths.after || paths.before,
+      {
+        before: was ? beforePlaces[was.index]! : null,
+        after: now ? afterPlaces[now.index]! : null,
+      },
+      paths,
+    );
     // Fields carry the path of the body they show: the new one, or the old one for a removed item.
     const status = !was ? 'added' : !now ? 'removed' : words.changed ? 'changed' : 'same';
     return { key: JSON.parse(k) as unknown, status, fields: words.fields, lists: words.lists };
@@ -438,5 +498,8 @@ export function supersetLetter(n: number): string {
 
 /** The fields of a compared record that changed, the lists' changed items included, as a flat list. */
 export function changedFields(words: RecordWords): FieldWords[] {
-  return [...words.fields.filter((f) => f.changed), ...words.lists.flatMap((l) => l.items.flatMap((i) => changedFields({ fields: i.fields, lists: i.lists, changed: true })))];
+  return [
+    ...words.fields.filter((f) => f.changed),
+    ...words.lists.flatMap((l) => l.items.flatMap((i) => changedFields({ fields: i.fields, lists: i.lists, changed: true }))),
+  ];
 }

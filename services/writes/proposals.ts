@@ -8,7 +8,21 @@ import type { ProposalEvent, ProposalPrepared } from '../../contracts/events.ts'
 type ProposalCommitted = Extract<ProposalEvent, { type: 'proposal.committed' }>;
 import type { RecordItem, RecordKind } from '../../contracts/record.ts';
 import type { z } from 'zod';
-import { KIND_OPERATIONS, WRITE_KINDS, WRITE_RECORD_JSON_SCHEMAS, WRITE_VERSION, writeKindOf, writeKinds, writeRecordSchemas, type ProposalStatus, type writeContext, type NormalisedAction, type Proposal, type WriteKind, type WriteProposalBody } from '../../contracts/write.ts';
+import {
+  KIND_OPERATIONS,
+  WRITE_KINDS,
+  WRITE_RECORD_JSON_SCHEMAS,
+  WRITE_VERSION,
+  writeKindOf,
+  writeKinds,
+  writeRecordSchemas,
+  type ProposalStatus,
+  type writeContext,
+  type NormalisedAction,
+  type Proposal,
+  type WriteKind,
+  type WriteProposalBody,
+} from '../../contracts/write.ts';
 import { areaOf, permissionFormPath, WRITE_PERMISSIONS, type WritePermission } from '../../contracts/write-permissions.ts';
 import { PROPOSALS, proposalDocOf, WAITING, type ProposalDoc, type WaitingDoc, type WaitingItem } from '../../projections/proposals.ts';
 import { WORKOUT_DETAILS, WORKOUTS } from '../../projections/workouts.ts';
@@ -16,7 +30,17 @@ import type { ItemDoc } from '../../projections/items.ts';
 import type { Caller } from '../identity/caller.ts';
 import { DomainError } from '../domain/errors.ts';
 import { decidePrepare, itemKeysOf, refuseOverBytes, sealedBytes, statusAt, type PreparedProposal } from '../domain/proposal.ts';
-import { approvalKeys, decideApprove, decideReject, decideUndo, ReviewRefusal, staleRecords, undoDeadline, type BeforeImage, type StaleRecord } from '../domain/proposal-review.ts';
+import {
+  approvalKeys,
+  decideApprove,
+  decideReject,
+  decideUndo,
+  ReviewRefusal,
+  staleRecords,
+  undoDeadline,
+  type BeforeImage,
+  type StaleRecord,
+} from '../domain/proposal-review.ts';
 import { itemKey, type ItemImage } from '../domain/record.ts';
 import { changeSummary, type ChangedBy, type ChangeInput } from '../words/changes.ts';
 import type { WordsContext } from '../words/record-fields.ts';
@@ -144,9 +168,18 @@ export class ProposalService {
     const id = kind === 'fitness_preferences' ? (ref.id ?? athleteId) : ref.id;
     if (id === undefined) {
       if (kind !== 'recovery_checkin' || ref.date === undefined) return null;
-      [doc = null] = await this.#app.reads.page<ItemDoc>(COLLECTIONS[kind], { partition: athleteId, index: 'by_date', prefix: [ref.date], direction: 'asc', limit: 1 });
+      [doc = null] = await this.#app.reads.page<ItemDoc>(COLLECTIONS[kind], {
+        partition: athleteId,
+        index: 'by_date',
+        prefix: [ref.date],
+        direction: 'asc',
+        limit: 1,
+      });
     } else if (kind === 'completed_workout') {
-      const [summary, detail] = await Promise.all([this.#app.reads.get<ItemDoc>(WORKOUTS, athleteId, id), this.#app.reads.get<ItemDoc>(WORKOUT_DETAILS, athleteId, id)]);
+      const [summary, detail] = await Promise.all([
+        this.#app.reads.get<ItemDoc>(WORKOUTS, athleteId, id),
+        this.#app.reads.get<ItemDoc>(WORKOUT_DETAILS, athleteId, id),
+      ]);
       doc = summary && detail ? { ...summary, ...detail } : null;
     } else {
       doc = await this.#app.reads.get<ItemDoc>(COLLECTIONS[kind], athleteId, id);
@@ -154,7 +187,15 @@ export class ProposalService {
     if (!doc) return null;
     const fields = Object.keys(writeRecordSchemas[kind].shape);
     const record = Object.fromEntries(fields.map((f) => [f, doc[f]]));
-    return { kind, id: doc.id, revision: doc.revision, area: areaOf(WRITE_KINDS[kind] as RecordKind, doc as { goal_type?: RecordItem<'goal'>['goal_type'] }), created_at: doc.created_at, updated_at: doc.updated_at, record };
+    return {
+      kind,
+      id: doc.id,
+      revision: doc.revision,
+      area: areaOf(WRITE_KINDS[kind] as RecordKind, doc as { goal_type?: RecordItem<'goal'>['goal_type'] }),
+      created_at: doc.created_at,
+      updated_at: doc.updated_at,
+      record,
+    };
   }
 
   /**
@@ -175,7 +216,13 @@ export class ProposalService {
       const decision = decidePrepare(
         {
           body,
-          caller: { grantId: caller.grantId, clientId: caller.clientId, clientName: caller.clientName, scopes: caller.scopes, writePermissions: caller.writePermissions },
+          caller: {
+            grantId: caller.grantId,
+            clientId: caller.clientId,
+            clientName: caller.clientName,
+            scopes: caller.scopes,
+            writePermissions: caller.writePermissions,
+          },
           now,
           timezone: caller.athlete.profile.timezone,
           newId: () => (minted[next++] ??= randomUUID()),
@@ -191,7 +238,10 @@ export class ProposalService {
       // Before sealing, which stores a key: what the proposal will store is known from what is sealed.
       refuseOverBytes(loaded.proposals, caller.grantId, now, sealedBytes(details), this.#app.config.proposalLimits);
       const event = await this.#preparedEvent(athleteId, decision.proposal, details);
-      return { events: [event], result: proposalDocOf([{ ...event, revision: loaded.revision === 'no_stream' ? 0 : Number(loaded.revision) + 1 }], body.command_id)! };
+      return {
+        events: [event],
+        result: proposalDocOf([{ ...event, revision: loaded.revision === 'no_stream' ? 0 : Number(loaded.revision) + 1 }], body.command_id)!,
+      };
     });
     return this.#view(caller, found, now);
   }
@@ -239,7 +289,15 @@ export class ProposalService {
 
   /** Waits, bounded, until the read models show the log up to `position` (a write's), or throws `NotYetProjected`. */
   async projected(position: number | null, what: string): Promise<void> {
-    if (position !== null && !(await projectedPast(this.#app.reads, this.#app.runner.projections.map((p) => p.name), position))) throw new NotYetProjected(what);
+    if (
+      position !== null &&
+      !(await projectedPast(
+        this.#app.reads,
+        this.#app.runner.projections.map((p) => p.name),
+        position,
+      ))
+    )
+      throw new NotYetProjected(what);
   }
 
   /**
@@ -252,7 +310,10 @@ export class ProposalService {
     const status = statusAt(doc, now);
     const { details, before } = await this.#opened(athleteId, doc);
     const changes = details ? await this.#changeInputs(athleteId, doc, details.actions, before, null) : null;
-    const words: WordsContext | null = details && { profile: caller.athlete.profile, exerciseName: await this.#exerciseNames(athleteId, details.actions, changes!) };
+    const words: WordsContext | null = details && {
+      profile: caller.athlete.profile,
+      exerciseName: await this.#exerciseNames(athleteId, details.actions, changes!),
+    };
     return {
       command_id: doc.id,
       version: WRITE_VERSION,
@@ -282,25 +343,49 @@ export class ProposalService {
   async approve(athleteId: string, commandId: string): Promise<{ outcome: 'committed' | 'expired' | 'conflicted'; position: number | null }> {
     await this.#refuseWhilePaused();
     const now = this.#app.clock.now();
-    const { result, position } = await this.#app.records.commandAt<{ outcome: 'committed' | 'expired' | 'conflicted' }>(athleteId, athleteActor(athleteId), async (loaded) => {
-      const { entry, prepared } = await this.#found(loaded, commandId);
-      const details = await this.#sealed.open<ProposalDetails>(prepared.details);
-      const decision = decideApprove({ now, record: loaded.state, entry, prepared, actions: details?.actions ?? null, images: await loaded.images(approvalKeys(details?.actions ?? [])) });
-      if (decision.outcome !== 'committed') return { events: decision.events, result: { outcome: decision.outcome } };
-      const committedAt = now.toISOString();
-      // The receipt's chain link goes in the commit itself: one append writes both (receipt-chain.ts).
-      const link = nextLink(
-        athleteId,
-        loaded.lastLink,
-        { event: 'proposal.committed', command_id: commandId, receipt: receiptOf({ client_id: prepared.client_id, name: prepared.client_name }, { committed_at: committedAt, changes: decision.changes }), affected: decision.affected, record_events_sha256: recordEventsDigest(decision.recordEvents) },
-        decision.recordEvents.length,
-      );
-      const committed: ProposalEvent = {
-        type: 'proposal.committed',
-        data: { command_id: commandId, committed_at: committedAt, changes: decision.changes, affected: decision.affected, undo: await this.#sealed.sealWith(prepared.details.key_id, decision.before), link },
-      };
-      return { events: [...decision.recordEvents, committed], result: { outcome: 'committed' as const } };
-    });
+    const { result, position } = await this.#app.records.commandAt<{ outcome: 'committed' | 'expired' | 'conflicted' }>(
+      athleteId,
+      athleteActor(athleteId),
+      async (loaded) => {
+        const { entry, prepared } = await this.#found(loaded, commandId);
+        const details = await this.#sealed.open<ProposalDetails>(prepared.details);
+        const decision = decideApprove({
+          now,
+          record: loaded.state,
+          entry,
+          prepared,
+          actions: details?.actions ?? null,
+          images: await loaded.images(approvalKeys(details?.actions ?? [])),
+        });
+        if (decision.outcome !== 'committed') return { events: decision.events, result: { outcome: decision.outcome } };
+        const committedAt = now.toISOString();
+        // The receipt's chain link goes in the commit itself: one append writes both (receipt-chain.ts).
+        const link = nextLink(
+          athleteId,
+          loaded.lastLink,
+          {
+            event: 'proposal.committed',
+            command_id: commandId,
+            receipt: receiptOf({ client_id: prepared.client_id, name: prepared.client_name }, { committed_at: committedAt, changes: decision.changes }),
+            affected: decision.affected,
+            record_events_sha256: recordEventsDigest(decision.recordEvents),
+          },
+          decision.recordEvents.length,
+        );
+        const committed: ProposalEvent = {
+          type: 'proposal.committed',
+          data: {
+            command_id: commandId,
+            committed_at: committedAt,
+            changes: decision.changes,
+            affected: decision.affected,
+            undo: await this.#sealed.sealWith(prepared.details.key_id, decision.before),
+            link,
+          },
+        };
+        return { events: [...decision.recordEvents, committed], result: { outcome: 'committed' as const } };
+      },
+    );
     return { ...result, position };
   }
 
@@ -325,9 +410,28 @@ export class ProposalService {
       const { entry, prepared, committed } = await this.#found(loaded, commandId);
       if (!committed) throw new ReviewRefusal('not_committed', `this proposal is ${statusAt(entry, now)}; only a committed proposal can be undone`);
       const before = await this.#sealed.open<BeforeImage[]>(committed.undo);
-      const decision = decideUndo({ now, record: loaded.state, entry, committedAt: committed.committed_at, affected: committed.affected, dependencies: prepared.dependencies, before });
+      const decision = decideUndo({
+        now,
+        record: loaded.state,
+        entry,
+        committedAt: committed.committed_at,
+        affected: committed.affected,
+        dependencies: prepared.dependencies,
+        before,
+      });
       const undoneAt = now.toISOString();
-      const link = nextLink(athleteId, loaded.lastLink, { event: 'proposal.undone', command_id: commandId, undone_at: undoneAt, affected: decision.affected, record_events_sha256: recordEventsDigest(decision.recordEvents) }, decision.recordEvents.length);
+      const link = nextLink(
+        athleteId,
+        loaded.lastLink,
+        {
+          event: 'proposal.undone',
+          command_id: commandId,
+          undone_at: undoneAt,
+          affected: decision.affected,
+          record_events_sha256: recordEventsDigest(decision.recordEvents),
+        },
+        decision.recordEvents.length,
+      );
       const undone: ProposalEvent = { type: 'proposal.undone', data: { command_id: commandId, undone_at: undoneAt, affected: decision.affected, link } };
       return { events: [...decision.recordEvents, undone], result: undefined };
     });
@@ -364,13 +468,19 @@ export class ProposalService {
    * are, not a copy): the actions and reason, and a saved batch's earlier bodies; null once
    * retention destroyed their key.
    */
-  async #opened(athleteId: string, doc: ProposalDoc): Promise<{ prepared: ProposalPrepared['data']; details: ProposalDetails | null; before: BeforeImage[] | null }> {
+  async #opened(
+    athleteId: string,
+    doc: ProposalDoc,
+  ): Promise<{ prepared: ProposalPrepared['data']; details: ProposalDetails | null; before: BeforeImage[] | null }> {
     const revisions = doc.committed_revision === null ? [doc.prepared_revision] : [doc.prepared_revision, doc.committed_revision];
     const events = (await this.#app.records.readEvents(athleteId, revisions)) as ProposalEvent[];
     const prepared = events.find((e): e is ProposalPrepared => e.type === 'proposal.prepared' && e.data.command_id === doc.id);
     if (!prepared) throw new Error(`proposal ${doc.id} of athlete ${athleteId} has no proposal.prepared at revision ${doc.prepared_revision}`);
     const committed = events.find((e): e is ProposalCommitted => e.type === 'proposal.committed' && e.data.command_id === doc.id);
-    const [details, before] = await Promise.all([this.#sealed.open<ProposalDetails>(prepared.data.details), committed ? this.#sealed.open<BeforeImage[]>(committed.data.undo) : null]);
+    const [details, before] = await Promise.all([
+      this.#sealed.open<ProposalDetails>(prepared.data.details),
+      committed ? this.#sealed.open<BeforeImage[]>(committed.data.undo) : null,
+    ]);
     return { prepared: prepared.data, details, before };
   }
 
@@ -379,7 +489,13 @@ export class ProposalService {
    * it (its earlier body, while kept), or as it is now (`current`, or the read models'). A create
    * has none.
    */
-  async #changeInputs(athleteId: string, doc: ProposalDoc, actions: readonly NormalisedAction[], before: BeforeImage[] | null, current: ReadonlyMap<string, Body | null> | null): Promise<ChangeInput[]> {
+  async #changeInputs(
+    athleteId: string,
+    doc: ProposalDoc,
+    actions: readonly NormalisedAction[],
+    before: BeforeImage[] | null,
+    current: ReadonlyMap<string, Body | null> | null,
+  ): Promise<ChangeInput[]> {
     const saved = doc.affected !== null;
     return Promise.all(
       actions.map(async (a): Promise<ChangeInput> => {
@@ -399,15 +515,22 @@ export class ProposalService {
   }
 
   /** Names of every exercise the bodies use: the batch's new ones as proposed, the rest from the catalog. */
-  async #exerciseNames(athleteId: string, actions: readonly NormalisedAction[], changes: readonly ChangeInput[], extra: readonly string[] = []): Promise<(id: string) => string | null> {
+  async #exerciseNames(
+    athleteId: string,
+    actions: readonly NormalisedAction[],
+    changes: readonly ChangeInput[],
+    extra: readonly string[] = [],
+  ): Promise<(id: string) => string | null> {
     const names = new Map<string, string>();
     for (const a of actions) if (a.kind === 'exercise' && a.op === 'create' && a.record) names.set(a.id, `${String(a.record.name)} (new in this batch)`);
     const ids = new Set([...extra, ...changes.flatMap((c) => [...exerciseIdsIn(c.kind, c.record), ...exerciseIdsIn(c.kind, c.current)])]);
     await Promise.all(
-      [...ids].filter((id) => !names.has(id)).map(async (id) => {
-        const doc = await this.#app.reads.get<{ id: string; name: string }>(COLLECTIONS.exercise, athleteId, id);
-        if (doc) names.set(id, doc.name);
-      }),
+      [...ids]
+        .filter((id) => !names.has(id))
+        .map(async (id) => {
+          const doc = await this.#app.reads.get<{ id: string; name: string }>(COLLECTIONS.exercise, athleteId, id);
+          if (doc) names.set(id, doc.name);
+        }),
     );
     return (id) => names.get(id) ?? null;
   }
@@ -457,7 +580,15 @@ export class ProposalService {
   /** The documents of waiting proposals (a page of `waiting`), in its order, those still awaiting review. */
   async pending(athleteId: string, items: readonly WaitingItem[]): Promise<ProposalDoc[]> {
     const now = this.#app.clock.now();
-    const docs = new Map((await this.#app.reads.getMany<ProposalDoc>(PROPOSALS, athleteId, items.map((i) => i.id))).map((d) => [d.id, d]));
+    const docs = new Map(
+      (
+        await this.#app.reads.getMany<ProposalDoc>(
+          PROPOSALS,
+          athleteId,
+          items.map((i) => i.id),
+        )
+      ).map((d) => [d.id, d]),
+    );
     return items.flatMap((i) => {
       const doc = docs.get(i.id);
       return doc && statusAt(doc, now) === 'prepared' ? [doc] : [];
@@ -480,17 +611,20 @@ export class ProposalService {
     if (details && status === 'prepared') {
       ({ current, stale } = await this.#app.records.read(athleteId, async (loaded) => {
         const images = await loaded.images(approvalKeys(details.actions));
-        const current = new Map([...approvalKeys(details.actions)].map((key) => {
-          const item = images.get(key)?.item;
-          const kind = writeKindOf(key.slice(0, key.indexOf('/')) as RecordKind);
-          return [key, item && kind ? writeShape(kind, item as Body) : null];
-        }));
+        const current = new Map(
+          [...approvalKeys(details.actions)].map((key) => {
+            const item = images.get(key)?.item;
+            const kind = writeKindOf(key.slice(0, key.indexOf('/')) as RecordKind);
+            return [key, item && kind ? writeShape(kind, item as Body) : null];
+          }),
+        );
         return { current, stale: await this.#staleChanges(loaded, prepared, details.actions, images) };
       }));
     }
     const changes = details ? await this.#changeInputs(athleteId, doc, details.actions, before, current) : null;
     const receiptItems = new Map<string, Body | null>();
-    for (const c of doc.receipt?.changes ?? []) receiptItems.set(itemKey(WRITE_KINDS[c.kind], c.id), (await this.record(athleteId, c.kind, { id: c.id }))?.record ?? null);
+    for (const c of doc.receipt?.changes ?? [])
+      receiptItems.set(itemKey(WRITE_KINDS[c.kind], c.id), (await this.record(athleteId, c.kind, { id: c.id }))?.record ?? null);
     const exerciseName = await this.#exerciseNames(athleteId, details?.actions ?? [], changes ?? [], [
       ...(doc.receipt?.changes ?? []).flatMap((c) => exerciseIdsIn(c.kind, receiptItems.get(itemKey(WRITE_KINDS[c.kind], c.id)) ?? null)),
       ...(doc.conflict?.kind === 'exercise' ? [doc.conflict.id] : []),
@@ -500,11 +634,26 @@ export class ProposalService {
         return kind && b.item ? exerciseIdsIn(kind, b.item as Body) : doc.affected?.[i]?.kind === 'exercise' ? [b.id] : [];
       }),
     ]);
-    return { doc, status, details, before, changes, stale, exerciseName, receiptItems, undoDeadline: doc.receipt ? undoDeadline(doc.receipt.committed_at).toISOString() : null };
+    return {
+      doc,
+      status,
+      details,
+      before,
+      changes,
+      stale,
+      exerciseName,
+      receiptItems,
+      undoDeadline: doc.receipt ? undoDeadline(doc.receipt.committed_at).toISOString() : null,
+    };
   }
 
   /** The stale records of a prepared batch, each with its body as it is and what last changed it. */
-  async #staleChanges(loaded: Loaded, prepared: ProposalPrepared['data'], actions: readonly NormalisedAction[], images: ReadonlyMap<string, ItemImage>): Promise<StaleChange[]> {
+  async #staleChanges(
+    loaded: Loaded,
+    prepared: ProposalPrepared['data'],
+    actions: readonly NormalisedAction[],
+    images: ReadonlyMap<string, ItemImage>,
+  ): Promise<StaleChange[]> {
     const found = staleRecords(prepared, actions, loaded.state, images);
     const holders = await loaded.images(new Set(found.map((x) => itemKey(x.holder.kind, x.holder.id))));
     return Promise.all(
@@ -517,7 +666,12 @@ export class ProposalService {
         if (change?.batch) {
           const events: ProposalEvent[] = await loaded.proposalEvents(change.batch.command_id);
           const made = events.find((e): e is ProposalPrepared => e.type === 'proposal.prepared');
-          by = { type: 'proposal', client_name: made?.data.client_name ?? 'an AI app', command_id: change.batch.command_id, move: change.batch.move === 'undo' ? 'undid' : 'approved' };
+          by = {
+            type: 'proposal',
+            client_name: made?.data.client_name ?? 'an AI app',
+            command_id: change.batch.command_id,
+            move: change.batch.move === 'undo' ? 'undid' : 'approved',
+          };
         } else if (change) {
           const actor = change.actor.type;
           by = actor === 'import' || actor === 'athlete' || actor === 'operator' ? { type: actor } : { type: 'unknown' };
@@ -547,7 +701,8 @@ export function writeShape(kind: WriteKind, item: Body): Body {
 function exerciseIdsIn(kind: WriteKind, body: Body | null): string[] {
   if (!body) return [];
   if (kind === 'goal') return typeof body.exercise_id === 'string' ? [body.exercise_id] : [];
-  if (kind === 'completed_workout' || kind === 'saved_routine') return (body.exercises as Array<{ exercise_id: unknown }>).flatMap((e) => (typeof e.exercise_id === 'string' ? [e.exercise_id] : []));
+  if (kind === 'completed_workout' || kind === 'saved_routine')
+    return (body.exercises as Array<{ exercise_id: unknown }>).flatMap((e) => (typeof e.exercise_id === 'string' ? [e.exercise_id] : []));
   return [];
 }
 

@@ -106,7 +106,12 @@ export async function moveKeysOutOfReadStore(reads: ReadStore, keys: KeyStore): 
     try {
       await reads.ensureCollections([READ_STORE_KEYS]);
       for (;;) {
-        const page = await reads.page<ReadStoreKeyDoc>(READ_STORE_KEYS.name, { partition: READ_STORE_PARTITION, index: 'by_created', direction: 'asc', limit: MOVE_PAGE });
+        const page = await reads.page<ReadStoreKeyDoc>(READ_STORE_KEYS.name, {
+          partition: READ_STORE_PARTITION,
+          index: 'by_created',
+          direction: 'asc',
+          limit: MOVE_PAGE,
+        });
         if (page.length === 0) break;
         for (const doc of page) await keys.put({ id: doc.id, athlete_id: doc.athlete_id, key: Buffer.from(doc.key, 'base64'), created_at: doc.created_at });
         for (const doc of page) await reads.delete(READ_STORE_KEYS.name, READ_STORE_PARTITION, doc.id);

@@ -39,8 +39,16 @@ test("no windowed list accepts another windowed list's cursor, in either directi
               exercises: [{ exercise_id: squat, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 100, reps: 5 })] }],
             },
           },
-          { op: 'create' as const, kind: 'meal' as const, item: { id: randomUUID(), eaten_at: `${day}T12:00:00.000Z`, name: 'Oats', calories_kcal: 400, protein_g: 20, carbohydrate_g: null, fat_g: null } },
-          { op: 'create' as const, kind: 'body_measurement' as const, item: { id: randomUUID(), measured_at: `${day}T07:00:00.000Z`, metric: 'bodyweight' as const, value: 80 } },
+          {
+            op: 'create' as const,
+            kind: 'meal' as const,
+            item: { id: randomUUID(), eaten_at: `${day}T12:00:00.000Z`, name: 'Oats', calories_kcal: 400, protein_g: 20, carbohydrate_g: null, fat_g: null },
+          },
+          {
+            op: 'create' as const,
+            kind: 'body_measurement' as const,
+            item: { id: randomUUID(), measured_at: `${day}T07:00:00.000Z`, metric: 'bodyweight' as const, value: 80 },
+          },
           { op: 'create' as const, kind: 'checkin' as const, item: { id: randomUUID(), date: day, sleep_quality: 4, energy: null, soreness: 2, stress: 2 } },
         ]),
       ],
@@ -55,7 +63,8 @@ test("no windowed list accepts another windowed list's cursor, in either directi
       list_daily_nutrition: '/nutrition/daily',
       list_body_measurements: '/body-measurements',
     };
-    const get = (path: string, query: string) => fetch(`${s.base}/v1/agent-access${path}?${query}`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    const get = (path: string, query: string) =>
+      fetch(`${s.base}/v1/agent-access${path}?${query}`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
 
     const cursors: Record<string, string> = {};
     for (const [operation, path] of Object.entries(lists)) {

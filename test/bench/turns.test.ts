@@ -11,7 +11,12 @@ test('every run goes once in each position and follows every other run equally o
   for (let n = 1; n <= 7; n++) {
     const orders = balancedOrders(n);
     assert.is(orders.length, n % 2 === 0 || n === 1 ? n : 2 * n, `orders for ${n} runs`);
-    for (const order of orders) assert.equal([...order].sort((a, b) => a - b), [...Array(n).keys()], `each order of ${n} runs holds each once`);
+    for (const order of orders)
+      assert.equal(
+        [...order].sort((a, b) => a - b),
+        [...Array(n).keys()],
+        `each order of ${n} runs holds each once`,
+      );
     for (let position = 0; position < n; position++) {
       const counts = new Map<number, number>();
       for (const order of orders) counts.set(order[position]!, (counts.get(order[position]!) ?? 0) + 1);
@@ -25,7 +30,12 @@ test('every run goes once in each position and follows every other run equally o
 });
 
 const turn = (p50Ms: number): TurnFigures => ({ requestsPerSecond: 1000 / p50Ms, p50Ms, p99Ms: 2 * p50Ms, cpuUsPerResponse: 100 * p50Ms });
-const measured = (turns: TurnFigures[] | undefined, p50Ms: number): Measurement => ({ ...turn(p50Ms), responses: 1000, bytesPerResponse: 100, ...(turns ? { turns } : {}) });
+const measured = (turns: TurnFigures[] | undefined, p50Ms: number): Measurement => ({
+  ...turn(p50Ms),
+  responses: 1000,
+  bytesPerResponse: 100,
+  ...(turns ? { turns } : {}),
+});
 
 test('a ratio of runs measured in turns is the median of the ratios within each turn', () => {
   // Turns 3 and 6 of the long history were struck by other work (twice as slow); turn 2 of the short one.
@@ -39,10 +49,19 @@ test('a ratio of runs measured in turns is the median of the ratios within each 
 });
 
 test('without paired turns, the ratio of the two figures; null where a figure is missing', () => {
-  assert.is(pairedRatio(measured(undefined, 4), measured(undefined, 5), (t) => t.p50Ms), 1.25);
+  assert.is(
+    pairedRatio(measured(undefined, 4), measured(undefined, 5), (t) => t.p50Ms),
+    1.25,
+  );
   // Turns that do not line up (measured apart) are not paired.
-  assert.is(pairedRatio(measured([turn(4)], 4), measured([turn(5), turn(5)], 6), (t) => t.p50Ms), 1.5);
-  assert.is(pairedRatio(measured([turn(4)], 4), measured([turn(5)], 5), () => null), null);
+  assert.is(
+    pairedRatio(measured([turn(4)], 4), measured([turn(5), turn(5)], 6), (t) => t.p50Ms),
+    1.5,
+  );
+  assert.is(
+    pairedRatio(measured([turn(4)], 4), measured([turn(5)], 5), () => null),
+    null,
+  );
 });
 
 test("what the MCP floor allows: REST's time per response plus what the MCP floor adds to the REST floor, over paired turns", () => {
@@ -64,12 +83,36 @@ test("what the MCP floor allows: REST's time per response plus what the MCP floo
 test('a list is also set against the floor that signs its cursor, and the summary names the lowest', () => {
   const turns = (ms: number, struck: number[] = []) => Array.from({ length: 6 }, (_, k) => turn(struck.includes(k) ? 3 * ms : ms));
   // The floor answers in 0.05 ms, 0.08 ms when it signs the cursor too (one turn struck, which the pairing sets aside).
-  const floor = (signs: boolean) => ({ athlete: '10000', storeCalls: ['reads.page'], measurement: measured(turns(0.05), 0.05), signing: signs ? measured(turns(0.08, [2]), 0.09) : null });
+  const floor = (signs: boolean) => ({
+    athlete: '10000',
+    storeCalls: ['reads.page'],
+    measurement: measured(turns(0.05), 0.05),
+    signing: signs ? measured(turns(0.08, [2]), 0.09) : null,
+  });
   const list = (operation: string, ms: number) =>
-    operationResult(operation, 'rest', 'read', null, [{ athlete: '100', measurement: measured(turns(ms), ms) }, { athlete: '10000', measurement: measured(turns(ms), ms) }], null, floor(true));
+    operationResult(
+      operation,
+      'rest',
+      'read',
+      null,
+      [
+        { athlete: '100', measurement: measured(turns(ms), ms) },
+        { athlete: '10000', measurement: measured(turns(ms), ms) },
+      ],
+      null,
+      floor(true),
+    );
   const meals = list('list_meals', 0.12);
   const checkins = list('list_recovery_checkins', 0.2);
-  const snapshot = operationResult('get_training_snapshot', 'rest', 'read', null, [{ athlete: '10000', measurement: measured(turns(0.1), 0.1) }], null, floor(false));
+  const snapshot = operationResult(
+    'get_training_snapshot',
+    'rest',
+    'read',
+    null,
+    [{ athlete: '10000', measurement: measured(turns(0.1), 0.1) }],
+    null,
+    floor(false),
+  );
   const [short, long] = meals.cases;
   assert.ok(Math.abs(long!.ofFloor! - 0.05 / 0.12) < 1e-9, `of the floor ${long!.ofFloor}`);
   assert.ok(Math.abs(long!.ofSigningFloor! - 0.08 / 0.12) < 1e-9, `of the floor that signs ${long!.ofSigningFloor}`);

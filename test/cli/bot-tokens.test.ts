@@ -10,7 +10,10 @@ test('operators create, list and revoke bot tokens', async () => {
   assert.is(created.code, 0, created.stderr);
   assert.match(created.stdout.trim(), /^rlb_/);
   assert.match(created.stderr, /only this once/);
-  const { tokens } = await cliJson<{ tokens: Array<{ id: string; name: string; revoked_at: string | null; token_sha256?: string }> }>(['bot-tokens', 'list', '--athlete', 'ada@example.com'], env);
+  const { tokens } = await cliJson<{ tokens: Array<{ id: string; name: string; revoked_at: string | null; token_sha256?: string }> }>(
+    ['bot-tokens', 'list', '--athlete', 'ada@example.com'],
+    env,
+  );
   assert.is(tokens.length, 1);
   assert.is(tokens[0]!.name, 'Stats bot');
   assert.is(tokens[0]!.token_sha256, undefined, 'the list never shows the hash');

@@ -19,16 +19,36 @@ test('--json failures print one error object on stdout, with a code and the exit
   const cases: Array<{ args: string[]; code: string; message: RegExp; exit: number }> = [
     { args: ['athletes', 'create', ...ADA], code: 'already_exists', message: /ada@example.com exists/, exit: 2 },
     { args: ['athletes', 'create', ...ADA.slice(0, 2), '--password', 'short', ...ADA.slice(4)], code: 'invalid_input', message: /12 characters/, exit: 2 },
-    { args: ['subscriptions', 'set', '--athlete', 'nobody@example.com', '--tier', 'pro'], code: 'not_found', message: /no athlete with e-mail nobody@example.com/, exit: 2 },
+    {
+      args: ['subscriptions', 'set', '--athlete', 'nobody@example.com', '--tier', 'pro'],
+      code: 'not_found',
+      message: /no athlete with e-mail nobody@example.com/,
+      exit: 2,
+    },
     { args: ['subscriptions', 'set', '--athlete', 'ada@example.com'], code: 'invalid_input', message: /Missing required flag tier/, exit: 2 },
     { args: ['athletes', 'list', '--bogus'], code: 'invalid_input', message: /Nonexistent flag: --bogus/, exit: 2 },
     { args: ['status', '--bogus'], code: 'invalid_input', message: /Nonexistent flag: --bogus/, exit: 2 },
     // Refused by oclif before any command runs.
     { args: ['nosuch'], code: 'invalid_input', message: /command nosuch not found/, exit: 2 },
     { args: ['athletes', 'lst'], code: 'invalid_input', message: /command athletes:lst not found/, exit: 2 },
-    { args: ['athletes', 'create', '--email', 'blank@example.com', '--password', 'correct horse battery', '--display-name', '   ', '--timezone', 'UTC'], code: 'invalid_input', message: /profile\.display_name: give a name that is not only spaces/, exit: 2 },
-    { args: ['import', 'hevy', '--athlete', 'ada@example.com', '--file', join(dataDir, 'nope.csv')], code: 'invalid_input', message: /nope\.csv does not exist; nothing was imported/, exit: 2 },
-    { args: ['import', 'hevy', '--athlete', 'ada@example.com', '--file', empty], code: 'invalid_input', message: /empty\.csv line 1: the file is empty/, exit: 2 },
+    {
+      args: ['athletes', 'create', '--email', 'blank@example.com', '--password', 'correct horse battery', '--display-name', '   ', '--timezone', 'UTC'],
+      code: 'invalid_input',
+      message: /profile\.display_name: give a name that is not only spaces/,
+      exit: 2,
+    },
+    {
+      args: ['import', 'hevy', '--athlete', 'ada@example.com', '--file', join(dataDir, 'nope.csv')],
+      code: 'invalid_input',
+      message: /nope\.csv does not exist; nothing was imported/,
+      exit: 2,
+    },
+    {
+      args: ['import', 'hevy', '--athlete', 'ada@example.com', '--file', empty],
+      code: 'invalid_input',
+      message: /empty\.csv line 1: the file is empty/,
+      exit: 2,
+    },
     { args: ['projections', 'replay', '--projection', 'nope'], code: 'not_found', message: /no projection named nope/, exit: 2 },
   ];
   for (const c of cases) {
@@ -50,7 +70,11 @@ test('standard output that cannot be written (a full disk) is said in one line w
   const env = { ...process.env, DATA_DIR: tempDir(), LOG_LEVEL: 'silent' };
   const full = openSync('/dev/full', 'w');
   try {
-    const r = spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'cli', 'bin', 'run.js'), 'athletes', 'list'], { env, stdio: ['ignore', full, 'pipe'], encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'cli', 'bin', 'run.js'), 'athletes', 'list'], {
+      env,
+      stdio: ['ignore', full, 'pipe'],
+      encoding: 'utf8',
+    });
     assert.is(r.status, 1, r.stderr);
     assert.is(r.stderr, 'repledger: cannot write to standard output: ENOSPC: no space left on device, write\n');
   } finally {

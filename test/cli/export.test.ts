@@ -41,8 +41,21 @@ test.before(async () => {
   try {
     const a = await registerAthlete(t.app, { email: 'a@example.com', timezone: 'Asia/Tokyo' });
     const athlete = (await t.app.athletes.get(a))!;
-    await importExport(t.app, athlete, { app: 'hevy', fileName: 'hevy.csv', bytes: Buffer.from(generateHevyExport({ workouts: WORKOUTS, seed: 5 })), parse: (text, who) => parseHevy(text, { timezone: who.profile.timezone }) });
-    const meal = { id: '7d1b3c6e-0000-4000-8000-000000000001', eaten_at: '2026-05-30T12:00:00.000Z', name: 'Lunch', calories_kcal: 700, protein_g: 40, carbohydrate_g: null, fat_g: 20 };
+    await importExport(t.app, athlete, {
+      app: 'hevy',
+      fileName: 'hevy.csv',
+      bytes: Buffer.from(generateHevyExport({ workouts: WORKOUTS, seed: 5 })),
+      parse: (text, who) => parseHevy(text, { timezone: who.profile.timezone }),
+    });
+    const meal = {
+      id: '7d1b3c6e-0000-4000-8000-000000000001',
+      eaten_at: '2026-05-30T12:00:00.000Z',
+      name: 'Lunch',
+      calories_kcal: 700,
+      protein_g: 40,
+      carbohydrate_g: null,
+      fat_g: 20,
+    };
     await t.app.records.change(a, [{ op: 'create', kind: 'meal', item: meal }], { type: 'athlete', id: a });
     await t.app.records.change(a, [{ op: 'update', kind: 'meal', item: { ...meal, calories_kcal: 650 }, base_revision: 1 }], { type: 'athlete', id: a });
     ids = {
@@ -53,7 +66,12 @@ test.before(async () => {
       e: await registerAthlete(t.app, { email: 'e@example.com' }),
     };
     const e = (await t.app.athletes.get(ids.e))!;
-    await importExport(t.app, e, { app: 'hevy', fileName: 'long.csv', bytes: Buffer.from(generateHevyExport({ workouts: LONG_EXPORT, seed: 6 })), parse: (text, who) => parseHevy(text, { timezone: who.profile.timezone }) });
+    await importExport(t.app, e, {
+      app: 'hevy',
+      fileName: 'long.csv',
+      bytes: Buffer.from(generateHevyExport({ workouts: LONG_EXPORT, seed: 6 })),
+      parse: (text, who) => parseHevy(text, { timezone: who.profile.timezone }),
+    });
   } finally {
     await t.close();
   }
@@ -67,10 +85,20 @@ test('export, import repledger into an empty account, export again: the same doc
   assert.is(doc.record.workouts.length, WORKOUTS);
   assert.is(exported.sections.workouts, WORKOUTS);
   assert.is(exported.items, doc.record.exercises.length + WORKOUTS + 1);
-  assert.equal(doc.record.meals.map((m) => [m.revision, m.item.calories_kcal]), [[2, 650]], 'the edited meal at its revision');
+  assert.equal(
+    doc.record.meals.map((m) => [m.revision, m.item.calories_kcal]),
+    [[2, 650]],
+    'the edited meal at its revision',
+  );
 
   const imported = await cliJson<{ items_added: number; profile_updated: boolean }>(['import', 'repledger', '--athlete', 'b@example.com', '--file', file], env);
-  assert.equal(imported, { athlete_id: ids.b, items_added: exported.items, workouts_added: WORKOUTS, exercises_added: doc.record.exercises.length, profile_updated: true });
+  assert.equal(imported, {
+    athlete_id: ids.b,
+    items_added: exported.items,
+    workouts_added: WORKOUTS,
+    exercises_added: doc.record.exercises.length,
+    profile_updated: true,
+  });
 
   // Written to stdout this time; the progress and the summary go to stderr.
   const again = await cli(['export', '--athlete', ids.b, '--file', '-'], env);
@@ -140,7 +168,11 @@ test('Ctrl-C in the middle of an export leaves no file behind; the export then r
   const result = await done;
   assert.ok(interruptedAt !== null, `the export never reported progress: ${result.stderr}`);
   assert.is(result.code, 130, result.stderr);
-  assert.equal(readdirSync(dataDir).filter((f) => f.includes('interrupted')), [], `interrupted at ${interruptedAt}, yet a file is left`);
+  assert.equal(
+    readdirSync(dataDir).filter((f) => f.includes('interrupted')),
+    [],
+    `interrupted at ${interruptedAt}, yet a file is left`,
+  );
 
   // SIGKILL cannot be handled: a partial file of a process that is gone is taken away by the next
   // export to the name; one of a live process (this test's own pid stands for it) is left alone.
@@ -150,7 +182,13 @@ test('Ctrl-C in the middle of an export leaves no file behind; the export then r
   const whole = await cliJson<{ items: number }>(['export', '--athlete', 'e@example.com', '--file', file], env);
   assert.is(recordExport.parse(JSON.parse(readFileSync(file, 'utf8'))).record.workouts.length, LONG_EXPORT);
   assert.ok(whole.items > LONG_EXPORT);
-  assert.equal(readdirSync(dataDir).filter((f) => f.includes('interrupted')).sort(), [`.interrupted.json.${process.pid}.partial`, 'interrupted.json'], 'the document, and only the live process\'s partial file');
+  assert.equal(
+    readdirSync(dataDir)
+      .filter((f) => f.includes('interrupted'))
+      .sort(),
+    [`.interrupted.json.${process.pid}.partial`, 'interrupted.json'],
+    "the document, and only the live process's partial file",
+  );
   unlinkSync(join(dataDir, `.interrupted.json.${process.pid}.partial`));
 });
 

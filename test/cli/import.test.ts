@@ -14,7 +14,20 @@ import { generateStrongExport } from '../fixtures/strong-export.ts';
 import { dumpReadModels, openTestApp, tempDir } from '../support/app.ts';
 import { cli, cliJson, startCli } from '../support/cli.ts';
 
-const ATHLETE = ['athletes', 'create', '--email', 'ada@example.com', '--password', 'correct horse battery', '--display-name', 'Ada', '--timezone', 'Europe/London', '--tier', 'pro'];
+const ATHLETE = [
+  'athletes',
+  'create',
+  '--email',
+  'ada@example.com',
+  '--password',
+  'correct horse battery',
+  '--display-name',
+  'Ada',
+  '--timezone',
+  'Europe/London',
+  '--tier',
+  'pro',
+];
 
 async function freshStore() {
   const dataDir = tempDir();
@@ -136,7 +149,10 @@ test('the progress bar counts workouts, not the events that also carry new exerc
   // Without a terminal the bar prints a line per update: `saving [===---] 40% | 24/60`.
   const counts = [...r.stderr.matchAll(/\| (\d+)\/(\d+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
   assert.ok(counts.length > 0, r.stderr);
-  assert.ok(counts.every(([, total]) => total === 60), r.stderr);
+  assert.ok(
+    counts.every(([, total]) => total === 60),
+    r.stderr,
+  );
   assert.equal(counts.at(-1), [60, 60]);
 });
 
@@ -157,20 +173,42 @@ test('a Hevy export in pounds and miles lands in kilograms and metres', async ()
     const weights = sorted(sets.map((s) => s.weight_kg));
     const distances = sorted(sets.map((s) => s.distance_metres));
     assert.ok(weights.length > 0 && distances.length > 0);
-    assert.ok(close(weights, sorted(inFile.map((s) => s.weight_kg)).map((lbs) => lbs * KG_PER_LB)), String(weights.slice(0, 5)));
-    assert.ok(close(distances, sorted(inFile.map((s) => s.distance_metres)).map((m) => m * 1.609344)), String(distances));
+    assert.ok(
+      close(
+        weights,
+        sorted(inFile.map((s) => s.weight_kg)).map((lbs) => lbs * KG_PER_LB),
+      ),
+      String(weights.slice(0, 5)),
+    );
+    assert.ok(
+      close(
+        distances,
+        sorted(inFile.map((s) => s.distance_metres)).map((m) => m * 1.609344),
+      ),
+      String(distances),
+    );
   } finally {
     await t.close();
   }
 });
 
-test('an empty file, a header alone, or another app\'s export is refused with a non-zero exit', async () => {
+test("an empty file, a header alone, or another app's export is refused with a non-zero exit", async () => {
   const { dataDir, env, athleteId } = await freshStore();
   const cases: Array<[string, string, string, RegExp]> = [
     ['empty.csv', '', 'hevy', /empty\.csv line 1: the file is empty/],
     ['header.csv', `${generateHevyExport({ workouts: 1 }).split('\n')[0]!}\n`, 'hevy', /header\.csv line 2: the file has a header but no sets/],
-    ['strong.csv', generateStrongExport({ workouts: 2, seed: 1 }), 'hevy', /strong\.csv line 1: this looks like a Strong export, not a Hevy one: import it with `repledger import strong`/],
-    ['hevy.csv', generateHevyExport({ workouts: 2, seed: 1 }), 'strong', /hevy\.csv line 1: this looks like a Hevy export, not a Strong one: import it with `repledger import hevy`/],
+    [
+      'strong.csv',
+      generateStrongExport({ workouts: 2, seed: 1 }),
+      'hevy',
+      /strong\.csv line 1: this looks like a Strong export, not a Hevy one: import it with `repledger import strong`/,
+    ],
+    [
+      'hevy.csv',
+      generateHevyExport({ workouts: 2, seed: 1 }),
+      'strong',
+      /hevy\.csv line 1: this looks like a Hevy export, not a Strong one: import it with `repledger import hevy`/,
+    ],
   ];
   for (const [name, text, app, message] of cases) {
     const file = join(dataDir, name);

@@ -25,7 +25,13 @@ test('proposals list: every athlete, newest prepared first, as a table or JSON',
   assert.equal(
     proposals.map((p) => [p.command_id, p.status]),
     // The CLI's clock is the real one: the proposal left awaiting review is long past its expiry.
-    [[s.graceCommitted, 'committed'], [s.pending, 'expired'], [s.rejected, 'rejected'], [s.committed, 'committed'], [s.undone, 'undone']],
+    [
+      [s.graceCommitted, 'committed'],
+      [s.pending, 'expired'],
+      [s.rejected, 'rejected'],
+      [s.committed, 'committed'],
+      [s.undone, 'undone'],
+    ],
   );
   const table = await cli(['proposals', 'list'], env);
   assert.is(table.code, 0);
@@ -54,21 +60,36 @@ test('proposals list refuses what it cannot use, saying what was wrong, with a n
   assert.match(badStatus.stderr, /Expected --status=approved to be one of: prepared, committed/);
   const badTime = await cli(['proposals', 'list', '--since', 'yesterday', '--json'], env);
   assert.is(badTime.code, 2);
-  assert.equal(JSON.parse(badTime.stdout), { error: { code: 'invalid_input', message: '--since must be an ISO date or date-time (2026-01-31 or 2026-01-31T12:00:00Z), not "yesterday"' } });
+  assert.equal(JSON.parse(badTime.stdout), {
+    error: { code: 'invalid_input', message: '--since must be an ISO date or date-time (2026-01-31 or 2026-01-31T12:00:00Z), not "yesterday"' },
+  });
   const noAthlete = await cli(['proposals', 'list', '--athlete', 'nobody@example.com'], env);
   assert.is(noAthlete.code, 2);
   assert.match(noAthlete.stderr, 'no athlete with e-mail nobody@example.com');
 });
 
 test('proposals show: the changes with their summaries, the outcome and the receipt', async () => {
-  const shown = await cliJson<{ athlete_id: string; status: string; changes: Array<{ op: string; kind: string; summary: string | null }>; details_kept: boolean; receipt: { approved_by: string; changes: Array<{ revision_before: number; revision_after: number }> }; receipt_link: { sequence: number; digest: string } }>(['proposals', 'show', s.committed], env);
+  const shown = await cliJson<{
+    athlete_id: string;
+    status: string;
+    changes: Array<{ op: string; kind: string; summary: string | null }>;
+    details_kept: boolean;
+    receipt: { approved_by: string; changes: Array<{ revision_before: number; revision_after: number }> };
+    receipt_link: { sequence: number; digest: string };
+  }>(['proposals', 'show', s.committed], env);
   assert.is(shown.athlete_id, s.ada);
   assert.is(shown.status, 'committed');
   assert.is(shown.details_kept, true);
-  assert.equal(shown.changes.map((c) => [c.op, c.kind]), [['delete', 'meal']]);
+  assert.equal(
+    shown.changes.map((c) => [c.op, c.kind]),
+    [['delete', 'meal']],
+  );
   assert.ok(shown.changes[0]!.summary, 'a summary while retention keeps it');
   assert.is(shown.receipt.approved_by, 'athlete');
-  assert.equal(shown.receipt.changes.map((c) => [c.revision_before, c.revision_after]), [[1, 2]]);
+  assert.equal(
+    shown.receipt.changes.map((c) => [c.revision_before, c.revision_after]),
+    [[1, 2]],
+  );
   // The undo was link 2 of Ada's chain; this commit came after it.
   assert.is(shown.receipt_link.sequence, 3);
 
@@ -99,7 +120,10 @@ test('proposals show and history refuse an unknown or malformed command id', asy
 });
 
 test("proposals history: every event of the proposal's life, with times and actors, from the log", async () => {
-  const h = await cliJson<{ athlete_id: string; events: Array<{ type: string; at: string; actor: { type: string; id: string }; record_events: number }> }>(['proposals', 'history', s.undone], env);
+  const h = await cliJson<{ athlete_id: string; events: Array<{ type: string; at: string; actor: { type: string; id: string }; record_events: number }> }>(
+    ['proposals', 'history', s.undone],
+    env,
+  );
   assert.is(h.athlete_id, s.ada);
   assert.equal(
     h.events.map((e) => [e.type, e.at, e.actor.type, e.record_events]),

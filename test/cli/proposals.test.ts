@@ -17,7 +17,13 @@ test('proposals purge removes what retention removes and keeps the minimal recei
   await t.app.proposals.prepare(caller, old);
   await t.app.proposals.approve(athleteId, old.command_id);
   t.clock.set(new Date().toISOString());
-  const recent = validBody([{ op: 'create', kind: 'meal', record: { eaten_at: new Date(Date.now() - 60_000).toISOString(), name: 'Toast', calories_kcal: 200, protein_g: null, carbohydrate_g: null, fat_g: null } }]);
+  const recent = validBody([
+    {
+      op: 'create',
+      kind: 'meal',
+      record: { eaten_at: new Date(Date.now() - 60_000).toISOString(), name: 'Toast', calories_kcal: 200, protein_g: null, carbohydrate_g: null, fat_g: null },
+    },
+  ]);
   await t.app.proposals.prepare(caller, recent);
   await t.app.close();
 
@@ -33,7 +39,10 @@ test('proposals purge removes what retention removes and keeps the minimal recei
     const purged = (await reopened.app.proposals.get(caller, old.command_id))!;
     assert.is(purged.actions, null);
     assert.is(purged.changes[0]!.summary, null);
-    assert.equal(purged.receipt!.changes.map((c) => [c.op, c.kind, c.revision_before, c.revision_after]), [['delete', 'meal', 1, 2]]);
+    assert.equal(
+      purged.receipt!.changes.map((c) => [c.op, c.kind, c.revision_before, c.revision_after]),
+      [['delete', 'meal', 1, 2]],
+    );
     assert.ok((await reopened.app.proposals.get(caller, recent.command_id))!.actions, 'a recent proposal keeps its details');
   } finally {
     await reopened.close();

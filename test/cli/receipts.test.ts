@@ -60,15 +60,31 @@ interface Verified {
 
 test('receipts list: committed proposals only (undone ones keep theirs), newest commit first; filters', async () => {
   const { receipts } = await cliJson<{ receipts: Row[] }>(['receipts', 'list'], env);
-  assert.equal(receipts.map((r) => [r.command_id, r.receipt.committed_at, r.undone_at]), [
-    [s.graceCommitted, '2026-06-01T12:09:00.000Z', null],
-    [s.committed, '2026-06-01T12:04:00.000Z', null],
-    [s.undone, '2026-06-01T12:01:00.000Z', '2026-06-01T12:02:00.000Z'],
-  ]);
-  assert.equal(receipts.map((r) => [r.receipt_link.sequence, r.undo_link?.sequence ?? null]), [[1, null], [3, null], [1, 2]]);
+  assert.equal(
+    receipts.map((r) => [r.command_id, r.receipt.committed_at, r.undone_at]),
+    [
+      [s.graceCommitted, '2026-06-01T12:09:00.000Z', null],
+      [s.committed, '2026-06-01T12:04:00.000Z', null],
+      [s.undone, '2026-06-01T12:01:00.000Z', '2026-06-01T12:02:00.000Z'],
+    ],
+  );
+  assert.equal(
+    receipts.map((r) => [r.receipt_link.sequence, r.undo_link?.sequence ?? null]),
+    [
+      [1, null],
+      [3, null],
+      [1, 2],
+    ],
+  );
   // `--since` is on the commit time: the undone one was prepared at 12:00 and committed at 12:01.
-  const since = await cliJson<{ receipts: Row[] }>(['receipts', 'list', '--athlete', 'ada@example.com', '--since', '2026-06-01T12:01:00Z', '--until', '2026-06-01T12:03:00Z'], env);
-  assert.equal(since.receipts.map((r) => r.command_id), [s.undone]);
+  const since = await cliJson<{ receipts: Row[] }>(
+    ['receipts', 'list', '--athlete', 'ada@example.com', '--since', '2026-06-01T12:01:00Z', '--until', '2026-06-01T12:03:00Z'],
+    env,
+  );
+  assert.equal(
+    since.receipts.map((r) => r.command_id),
+    [s.undone],
+  );
   const table = await cli(['receipts', 'list', '--client', 'Other agent'], env);
   assert.is(table.code, 0);
   assert.match(table.stdout, /^COMMAND ID\s+ATHLETE\s+CLIENT\s+COMMITTED\s+APPROVED BY\s+CHANGES\s+UNDONE\s+LINK$/m);
@@ -79,7 +95,10 @@ test('receipts show: one receipt; a proposal without one is refused, saying why'
   const r = await cliJson<Row>(['receipts', 'show', s.committed], env);
   assert.is(r.athlete_id, s.ada);
   assert.is(r.receipt.approved_by, 'athlete');
-  assert.equal(r.receipt.changes.map((c) => [c.op, c.kind]), [['delete', 'meal']]);
+  assert.equal(
+    r.receipt.changes.map((c) => [c.op, c.kind]),
+    [['delete', 'meal']],
+  );
   const none = await cli(['receipts', 'show', s.rejected], env);
   assert.is(none.code, 2);
   assert.match(none.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' '), 'has no receipt: it is rejected, not committed');
@@ -88,7 +107,10 @@ test('receipts show: one receipt; a proposal without one is refused, saying why'
 test('receipts export: JSON Lines of every receipt, progress on stderr; one athlete; to a file', async () => {
   const all = await cli(['receipts', 'export'], env);
   assert.is(all.code, 0);
-  const lines = all.stdout.trim().split('\n').map((l) => JSON.parse(l) as Row);
+  const lines = all.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Row);
   assert.equal(lines.map((r) => r.command_id).sort(), [s.undone, s.committed, s.graceCommitted].sort());
   assert.match(all.stderr, /Exporting receipts \[=+\] 100% \| 5\/5/);
   assert.match(all.stderr, 'Exported 3 receipts.');
@@ -98,7 +120,13 @@ test('receipts export: JSON Lines of every receipt, progress on stderr; one athl
   const file = join(dir, 'grace.jsonl');
   const summary = await cliJson<{ receipts: number; output: string }>(['receipts', 'export', '--athlete', 'grace@example.com', '--output', file], env);
   assert.equal(summary, { receipts: 1, output: file });
-  assert.equal(readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as Row).command_id), [s.graceCommitted]);
+  assert.equal(
+    readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as Row).command_id),
+    [s.graceCommitted],
+  );
   const again = await cli(['receipts', 'export', '--output', file, '--json'], env);
   assert.is(again.code, 2);
   assert.match(JSON.parse(again.stdout).error.message, 'exists; the export does not overwrite a file');
@@ -119,7 +147,13 @@ test('receipts verify passes on an intact store, and head prints what it verifie
   const v = await cliJson<Verified>(['receipts', 'verify'], env);
   assert.is(v.ok, true);
   assert.is(v.broken, null);
-  assert.equal(v.chains.map((c) => [c.athlete_id, c.links]).sort(), [[s.ada, 3], [s.grace, 1]].sort());
+  assert.equal(
+    v.chains.map((c) => [c.athlete_id, c.links]).sort(),
+    [
+      [s.ada, 3],
+      [s.grace, 1],
+    ].sort(),
+  );
   const { heads } = await cliJson<{ heads: Array<{ athlete_id: string; sequence: number; digest: string }> }>(['receipts', 'head'], env);
   const ada = heads.find((h) => h.athlete_id === s.ada)!;
   assert.is(ada.sequence, 3);
@@ -153,13 +187,19 @@ test('receipts verify fails, naming the link, after a stored receipt is edited i
   assert.is(r.code, 1);
   const v = JSON.parse(r.stdout) as Verified;
   assert.is(v.ok, false);
-  assert.equal({ ...v.broken, reason: undefined }, { athlete_id: s.ada, sequence: 3, command_id: s.committed, event: 'proposal.committed', revision: v.broken!.revision, reason: undefined });
+  assert.equal(
+    { ...v.broken, reason: undefined },
+    { athlete_id: s.ada, sequence: 3, command_id: s.committed, event: 'proposal.committed', revision: v.broken!.revision, reason: undefined },
+  );
   assert.match(v.broken!.reason, 'no longer match its digest');
   const text = await cli(['receipts', 'verify'], edited);
   assert.is(text.code, 1);
   assert.match(text.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' '), `BROKEN: athlete ${s.ada}, link #3 (proposal.committed of proposal ${s.committed}`);
   // The client the receipt names comes from the prepared event: editing it breaks the link too.
-  const renamed = tampered(`UPDATE events SET data = json_set(data, '$.client_name', 'Someone else') WHERE type = 'proposal.prepared' AND json_extract(data, '$.command_id') = ?`, s.graceCommitted);
+  const renamed = tampered(
+    `UPDATE events SET data = json_set(data, '$.client_name', 'Someone else') WHERE type = 'proposal.prepared' AND json_extract(data, '$.command_id') = ?`,
+    s.graceCommitted,
+  );
   const g = await cli(['receipts', 'verify', '--athlete', 'grace@example.com', '--json'], renamed);
   assert.is(g.code, 1);
   assert.equal([(JSON.parse(g.stdout) as Verified).broken!.sequence, (JSON.parse(g.stdout) as Verified).broken!.command_id], [1, s.graceCommitted]);
@@ -188,7 +228,10 @@ test('an event whose stored JSON is damaged fails verify naming the stream and t
   const damaged = tampered(`UPDATE events SET data = '{not json' WHERE type = 'proposal.committed' AND json_extract(data, '$.command_id') = ?`, s.committed);
   const r = await cli(['receipts', 'verify', '--athlete', s.ada, '--json'], damaged);
   assert.is(r.code, 1);
-  assert.match(JSON.parse(r.stdout).error.message, new RegExp(`^the store is damaged: the data of event \\d+ of stream record-${s.ada} \\(proposal\\.committed, position \\d+\\) is not JSON`));
+  assert.match(
+    JSON.parse(r.stdout).error.message,
+    new RegExp(`^the store is damaged: the data of event \\d+ of stream record-${s.ada} \\(proposal\\.committed, position \\d+\\) is not JSON`),
+  );
 });
 
 test('--help shows an example', async () => {

@@ -28,14 +28,22 @@ test('given a stream another writer appends to while a command decides, when it 
       decide: async (history: readonly StoredEvent[]) => {
         seen.push(history.length);
         // The first time, another writer appends between this read and the append.
-        if (seen.length === 1) await t.app.events.append(stream, [{ ...renamed(athleteId, grantId, 'Other'), metadata: { occurred_at: t.app.clock.now().toISOString(), actor, athlete_id: athleteId } }], 'any');
+        if (seen.length === 1)
+          await t.app.events.append(
+            stream,
+            [{ ...renamed(athleteId, grantId, 'Other'), metadata: { occurred_at: t.app.clock.now().toISOString(), actor, athlete_id: athleteId } }],
+            'any',
+          );
         return { events: [renamed(athleteId, grantId, `Mine after ${history.length}`)], result: history.length };
       },
     });
-    assert.equal(seen, [0, 1], 'decided again, on the stream with the other writer\'s event');
+    assert.equal(seen, [0, 1], "decided again, on the stream with the other writer's event");
     assert.is(result, 1);
     const events = await t.app.events.readStream(stream);
-    assert.equal(events.map((e) => (e.data as { label: string }).label), ['Other', 'Mine after 1']);
+    assert.equal(
+      events.map((e) => (e.data as { label: string }).label),
+      ['Other', 'Mine after 1'],
+    );
   } finally {
     await t.close();
   }
@@ -55,7 +63,11 @@ test('given a stream that changes before every append, when a command decides, t
       what: 'the connections',
       decide: async () => {
         attempts++;
-        await t.app.events.append(stream, [{ ...renamed(athleteId, grantId, 'Other'), metadata: { occurred_at: t.app.clock.now().toISOString(), actor, athlete_id: athleteId } }], 'any');
+        await t.app.events.append(
+          stream,
+          [{ ...renamed(athleteId, grantId, 'Other'), metadata: { occurred_at: t.app.clock.now().toISOString(), actor, athlete_id: athleteId } }],
+          'any',
+        );
         return { events: [renamed(athleteId, grantId, 'Mine')], result: 'saved' };
       },
     }).catch((error: unknown) => error);
@@ -64,7 +76,7 @@ test('given a stream that changes before every append, when a command decides, t
     assert.is((refused as DomainError).message, 'the connections kept changing while this change was decided; try again');
     assert.is(attempts, 3);
     const labels = (await t.app.events.readStream(stream)).map((e) => (e.data as { label: string }).label);
-    assert.equal(labels, ['Other', 'Other', 'Other'], 'none of the command\'s own');
+    assert.equal(labels, ['Other', 'Other', 'Other'], "none of the command's own");
   } finally {
     await t.close();
   }
@@ -74,7 +86,13 @@ test('given a decision of no events, then nothing is appended and its answer is 
   const t = await openTestApp();
   try {
     const athleteId = randomUUID();
-    const answer = await decideAndAppend(t.app.events, t.app.clock, { stream: streams.connections(athleteId), athleteId, actor, what: 'x', decide: () => ({ events: [], result: 'unchanged' }) });
+    const answer = await decideAndAppend(t.app.events, t.app.clock, {
+      stream: streams.connections(athleteId),
+      athleteId,
+      actor,
+      what: 'x',
+      decide: () => ({ events: [], result: 'unchanged' }),
+    });
     assert.is(answer, 'unchanged');
     assert.equal(await t.app.events.readStream(streams.connections(athleteId)), []);
   } finally {

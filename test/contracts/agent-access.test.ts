@@ -114,9 +114,7 @@ const snapshotFixture = {
     consecutive_active_weeks: { value: 0, metadata: metadataFixture },
     streak_is_current: { value: false, metadata: metadataFixture },
   },
-  exercise_frequency: [
-    { exercise_id: id(3), name: text('Bench Press'), completed_sessions: 4, achieved_sets: 12, metadata: metadataFixture },
-  ],
+  exercise_frequency: [{ exercise_id: id(3), name: text('Bench Press'), completed_sessions: 4, achieved_sets: 12, metadata: metadataFixture }],
   goals: [goalFixture],
   recent_feedback: [
     {
@@ -328,8 +326,22 @@ const writeContextFixture = {
   read_scopes: ['nutrition'],
   permissions_url: 'https://repledger.example/connections/x/write-permissions/request?permissions=training%3Awrite',
   kinds: [{ kind: 'meal', areas: ['nutrition'], operations: ['create', 'update', 'delete'], record_schema: { type: 'object' } }],
-  goal_areas: { target_1rm: 'training', target_bodyweight: 'body_measurements', weekly_session_count: 'training', weekly_volume: 'training', daily_calories: 'nutrition', daily_protein: 'nutrition' },
-  limits: { maximum_changes: 50, proposal_expiry_minutes: 30, scheduling_horizon_days: 90, undo_window_days: 30, maximum_pending_proposals: 10, maximum_proposal_bytes_per_day: 4_194_304 },
+  goal_areas: {
+    target_1rm: 'training',
+    target_bodyweight: 'body_measurements',
+    weekly_session_count: 'training',
+    weekly_volume: 'training',
+    daily_calories: 'nutrition',
+    daily_protein: 'nutrition',
+  },
+  limits: {
+    maximum_changes: 50,
+    proposal_expiry_minutes: 30,
+    scheduling_horizon_days: 90,
+    undo_window_days: 30,
+    maximum_pending_proposals: 10,
+    maximum_proposal_bytes_per_day: 4_194_304,
+  },
   record: { timezone: 'Europe/Berlin', today: '2024-05-06', latest_scheduling_date: '2024-08-04' },
   writes_paused: false,
 };
@@ -341,12 +353,20 @@ const dataFixtures: Record<keyof typeof agentAccessOperations, unknown> = {
   list_completed_workouts: { window, items: [summaryFixture], next_cursor: null },
   get_completed_workout: { workout: detailFixture },
   get_exercise_history: historyFixture,
-  list_exercises: { items: [{ id: id(3), name: text('Bench Press'), muscle_group: 'chest', tracking_type: 'weight_reps', session_count: 4, last_done_at: T }], next_cursor: 'c' },
+  list_exercises: {
+    items: [{ id: id(3), name: text('Bench Press'), muscle_group: 'chest', tracking_type: 'weight_reps', session_count: 4, last_done_at: T }],
+    next_cursor: 'c',
+  },
   get_personal_records: {
     items: [
       {
         exercise: { id: id(3), name: text('Bench Press') },
-        records: { weight: { value: 100, date: '2024-05-06', workout_id: id(4), set_at: T, set_number: 2, weight_kg: 100, reps: 3 }, reps: null, set_volume: null, estimated_1rm: null },
+        records: {
+          weight: { value: 100, date: '2024-05-06', workout_id: id(4), set_at: T, set_number: 2, weight_kg: 100, reps: 3 },
+          reps: null,
+          set_volume: null,
+          estimated_1rm: null,
+        },
         metadata: metadataFixture,
       },
     ],
@@ -392,7 +412,11 @@ test('envelope has exactly eight fields: an extra or a missing one is refused', 
   const response = agentAccessResponses.get_training_snapshot;
   refused(response, { ...base, extra: 1 });
   for (const field of Object.keys(base)) {
-    refused(response, variant(base, (c) => delete c[field]), [field]);
+    refused(
+      response,
+      variant(base, (c) => delete c[field]),
+      [field],
+    );
   }
 });
 
@@ -410,11 +434,7 @@ test('envelope scope: null for get_access_context and the write operations (chec
   refused(getAccessContextResponse, { ...envelopeFixture('get_access_context'), scope: 'training' }, ['scope']);
   refused(getCompletedWorkoutResponse, { ...envelopeFixture('get_completed_workout'), scope: null }, ['scope']);
   refused(getCompletedWorkoutResponse, { ...envelopeFixture('get_completed_workout'), scope: 'recovery' }, ['scope']);
-  refused(
-    agentAccessResponses.list_recovery_checkins,
-    { ...envelopeFixture('list_recovery_checkins'), scope: 'training' },
-    ['scope'],
-  );
+  refused(agentAccessResponses.list_recovery_checkins, { ...envelopeFixture('list_recovery_checkins'), scope: 'training' }, ['scope']);
   ok(listMealsResponse, { ...envelopeFixture('list_meals'), scope: 'nutrition' });
   refused(listMealsResponse, { ...envelopeFixture('list_meals'), scope: 'body_measurements' }, ['scope']);
   // Every operation's envelope takes its own scope from the table, and no other.
@@ -443,12 +463,12 @@ test('envelope() builds a schema for a custom data shape with the fixed scope of
 });
 
 // Compile-time: the scope type is the operation's literal scope.
-const _scopes: [
-  GetAccessContextResponse['scope'],
-  GetTrainingSnapshotResponse['scope'],
-  ListMealsResponse['scope'],
-  ListBodyMeasurementsResponse['scope'],
-] = [null, 'training', 'nutrition', 'body_measurements'];
+const _scopes: [GetAccessContextResponse['scope'], GetTrainingSnapshotResponse['scope'], ListMealsResponse['scope'], ListBodyMeasurementsResponse['scope']] = [
+  null,
+  'training',
+  'nutrition',
+  'body_measurements',
+];
 void _scopes;
 
 // ---------------------------------------------------------------------------------------------
@@ -456,12 +476,35 @@ void _scopes;
 
 test('units: all four fields, canonical units fixed', () => {
   ok(units, unitsFixture);
-  refused(units, variant(unitsFixture, (c) => (c.canonical.mass = 'lbs')), ['canonical', 'mass']);
-  refused(units, variant(unitsFixture, (c) => (c.canonical.length = 'metres' + 's')), ['canonical', 'length']);
-  refused(units, variant(unitsFixture, (c) => (c.canonical.extra = 'x')));
-  refused(units, variant(unitsFixture, (c) => (c.unit_preference = 'stone')), ['unit_preference']);
-  refused(units, variant(unitsFixture, (c) => (c.height_unit_preference = 'in')), ['height_unit_preference']);
-  refused(units, variant(unitsFixture, (c) => delete c.bodyweight_unit_preference), ['bodyweight_unit_preference']);
+  refused(
+    units,
+    variant(unitsFixture, (c) => (c.canonical.mass = 'lbs')),
+    ['canonical', 'mass'],
+  );
+  refused(
+    units,
+    variant(unitsFixture, (c) => (c.canonical.length = 'metres' + 's')),
+    ['canonical', 'length'],
+  );
+  refused(
+    units,
+    variant(unitsFixture, (c) => (c.canonical.extra = 'x')),
+  );
+  refused(
+    units,
+    variant(unitsFixture, (c) => (c.unit_preference = 'stone')),
+    ['unit_preference'],
+  );
+  refused(
+    units,
+    variant(unitsFixture, (c) => (c.height_unit_preference = 'in')),
+    ['height_unit_preference'],
+  );
+  refused(
+    units,
+    variant(unitsFixture, (c) => delete c.bodyweight_unit_preference),
+    ['bodyweight_unit_preference'],
+  );
 });
 
 test('text wrapper: value 1-200, handling literally untrusted_record_text', () => {
@@ -492,25 +535,68 @@ test('access context: at least one distinct known scope, fixed constraints', () 
   refused(accessContext, { ...accessContextFixture, scopes: [] }, ['scopes']);
   refused(accessContext, { ...accessContextFixture, scopes: ['training', 'training'] }, ['scopes']);
   refused(accessContext, { ...accessContextFixture, scopes: ['billing'] }, ['scopes', 0]);
-  refused(accessContext, variant(accessContextFixture, (c) => (c.constraints.read_only = false)));
-  refused(accessContext, variant(accessContextFixture, (c) => (c.constraints.background_sync = true)));
-  refused(accessContext, variant(accessContextFixture, (c) => (c.constraints.maximum_page_size = 11)));
-  refused(accessContext, variant(accessContextFixture, (c) => (c.constraints.maximum_range_days = 91)));
-  refused(accessContext, variant(accessContextFixture, (c) => (c.record.timezone = '')));
+  refused(
+    accessContext,
+    variant(accessContextFixture, (c) => (c.constraints.read_only = false)),
+  );
+  refused(
+    accessContext,
+    variant(accessContextFixture, (c) => (c.constraints.background_sync = true)),
+  );
+  refused(
+    accessContext,
+    variant(accessContextFixture, (c) => (c.constraints.maximum_page_size = 11)),
+  );
+  refused(
+    accessContext,
+    variant(accessContextFixture, (c) => (c.constraints.maximum_range_days = 91)),
+  );
+  refused(
+    accessContext,
+    variant(accessContextFixture, (c) => (c.record.timezone = '')),
+  );
 });
 
 test('training snapshot: all four members; counts >= 0; feedback enums', () => {
   ok(trainingSnapshot, snapshotFixture);
   ok(trainingSnapshot, { ...snapshotFixture, exercise_frequency: [], goals: [], recent_feedback: [] });
-  refused(trainingSnapshot, variant(snapshotFixture, (c) => delete c.goals), ['goals']);
-  refused(trainingSnapshot, variant(snapshotFixture, (c) => (c.summary.workouts_this_week.value = -1)));
-  refused(trainingSnapshot, variant(snapshotFixture, (c) => (c.summary.workouts_this_week.value = 1.5)));
-  refused(trainingSnapshot, variant(snapshotFixture, (c) => (c.summary.streak_is_current.value = 1)));
-  refused(trainingSnapshot, variant(snapshotFixture, (c) => (c.summary.extra = { value: 1, metadata: metadataFixture })));
-  refused(trainingSnapshot, variant(snapshotFixture, (c) => (c.recent_feedback[0].difficulty = 'hard')));
-  refused(trainingSnapshot, variant(snapshotFixture, (c) => (c.recent_feedback[0].next_time_intent = 'skip')));
-  refused(trainingSnapshot, variant(snapshotFixture, (c) => (c.recent_feedback[0].provenance = 'recorded')));
-  refused(trainingSnapshot, variant(snapshotFixture, (c) => (c.exercise_frequency[0].achieved_sets = -1)));
+  refused(
+    trainingSnapshot,
+    variant(snapshotFixture, (c) => delete c.goals),
+    ['goals'],
+  );
+  refused(
+    trainingSnapshot,
+    variant(snapshotFixture, (c) => (c.summary.workouts_this_week.value = -1)),
+  );
+  refused(
+    trainingSnapshot,
+    variant(snapshotFixture, (c) => (c.summary.workouts_this_week.value = 1.5)),
+  );
+  refused(
+    trainingSnapshot,
+    variant(snapshotFixture, (c) => (c.summary.streak_is_current.value = 1)),
+  );
+  refused(
+    trainingSnapshot,
+    variant(snapshotFixture, (c) => (c.summary.extra = { value: 1, metadata: metadataFixture })),
+  );
+  refused(
+    trainingSnapshot,
+    variant(snapshotFixture, (c) => (c.recent_feedback[0].difficulty = 'hard')),
+  );
+  refused(
+    trainingSnapshot,
+    variant(snapshotFixture, (c) => (c.recent_feedback[0].next_time_intent = 'skip')),
+  );
+  refused(
+    trainingSnapshot,
+    variant(snapshotFixture, (c) => (c.recent_feedback[0].provenance = 'recorded')),
+  );
+  refused(
+    trainingSnapshot,
+    variant(snapshotFixture, (c) => (c.exercise_frequency[0].achieved_sets = -1)),
+  );
 });
 
 test('goal: positive targets, enums, canonical unit matches target unit, provenance prescribed', () => {
@@ -574,52 +660,167 @@ test('workout detail: achieved_set_count 0-200, feedback nullable, exercise limi
   ok(workoutDetail, { ...detailFixture, achieved_set_count: 200 });
   refused(workoutDetail, { ...detailFixture, achieved_set_count: 201 }, ['achieved_set_count']);
   refused(workoutDetail, { ...detailFixture, achieved_set_count: -1 }, ['achieved_set_count']);
-  refused(workoutDetail, variant(detailFixture, (c) => (c.feedback.provenance = 'recorded')), ['feedback', 'provenance']);
-  refused(workoutDetail, variant(detailFixture, (c) => delete c.feedback), ['feedback']);
+  refused(
+    workoutDetail,
+    variant(detailFixture, (c) => (c.feedback.provenance = 'recorded')),
+    ['feedback', 'provenance'],
+  );
+  refused(
+    workoutDetail,
+    variant(detailFixture, (c) => delete c.feedback),
+    ['feedback'],
+  );
   // biome-ignore lint/suspicious/noExplicitAny: a part of the fixture, changed anywhere
   const ex = (change: (e: any) => void) => variant(detailFixture, (c) => change(c.exercises[0]));
-  ok(workoutDetail, ex((e) => (e.muscle_group = 'm'.repeat(100))));
-  ok(workoutDetail, ex((e) => (e.muscle_group = null)));
-  refused(workoutDetail, ex((e) => (e.muscle_group = 'm'.repeat(101))), ['exercises', 0, 'muscle_group']);
-  refused(workoutDetail, ex((e) => (e.tracking_type = 'reps_only')), ['exercises', 0, 'tracking_type']);
-  refused(workoutDetail, ex((e) => (e.exercise_order = -1)), ['exercises', 0, 'exercise_order']);
-  refused(workoutDetail, ex((e) => (e.superset_id = 'a')), ['exercises', 0, 'superset_id']);
-  refused(workoutDetail, ex((e) => (e.notes = 'x')));
+  ok(
+    workoutDetail,
+    ex((e) => (e.muscle_group = 'm'.repeat(100))),
+  );
+  ok(
+    workoutDetail,
+    ex((e) => (e.muscle_group = null)),
+  );
+  refused(
+    workoutDetail,
+    ex((e) => (e.muscle_group = 'm'.repeat(101))),
+    ['exercises', 0, 'muscle_group'],
+  );
+  refused(
+    workoutDetail,
+    ex((e) => (e.tracking_type = 'reps_only')),
+    ['exercises', 0, 'tracking_type'],
+  );
+  refused(
+    workoutDetail,
+    ex((e) => (e.exercise_order = -1)),
+    ['exercises', 0, 'exercise_order'],
+  );
+  refused(
+    workoutDetail,
+    ex((e) => (e.superset_id = 'a')),
+    ['exercises', 0, 'superset_id'],
+  );
+  refused(
+    workoutDetail,
+    ex((e) => (e.notes = 'x')),
+  );
 });
 
 test('workout set entry: bounds, enums and provenance literals', () => {
   // biome-ignore lint/suspicious/noExplicitAny: a part of the fixture, changed anywhere
   const s = (change: (set: any) => void) => variant(detailFixture, (c) => change(c.exercises[0].sets[0]));
   const at = (...p: (string | number)[]) => ['exercises', 0, 'sets', 0, ...p];
-  ok(workoutDetail, s((x) => Object.assign(x, { set_type: 'drop_set', parent_position: 0, weight_kg: null, reps: null })));
-  refused(workoutDetail, s((x) => (x.position = -1)), at('position'));
-  refused(workoutDetail, s((x) => (x.set_number = 0)), at('set_number'));
-  refused(workoutDetail, s((x) => (x.structure_version = 0)), at('structure_version'));
-  refused(workoutDetail, s((x) => (x.parent_position = -1)), at('parent_position'));
-  refused(workoutDetail, s((x) => (x.set_type = 'amrap')), at('set_type'));
-  refused(workoutDetail, s((x) => (x.reps = 5.5)), at('reps'));
-  refused(workoutDetail, s((x) => (x.duration_seconds = 1.5)), at('duration_seconds'));
-  refused(workoutDetail, s((x) => (x.rpe_provenance = 'prescribed')), at('rpe_provenance'));
-  refused(workoutDetail, s((x) => (x.target_rpe_provenance = 'self_reported')), at('target_rpe_provenance'));
-  refused(workoutDetail, s((x) => (x.provenance = 'derived')), at('provenance'));
-  refused(workoutDetail, s((x) => (x.completed = true)));
-  refused(workoutDetail, s((x) => delete x.incline_percent), at('incline_percent'));
+  ok(
+    workoutDetail,
+    s((x) => Object.assign(x, { set_type: 'drop_set', parent_position: 0, weight_kg: null, reps: null })),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.position = -1)),
+    at('position'),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.set_number = 0)),
+    at('set_number'),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.structure_version = 0)),
+    at('structure_version'),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.parent_position = -1)),
+    at('parent_position'),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.set_type = 'amrap')),
+    at('set_type'),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.reps = 5.5)),
+    at('reps'),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.duration_seconds = 1.5)),
+    at('duration_seconds'),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.rpe_provenance = 'prescribed')),
+    at('rpe_provenance'),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.target_rpe_provenance = 'self_reported')),
+    at('target_rpe_provenance'),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.provenance = 'derived')),
+    at('provenance'),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.completed = true)),
+  );
+  refused(
+    workoutDetail,
+    s((x) => delete x.incline_percent),
+    at('incline_percent'),
+  );
 });
 
 test('historical record at completion: indicator vocabulary and metadata literals', () => {
   // biome-ignore lint/suspicious/noExplicitAny: a part of the fixture, changed anywhere
-  const h = (change: (hr: any) => void) =>
-    variant(detailFixture, (c) => change(c.exercises[0].sets[0].historical_record_at_completion));
+  const h = (change: (hr: any) => void) => variant(detailFixture, (c) => change(c.exercises[0].sets[0].historical_record_at_completion));
   const at = (...p: (string | number)[]) => ['exercises', 0, 'sets', 0, 'historical_record_at_completion', ...p];
-  ok(workoutDetail, h((x) => (x.indicators = [])));
-  ok(workoutDetail, h((x) => (x.indicators = ['weight', 'reps', 'set_volume', 'estimated_1rm'])));
-  refused(workoutDetail, h((x) => (x.indicators = ['volume'])), at('indicators', 0));
-  refused(workoutDetail, h((x) => (x.indicators = ['reps', 'reps'])), at('indicators'));
-  refused(workoutDetail, h((x) => (x.metadata.calculation_version = 'historical-record-at-completion.v2')), at('metadata', 'calculation_version'));
-  refused(workoutDetail, h((x) => (x.metadata.baseline = 'all_prior_sets')), at('metadata', 'baseline'));
-  refused(workoutDetail, h((x) => (x.metadata.provenance = 'recorded')), at('metadata', 'provenance'));
-  refused(workoutDetail, h((x) => (x.metadata.sample_count = -1)), at('metadata', 'sample_count'));
-  refused(workoutDetail, h((x) => (x.metadata.window = { from: T, to: T })));
+  ok(
+    workoutDetail,
+    h((x) => (x.indicators = [])),
+  );
+  ok(
+    workoutDetail,
+    h((x) => (x.indicators = ['weight', 'reps', 'set_volume', 'estimated_1rm'])),
+  );
+  refused(
+    workoutDetail,
+    h((x) => (x.indicators = ['volume'])),
+    at('indicators', 0),
+  );
+  refused(
+    workoutDetail,
+    h((x) => (x.indicators = ['reps', 'reps'])),
+    at('indicators'),
+  );
+  refused(
+    workoutDetail,
+    h((x) => (x.metadata.calculation_version = 'historical-record-at-completion.v2')),
+    at('metadata', 'calculation_version'),
+  );
+  refused(
+    workoutDetail,
+    h((x) => (x.metadata.baseline = 'all_prior_sets')),
+    at('metadata', 'baseline'),
+  );
+  refused(
+    workoutDetail,
+    h((x) => (x.metadata.provenance = 'recorded')),
+    at('metadata', 'provenance'),
+  );
+  refused(
+    workoutDetail,
+    h((x) => (x.metadata.sample_count = -1)),
+    at('metadata', 'sample_count'),
+  );
+  refused(
+    workoutDetail,
+    h((x) => (x.metadata.window = { from: T, to: T })),
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -635,10 +836,23 @@ test('exercise history: at most 10 items, cursor 1-4096, window valid', () => {
   refused(exerciseHistory, { ...historyFixture, next_cursor: '' }, ['next_cursor']);
   refused(exerciseHistory, { ...historyFixture, window: { from: '2024-05-06', to: '2024-05-01' } }, ['window', 'from']);
   refused(exerciseHistory, { ...historyFixture, window: { from: T, to: T } }, ['window', 'from']);
-  refused(exerciseHistory, variant(historyFixture, (c) => (c.items[0].sets[0].provenance = 'derived')));
-  refused(exerciseHistory, variant(historyFixture, (c) => (c.items[0].sets[0].rpe_provenance = 'prescribed')));
-  refused(exerciseHistory, variant(historyFixture, (c) => (c.items[0].sets[0].set_type = 'normal')));
-  refused(exerciseHistory, variant(historyFixture, (c) => (c.exercise.name = 'Bench')), ['exercise', 'name']);
+  refused(
+    exerciseHistory,
+    variant(historyFixture, (c) => (c.items[0].sets[0].provenance = 'derived')),
+  );
+  refused(
+    exerciseHistory,
+    variant(historyFixture, (c) => (c.items[0].sets[0].rpe_provenance = 'prescribed')),
+  );
+  refused(
+    exerciseHistory,
+    variant(historyFixture, (c) => (c.items[0].sets[0].set_type = 'normal')),
+  );
+  refused(
+    exerciseHistory,
+    variant(historyFixture, (c) => (c.exercise.name = 'Bench')),
+    ['exercise', 'name'],
+  );
 });
 
 test('saved routine list item: revision > 0, provenance prescribed', () => {
@@ -681,15 +895,47 @@ test('recovery check-ins: fixed scale, values 1-5 or null, at most 10 items', ()
   ok(recoveryCheckins, { ...recoveryFixture, items: [] });
   ok(recoveryCheckins, { ...recoveryFixture, items: Array(10).fill(checkinFixture) });
   refused(recoveryCheckins, { ...recoveryFixture, items: Array(11).fill(checkinFixture) }, ['items']);
-  refused(recoveryCheckins, variant(recoveryFixture, (c) => (c.scale.maximum = 10)), ['scale', 'maximum']);
-  refused(recoveryCheckins, variant(recoveryFixture, (c) => (c.scale.higher_is_better = false)));
-  refused(recoveryCheckins, variant(recoveryFixture, (c) => (c.scale.soreness_five_means = 'very_sore')));
-  refused(recoveryCheckins, variant(recoveryFixture, (c) => (c.items[0].energy = 0)), ['items', 0, 'energy']);
-  refused(recoveryCheckins, variant(recoveryFixture, (c) => (c.items[0].stress = 6)), ['items', 0, 'stress']);
-  refused(recoveryCheckins, variant(recoveryFixture, (c) => (c.items[0].sleep_quality = 3.5)));
-  refused(recoveryCheckins, variant(recoveryFixture, (c) => (c.items[0].date = T)), ['items', 0, 'date']);
-  refused(recoveryCheckins, variant(recoveryFixture, (c) => (c.items[0].provenance = 'recorded')));
-  refused(recoveryCheckins, variant(recoveryFixture, (c) => delete c.next_cursor), ['next_cursor']);
+  refused(
+    recoveryCheckins,
+    variant(recoveryFixture, (c) => (c.scale.maximum = 10)),
+    ['scale', 'maximum'],
+  );
+  refused(
+    recoveryCheckins,
+    variant(recoveryFixture, (c) => (c.scale.higher_is_better = false)),
+  );
+  refused(
+    recoveryCheckins,
+    variant(recoveryFixture, (c) => (c.scale.soreness_five_means = 'very_sore')),
+  );
+  refused(
+    recoveryCheckins,
+    variant(recoveryFixture, (c) => (c.items[0].energy = 0)),
+    ['items', 0, 'energy'],
+  );
+  refused(
+    recoveryCheckins,
+    variant(recoveryFixture, (c) => (c.items[0].stress = 6)),
+    ['items', 0, 'stress'],
+  );
+  refused(
+    recoveryCheckins,
+    variant(recoveryFixture, (c) => (c.items[0].sleep_quality = 3.5)),
+  );
+  refused(
+    recoveryCheckins,
+    variant(recoveryFixture, (c) => (c.items[0].date = T)),
+    ['items', 0, 'date'],
+  );
+  refused(
+    recoveryCheckins,
+    variant(recoveryFixture, (c) => (c.items[0].provenance = 'recorded')),
+  );
+  refused(
+    recoveryCheckins,
+    variant(recoveryFixture, (c) => delete c.next_cursor),
+    ['next_cursor'],
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -768,8 +1014,15 @@ test('meal: self-reported, nutrients >= 0 or null, name wrapped', () => {
 test('daily nutrition summary: at least one meal, totals derived and nullable', () => {
   ok(dailyNutritionSummary, dailyFixture);
   refused(dailyNutritionSummary, { ...dailyFixture, meal_count: 0 }, ['meal_count']);
-  refused(dailyNutritionSummary, variant(dailyFixture, (c) => (c.fat_g.value = -1)), ['fat_g', 'value']);
-  refused(dailyNutritionSummary, variant(dailyFixture, (c) => (c.fat_g.metadata.provenance = 'self_reported')));
+  refused(
+    dailyNutritionSummary,
+    variant(dailyFixture, (c) => (c.fat_g.value = -1)),
+    ['fat_g', 'value'],
+  );
+  refused(
+    dailyNutritionSummary,
+    variant(dailyFixture, (c) => (c.fat_g.metadata.provenance = 'self_reported')),
+  );
   refused(dailyNutritionSummary, { ...dailyFixture, fibre_g: dailyFixture.fat_g });
 });
 
@@ -797,15 +1050,25 @@ test('error statuses: every operation in /openapi.json documents exactly the sta
   // The Read API's routes have their own statuses (test/http/read-api-refusals.test.ts).
   const documented = Object.entries(document.paths)
     .filter(([path]) => path.startsWith('/v1/agent-access/'))
-    .flatMap(([path, item]) => Object.entries(item as Record<string, { responses: Record<string, { content: unknown }> }>).map(([method, o]) => [`${method} ${path}`, o.responses] as const));
-  assert.equal(documented.map(([where]) => where).sort(), operationList.map((op) => `${op.method.toLowerCase()} ${op.path}`).sort(), 'every operation of the table, under its method');
+    .flatMap(([path, item]) =>
+      Object.entries(item as Record<string, { responses: Record<string, { content: unknown }> }>).map(
+        ([method, o]) => [`${method} ${path}`, o.responses] as const,
+      ),
+    );
+  assert.equal(
+    documented.map(([where]) => where).sort(),
+    operationList.map((op) => `${op.method.toLowerCase()} ${op.path}`).sort(),
+    'every operation of the table, under its method',
+  );
   for (const [path, responses] of documented) {
     const errors = Object.keys(responses).filter((status) => status !== '200');
     assert.equal(errors, ['400', '401', '403', '404', '413', '429', '503'], path);
-    for (const status of errors) assert.equal(responses[status]!.content, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }, `${path} ${status}`);
+    for (const status of errors)
+      assert.equal(responses[status]!.content, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }, `${path} ${status}`);
   }
   // Each code is answered with a status the operations document.
-  for (const code of AGENT_ACCESS_ERROR_CODES) assert.ok(['400', '401', '403', '404', '413', '429', '503'].includes(String(AGENT_ACCESS_ERROR_STATUS[code])), code);
+  for (const code of AGENT_ACCESS_ERROR_CODES)
+    assert.ok(['400', '401', '403', '404', '413', '429', '503'].includes(String(AGENT_ACCESS_ERROR_STATUS[code])), code);
 });
 
 test('error body: each documented code, a uuid request_id, nothing else', () => {
@@ -813,10 +1076,25 @@ test('error body: each documented code, a uuid request_id, nothing else', () => 
     ok(agentAccessError, { error: { code, message: 'Something went wrong.', request_id: id(1) } });
   }
   const body = { error: { code: 'not_found', message: 'No such workout.', request_id: id(1) } };
-  refused(agentAccessError, variant(body, (c) => (c.error.code = 'forbidden')), ['error', 'code']);
-  refused(agentAccessError, variant(body, (c) => (c.error.message = '')), ['error', 'message']);
-  refused(agentAccessError, variant(body, (c) => (c.error.request_id = 'r1')), ['error', 'request_id']);
-  refused(agentAccessError, variant(body, (c) => (c.error.details = [])));
+  refused(
+    agentAccessError,
+    variant(body, (c) => (c.error.code = 'forbidden')),
+    ['error', 'code'],
+  );
+  refused(
+    agentAccessError,
+    variant(body, (c) => (c.error.message = '')),
+    ['error', 'message'],
+  );
+  refused(
+    agentAccessError,
+    variant(body, (c) => (c.error.request_id = 'r1')),
+    ['error', 'request_id'],
+  );
+  refused(
+    agentAccessError,
+    variant(body, (c) => (c.error.details = [])),
+  );
   refused(agentAccessError, { ...body, request_id: id(1) });
 });
 

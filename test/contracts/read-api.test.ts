@@ -116,14 +116,10 @@ test('every route response accepts a full valid example', () => {
 });
 
 test('the operations table: six GET routes under /api/v1, lists take limit and cursor, details an id', () => {
-  assert.equal(readApiOperationList.map((op) => op.path), [
-    '/api/v1/me',
-    '/api/v1/stats',
-    '/api/v1/workouts',
-    '/api/v1/workouts/{id}',
-    '/api/v1/saved-workouts',
-    '/api/v1/saved-workouts/{id}',
-  ]);
+  assert.equal(
+    readApiOperationList.map((op) => op.path),
+    ['/api/v1/me', '/api/v1/stats', '/api/v1/workouts', '/api/v1/workouts/{id}', '/api/v1/saved-workouts', '/api/v1/saved-workouts/{id}'],
+  );
   for (const op of readApiOperationList) {
     const params = Object.keys(op.input.shape).sort();
     const expected = op.path.endsWith('{id}') ? ['id'] : op.operationId.startsWith('list_') ? ['cursor', 'limit'] : [];
@@ -176,16 +172,44 @@ test('me: display name, unit preference and a valid timezone only', () => {
 test('stats: this week runs from its Monday to today, the rolling window is the 30 days ending today', () => {
   ok(stats, statsFixture);
   ok(stats, { ...statsFixture, consecutive_active_weeks: 0, streak_is_current: false });
-  const sunday = { ...statsFixture, this_week: { from: '2024-05-06', to: '2024-05-12', completed_workouts: 1 }, rolling_30_days: { from: '2024-04-13', to: '2024-05-12', completed_workouts: 9 } };
+  const sunday = {
+    ...statsFixture,
+    this_week: { from: '2024-05-06', to: '2024-05-12', completed_workouts: 1 },
+    rolling_30_days: { from: '2024-04-13', to: '2024-05-12', completed_workouts: 9 },
+  };
   ok(stats, sunday);
-  refused(stats, variant(statsFixture, (c) => (c.this_week = { from: '2024-05-07', to: '2024-05-07', completed_workouts: 0 })), ['this_week']);
-  refused(stats, variant(statsFixture, (c) => (c.this_week.to = '2024-05-07')), ['this_week']);
-  refused(stats, variant(sunday, (c) => (c.this_week.from = '2024-04-29')), ['this_week']);
-  refused(stats, variant(statsFixture, (c) => (c.this_week.completed_workouts = 10)), ['this_week', 'completed_workouts']);
-  refused(stats, variant(statsFixture, (c) => (c.rolling_30_days.from = '2024-04-06')), ['rolling_30_days']);
+  refused(
+    stats,
+    variant(statsFixture, (c) => (c.this_week = { from: '2024-05-07', to: '2024-05-07', completed_workouts: 0 })),
+    ['this_week'],
+  );
+  refused(
+    stats,
+    variant(statsFixture, (c) => (c.this_week.to = '2024-05-07')),
+    ['this_week'],
+  );
+  refused(
+    stats,
+    variant(sunday, (c) => (c.this_week.from = '2024-04-29')),
+    ['this_week'],
+  );
+  refused(
+    stats,
+    variant(statsFixture, (c) => (c.this_week.completed_workouts = 10)),
+    ['this_week', 'completed_workouts'],
+  );
+  refused(
+    stats,
+    variant(statsFixture, (c) => (c.rolling_30_days.from = '2024-04-06')),
+    ['rolling_30_days'],
+  );
   refused(stats, { ...statsFixture, consecutive_active_weeks: 0, streak_is_current: true }, ['streak_is_current']);
   refused(stats, { ...statsFixture, consecutive_active_weeks: -1 }, ['consecutive_active_weeks']);
-  refused(stats, variant(statsFixture, (c) => (c.this_week.completed_workouts = -1)), ['this_week', 'completed_workouts']);
+  refused(
+    stats,
+    variant(statsFixture, (c) => (c.this_week.completed_workouts = -1)),
+    ['this_week', 'completed_workouts'],
+  );
   refused(stats, { ...statsFixture, as_of: '2024-05-06T12:00:00+02:00' }, ['as_of']);
   refused(stats, { ...statsFixture, total_volume_kg: 1 });
 });
@@ -206,13 +230,39 @@ test('workout detail: record indicators from the fixed vocabulary, no repeats', 
   // biome-ignore lint/suspicious/noExplicitAny: a part of the fixture, changed anywhere
   const s = (change: (set: any) => void) => variant(detailFixture, (c) => change(c.exercises[0].sets[0]));
   const at = (...p: (string | number)[]) => ['exercises', 0, 'sets', 0, ...p];
-  ok(workoutDetail, s((x) => (x.record_indicators = ['weight', 'reps', 'set_volume', 'estimated_1rm'])));
-  refused(workoutDetail, s((x) => (x.record_indicators = ['volume'])), at('record_indicators', 0));
-  refused(workoutDetail, s((x) => (x.record_indicators = ['reps', 'reps'])), at('record_indicators'));
-  refused(workoutDetail, s((x) => delete x.record_indicators), at('record_indicators'));
-  refused(workoutDetail, s((x) => (x.set_type = 'amrap')), at('set_type'));
-  refused(workoutDetail, s((x) => (x.set_number = 0)), at('set_number'));
-  refused(workoutDetail, s((x) => (x.completed = true)));
+  ok(
+    workoutDetail,
+    s((x) => (x.record_indicators = ['weight', 'reps', 'set_volume', 'estimated_1rm'])),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.record_indicators = ['volume'])),
+    at('record_indicators', 0),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.record_indicators = ['reps', 'reps'])),
+    at('record_indicators'),
+  );
+  refused(
+    workoutDetail,
+    s((x) => delete x.record_indicators),
+    at('record_indicators'),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.set_type = 'amrap')),
+    at('set_type'),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.set_number = 0)),
+    at('set_number'),
+  );
+  refused(
+    workoutDetail,
+    s((x) => (x.completed = true)),
+  );
   refused(workoutResponse, wrap({ ...detailFixture, exercises: [{ ...exerciseFixture, tracking_type: 'reps' }] }));
 });
 
@@ -223,8 +273,14 @@ test('workout detail: at most 200 sets per exercise, muscle group at most 100 ch
   });
   ok(workoutDetail, withSets(200));
   refused(workoutDetail, withSets(201), ['exercises', 0, 'sets']);
-  ok(workoutDetail, variant(detailFixture, (c) => (c.exercises[0].muscle_group = 'm'.repeat(100))));
-  refused(workoutDetail, variant(detailFixture, (c) => (c.exercises[0].muscle_group = 'm'.repeat(101))));
+  ok(
+    workoutDetail,
+    variant(detailFixture, (c) => (c.exercises[0].muscle_group = 'm'.repeat(100))),
+  );
+  refused(
+    workoutDetail,
+    variant(detailFixture, (c) => (c.exercises[0].muscle_group = 'm'.repeat(101))),
+  );
 });
 
 test('saved workout: at most 50 exercises, sets 1-20, reps text 1-32, count matches', () => {
@@ -251,9 +307,21 @@ test('error body: documented codes, message and request_id, nothing else', () =>
     ok(readApiError, { error: { code, message: 'Nope.', request_id: 'req_1' } });
   }
   const body = { error: { code: 'not_found', message: 'No such workout.', request_id: 'req_1' } };
-  refused(readApiError, variant(body, (c) => (c.error.code = 'insufficient_scope')), ['error', 'code']);
-  refused(readApiError, variant(body, (c) => delete c.error.request_id), ['error', 'request_id']);
-  refused(readApiError, variant(body, (c) => (c.error.message = '')), ['error', 'message']);
+  refused(
+    readApiError,
+    variant(body, (c) => (c.error.code = 'insufficient_scope')),
+    ['error', 'code'],
+  );
+  refused(
+    readApiError,
+    variant(body, (c) => delete c.error.request_id),
+    ['error', 'request_id'],
+  );
+  refused(
+    readApiError,
+    variant(body, (c) => (c.error.message = '')),
+    ['error', 'message'],
+  );
   refused(readApiError, { ...body, request_id: 'req_1' });
   refused(statsResponse, body);
 });

@@ -35,7 +35,10 @@ test('an update that moves a goal to another area needs both areas', () => {
     permissions: ['body_measurements:write', 'nutrition:write'],
     scopes: ['body_measurements', 'nutrition'],
   });
-  assert.equal(requirementOf('update', 'goal', { goal_type: 'target_1rm' }, { goal_type: 'weekly_volume' }), { permissions: ['training:write'], scopes: ['training'] });
+  assert.equal(requirementOf('update', 'goal', { goal_type: 'target_1rm' }, { goal_type: 'weekly_volume' }), {
+    permissions: ['training:write'],
+    scopes: ['training'],
+  });
 });
 
 test.run();

@@ -7,7 +7,16 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AccessHistory } from '../../services/operations/access-history.ts';
-import { ACCESS_HISTORY_DAYS, countOf, hourOf, itemsIn, mergeCounts, retentionStart, summariseReads, type AccessBucket } from '../../services/domain/access-history.ts';
+import {
+  ACCESS_HISTORY_DAYS,
+  countOf,
+  hourOf,
+  itemsIn,
+  mergeCounts,
+  retentionStart,
+  summariseReads,
+  type AccessBucket,
+} from '../../services/domain/access-history.ts';
 import { localDateOf } from '../../services/domain/time.ts';
 import { openTestApp } from '../support/app.ts';
 
@@ -31,7 +40,10 @@ function bucketsOf(calls: Call[]): AccessBucket[] {
     const key = `${c.instance} ${c.operation} ${hour}`;
     const count = countOf(c.items, c.at);
     const known = byKey.get(key);
-    byKey.set(key, known ? { ...known, ...mergeCounts(known, count) } : { athlete_id: 'a', grant_id: 'g', operation: c.operation, scope: null, hour, ...count });
+    byKey.set(
+      key,
+      known ? { ...known, ...mergeCounts(known, count) } : { athlete_id: 'a', grant_id: 'g', operation: c.operation, scope: null, hour, ...count },
+    );
   }
   return [...byKey.values()];
 }
@@ -78,7 +90,11 @@ test('property: buckets of several instances, summed, equal a brute-force count 
       for (const c of kept) hours.set(`${c.operation} ${hourOf(c.at)}`, (hours.get(`${c.operation} ${hourOf(c.at)}`) ?? new Set()).add(c.instance));
       sharedBuckets += [...hours.values()].filter((s) => s.size > 1).length;
 
-      const expected = (group: Call[]) => ({ calls: group.length, items: group.reduce((n, c) => n + c.items, 0), last_at: new Date(Math.max(...group.map((c) => c.at))).toISOString() });
+      const expected = (group: Call[]) => ({
+        calls: group.length,
+        items: group.reduce((n, c) => n + c.items, 0),
+        last_at: new Date(Math.max(...group.map((c) => c.at))).toISOString(),
+      });
       for (const op of OPERATIONS) {
         const mine = kept.filter((c) => c.operation === op);
         const total = summary.operations.find((o) => o.operation === op);
@@ -87,11 +103,18 @@ test('property: buckets of several instances, summed, equal a brute-force count 
         const dates = new Set(mine.map((c) => localDateOf(hourOf(c.at), zone)));
         for (const date of dates) {
           const day = summary.days.find((d) => d.date === date && d.operation === op);
-          assert.equal({ calls: day?.calls, items: day?.items, last_at: day?.last_at }, expected(mine.filter((c) => localDateOf(hourOf(c.at), zone) === date)), `${op} on ${date}`);
+          assert.equal(
+            { calls: day?.calls, items: day?.items, last_at: day?.last_at },
+            expected(mine.filter((c) => localDateOf(hourOf(c.at), zone) === date)),
+            `${op} on ${date}`,
+          );
         }
         assert.is(summary.days.filter((d) => d.operation === op).length, dates.size);
       }
-      assert.ok(summary.days.every((d, i, all) => i === 0 || all[i - 1]!.date >= d.date), 'newest day first');
+      assert.ok(
+        summary.days.every((d, i, all) => i === 0 || all[i - 1]!.date >= d.date),
+        'newest day first',
+      );
     }),
     { numRuns: 300 },
   );
@@ -116,7 +139,10 @@ test('on the store: two instances add up, a second flush adds to the first, read
 
     const history = await two.connection(athlete, grant, 'Europe/London');
     assert.equal(history.reads.operations, [{ operation: 'list_meals', scope: 'nutrition', calls: 3, items: 10, last_at: '2026-06-01T12:01:00.000Z' }]);
-    assert.equal(history.reads.days.map((d) => [d.date, d.calls, d.items]), [['2026-06-01', 3, 10]]);
+    assert.equal(
+      history.reads.days.map((d) => [d.date, d.calls, d.items]),
+      [['2026-06-01', 3, 10]],
+    );
     assert.is(history.days, ACCESS_HISTORY_DAYS);
   } finally {
     await t.close();
@@ -137,7 +163,10 @@ test('on the store: the purge deletes the hours before the period and keeps the 
     t.clock.set(new Date(Date.parse('2026-01-01T02:30:00.000Z') + ACCESS_HISTORY_DAYS * DAY).toISOString());
     assert.is(await log.purge(), 1);
     assert.is(await log.purge(), 0);
-    assert.equal((await t.app.reads.dump('connection_reads')).map((d) => d.doc.operation), ['get_completed_workout']);
+    assert.equal(
+      (await t.app.reads.dump('connection_reads')).map((d) => d.doc.operation),
+      ['get_completed_workout'],
+    );
   } finally {
     await t.close();
   }

@@ -81,22 +81,31 @@ const completedOf = (d: ImportDecision) => {
 // Exercises
 
 test('given an empty record, when a file is imported, then its exercises and workouts are created, and the decision ends with import.completed', () => {
-  imports.given().when(importCommand([workoutOn(5, [parsedExercise(), parsedExercise({ title: 'Squat (Barbell)' })]), workoutOn(7)])).then((decision) => {
-    assert.equal(decision.events.map((e) => e.type), ['exercise.created', 'exercise.created', 'workout.created', 'workout.created', 'import.completed']);
-    for (const event of decision.events) recordEvent.parse(event);
-    assert.equal(completedOf(decision), {
-      app: 'hevy',
-      file_name: 'workouts.csv',
-      file_sha256: 'a'.repeat(64),
-      workouts_added: 2,
-      workouts_skipped: 0,
-      exercises_added: 2,
+  imports
+    .given()
+    .when(importCommand([workoutOn(5, [parsedExercise(), parsedExercise({ title: 'Squat (Barbell)' })]), workoutOn(7)]))
+    .then((decision) => {
+      assert.equal(
+        decision.events.map((e) => e.type),
+        ['exercise.created', 'exercise.created', 'workout.created', 'workout.created', 'import.completed'],
+      );
+      for (const event of decision.events) recordEvent.parse(event);
+      assert.equal(completedOf(decision), {
+        app: 'hevy',
+        file_name: 'workouts.csv',
+        file_sha256: 'a'.repeat(64),
+        workouts_added: 2,
+        workouts_skipped: 0,
+        exercises_added: 2,
+      });
+      assert.equal([decision.workoutsAdded, decision.workoutsSkipped, decision.exercisesAdded], [2, 0, 2]);
+      const [first] = workoutsOf(decision);
+      assert.equal(first!.source, { app: 'hevy', ref: 'hevy:2026-01-05T08:00:00Z:Day 5' });
+      assert.equal(
+        first!.exercises.map((e) => e.exercise_order),
+        [0, 1],
+      );
     });
-    assert.equal([decision.workoutsAdded, decision.workoutsSkipped, decision.exercisesAdded], [2, 0, 2]);
-    const [first] = workoutsOf(decision);
-    assert.equal(first!.source, { app: 'hevy', ref: 'hevy:2026-01-05T08:00:00Z:Day 5' });
-    assert.equal(first!.exercises.map((e) => e.exercise_order), [0, 1]);
-  });
 });
 
 test('when a file names an exercise in several spellings (case, whitespace), then it is created once', () => {
@@ -120,7 +129,10 @@ test('when a file names an exercise in several spellings (case, whitespace), the
 });
 
 test('when an exercise name has surrounding whitespace, then it is stored trimmed', () => {
-  imports.given().when(importCommand([workoutOn(5, [parsedExercise({ title: '  Deadlift  ' })])])).then((decision) => assert.is(exercisesOf(decision)[0]!.name, 'Deadlift'));
+  imports
+    .given()
+    .when(importCommand([workoutOn(5, [parsedExercise({ title: '  Deadlift  ' })])]))
+    .then((decision) => assert.is(exercisesOf(decision)[0]!.name, 'Deadlift'));
 });
 
 test('given an exercise in the catalog, when a file names it in another spelling, then it is reused, not created', () => {
@@ -140,7 +152,10 @@ test('given an exercise in the catalog, when a file names it in another spelling
 
 test('given an empty record, when a file is imported, then the decision is the one another empty record of the athlete gets: ids are deterministic', () => {
   const command = importCommand([workoutOn(5, [parsedExercise(), parsedExercise({ title: 'Squat', superset_key: '1' })]), workoutOn(6)]);
-  imports.given().when(command).then(decideImport(command, initialRecordState(ATHLETE)));
+  imports
+    .given()
+    .when(command)
+    .then(decideImport(command, initialRecordState(ATHLETE)));
 });
 
 test('when another athlete imports the same file, then every id differs', () => {
@@ -150,56 +165,104 @@ test('when another athlete imports the same file, then every id differs', () => 
     ...workoutsOf(d).map((w) => w.id),
     ...workoutsOf(d).flatMap((w) => w.exercises.flatMap((e) => (e.superset_id ? [e.superset_id] : []))),
   ];
-  const a = imports.given().when(command).then((d) => assert.is(ids(d).length, 5));
-  const b = DeciderSpecification.for(importDecider(OTHER_ATHLETE)).given().when(command).then((d) => assert.is(ids(d).length, 5));
+  const a = imports
+    .given()
+    .when(command)
+    .then((d) => assert.is(ids(d).length, 5));
+  const b = DeciderSpecification.for(importDecider(OTHER_ATHLETE))
+    .given()
+    .when(command)
+    .then((d) => assert.is(ids(d).length, 5));
   const shared = ids(a).filter((id) => ids(b).includes(id));
   assert.equal(shared, []);
 });
 
 test('given a file imported, when it is imported again, then nothing is added and the workouts are reported skipped', () => {
   const command = importCommand([workoutOn(5), workoutOn(6), workoutOn(7, [parsedExercise({ title: 'Squat' })])]);
-  const first = imports.given().when(command).then((d) => assert.is(d.workoutsAdded, 3));
-  imports.given(...first.events).when(command).then((again) => {
-    assert.equal(again.events.map((e) => e.type), ['import.completed']);
-    assert.equal([again.workoutsAdded, again.workoutsSkipped, again.exercisesAdded], [0, 3, 0]);
-    assert.equal(completedOf(again), { ...completedOf(first), workouts_added: 0, workouts_skipped: 3, exercises_added: 0 });
-  });
+  const first = imports
+    .given()
+    .when(command)
+    .then((d) => assert.is(d.workoutsAdded, 3));
+  imports
+    .given(...first.events)
+    .when(command)
+    .then((again) => {
+      assert.equal(
+        again.events.map((e) => e.type),
+        ['import.completed'],
+      );
+      assert.equal([again.workoutsAdded, again.workoutsSkipped, again.exercisesAdded], [0, 3, 0]);
+      assert.equal(completedOf(again), { ...completedOf(first), workouts_added: 0, workouts_skipped: 3, exercises_added: 0 });
+    });
 });
 
 test('given a file imported and one of its workouts deleted, when it is imported again, then the deleted workout is skipped rather than failing', () => {
   const command = importCommand([workoutOn(5), workoutOn(6)]);
-  const first = imports.given().when(command).then((d) => assert.is(d.workoutsAdded, 2));
+  const first = imports
+    .given()
+    .when(command)
+    .then((d) => assert.is(d.workoutsAdded, 2));
   const gone = workoutsOf(first)[0]!.id;
-  imports.given(...first.events, deleted('workout', gone, 2)).when(command).then((again) => assert.equal([again.workoutsAdded, again.workoutsSkipped], [0, 2]));
+  imports
+    .given(...first.events, deleted('workout', gone, 2))
+    .when(command)
+    .then((again) => assert.equal([again.workoutsAdded, again.workoutsSkipped], [0, 2]));
 });
 
 test('given a file imported, when an overlapping later export is imported, then only the new workouts are added', () => {
-  const first = imports.given().when(importCommand([workoutOn(5), workoutOn(6)])).then((d) => assert.is(d.workoutsAdded, 2));
+  const first = imports
+    .given()
+    .when(importCommand([workoutOn(5), workoutOn(6)]))
+    .then((d) => assert.is(d.workoutsAdded, 2));
   const later = importCommand([workoutOn(5), workoutOn(6), workoutOn(8, [parsedExercise(), parsedExercise({ title: 'Overhead Press' })])], {
     file_name: 'workouts-later.csv',
     file_sha256: 'b'.repeat(64),
   });
-  const decision = imports.given(...first.events).when(later).then((decision) => {
-    assert.equal(workoutsOf(decision).map((w) => w.title), ['Day 8']);
-    assert.equal(exercisesOf(decision).map((e) => e.name), ['Overhead Press']);
-    assert.equal([decision.workoutsAdded, decision.workoutsSkipped, decision.exercisesAdded], [1, 2, 1]);
-  });
+  const decision = imports
+    .given(...first.events)
+    .when(later)
+    .then((decision) => {
+      assert.equal(
+        workoutsOf(decision).map((w) => w.title),
+        ['Day 8'],
+      );
+      assert.equal(
+        exercisesOf(decision).map((e) => e.name),
+        ['Overhead Press'],
+      );
+      assert.equal([decision.workoutsAdded, decision.workoutsSkipped, decision.exercisesAdded], [1, 2, 1]);
+    });
   // The new workout gets the id it would have had in a fresh import of the later file.
-  imports.given().when(later).then((fresh) => assert.is(workoutsOf(decision)[0]!.id, workoutsOf(fresh).find((w) => w.title === 'Day 8')!.id));
+  imports
+    .given()
+    .when(later)
+    .then((fresh) => assert.is(workoutsOf(decision)[0]!.id, workoutsOf(fresh).find((w) => w.title === 'Day 8')!.id));
   // And it lands: the events fold without complaint.
-  imports.given(...first.events, ...decision.events).when(later).then((d) => assert.equal(d.workoutsAdded, 0));
+  imports
+    .given(...first.events, ...decision.events)
+    .when(later)
+    .then((d) => assert.equal(d.workoutsAdded, 0));
 });
 
 test('when a file lists a workout twice, then it is added once', () => {
-  imports.given().when(importCommand([workoutOn(5), workoutOn(5)])).then((decision) => {
-    assert.equal([decision.workoutsAdded, decision.workoutsSkipped], [1, 1]);
-    assert.is(workoutsOf(decision).length, 1);
-  });
+  imports
+    .given()
+    .when(importCommand([workoutOn(5), workoutOn(5)]))
+    .then((decision) => {
+      assert.equal([decision.workoutsAdded, decision.workoutsSkipped], [1, 1]);
+      assert.is(workoutsOf(decision).length, 1);
+    });
 });
 
 test('given a workout imported from one app, when the same source ref comes from another app, then it is a different workout', () => {
-  const first = imports.given().when(importCommand([workoutOn(5)])).then((d) => assert.is(d.workoutsAdded, 1));
-  imports.given(...first.events).when(importCommand([workoutOn(5)], { app: 'strong' })).then((decision) => assert.is(decision.workoutsAdded, 1));
+  const first = imports
+    .given()
+    .when(importCommand([workoutOn(5)]))
+    .then((d) => assert.is(d.workoutsAdded, 1));
+  imports
+    .given(...first.events)
+    .when(importCommand([workoutOn(5)], { app: 'strong' }))
+    .then((decision) => assert.is(decision.workoutsAdded, 1));
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -237,19 +300,34 @@ test('when a file has supersets, then each key maps to one uuid within a workout
 test('when a file has drop sets, then each gets the position of the preceding non-drop set as its parent', () => {
   const types: ParsedSet['set_type'][] = ['drop_set', 'warmup', 'drop_set', 'normal', 'drop_set', 'drop_set', 'failure', 'normal', 'drop_set'];
   const sets = types.map((set_type, position) => parsedSet({ position, set_type, weight_kg: 100 - position * 5 }));
-  imports.given().when(importCommand([workoutOn(5, [parsedExercise({ sets })])])).then((decision) => {
-    const imported = workoutsOf(decision)[0]!.exercises[0]!.sets;
-    assert.equal(imported.map((s) => s.set_type), types);
-    assert.equal(imported.map((s) => s.parent_position), [null, null, 1, null, 3, 3, null, null, 7]);
-    assert.equal(imported.map((s) => [s.position, s.set_number]), types.map((_, i) => [i, i + 1]));
-    assert.ok(imported.every((s) => s.completed));
-  });
+  imports
+    .given()
+    .when(importCommand([workoutOn(5, [parsedExercise({ sets })])]))
+    .then((decision) => {
+      const imported = workoutsOf(decision)[0]!.exercises[0]!.sets;
+      assert.equal(
+        imported.map((s) => s.set_type),
+        types,
+      );
+      assert.equal(
+        imported.map((s) => s.parent_position),
+        [null, null, 1, null, 3, 3, null, null, 7],
+      );
+      assert.equal(
+        imported.map((s) => [s.position, s.set_number]),
+        types.map((_, i) => [i, i + 1]),
+      );
+      assert.ok(imported.every((s) => s.completed));
+    });
 });
 
 /** The tracking type of the one exercise an import of these sets creates. */
 const trackingTypeFor = (sets: Partial<ParsedSet>[]) => {
   const parsed = sets.map((s, position) => parsedSet({ position, weight_kg: null, reps: null, ...s }));
-  const decision = imports.given().when(importCommand([workoutOn(5, [parsedExercise({ sets: parsed })])])).then((d) => assert.is(exercisesOf(d).length, 1));
+  const decision = imports
+    .given()
+    .when(importCommand([workoutOn(5, [parsedExercise({ sets: parsed })])]))
+    .then((d) => assert.is(exercisesOf(d).length, 1));
   return exercisesOf(decision)[0]!.tracking_type;
 };
 
@@ -267,24 +345,27 @@ test('when an exercise is imported, then its tracking type is inferred from its 
 
 test('when a set is imported, then its values are carried over in canonical units', () => {
   const set = parsedSet({ weight_kg: 102.5, reps: 3, rpe: 9.5, distance_metres: null, duration_seconds: null });
-  imports.given().when(importCommand([workoutOn(5, [parsedExercise({ sets: [set], notes: 'paused' })])])).then((decision) => {
-    const exercise = workoutsOf(decision)[0]!.exercises[0]!;
-    assert.is(exercise.notes, 'paused');
-    assert.equal(exercise.sets[0], {
-      position: 0,
-      set_number: 1,
-      set_type: 'normal',
-      parent_position: null,
-      weight_kg: 102.5,
-      reps: 3,
-      rpe: 9.5,
-      target_rpe: null,
-      duration_seconds: null,
-      distance_metres: null,
-      incline_percent: null,
-      completed: true,
+  imports
+    .given()
+    .when(importCommand([workoutOn(5, [parsedExercise({ sets: [set], notes: 'paused' })])]))
+    .then((decision) => {
+      const exercise = workoutsOf(decision)[0]!.exercises[0]!;
+      assert.is(exercise.notes, 'paused');
+      assert.equal(exercise.sets[0], {
+        position: 0,
+        set_number: 1,
+        set_type: 'normal',
+        parent_position: null,
+        weight_kg: 102.5,
+        reps: 3,
+        rpe: 9.5,
+        target_rpe: null,
+        duration_seconds: null,
+        distance_metres: null,
+        incline_percent: null,
+        completed: true,
+      });
     });
-  });
 });
 
 test.run();

@@ -28,14 +28,20 @@ test('buckets are stable: the same key falls in the same bucket, and keys spread
 
 test('a key of a bucket not loaded is Missing; of a loaded bucket it is answered, present or absent', () => {
   const map = new PartialMap<number>('items').startPartial(2);
-  assert.equal(missing(() => map.get(a[0]!)), new Missing('items', a[0]!));
+  assert.equal(
+    missing(() => map.get(a[0]!)),
+    new Missing('items', a[0]!),
+  );
   assert.ok(missing(() => map.has(b[0]!)));
   map.merge(0, [[a[0]!, 1]]);
   assert.is(map.get(a[0]!), 1);
   assert.is(map.has(a[1]!), false, 'a key of a loaded bucket that it does not hold is absent');
   assert.ok(map.knows(a[1]!));
   assert.not.ok(map.knows(b[0]!));
-  assert.ok(missing(() => map.get(b[0]!)), 'the other bucket is still missing');
+  assert.ok(
+    missing(() => map.get(b[0]!)),
+    'the other bucket is still missing',
+  );
 });
 
 test('iterating, or asking the size, needs the whole map', () => {
@@ -46,7 +52,13 @@ test('iterating, or asking the size, needs the whole map', () => {
   }
   map.merge(1, [[b[0]!, 2]]);
   assert.ok(map.complete);
-  assert.equal([...map].sort(), [[a[0]!, 1], [b[0]!, 2]].sort());
+  assert.equal(
+    [...map].sort(),
+    [
+      [a[0]!, 1],
+      [b[0]!, 2],
+    ].sort(),
+  );
   assert.is(map.size, 2);
 });
 
@@ -56,7 +68,11 @@ test("what was written or deleted here stays when the key's bucket is merged lat
   map.delete(a[1]!);
   assert.is(map.get(a[0]!), 10, 'a key written is known without its bucket');
   assert.is(map.has(a[1]!), false, 'a key deleted is known absent without its bucket');
-  map.merge(0, [[a[0]!, 1], [a[1]!, 1], [a[2]!, 1]]);
+  map.merge(0, [
+    [a[0]!, 1],
+    [a[1]!, 1],
+    [a[2]!, 1],
+  ]);
   assert.is(map.get(a[0]!), 10);
   assert.is(map.has(a[1]!), false);
   assert.is(map.get(a[2]!), 1);

@@ -23,7 +23,13 @@ function prepare(timezone: string, now: string, action: unknown) {
   let ids = 0;
   const command: PrepareCommand = {
     body: validBody([action], uid(0x500)),
-    caller: { grantId: GRANT, clientId: 'client', clientName: 'Coach', scopes: ['training', 'recovery', 'nutrition', 'body_measurements'], writePermissions: WRITE_PERMISSIONS },
+    caller: {
+      grantId: GRANT,
+      clientId: 'client',
+      clientName: 'Coach',
+      scopes: ['training', 'recovery', 'nutrition', 'body_measurements'],
+      writePermissions: WRITE_PERMISSIONS,
+    },
     now: new Date(now),
     timezone,
     newId: () => uid(0x1000 + ++ids),
@@ -67,14 +73,34 @@ interface Case {
 /** Each a moment either side of a local midnight where the local date is not UTC's. */
 const CASES: Case[] = [
   { zone: 'Pacific/Kiritimati', now: '2026-06-01T09:59:59.999Z', today: '2026-06-01', why: 'a moment before midnight at UTC+14' },
-  { zone: 'Pacific/Kiritimati', now: '2026-06-01T10:30:00.000Z', today: '2026-06-02', why: 'half past midnight at UTC+14: already 2 June, still 1 June in UTC' },
+  {
+    zone: 'Pacific/Kiritimati',
+    now: '2026-06-01T10:30:00.000Z',
+    today: '2026-06-02',
+    why: 'half past midnight at UTC+14: already 2 June, still 1 June in UTC',
+  },
   { zone: 'Pacific/Auckland', now: '2026-06-01T11:59:59.999Z', today: '2026-06-01', why: 'a moment before midnight in the New Zealand winter (UTC+12)' },
   { zone: 'Pacific/Auckland', now: '2026-06-01T12:00:00.000Z', today: '2026-06-02', why: 'midnight in the New Zealand winter (UTC+12)' },
   { zone: 'Pacific/Auckland', now: '2026-12-31T10:59:59.999Z', today: '2026-12-31', why: 'a moment before the new year in the New Zealand summer (UTC+13)' },
-  { zone: 'Pacific/Auckland', now: '2026-12-31T11:00:00.000Z', today: '2027-01-01', why: 'the new year in the New Zealand summer (UTC+13), still 31 December in UTC' },
-  { zone: 'America/Adak', now: '2026-06-01T08:30:00.000Z', today: '2026-05-31', why: 'half past eleven at night in the Aleutian summer (UTC-9): already 1 June in UTC' },
+  {
+    zone: 'Pacific/Auckland',
+    now: '2026-12-31T11:00:00.000Z',
+    today: '2027-01-01',
+    why: 'the new year in the New Zealand summer (UTC+13), still 31 December in UTC',
+  },
+  {
+    zone: 'America/Adak',
+    now: '2026-06-01T08:30:00.000Z',
+    today: '2026-05-31',
+    why: 'half past eleven at night in the Aleutian summer (UTC-9): already 1 June in UTC',
+  },
   { zone: 'America/Adak', now: '2026-06-01T09:00:00.000Z', today: '2026-06-01', why: 'midnight in the Aleutian summer (UTC-9)' },
-  { zone: 'America/Adak', now: '2027-01-01T09:59:59.999Z', today: '2026-12-31', why: 'a moment before the new year in the Aleutian winter (UTC-10): 2027 in UTC' },
+  {
+    zone: 'America/Adak',
+    now: '2027-01-01T09:59:59.999Z',
+    today: '2026-12-31',
+    why: 'a moment before the new year in the Aleutian winter (UTC-10): 2027 in UTC',
+  },
   { zone: 'America/Adak', now: '2027-01-01T10:00:00.000Z', today: '2027-01-01', why: 'the new year in the Aleutian winter (UTC-10)' },
 ];
 
@@ -96,16 +122,25 @@ for (const c of CASES) {
 
   test(`${c.zone} at ${c.now} (${c.why}): routines are scheduled from ${c.today} to ${addDays(c.today, HORIZON)}`, () => {
     const last = addDays(c.today, HORIZON);
-    accepted(() => prepare(c.zone, c.now, routine(c.today, last)), `a routine scheduled today (${c.today} in ${c.zone}) and on the horizon's last day (${last})`);
+    accepted(
+      () => prepare(c.zone, c.now, routine(c.today, last)),
+      `a routine scheduled today (${c.today} in ${c.zone}) and on the horizon's last day (${last})`,
+    );
 
     const yesterday = addDays(c.today, -1);
-    const past = refused(() => prepare(c.zone, c.now, routine(c.today, yesterday)), `a routine scheduled on ${yesterday}, the day before today (${c.today} in ${c.zone})`);
+    const past = refused(
+      () => prepare(c.zone, c.now, routine(c.today, yesterday)),
+      `a routine scheduled on ${yesterday}, the day before today (${c.today} in ${c.zone})`,
+    );
     assert.is(past.reason, 'beyond_horizon');
     assert.is(past.field, 'actions.0.record.scheduled_dates.1');
     assert.is(past.message, `${yesterday} is in the past; routines are scheduled from today (${c.today} in ${c.zone})`);
 
     const beyond = addDays(last, 1);
-    const far = refused(() => prepare(c.zone, c.now, routine(c.today, beyond)), `a routine scheduled on ${beyond}, ${HORIZON + 1} days after today (${c.today} in ${c.zone})`);
+    const far = refused(
+      () => prepare(c.zone, c.now, routine(c.today, beyond)),
+      `a routine scheduled on ${beyond}, ${HORIZON + 1} days after today (${c.today} in ${c.zone})`,
+    );
     assert.is(far.reason, 'beyond_horizon');
     assert.is(far.field, 'actions.0.record.scheduled_dates.1');
     assert.is(far.message, `${beyond} is more than ${HORIZON} days ahead; the last date that can be scheduled is ${last} (${c.zone})`);
@@ -115,7 +150,11 @@ for (const c of CASES) {
 const at = (now: string, minutes: number) => new Date(Date.parse(now) + minutes * 60_000).toISOString();
 const instants = {
   ended_at: (t: string) => ({ op: 'create', kind: 'completed_workout', record: { title: 'Run', started_at: null, ended_at: t, notes: null, exercises: [] } }),
-  eaten_at: (t: string) => ({ op: 'create', kind: 'meal', record: { eaten_at: t, name: 'Oats', calories_kcal: 350, protein_g: null, carbohydrate_g: null, fat_g: null } }),
+  eaten_at: (t: string) => ({
+    op: 'create',
+    kind: 'meal',
+    record: { eaten_at: t, name: 'Oats', calories_kcal: 350, protein_g: null, carbohydrate_g: null, fat_g: null },
+  }),
   measured_at: (t: string) => ({ op: 'create', kind: 'body_measurement', record: { measured_at: t, metric: 'bodyweight', value: 80 } }),
 };
 
@@ -141,6 +180,7 @@ test('a recorded instant may be up to five minutes ahead of the clock (a fast ph
 });
 
 /** The local date of an instant in a zone, by Intl (not the code under test). */
-const localDate = (iso: string, zone: string) => new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));
+const localDate = (iso: string, zone: string) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));
 
 test.run();

@@ -28,7 +28,10 @@ const approve = DeciderSpecification.for(approveDecider(stream));
 /** Given: a record with a check-in on TAKEN and, when asked, fitness preferences. */
 function given(options: { preferences?: boolean } = {}): RecordEvent[] {
   const events = [created('checkin', { id: CHECKIN, date: TAKEN, sleep_quality: 3, energy: 3, soreness: 3, stress: 3 })];
-  if (options.preferences) events.push(created('fitness_preferences', { id: ATHLETE, experience_level: 'intermediate', training_days_per_week: 3, session_minutes: 60, focus: ['strength'] }));
+  if (options.preferences)
+    events.push(
+      created('fitness_preferences', { id: ATHLETE, experience_level: 'intermediate', training_days_per_week: 3, session_minutes: 60, focus: ['strength'] }),
+    );
   return events;
 }
 
@@ -49,14 +52,20 @@ function command(actions: unknown[], scopes: ReadScope[], permissions: WritePerm
 
 /** When: the batch is prepared against the record; then a proposal (a refusal fails the test, saying why). */
 function when(record: RecordEvent[], c: PrepareCommand): PreparedProposal {
-  return preparedProposal(prepare.given(...record).when(c).then((d) => assert.is(d.outcome, 'prepared')));
+  return preparedProposal(
+    prepare
+      .given(...record)
+      .when(c)
+      .then((d) => assert.is(d.outcome, 'prepared')),
+  );
 }
 
 /** The proposal with what two batches naming different dates differ in (the date, so the body's digest) made the same. */
 const withoutDate = (p: PreparedProposal, date: string) => JSON.parse(JSON.stringify({ ...p, body_sha256: 'DIGEST' }).replaceAll(date, 'DATE'));
 
 /** Then, at approval: the record decides the batch again, given the record and the prepared proposal. */
-const approving = (record: RecordEvent[], p: PreparedProposal) => approve.given(...record, preparedEvent(p)).when({ command_id: p.command_id, now: NOW, actions: p.actions } satisfies ApproveCommand);
+const approving = (record: RecordEvent[], p: PreparedProposal) =>
+  approve.given(...record, preparedEvent(p)).when({ command_id: p.command_id, now: NOW, actions: p.actions } satisfies ApproveCommand);
 
 test('given a check-in on a date, when a connection that may not read recovery creates one there, then it is prepared exactly as on a free date, and approval finds it taken', () => {
   const record = given();
@@ -72,8 +81,14 @@ test('given a check-in on a date, when a connection that may not read recovery c
 });
 
 test('given a check-in on a date, when a connection that reads recovery creates one there, then the refusal says the date is taken, as before', () => {
-  const refused = prepare.given(...given()).when(command([checkin(TAKEN)], ['training', 'recovery'], ['recovery:write'])).thenRefuses('invalid_action');
-  assert.equal([refused.reason, refused.actionIndex, refused.field, refused.message], ['invalid_action', 0, 'actions.0.record.date', `there is already a check-in for ${TAKEN}`]);
+  const refused = prepare
+    .given(...given())
+    .when(command([checkin(TAKEN)], ['training', 'recovery'], ['recovery:write']))
+    .thenRefuses('invalid_action');
+  assert.equal(
+    [refused.reason, refused.actionIndex, refused.field, refused.message],
+    ['invalid_action', 0, 'actions.0.record.date', `there is already a check-in for ${TAKEN}`],
+  );
 });
 
 test('given fitness preferences, when a connection that may not read training creates them, then they are prepared as if there were none, and approval finds them taken; reading training, the refusal says they exist', () => {
@@ -85,13 +100,22 @@ test('given fitness preferences, when a connection that may not read training cr
   approving(existing, over).then((approval) => {
     assert.equal(approval.outcome === 'conflicted' && approval.conflict, { action_index: 0, kind: 'fitness_preferences', id: ATHLETE, reason: 'taken' });
   });
-  const refused = prepare.given(...existing).when(command([preferences()], ['training'], ['training:write'])).thenRefuses('invalid_action');
+  const refused = prepare
+    .given(...existing)
+    .when(command([preferences()], ['training'], ['training:write']))
+    .thenRefuses('invalid_action');
   assert.equal([refused.reason, refused.field, refused.message], ['invalid_action', 'actions.0.id', 'an item with this id exists or existed']);
 });
 
 test('given a free date, when a blind connection creates two check-ins on it in one batch, then the second is refused: a collision within the batch tells nothing of the record', () => {
-  const refused = prepare.given(...given()).when(command([checkin(FREE), checkin(FREE)], ['training'], ['recovery:write'])).thenRefuses('invalid_action');
-  assert.equal([refused.reason, refused.actionIndex, refused.field, refused.message], ['invalid_action', 1, 'actions.1.record.date', `there is already a check-in for ${FREE}`]);
+  const refused = prepare
+    .given(...given())
+    .when(command([checkin(FREE), checkin(FREE)], ['training'], ['recovery:write']))
+    .thenRefuses('invalid_action');
+  assert.equal(
+    [refused.reason, refused.actionIndex, refused.field, refused.message],
+    ['invalid_action', 1, 'actions.1.record.date', `there is already a check-in for ${FREE}`],
+  );
 });
 
 test('given a check-in on a date, when a blind connection prepares a batch with another fault, then every other check still runs at preparation: validation, permissions, dates and references', () => {
@@ -99,19 +123,33 @@ test('given a check-in on a date, when a blind connection prepares a batch with 
   const blind = (actions: unknown[], permissions: WritePermission[] = ['recovery:write']) => record.when(command(actions, ['training'], permissions));
   const future = blind([checkin(TAKEN), checkin('2026-06-02')]).thenRefuses('invalid_action');
   assert.equal([future.reason, future.field], ['invalid_action', 'actions.1.record.date']);
-  const permission = blind([checkin(TAKEN), { op: 'create', kind: 'meal', record: { eaten_at: '2026-06-01T08:00:00.000Z', name: 'Oats', calories_kcal: 300, protein_g: null, carbohydrate_g: null, fat_g: null } }]).thenRefuses('write_permission_missing');
+  const permission = blind([
+    checkin(TAKEN),
+    {
+      op: 'create',
+      kind: 'meal',
+      record: { eaten_at: '2026-06-01T08:00:00.000Z', name: 'Oats', calories_kcal: 300, protein_g: null, carbohydrate_g: null, fat_g: null },
+    },
+  ]).thenRefuses('write_permission_missing');
   assert.equal([permission.reason, permission.missingPermissions], ['write_permission_missing', ['nutrition:write']]);
-  const invalid = blind([{ op: 'create', kind: 'recovery_checkin', record: { date: TAKEN, sleep_quality: 9, energy: 4, soreness: 4, stress: 4 } }]).thenRefuses('invalid_action');
+  const invalid = blind([{ op: 'create', kind: 'recovery_checkin', record: { date: TAKEN, sleep_quality: 9, energy: 4, soreness: 4, stress: 4 } }]).thenRefuses(
+    'invalid_action',
+  );
   assert.equal([invalid.reason, invalid.field], ['invalid_action', 'actions.0.record.sleep_quality']);
   // A reference to an exercise is checked too (a bodyweight goal may name one).
-  const goal = { op: 'create', kind: 'goal', record: { goal_type: 'target_bodyweight', status: 'active', exercise_id: uid(0x999), target_value: 80, target_unit: 'kg', achieved_at: null } };
+  const goal = {
+    op: 'create',
+    kind: 'goal',
+    record: { goal_type: 'target_bodyweight', status: 'active', exercise_id: uid(0x999), target_value: 80, target_unit: 'kg', achieved_at: null },
+  };
   const reference = record.when(command([goal], ['training'], ['body_measurements:write'])).thenRefuses('invalid_action');
   assert.equal([reference.reason, reference.field], ['invalid_action', 'actions.0.record.exercise_id']);
 });
 
 test('given a check-in and fitness preferences, when a connection that may not read their area updates or deletes one, then it is refused the same way whether its id exists or not', () => {
   const record = prepare.given(...given({ preferences: true }));
-  const blind = (actions: unknown[]) => record.when(command(actions, ['nutrition'], ['recovery:write', 'recovery:delete', 'training:write'])).thenRefuses('read_scope_missing');
+  const blind = (actions: unknown[]) =>
+    record.when(command(actions, ['nutrition'], ['recovery:write', 'recovery:delete', 'training:write'])).thenRefuses('read_scope_missing');
   const existing = blind([{ op: 'delete', kind: 'recovery_checkin', id: CHECKIN, base_revision: 1 }]);
   const unknown = blind([{ op: 'delete', kind: 'recovery_checkin', id: uid(0x404), base_revision: 1 }]);
   assert.equal([existing.reason, existing.missingScopes], ['read_scope_missing', ['recovery']]);
@@ -119,7 +157,10 @@ test('given a check-in and fitness preferences, when a connection that may not r
   // Fitness preferences share the athlete's id, which a prepared create of them shows.
   const update = { op: 'update', kind: 'fitness_preferences', id: ATHLETE, base_revision: 1, record: PREFERENCES };
   const theirs = blind([update]);
-  const none = prepare.given(...given()).when(command([update], ['nutrition'], ['training:write'])).thenRefuses('read_scope_missing');
+  const none = prepare
+    .given(...given())
+    .when(command([update], ['nutrition'], ['training:write']))
+    .thenRefuses('read_scope_missing');
   assert.equal([theirs.reason, theirs.message], ['read_scope_missing', none.message]);
   assert.is(none.reason, 'read_scope_missing');
 });

@@ -11,7 +11,16 @@ import { operations } from '../../contracts/operations.ts';
 import fc from 'fast-check';
 import { CLOCK_SKEW_MS } from '../../services/domain/clock.ts';
 import type { RecordStreamEvent } from '../../contracts/events.ts';
-import { bodyDigest, evolveProposals, POLICY_LIMITS, refuseOverBytes, refuseOverPending, WriteRefusal, ProposalState, type PrepareCommand } from '../../services/domain/proposal.ts';
+import {
+  bodyDigest,
+  evolveProposals,
+  POLICY_LIMITS,
+  refuseOverBytes,
+  refuseOverPending,
+  WriteRefusal,
+  ProposalState,
+  type PrepareCommand,
+} from '../../services/domain/proposal.ts';
 import { DeciderSpecification } from '../support/decider-spec.ts';
 import { prepareDecider, sealedOf } from '../support/deciders.ts';
 import { thrown } from '../support/thrown.ts';
@@ -24,7 +33,11 @@ const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const at = (ms: number) => new Date(NOW.getTime() + ms);
 
-const meal = { op: 'create', kind: 'meal', record: { eaten_at: '2026-06-01T08:00:00.000Z', name: 'Oats', calories_kcal: 300, protein_g: null, carbohydrate_g: null, fat_g: null } };
+const meal = {
+  op: 'create',
+  kind: 'meal',
+  record: { eaten_at: '2026-06-01T08:00:00.000Z', name: 'Oats', calories_kcal: 300, protein_g: null, carbohydrate_g: null, fat_g: null },
+};
 const body = (n: number) => ({ version: 'agent-access-write.v1', command_id: uid(0x500 + n), actions: [meal] }) as WriteProposalBody;
 
 interface Prepared {
@@ -121,10 +134,13 @@ test('given 10 awaiting review, when one more is prepared, then it is refused un
   ten.when(command(99, at(10 * MINUTE))).then((d) => assert.is(d.outcome, 'prepared'));
   // The athlete rejecting one makes room at once.
   const rejected: RecordStreamEvent = { type: 'proposal.rejected', data: { command_id: body(5).command_id, rejected_at: NOW.toISOString() } };
-  prepare.given(...history(...tenPending()), rejected).when(command(99)).then((d) => assert.is(d.outcome, 'prepared'));
+  prepare
+    .given(...history(...tenPending()), rejected)
+    .when(command(99))
+    .then((d) => assert.is(d.outcome, 'prepared'));
 });
 
-test('the bytes of a connection\'s last 24 hours: up to the limit exactly is allowed; beyond, refused until enough of the oldest leave the window', () => {
+test("the bytes of a connection's last 24 hours: up to the limit exactly is allowed; beyond, refused until enough of the oldest leave the window", () => {
   const limit = POLICY_LIMITS.proposalBytesPerDay;
   const quarter = limit / 4;
   const proposals = given(
@@ -148,10 +164,10 @@ test('the bytes of a connection\'s last 24 hours: up to the limit exactly is all
   assert.is(refusal(() => refuseOverBytes(proposals, GRANT, at(HOUR - 1), quarter + 1, POLICY_LIMITS)).retryAfter, 1);
 });
 
-test('the limits are WRITE_POLICY\'s, and the bytes limit holds the largest proposal a body can make several times over', () => {
+test("the limits are WRITE_POLICY's, and the bytes limit holds the largest proposal a body can make several times over", () => {
   assert.equal(POLICY_LIMITS, { pendingProposals: 10, proposalBytesPerDay: 4 * 1024 * 1024 });
   // A body at its limit, sealed and base64-encoded (4/3), with room for the ids the server adds.
-  assert.ok(POLICY_LIMITS.proposalBytesPerDay > 4 * (operations.prepare_write_proposal.bodyLimit! * 4) / 3);
+  assert.ok(POLICY_LIMITS.proposalBytesPerDay > (4 * (operations.prepare_write_proposal.bodyLimit! * 4)) / 3);
 });
 
 test('given 10 prepared, when checked minutes later and then by a clock 3 minutes behind (within the skew), then the second check still counts the ones it sees pending', () => {
@@ -206,14 +222,24 @@ test("the limits read off each connection's kept lists answer as from every prop
         clock += x.advance;
         if (x.kind === 'prepare') {
           const prepared = at(clock + x.jitter);
-          const data = { command_id: uid(0x3000 + n), grant_id: x.grant, body_sha256: 'd', prepared_at: prepared.toISOString(), expires_at: new Date(prepared.getTime() + WRITE_POLICY.proposalExpiryMinutes * MINUTE).toISOString(), details: { key_id: uid(0x77), iv: '', tag: '', ciphertext: 'x'.repeat(x.bytes) } };
+          const data = {
+            command_id: uid(0x3000 + n),
+            grant_id: x.grant,
+            body_sha256: 'd',
+            prepared_at: prepared.toISOString(),
+            expires_at: new Date(prepared.getTime() + WRITE_POLICY.proposalExpiryMinutes * MINUTE).toISOString(),
+            details: { key_id: uid(0x77), iv: '', tag: '', ciphertext: 'x'.repeat(x.bytes) },
+          };
           evolveProposals(kept, { type: 'proposal.prepared', data });
           if (x.decided) evolveProposals(kept, { type: x.decided, data: { command_id: data.command_id } });
           return;
         }
         // Every proposal, as a record without kept lists would walk them.
         const all = [...kept.values()];
-        const everything = { openOf: (g: string) => all.filter((p) => p.grant_id === g && p.status === 'prepared'), recentOf: (g: string) => all.filter((p) => p.grant_id === g) } as unknown as ProposalState;
+        const everything = {
+          openOf: (g: string) => all.filter((p) => p.grant_id === g && p.status === 'prepared'),
+          recentOf: (g: string) => all.filter((p) => p.grant_id === g),
+        } as unknown as ProposalState;
         const now = at(clock + x.jitter);
         for (const grant of [GRANT, OTHER]) assert.equal(limitsOf(kept, grant, now, x.bytes), limitsOf(everything, grant, now, x.bytes), `check ${n}`);
       });
@@ -226,7 +252,17 @@ test('a connection with 20,000 proposals: a check reads only the day before it',
   const proposals = new ProposalState();
   for (let n = 0; n < 20_000; n++) {
     const prepared = at(n * 5 * MINUTE);
-    evolveProposals(proposals, { type: 'proposal.prepared', data: { command_id: uid(0x10000 + n), grant_id: GRANT, body_sha256: 'd', prepared_at: prepared.toISOString(), expires_at: new Date(prepared.getTime() + 30 * MINUTE).toISOString(), details: { key_id: uid(0x77), iv: '', tag: '', ciphertext: 'x' } } });
+    evolveProposals(proposals, {
+      type: 'proposal.prepared',
+      data: {
+        command_id: uid(0x10000 + n),
+        grant_id: GRANT,
+        body_sha256: 'd',
+        prepared_at: prepared.toISOString(),
+        expires_at: new Date(prepared.getTime() + 30 * MINUTE).toISOString(),
+        details: { key_id: uid(0x77), iv: '', tag: '', ciphertext: 'x' },
+      },
+    });
     if (n % 2 === 0) evolveProposals(proposals, { type: 'proposal.committed', data: { command_id: uid(0x10000 + n) } });
   }
   assert.is(proposals.size, 20_000);

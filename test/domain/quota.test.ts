@@ -57,7 +57,9 @@ const burst = fc.array(call(200), { minLength: 20, maxLength: 200 });
 const steady = fc
   .record({ gapMs: fc.integer({ min: 50, max: 3_000 }), weight: fc.integer({ min: 1, max: 5 }), count: fc.integer({ min: 30, max: 200 }) })
   .map(({ gapMs, weight, count }) => Array.from({ length: count }, () => ({ gapMs, weight })));
-const mixed = fc.array(fc.oneof(burst, steady, fc.array(call(30_000), { minLength: 1, maxLength: 20 })), { minLength: 1, maxLength: 4 }).map((parts) => parts.flat());
+const mixed = fc
+  .array(fc.oneof(burst, steady, fc.array(call(30_000), { minLength: 1, maxLength: 20 })), { minLength: 1, maxLength: 4 })
+  .map((parts) => parts.flat());
 const calls = fc.oneof(burst, steady, mixed);
 
 /**

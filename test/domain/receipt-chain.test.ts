@@ -21,7 +21,18 @@ function stream(n: number): ChainEvent[] {
     const changes = [{ index: 0, op: 'create' as const, kind: 'meal' as const, id, revision_before: null, revision_after: 1 }];
     const affected = [{ kind: 'meal' as const, id, change: 'created' as const, revision_before: null, revision_after: 1 }];
     const committed_at = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString();
-    const link = nextLink(athlete, lastLink(events), { event: 'proposal.committed', command_id, receipt: receiptOf(client, { committed_at, changes }), affected, record_events_sha256: recordEventsDigest(record) }, record.length);
+    const link = nextLink(
+      athlete,
+      lastLink(events),
+      {
+        event: 'proposal.committed',
+        command_id,
+        receipt: receiptOf(client, { committed_at, changes }),
+        affected,
+        record_events_sha256: recordEventsDigest(record),
+      },
+      record.length,
+    );
     for (const r of record) push(r.type, r.data);
     push('proposal.committed', { command_id, committed_at, changes, affected, link });
   }

@@ -8,7 +8,19 @@ import { streams } from '../../contracts/events.ts';
 import { evolveProposals, ProposalState } from '../../services/domain/proposal.ts';
 import { lastLink } from '../../services/domain/receipt-chain.ts';
 import { decideChanges, evolve, initialRecordState, itemImages, live, type RecordState } from '../../services/domain/record.ts';
-import { batchOfLatest, cloneFold, emptyFold, FOLD_SECTIONS, foldEvent, imageRevisions, isWhole, keysOf, sectionMaps, type FoldSection, type RecordFold } from '../../services/domain/record-fold.ts';
+import {
+  batchOfLatest,
+  cloneFold,
+  emptyFold,
+  FOLD_SECTIONS,
+  foldEvent,
+  imageRevisions,
+  isWhole,
+  keysOf,
+  sectionMaps,
+  type FoldSection,
+  type RecordFold,
+} from '../../services/domain/record-fold.ts';
 import { foldOfHead, mergeBucket, snapshotOf, type SectionRow, type SnapshotHead, type SnapshotWrite } from '../../services/domain/record-snapshot.ts';
 import { Missing } from '../../services/domain/partial-map.ts';
 import { DomainError } from '../../services/domain/errors.ts';
@@ -137,12 +149,24 @@ function whole(fold: RecordFold, store: Kept): RecordFold {
   return fold;
 }
 
-const foldOf = (f: RecordFold) => plain({ state: f.state, proposals: f.proposals, revision: f.revision, lastLink: f.lastLink, itemEvents: f.itemEvents, proposalEvents: f.proposalEvents, itemBatches: f.itemBatches });
+const foldOf = (f: RecordFold) =>
+  plain({
+    state: f.state,
+    proposals: f.proposals,
+    revision: f.revision,
+    lastLink: f.lastLink,
+    itemEvents: f.itemEvents,
+    proposalEvents: f.proposalEvents,
+    itemBatches: f.itemBatches,
+  });
 
 test('a snapshot of the fold at any revision, read back whole and caught up with the events after it, equals the stream folded at once', async () => {
   for (const { athleteId, events } of await recordStreams()) {
     const all = events.reduce(foldEvent, emptyFold(athleteId));
-    assert.ok(all.proposals.size > 0 && all.itemBatches.size > 0 && all.state.exerciseUses.size > 0 && all.state.checkinIdByDate.size > 0, 'the log reaches every map a snapshot keeps');
+    assert.ok(
+      all.proposals.size > 0 && all.itemBatches.size > 0 && all.state.exerciseUses.size > 0 && all.state.checkinIdByDate.size > 0,
+      'the log reaches every map a snapshot keeps',
+    );
     for (let k = 1; k <= events.length; k++) {
       const at = events.slice(0, k).reduce(foldEvent, emptyFold(athleteId));
       const store = kept(wholeSnapshot(at, events[k - 1]!.position));
@@ -166,10 +190,11 @@ test('a fold read from a snapshot head, given only the buckets folding and each 
       const partial = foldOfHead(store.head, athleteId)!;
       const rest = events.slice(k);
       // What folding the events after the snapshot reads is loaded first (as RecordService does): nothing then is missing.
-      for (const e of rest) for (const [section, key] of keysOf(e)) {
-        const [map] = sectionMaps(partial, section);
-        if (!map!.knows(key)) store.load(partial, section, [map!.bucketOf(key)]);
-      }
+      for (const e of rest)
+        for (const [section, key] of keysOf(e)) {
+          const [map] = sectionMaps(partial, section);
+          if (!map!.knows(key)) store.load(partial, section, [map!.bucketOf(key)]);
+        }
       rest.reduce(foldEvent, partial);
       const ask = <T>(look: () => T): T => {
         const answer = asked(partial, store, look);
@@ -178,24 +203,45 @@ test('a fold read from a snapshot head, given only the buckets folding and each 
       };
       for (const key of all.state.items.keys()) {
         const [kind, id] = key.split('/') as [RecordKind, string];
-        assert.equal(ask(() => live(partial.state, kind, id)), live(all.state, kind, id), key);
-        assert.equal(ask(() => partial.itemEvents.get(key)), all.itemEvents.get(key));
-        assert.equal(ask(() => batchOfLatest(partial, key)), batchOfLatest(all, key));
+        assert.equal(
+          ask(() => live(partial.state, kind, id)),
+          live(all.state, kind, id),
+          key,
+        );
+        assert.equal(
+          ask(() => partial.itemEvents.get(key)),
+          all.itemEvents.get(key),
+        );
+        assert.equal(
+          ask(() => batchOfLatest(partial, key)),
+          batchOfLatest(all, key),
+        );
         if (kind === 'exercise') {
-          const deleting = (f: RecordFold) => () => decision(() => decideChanges([{ op: 'delete', kind, id, base_revision: all.state.items.get(key)!.revision }], f.state));
+          const deleting = (f: RecordFold) => () =>
+            decision(() => decideChanges([{ op: 'delete', kind, id, base_revision: all.state.items.get(key)!.revision }], f.state));
           assert.equal(ask(deleting(partial)), deleting(all)(), `deleting ${key}: whether it is in use`);
         }
       }
-      for (const [id, entry] of all.proposals) assert.equal(ask(() => partial.proposals.get(id)), entry);
+      for (const [id, entry] of all.proposals)
+        assert.equal(
+          ask(() => partial.proposals.get(id)),
+          entry,
+        );
       for (const grant of new Set([...all.proposals.values()].map((p) => p.grant_id))) {
         for (const now of [NOW, new Date('2026-01-01T00:00:00Z')]) {
           assert.equal(partial.proposals.openOf(grant, now), all.proposals.openOf(grant, now), 'the limits count the same open proposals, none loaded');
           assert.equal(partial.proposals.recentOf(grant, now), all.proposals.recentOf(grant, now));
         }
       }
-      assert.equal(ask(() => partial.proposals.get('never-prepared')), undefined);
+      assert.equal(
+        ask(() => partial.proposals.get('never-prepared')),
+        undefined,
+      );
       // The next snapshot, as a change of the one read: only the buckets whose keys changed are written.
-      const dirty = Object.fromEntries(FOLD_SECTIONS.map((s) => [s, new Set(sectionMaps(partial, s).flatMap((m) => [...m.takeDirty()]))])) as Record<FoldSection, Set<string>>;
+      const dirty = Object.fromEntries(FOLD_SECTIONS.map((s) => [s, new Set(sectionMaps(partial, s).flatMap((m) => [...m.takeDirty()]))])) as Record<
+        FoldSection,
+        Set<string>
+      >;
       const position = events[events.length - 1]!.position;
       let planned = snapshotOf(partial, position, store.head, dirty, randomUUID(), NOW, BUCKET_ROWS);
       for (const [section, b] of planned.needs) store.load(partial, section, b === null ? null : [b]);

@@ -43,8 +43,7 @@ function checkinItem(overrides: Partial<RecordItem<'checkin'>> = {}): RecordItem
 const createMeal = (overrides: Partial<RecordItem<'meal'>> = {}): RecordChange => ({ op: 'create', kind: 'meal', item: mealItem(overrides) });
 
 /** The names of the items in the stream's events, sorted. */
-const names = async (stream: () => Promise<{ data: unknown }[]>) =>
-  (await stream()).map((e) => (e.data as { item?: { name?: string } }).item?.name).sort();
+const names = async (stream: () => Promise<{ data: unknown }[]>) => (await stream()).map((e) => (e.data as { item?: { name?: string } }).item?.name).sort();
 
 interface AppendAttempt {
   expected: ExpectedRevision;
@@ -60,16 +59,17 @@ function setup({ spy = true } = {}) {
   const store = new SqliteEventStore(db);
   const attempts: AppendAttempt[] = [];
   const append = store.append.bind(store);
-  if (spy) store.append = async (stream: string, events: NewEvent[], expected: ExpectedRevision) => {
-    try {
-      const result = await append(stream, events, expected);
-      attempts.push({ expected, outcome: 'appended' });
-      return result;
-    } catch (error) {
-      attempts.push({ expected, outcome: error instanceof WrongExpectedRevisionError ? 'wrong_expected_revision' : 'other_error' });
-      throw error;
-    }
-  };
+  if (spy)
+    store.append = async (stream: string, events: NewEvent[], expected: ExpectedRevision) => {
+      try {
+        const result = await append(stream, events, expected);
+        attempts.push({ expected, outcome: 'appended' });
+        return result;
+      } catch (error) {
+        attempts.push({ expected, outcome: error instanceof WrongExpectedRevisionError ? 'wrong_expected_revision' : 'other_error' });
+        throw error;
+      }
+    };
   const clock = fixedClock(NOW);
   const service = new RecordService(store, clock);
   return { db, store, service, clock, attempts, stream: () => store.readStream(streams.record(ATHLETE)) };
@@ -89,8 +89,18 @@ test('change appends the decided events with metadata {occurred_at, actor, athle
   await service.change(ATHLETE, [{ op: 'update', kind: 'meal', item: mealItem({ name: 'Lunch' }), base_revision: 1 }], operator);
 
   const stored = await stream();
-  assert.equal(stored.map((e) => [e.revision, e.type]), [[0, 'meal.created'], [1, 'checkin.created'], [2, 'meal.updated']]);
-  assert.equal(stored.map((e) => e.data), [...written.map((e) => e.data), { item: mealItem({ name: 'Lunch' }), revision: 2 }]);
+  assert.equal(
+    stored.map((e) => [e.revision, e.type]),
+    [
+      [0, 'meal.created'],
+      [1, 'checkin.created'],
+      [2, 'meal.updated'],
+    ],
+  );
+  assert.equal(
+    stored.map((e) => e.data),
+    [...written.map((e) => e.data), { item: mealItem({ name: 'Lunch' }), revision: 2 }],
+  );
   assert.equal(stored[0]!.metadata, { occurred_at: NOW, actor: athlete, athlete_id: ATHLETE });
   assert.equal(stored[1]!.metadata, { occurred_at: NOW, actor: athlete, athlete_id: ATHLETE });
   assert.equal(stored[2]!.metadata, { occurred_at: '2026-03-02T10:16:00.000Z', actor: operator, athlete_id: ATHLETE });
@@ -163,7 +173,10 @@ test("two writers race: the loser's append is refused and it decides again on th
     assert.is((error as DomainError).code, 'date_taken', 'a blind retry of the first decision would have stored two check-ins on one date');
   }
   assert.equal(race.attemptsB, [{ expected: 'no_stream', outcome: 'wrong_expected_revision' }]);
-  assert.equal((await race.stream()).map((e) => (e.data as { item: { id: string } }).item.id), [uid(40)]);
+  assert.equal(
+    (await race.stream()).map((e) => (e.data as { item: { id: string } }).item.id),
+    [uid(40)],
+  );
 
   // An independent change of the loser lands on the second try, at the winner's revision.
   race.attemptsB.length = 0;
@@ -176,7 +189,13 @@ test("two writers race: the loser's append is refused and it decides again on th
   });
   try {
     await again.b.change(ATHLETE, [createMeal({ id: uid(1), name: 'Breakfast' })], athlete);
-    assert.equal(again.attemptsB.map((x) => [x.expected, x.outcome]), [['no_stream', 'wrong_expected_revision'], [0, 'appended']]);
+    assert.equal(
+      again.attemptsB.map((x) => [x.expected, x.outcome]),
+      [
+        ['no_stream', 'wrong_expected_revision'],
+        [0, 'appended'],
+      ],
+    );
     assert.equal(await names(again.stream), ['Breakfast', 'Lunch']);
   } finally {
     again.close();
@@ -299,7 +318,10 @@ test('two concurrent updates of one item at the same base revision: one lands, t
   assert.is(error.code, 'revision_conflict');
   assert.equal(error.issues, [{ path: 'base_revision', message: 'current revision is 2' }]);
   // Only the seed and the winner were appended; the loser's update never reached the stream.
-  assert.equal(attempts.filter((a) => a.outcome === 'appended').map((a) => a.expected), ['no_stream', 0]);
+  assert.equal(
+    attempts.filter((a) => a.outcome === 'appended').map((a) => a.expected),
+    ['no_stream', 0],
+  );
 
   const stored = await stream();
   assert.is(stored.length, 2);
@@ -323,7 +345,13 @@ test("a record kept between commands catches up with another process's appends b
     }
     // Decided on the caught-up record at once: no lost race, the append at A's revision.
     await two.b.change(ATHLETE, [{ op: 'update', kind: 'meal', item: mealItem({ id: uid(2), name: 'Late lunch' }), base_revision: 1 }], athlete);
-    assert.equal(two.attemptsB.map((x) => [x.expected, x.outcome]), [['no_stream', 'appended'], [2, 'appended']]);
+    assert.equal(
+      two.attemptsB.map((x) => [x.expected, x.outcome]),
+      [
+        ['no_stream', 'appended'],
+        [2, 'appended'],
+      ],
+    );
     const loaded = await two.b.load(ATHLETE);
     assert.is(loaded.revision, 3);
     const images = await loaded.images(new Set([`meal/${uid(2)}`, `checkin/${uid(40)}`]));
@@ -339,7 +367,11 @@ test('what load gives stays as it was: the commands after it fold their events i
   const { db, service } = setup();
   await service.change(ATHLETE, [createMeal({ id: uid(1), name: 'Breakfast' })], athlete);
   const looked = await service.load(ATHLETE);
-  await service.change(ATHLETE, [createMeal({ id: uid(2), name: 'Lunch' }), { op: 'update', kind: 'meal', item: mealItem({ id: uid(1), name: 'Brunch' }), base_revision: 1 }], athlete);
+  await service.change(
+    ATHLETE,
+    [createMeal({ id: uid(2), name: 'Lunch' }), { op: 'update', kind: 'meal', item: mealItem({ id: uid(1), name: 'Brunch' }), base_revision: 1 }],
+    athlete,
+  );
   await service.change(ATHLETE, [{ op: 'create', kind: 'checkin', item: checkinItem() }], athlete);
   assert.is(looked.revision, 0);
   assert.equal([...looked.state.items], [[`meal/${uid(1)}`, { revision: 1, deleted: false }]]);
@@ -409,7 +441,14 @@ test('import goes through the same append: the whole file lands in one append wi
           ended_at: '2026-03-01T09:00:00.000Z',
           notes: null,
           line: 2,
-          exercises: [{ title: 'Squat', superset_key: null, notes: null, sets: [{ position: 0, set_type: 'normal', weight_kg: 100, reps: 5, distance_metres: null, duration_seconds: null, rpe: null, line: 2 }] }],
+          exercises: [
+            {
+              title: 'Squat',
+              superset_key: null,
+              notes: null,
+              sets: [{ position: 0, set_type: 'normal', weight_kg: 100, reps: 5, distance_metres: null, duration_seconds: null, rpe: null, line: 2 }],
+            },
+          ],
         },
       ],
     },
@@ -418,8 +457,13 @@ test('import goes through the same append: the whole file lands in one append wi
   assert.equal([decision.workoutsAdded, decision.exercisesAdded], [1, 1]);
   assert.is(attempts.length, 1);
   const stored = await stream();
-  assert.equal(stored.map((e) => e.type), ['exercise.created', 'workout.created', 'import.completed']);
-  assert.ok(stored.every((e) => JSON.stringify(e.metadata) === JSON.stringify({ occurred_at: NOW, actor: { type: 'import', id: digest }, athlete_id: ATHLETE })));
+  assert.equal(
+    stored.map((e) => e.type),
+    ['exercise.created', 'workout.created', 'import.completed'],
+  );
+  assert.ok(
+    stored.every((e) => JSON.stringify(e.metadata) === JSON.stringify({ occurred_at: NOW, actor: { type: 'import', id: digest }, athlete_id: ATHLETE })),
+  );
   const { state } = await service.load(ATHLETE);
   assert.ok(state.importedFiles.has(digest));
   db.close();

@@ -10,16 +10,7 @@ import { DomainError } from '../../services/domain/errors.ts';
 import { DeciderSpecification } from '../support/decider-spec.ts';
 import { created, createdWith, deleted, recordDecider, updated } from '../support/deciders.ts';
 import { thrown } from '../support/thrown.ts';
-import {
-  decideChanges,
-  evolve,
-  initialRecordState,
-  itemImages,
-  itemKey,
-  live,
-  type RecordChange,
-  type RecordState,
-} from '../../services/domain/record.ts';
+import { decideChanges, evolve, initialRecordState, itemImages, itemKey, live, type RecordChange, type RecordState } from '../../services/domain/record.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Builders
@@ -192,57 +183,99 @@ test('the builders cover every record kind', () => {
 for (const kind of recordKinds) {
   test(`given an exercise and a workout, when a valid ${kind} is created, then ${kind}.created at revision 1, and it is live`, () => {
     const item = validItems[kind]();
-    const events = record.given(...WITH_WORKOUT).when([create(kind, item)]).then([created(kind, item)]);
+    const events = record
+      .given(...WITH_WORKOUT)
+      .when([create(kind, item)])
+      .then([created(kind, item)]);
     assert.equal(live(record.given(...WITH_WORKOUT, ...events).state(), kind, item.id), { revision: 1, deleted: false });
   });
 }
 
 test('when instants are written with an offset or without milliseconds, then they are kept in UTC as toISOString writes them, so they order as text', () => {
-  record.given(...WITH_WORKOUT).when([create('meal', mealItem({ eaten_at: '2026-01-05T14:30:00+02:00' }))]).then(([meal]) => {
-    assert.is((meal!.data as { item: RecordItem<'meal'> }).item.eaten_at, '2026-01-05T12:30:00.000Z');
-  });
-  record.given(...WITH_WORKOUT).when([create('workout', workoutItem({ id: uid(77), started_at: '2026-01-04T23:30:00-05:00', ended_at: '2026-01-05T05:00:00Z' }))]).then(([workout]) => {
-    const { started_at, ended_at } = (workout!.data as { item: RecordItem<'workout'> }).item;
-    assert.equal([started_at, ended_at], ['2026-01-05T04:30:00.000Z', '2026-01-05T05:00:00.000Z']);
-  });
-  record.given(...WITH_WORKOUT).when([create('body_measurement', { id: uid(78), measured_at: '2026-01-05T08:00:00.5+01:00', metric: 'waist', value: 0.8 })]).then(([measurement]) => {
-    assert.is((measurement!.data as { item: RecordItem<'body_measurement'> }).item.measured_at, '2026-01-05T07:00:00.500Z');
-  });
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('meal', mealItem({ eaten_at: '2026-01-05T14:30:00+02:00' }))])
+    .then(([meal]) => {
+      assert.is((meal!.data as { item: RecordItem<'meal'> }).item.eaten_at, '2026-01-05T12:30:00.000Z');
+    });
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('workout', workoutItem({ id: uid(77), started_at: '2026-01-04T23:30:00-05:00', ended_at: '2026-01-05T05:00:00Z' }))])
+    .then(([workout]) => {
+      const { started_at, ended_at } = (workout!.data as { item: RecordItem<'workout'> }).item;
+      assert.equal([started_at, ended_at], ['2026-01-05T04:30:00.000Z', '2026-01-05T05:00:00.000Z']);
+    });
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('body_measurement', { id: uid(78), measured_at: '2026-01-05T08:00:00.5+01:00', metric: 'waist', value: 0.8 })])
+    .then(([measurement]) => {
+      assert.is((measurement!.data as { item: RecordItem<'body_measurement'> }).item.measured_at, '2026-01-05T07:00:00.500Z');
+    });
 });
 
 test('given a meal at revision 1, when it is updated against revision 1, then meal.updated at revision 2; and against 2 after that, then revision 3', () => {
-  const first = record.given(created('meal', mealItem())).when([update('meal', mealItem({ name: 'Lunch' }), 1)]).then([updated('meal', mealItem({ name: 'Lunch' }), 2)]);
-  record.given(created('meal', mealItem()), ...first).when([update('meal', mealItem({ protein_g: 50 }), 2)]).then([updated('meal', mealItem({ protein_g: 50 }), 3)]);
+  const first = record
+    .given(created('meal', mealItem()))
+    .when([update('meal', mealItem({ name: 'Lunch' }), 1)])
+    .then([updated('meal', mealItem({ name: 'Lunch' }), 2)]);
+  record
+    .given(created('meal', mealItem()), ...first)
+    .when([update('meal', mealItem({ protein_g: 50 }), 2)])
+    .then([updated('meal', mealItem({ protein_g: 50 }), 3)]);
 });
 
 test('given a meal at revision 2, when it is deleted against revision 2, then meal.deleted at revision 3', () => {
-  record.given(...MEAL_AT_2).when([del('meal', MEAL, 2)]).then([deleted('meal', MEAL, 3)]);
+  record
+    .given(...MEAL_AT_2)
+    .when([del('meal', MEAL, 2)])
+    .then([deleted('meal', MEAL, 3)]);
 });
 
 test('given a meal at revision 2, when it is updated against revision 1, then it is refused: revision_conflict, naming revision 2', () => {
-  const error = record.given(...MEAL_AT_2).when([update('meal', mealItem({ name: 'Dinner' }), 1)]).thenRefuses('revision_conflict', { at: 'base_revision' });
+  const error = record
+    .given(...MEAL_AT_2)
+    .when([update('meal', mealItem({ name: 'Dinner' }), 1)])
+    .thenRefuses('revision_conflict', { at: 'base_revision' });
   assert.match(error.message, /revision 2/);
   assert.equal(error.issues, [{ path: 'base_revision', message: 'current revision is 2' }]);
 });
 
 test('given a meal at revision 2, when it is deleted against a stale (or future) revision, then it is refused: revision_conflict, naming revision 2', () => {
   for (const stale of [1, 3]) {
-    const error = record.given(...MEAL_AT_2).when([del('meal', MEAL, stale)]).thenRefuses('revision_conflict', { at: 'base_revision' });
+    const error = record
+      .given(...MEAL_AT_2)
+      .when([del('meal', MEAL, stale)])
+      .thenRefuses('revision_conflict', { at: 'base_revision' });
     assert.equal(error.issues[0]!.message, 'current revision is 2');
   }
 });
 
 test('given no such meal, when one is updated or deleted, then it is refused: not_found', () => {
-  record.given(...WITH_WORKOUT).when([update('meal', mealItem(), 1)]).thenRefuses('not_found');
-  record.given(...WITH_WORKOUT).when([del('meal', MEAL, 1)]).thenRefuses('not_found', { at: 'id' });
+  record
+    .given(...WITH_WORKOUT)
+    .when([update('meal', mealItem(), 1)])
+    .thenRefuses('not_found');
+  record
+    .given(...WITH_WORKOUT)
+    .when([del('meal', MEAL, 1)])
+    .thenRefuses('not_found', { at: 'id' });
   // The id exists, but as another kind of item.
-  record.given(...WITH_WORKOUT).when([del('meal', WORKOUT, 1)]).thenRefuses('not_found');
+  record
+    .given(...WITH_WORKOUT)
+    .when([del('meal', WORKOUT, 1)])
+    .thenRefuses('not_found');
 });
 
 test('given a deleted meal, when it is updated or deleted, then it is refused: not_found', () => {
   const gone = [created('meal', mealItem()), deleted('meal', MEAL, 2)];
-  record.given(...gone).when([update('meal', mealItem(), 2)]).thenRefuses('not_found');
-  record.given(...gone).when([del('meal', MEAL, 2)]).thenRefuses('not_found');
+  record
+    .given(...gone)
+    .when([update('meal', mealItem(), 2)])
+    .thenRefuses('not_found');
+  record
+    .given(...gone)
+    .when([del('meal', MEAL, 2)])
+    .thenRefuses('not_found');
 });
 
 test('given a deleted item, when it is updated with a body that would now break a rule of the record, then it is refused: not_found', () => {
@@ -261,17 +294,27 @@ test('given a deleted item, when it is updated with a body that would now break 
 test('given a check-in moved by another client (revision 2), when a stale client moves it onto a taken date against revision 1, then it is refused: revision_conflict, not date_taken', () => {
   // Another client moved check-in B to the 6th (revision 2); a stale client moves it to the 5th, which A holds.
   record
-    .given(created('checkin', checkinItem()), created('checkin', checkinItem({ id: CHECKIN_B, date: '2026-01-07' })), updated('checkin', checkinItem({ id: CHECKIN_B, date: '2026-01-06' }), 2))
+    .given(
+      created('checkin', checkinItem()),
+      created('checkin', checkinItem({ id: CHECKIN_B, date: '2026-01-07' })),
+      updated('checkin', checkinItem({ id: CHECKIN_B, date: '2026-01-06' }), 2),
+    )
     .when([update('checkin', checkinItem({ id: CHECKIN_B, date: '2026-01-05' }), 1)])
     .thenRefuses('revision_conflict');
 });
 
 test('given a meal, when its id is created again, then it is refused: already_exists', () => {
-  record.given(created('meal', mealItem())).when([create('meal', mealItem({ name: 'Again' }))]).thenRefuses('already_exists', { at: 'item.id' });
+  record
+    .given(created('meal', mealItem()))
+    .when([create('meal', mealItem({ name: 'Again' }))])
+    .thenRefuses('already_exists', { at: 'item.id' });
 });
 
 test('given a meal that was deleted, when its id is created again, then it is refused: already_exists', () => {
-  record.given(created('meal', mealItem()), deleted('meal', MEAL, 2)).when([create('meal', mealItem())]).thenRefuses('already_exists', { at: 'item.id' });
+  record
+    .given(created('meal', mealItem()), deleted('meal', MEAL, 2))
+    .when([create('meal', mealItem())])
+    .thenRefuses('already_exists', { at: 'item.id' });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -281,28 +324,55 @@ const CARRIED_TIMES = { created_at: '2026-01-05T08:00:00.000Z', updated_at: '202
 const carry = (kind: RecordKind, item: unknown, revision: number): RecordChange => ({ op: 'carry', kind, item, revision, ...CARRIED_TIMES });
 
 test('when a meal is carried over at revision 4, then it keeps its revision and times; given it, when it is updated against 4, then revision 5', () => {
-  const events = record.given(created('exercise', exerciseItem())).when([carry('meal', mealItem(), 4)]).then([createdWith('meal', mealItem(), 4, CARRIED_TIMES)]);
-  record.given(created('exercise', exerciseItem()), ...events).when([update('meal', mealItem({ name: 'Lunch' }), 4)]).then([updated('meal', mealItem({ name: 'Lunch' }), 5)]);
+  const events = record
+    .given(created('exercise', exerciseItem()))
+    .when([carry('meal', mealItem(), 4)])
+    .then([createdWith('meal', mealItem(), 4, CARRIED_TIMES)]);
+  record
+    .given(created('exercise', exerciseItem()), ...events)
+    .when([update('meal', mealItem({ name: 'Lunch' }), 4)])
+    .then([updated('meal', mealItem({ name: 'Lunch' }), 5)]);
 });
 
 test('when an id the record holds or held is carried over, then it is refused: already_exists; a carried item obeys the rules of a create', () => {
-  record.given(...WITH_WORKOUT).when([carry('workout', workoutItem(), 2)]).thenRefuses('already_exists', { at: 'item.id' });
-  record.given(created('meal', mealItem()), deleted('meal', MEAL, 2)).when([carry('meal', mealItem(), 2)]).thenRefuses('already_exists', { at: 'item.id' });
-  record.given().when([carry('workout', workoutItem(), 3)]).thenRefuses('unknown_reference', { at: 'item.exercises.0.exercise_id' });
-  record.given().when([{ ...carry('meal', mealItem(), 1), updated_at: 'yesterday' } as RecordChange]).thenRefuses('invalid_input', { at: 'updated_at' });
-  record.given().when([carry('meal', mealItem(), 0)]).thenRefuses('invalid_input', { at: 'revision' });
+  record
+    .given(...WITH_WORKOUT)
+    .when([carry('workout', workoutItem(), 2)])
+    .thenRefuses('already_exists', { at: 'item.id' });
+  record
+    .given(created('meal', mealItem()), deleted('meal', MEAL, 2))
+    .when([carry('meal', mealItem(), 2)])
+    .thenRefuses('already_exists', { at: 'item.id' });
+  record
+    .given()
+    .when([carry('workout', workoutItem(), 3)])
+    .thenRefuses('unknown_reference', { at: 'item.exercises.0.exercise_id' });
+  record
+    .given()
+    .when([{ ...carry('meal', mealItem(), 1), updated_at: 'yesterday' } as RecordChange])
+    .thenRefuses('invalid_input', { at: 'updated_at' });
+  record
+    .given()
+    .when([carry('meal', mealItem(), 0)])
+    .thenRefuses('invalid_input', { at: 'revision' });
 });
 
-test('itemImages takes a carried item\'s times from its event, not from when the event was written', () => {
+test("itemImages takes a carried item's times from its event, not from when the event was written", () => {
   const events = [createdWith('meal', mealItem(), 3, CARRIED_TIMES)];
   const images = itemImages(events.map((e) => ({ type: e.type, data: e.data, occurred_at: '2026-11-26T11:00:00.000Z' })));
   assert.equal(images.get(itemKey('meal', MEAL)), { kind: 'meal', id: MEAL, revision: 3, item: mealItem(), ...CARRIED_TIMES });
 });
 
 test('given a workout that uses an exercise, when the exercise is deleted, then it is refused: not_supported; when the workout goes first in the batch, then both are deleted', () => {
-  record.given(...WITH_WORKOUT).when([del('exercise', BENCH, 1)]).thenRefuses('not_supported');
+  record
+    .given(...WITH_WORKOUT)
+    .when([del('exercise', BENCH, 1)])
+    .thenRefuses('not_supported');
   // In one batch: the workout goes first, then the exercise it used (what an undo does).
-  record.given(...WITH_WORKOUT).when([del('workout', WORKOUT, 1), del('exercise', BENCH, 1)]).then([deleted('workout', WORKOUT, 2), deleted('exercise', BENCH, 2)]);
+  record
+    .given(...WITH_WORKOUT)
+    .when([del('workout', WORKOUT, 1), del('exercise', BENCH, 1)])
+    .then([deleted('workout', WORKOUT, 2), deleted('exercise', BENCH, 2)]);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -310,34 +380,64 @@ test('given a workout that uses an exercise, when the exercise is deleted, then 
 
 test('when a workout that starts after it ends is created, then it is refused: invalid_input at item.started_at', () => {
   const item = workoutItem({ started_at: '2026-01-05T10:00:00.000Z', ended_at: '2026-01-05T09:00:00.000Z' });
-  record.given(...WITH_WORKOUT).when([create('workout', item)]).thenRefuses('invalid_input', { at: 'item.started_at' });
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('workout', item)])
+    .thenRefuses('invalid_input', { at: 'item.started_at' });
 });
 
 test('when a workout with a set of weight -1 is created, then it is refused: invalid_input at its path', () => {
-  const item = workoutItem({ id: OTHER_WORKOUT, exercises: [workoutExerciseItem({ sets: [setItem(), setItem({ position: 1, set_number: 2, weight_kg: -1 })] })] });
-  record.given(...WITH_WORKOUT).when([create('workout', item)]).thenRefuses('invalid_input', { at: 'item.exercises.0.sets.1.weight_kg' });
+  const item = workoutItem({
+    id: OTHER_WORKOUT,
+    exercises: [workoutExerciseItem({ sets: [setItem(), setItem({ position: 1, set_number: 2, weight_kg: -1 })] })],
+  });
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('workout', item)])
+    .thenRefuses('invalid_input', { at: 'item.exercises.0.sets.1.weight_kg' });
 });
 
 test('when a workout exercise has 200 sets, then the workout is created; with 201, then it is refused: invalid_input', () => {
   const sets = (n: number) => Array.from({ length: n }, (_, i) => setItem({ position: i, set_number: i + 1 }));
   const ok = workoutItem({ id: OTHER_WORKOUT, exercises: [workoutExerciseItem({ sets: sets(200) })] });
-  record.given(...WITH_WORKOUT).when([create('workout', ok)]).then([created('workout', ok)]);
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('workout', ok)])
+    .then([created('workout', ok)]);
   const tooMany = workoutItem({ id: OTHER_WORKOUT, exercises: [workoutExerciseItem({ sets: sets(201) })] });
-  record.given(...WITH_WORKOUT).when([create('workout', tooMany)]).thenRefuses('invalid_input', { at: 'item.exercises.0.sets' });
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('workout', tooMany)])
+    .thenRefuses('invalid_input', { at: 'item.exercises.0.sets' });
 });
 
 test('when a meal with an extra field is created, then it is refused: invalid_input, naming the field', () => {
-  const error = record.given().when([create('meal', { ...mealItem(), rating: 5 })]).thenRefuses('invalid_input');
-  assert.ok(error.issues.some((i) => i.path === 'item' && /rating/.test(i.message)), JSON.stringify(error.issues));
+  const error = record
+    .given()
+    .when([create('meal', { ...mealItem(), rating: 5 })])
+    .thenRefuses('invalid_input');
+  assert.ok(
+    error.issues.some((i) => i.path === 'item' && /rating/.test(i.message)),
+    JSON.stringify(error.issues),
+  );
 });
 
 test('given a meal, when it is updated with an invalid body, then it is refused: invalid_input, not applied', () => {
-  record.given(created('meal', mealItem())).when([update('meal', mealItem({ calories_kcal: -5 }), 1)]).thenRefuses('invalid_input', { at: 'item.calories_kcal' });
+  record
+    .given(created('meal', mealItem()))
+    .when([update('meal', mealItem({ calories_kcal: -5 }), 1)])
+    .thenRefuses('invalid_input', { at: 'item.calories_kcal' });
 });
 
 test('when a change inside a batch is invalid, then the issue paths carry the change index', () => {
-  const error = record.given(...WITH_WORKOUT).when([create('meal', mealItem()), create('body_measurement', bodyMeasurementItem({ value: 0 }))]).thenRefuses('invalid_input');
-  assert.equal(error.issues.map((i) => i.path), ['changes[1].item.value']);
+  const error = record
+    .given(...WITH_WORKOUT)
+    .when([create('meal', mealItem()), create('body_measurement', bodyMeasurementItem({ value: 0 }))])
+    .thenRefuses('invalid_input');
+  assert.equal(
+    error.issues.map((i) => i.path),
+    ['changes[1].item.value'],
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -345,24 +445,39 @@ test('when a change inside a batch is invalid, then the issue paths carry the ch
 
 test('when a workout names an exercise not in the catalog, then it is refused: unknown_reference', () => {
   const item = workoutItem({ id: OTHER_WORKOUT, exercises: [workoutExerciseItem(), workoutExerciseItem({ exercise_id: MISSING, exercise_order: 1 })] });
-  record.given(...WITH_WORKOUT).when([create('workout', item)]).thenRefuses('unknown_reference', { at: 'item.exercises.1.exercise_id' });
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('workout', item)])
+    .thenRefuses('unknown_reference', { at: 'item.exercises.1.exercise_id' });
 });
 
 test('when a routine names an exercise not in the catalog, then it is refused: unknown_reference', () => {
   const item = routineItem({ exercises: [{ position: 0, exercise_id: MISSING, sets: 3, reps: '5', target_rpe: null, rest_seconds: null }] });
-  record.given(...WITH_WORKOUT).when([create('routine', item)]).thenRefuses('unknown_reference', { at: 'item.exercises.0.exercise_id' });
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('routine', item)])
+    .thenRefuses('unknown_reference', { at: 'item.exercises.0.exercise_id' });
 });
 
 test('when a goal names an exercise not in the catalog, then it is refused: unknown_reference', () => {
-  record.given(...WITH_WORKOUT).when([create('goal', goalItem({ exercise_id: MISSING }))]).thenRefuses('unknown_reference', { at: 'item.exercise_id' });
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('goal', goalItem({ exercise_id: MISSING }))])
+    .thenRefuses('unknown_reference', { at: 'item.exercise_id' });
 });
 
 test('when feedback is given for a workout that does not exist, then it is refused: unknown_reference', () => {
-  record.given(...WITH_WORKOUT).when([create('feedback', feedbackItem({ id: MISSING }))]).thenRefuses('unknown_reference', { at: 'item.id' });
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('feedback', feedbackItem({ id: MISSING }))])
+    .thenRefuses('unknown_reference', { at: 'item.id' });
 });
 
 test('given a deleted workout, when feedback is given for it, then it is refused: unknown_reference', () => {
-  record.given(...WITH_WORKOUT, deleted('workout', WORKOUT, 2)).when([create('feedback', feedbackItem())]).thenRefuses('unknown_reference', { at: 'item.id' });
+  record
+    .given(...WITH_WORKOUT, deleted('workout', WORKOUT, 2))
+    .when([create('feedback', feedbackItem())])
+    .thenRefuses('unknown_reference', { at: 'item.id' });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -380,14 +495,23 @@ test('when a goal is created, then its unit must fit its type, or it is refused:
   for (const [goal_type, good, bad] of fits) {
     const base = { goal_type, exercise_id: goal_type === 'target_1rm' ? BENCH : null };
     const ok = goalItem({ ...base, target_unit: good as RecordItem<'goal'>['target_unit'] });
-    record.given(...WITH_WORKOUT).when([create('goal', ok)]).then(([event]) => assert.is(event!.type, 'goal.created', `${goal_type} in ${good}`));
+    record
+      .given(...WITH_WORKOUT)
+      .when([create('goal', ok)])
+      .then(([event]) => assert.is(event!.type, 'goal.created', `${goal_type} in ${good}`));
     const wrong = goalItem({ ...base, target_unit: bad as RecordItem<'goal'>['target_unit'] });
-    record.given(...WITH_WORKOUT).when([create('goal', wrong)]).thenRefuses('invalid_input', { at: 'item.target_unit' });
+    record
+      .given(...WITH_WORKOUT)
+      .when([create('goal', wrong)])
+      .thenRefuses('invalid_input', { at: 'item.target_unit' });
   }
 });
 
 test('when a target_1rm goal names no exercise, then it is refused: invalid_input', () => {
-  record.given(...WITH_WORKOUT).when([create('goal', goalItem({ exercise_id: null }))]).thenRefuses('invalid_input', { at: 'item.exercise_id' });
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('goal', goalItem({ exercise_id: null }))])
+    .thenRefuses('invalid_input', { at: 'item.exercise_id' });
 });
 
 test('when a goal is created, then achieved_at is set exactly when it is achieved, or it is refused: invalid_input', () => {
@@ -400,10 +524,12 @@ test('when a goal is created, then achieved_at is set exactly when it is achieve
   goal.when([create('goal', goalItem({ status: 'archived', achieved_at: at }))]).thenRefuses('invalid_input', { at: 'item.achieved_at' });
 });
 
-test('when a goal\'s target vanishes in kilograms, then it is refused: the canonical target is > 0 too (spec 2.6)', () => {
+test("when a goal's target vanishes in kilograms, then it is refused: the canonical target is > 0 too (spec 2.6)", () => {
   const goal = record.given(...WITH_WORKOUT);
   goal.when([create('goal', goalItem({ target_value: 5e-324, target_unit: 'lbs' }))]).thenRefuses('invalid_input', { at: 'item.target_value' });
-  goal.when([create('goal', goalItem({ target_value: 5e-324, target_unit: 'kg' }))]).then((events) => assert.is(events.length, 1, 'in kilograms it is kept as set'));
+  goal
+    .when([create('goal', goalItem({ target_value: 5e-324, target_unit: 'kg' }))])
+    .then((events) => assert.is(events.length, 1, 'in kilograms it is kept as set'));
   goal.when([create('goal', goalItem({ target_value: 0.5, target_unit: 'lbs' }))]).then((events) => assert.is(events.length, 1));
 });
 
@@ -421,17 +547,23 @@ test('when body fat over 100 is measured, then it is refused: invalid_input, a p
 // Check-ins: one per date
 
 test('given a check-in on a date, when another is created on that date, then it is refused: date_taken', () => {
-  record.given(created('checkin', checkinItem())).when([create('checkin', checkinItem({ id: CHECKIN_B }))]).thenRefuses('date_taken', { at: 'item.date' });
+  record
+    .given(created('checkin', checkinItem()))
+    .when([create('checkin', checkinItem({ id: CHECKIN_B }))])
+    .thenRefuses('date_taken', { at: 'item.date' });
 });
 
-test('given check-ins on two dates, when one is moved onto the other\'s, then it is refused: date_taken; when it keeps its own date, then it is updated', () => {
+test("given check-ins on two dates, when one is moved onto the other's, then it is refused: date_taken; when it keeps its own date, then it is updated", () => {
   const two = record.given(created('checkin', checkinItem()), created('checkin', checkinItem({ id: CHECKIN_B, date: '2026-01-06' })));
   two.when([update('checkin', checkinItem({ id: CHECKIN_B, date: '2026-01-05' }), 1)]).thenRefuses('date_taken', { at: 'item.date' });
   two.when([update('checkin', checkinItem({ id: CHECKIN_B, date: '2026-01-06', energy: 5 }), 1)]).then(([event]) => assert.is(event!.type, 'checkin.updated'));
 });
 
 test('given a check-in that was deleted, when another is created on its date, then it is created', () => {
-  record.given(created('checkin', checkinItem()), deleted('checkin', CHECKIN_A, 2)).when([create('checkin', checkinItem({ id: CHECKIN_B }))]).then(([event]) => assert.is(event!.type, 'checkin.created'));
+  record
+    .given(created('checkin', checkinItem()), deleted('checkin', CHECKIN_A, 2))
+    .when([create('checkin', checkinItem({ id: CHECKIN_B }))])
+    .then(([event]) => assert.is(event!.type, 'checkin.created'));
 });
 
 test('given a check-in moved to another date, when check-ins are created on its old and new dates, then the old date is free and the new one taken', () => {
@@ -444,7 +576,12 @@ test('given a check-in, when a batch moves it and creates another on the date it
   record
     .given(created('checkin', checkinItem()))
     .when([update('checkin', checkinItem({ date: '2026-01-04' }), 1), create('checkin', checkinItem({ id: CHECKIN_B }))])
-    .then((events) => assert.equal(events.map((e) => e.type), ['checkin.updated', 'checkin.created']));
+    .then((events) =>
+      assert.equal(
+        events.map((e) => e.type),
+        ['checkin.updated', 'checkin.created'],
+      ),
+    );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -452,14 +589,20 @@ test('given a check-in, when a batch moves it and creates another on the date it
 
 test('given a workout with feedback at revision 2, when the workout is deleted, then its feedback is deleted too', () => {
   const history = [...WITH_WORKOUT, created('feedback', feedbackItem()), updated('feedback', feedbackItem({ difficulty: 'harder_than_expected' }), 2)];
-  const events = record.given(...history).when([del('workout', WORKOUT, 1)]).then([deleted('workout', WORKOUT, 2), deleted('feedback', WORKOUT, 3)]);
+  const events = record
+    .given(...history)
+    .when([del('workout', WORKOUT, 1)])
+    .then([deleted('workout', WORKOUT, 2), deleted('feedback', WORKOUT, 3)]);
   const after = record.given(...history, ...events).state();
   assert.is(live(after, 'feedback', WORKOUT), null);
   assert.is(live(after, 'workout', WORKOUT), null);
 });
 
 test('given a workout without feedback, when it is deleted, then only workout.deleted', () => {
-  record.given(...WITH_WORKOUT).when([del('workout', WORKOUT, 1)]).then([deleted('workout', WORKOUT, 2)]);
+  record
+    .given(...WITH_WORKOUT)
+    .when([del('workout', WORKOUT, 1)])
+    .then([deleted('workout', WORKOUT, 2)]);
 });
 
 test('when a drop set names the position of another set of the exercise as its parent, then the workout is created', () => {
@@ -467,31 +610,47 @@ test('when a drop set names the position of another set of the exercise as its p
     id: OTHER_WORKOUT,
     exercises: [workoutExerciseItem({ sets: [setItem(), setItem({ position: 1, set_number: 2, set_type: 'drop_set', parent_position: 0, weight_kg: 60 })] })],
   });
-  record.given(...WITH_WORKOUT).when([create('workout', item)]).then((events) => assert.is(events.length, 1));
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('workout', item)])
+    .then((events) => assert.is(events.length, 1));
 });
 
-test('when a drop set\'s parent_position names no set of the exercise, then it is refused: invalid_input', () => {
+test("when a drop set's parent_position names no set of the exercise, then it is refused: invalid_input", () => {
   const item = workoutItem({
     id: OTHER_WORKOUT,
     exercises: [workoutExerciseItem({ sets: [setItem(), setItem({ position: 1, set_number: 2, set_type: 'drop_set', parent_position: 7 })] })],
   });
-  record.given(...WITH_WORKOUT).when([create('workout', item)]).thenRefuses('invalid_input', { at: 'item.exercises.0.sets.1.parent_position' });
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('workout', item)])
+    .thenRefuses('invalid_input', { at: 'item.exercises.0.sets.1.parent_position' });
 });
 
-test('when a drop set\'s parent_position names itself, then it is refused: invalid_input', () => {
+test("when a drop set's parent_position names itself, then it is refused: invalid_input", () => {
   const item = workoutItem({
     id: OTHER_WORKOUT,
     exercises: [workoutExerciseItem({ sets: [setItem(), setItem({ position: 1, set_number: 2, set_type: 'drop_set', parent_position: 1 })] })],
   });
-  record.given(...WITH_WORKOUT).when([create('workout', item)]).thenRefuses('invalid_input', { at: 'item.exercises.0.sets.1.parent_position' });
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('workout', item)])
+    .thenRefuses('invalid_input', { at: 'item.exercises.0.sets.1.parent_position' });
 });
 
 test('when drop sets name each other as parents, then it is refused: invalid_input; when they form a chain, then the workout is created', () => {
-  const drop = (position: number, parent_position: number) => setItem({ position, set_number: position + 1, set_type: 'drop_set', parent_position, weight_kg: 60 - position });
+  const drop = (position: number, parent_position: number) =>
+    setItem({ position, set_number: position + 1, set_type: 'drop_set', parent_position, weight_kg: 60 - position });
   const loop = workoutItem({ id: OTHER_WORKOUT, exercises: [workoutExerciseItem({ sets: [setItem(), drop(1, 2), drop(2, 1)] })] });
-  record.given(...WITH_WORKOUT).when([create('workout', loop)]).thenRefuses('invalid_input', { at: 'item.exercises.0.sets.1.parent_position' });
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('workout', loop)])
+    .thenRefuses('invalid_input', { at: 'item.exercises.0.sets.1.parent_position' });
   const chain = workoutItem({ id: OTHER_WORKOUT, exercises: [workoutExerciseItem({ sets: [setItem(), drop(1, 0), drop(2, 1)] })] });
-  record.given(...WITH_WORKOUT).when([create('workout', chain)]).then((events) => assert.is(events.length, 1));
+  record
+    .given(...WITH_WORKOUT)
+    .when([create('workout', chain)])
+    .then((events) => assert.is(events.length, 1));
 });
 
 test('when a set that is not a drop set has a parent_position, then it is refused: invalid_input', () => {
@@ -500,7 +659,10 @@ test('when a set that is not a drop set has a parent_position, then it is refuse
       id: OTHER_WORKOUT,
       exercises: [workoutExerciseItem({ sets: [setItem(), setItem({ position: 1, set_number: 2, set_type, parent_position: 0 })] })],
     });
-    record.given(...WITH_WORKOUT).when([create('workout', item)]).thenRefuses('invalid_input', { at: 'item.exercises.0.sets.1.parent_position' });
+    record
+      .given(...WITH_WORKOUT)
+      .when([create('workout', item)])
+      .thenRefuses('invalid_input', { at: 'item.exercises.0.sets.1.parent_position' });
   }
 });
 
@@ -508,8 +670,14 @@ test('when a set that is not a drop set has a parent_position, then it is refuse
 // Fitness preferences
 
 test("when fitness preferences are created under another id than the athlete's, then they are refused: invalid_input; under the athlete's, then created", () => {
-  record.given().when([create('fitness_preferences', fitnessPreferencesItem({ id: uid(0xb0) }))]).thenRefuses('invalid_input', { at: 'item.id' });
-  record.given().when([create('fitness_preferences', fitnessPreferencesItem())]).then(([event]) => assert.is(event!.type, 'fitness_preferences.created'));
+  record
+    .given()
+    .when([create('fitness_preferences', fitnessPreferencesItem({ id: uid(0xb0) }))])
+    .thenRefuses('invalid_input', { at: 'item.id' });
+  record
+    .given()
+    .when([create('fitness_preferences', fitnessPreferencesItem())])
+    .then(([event]) => assert.is(event!.type, 'fitness_preferences.created'));
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -520,15 +688,14 @@ test('a batch is all-or-nothing: an invalid third change refuses it and leaves t
   // leaves the state it was given as it was) relies on, asserted here in so many words.
   const state = record.given(created('meal', mealItem())).state();
   const before = snapshot(state);
-  const batch = [
-    create('exercise', exerciseItem()),
-    update('meal', mealItem({ name: 'Lunch' }), 1),
-    create('checkin', checkinItem({ sleep_quality: 9 })),
-  ];
+  const batch = [create('exercise', exerciseItem()), update('meal', mealItem({ name: 'Lunch' }), 1), create('checkin', checkinItem({ sleep_quality: 9 }))];
   let events: RecordEvent[] | undefined;
   const error = thrown(DomainError, () => (events = decideChanges(batch, state)));
   assert.is(error.code, 'invalid_input');
-  assert.ok(error.issues.some((i) => i.path === 'changes[2].item.sleep_quality'), JSON.stringify(error.issues));
+  assert.ok(
+    error.issues.some((i) => i.path === 'changes[2].item.sleep_quality'),
+    JSON.stringify(error.issues),
+  );
   assert.is(events, undefined);
   assert.equal(snapshot(state), before);
   assert.is(live(state, 'exercise', BENCH), null);
@@ -539,21 +706,33 @@ test('given an empty record, when a batch creates an exercise, then a workout th
   // The kit also checks that deciding folded nothing into the state it was given.
   record
     .given()
-    .when([create('exercise', exerciseItem()), create('workout', workoutItem()), create('feedback', feedbackItem()), update('workout', workoutItem({ title: 'Push' }), 1)])
+    .when([
+      create('exercise', exerciseItem()),
+      create('workout', workoutItem()),
+      create('feedback', feedbackItem()),
+      update('workout', workoutItem({ title: 'Push' }), 1),
+    ])
     .then((events) =>
-      assert.equal(events.map((e) => [e.type, revisionOf(e)]), [
-        ['exercise.created', 1],
-        ['workout.created', 1],
-        ['feedback.created', 1],
-        ['workout.updated', 2],
-      ]),
+      assert.equal(
+        events.map((e) => [e.type, revisionOf(e)]),
+        [
+          ['exercise.created', 1],
+          ['workout.created', 1],
+          ['feedback.created', 1],
+          ['workout.updated', 2],
+        ],
+      ),
     );
 });
 
 test('given a meal, when a batch changes it twice, then the second change is decided against the revision the first made', () => {
   const meal = record.given(created('meal', mealItem()));
-  meal.when([update('meal', mealItem({ name: 'A' }), 1), update('meal', mealItem({ name: 'B' }), 1)]).thenRefuses('revision_conflict', { at: 'changes[1].base_revision' });
-  meal.when([update('meal', mealItem({ name: 'A' }), 1), update('meal', mealItem({ name: 'B' }), 2), del('meal', MEAL, 3)]).then((events) => assert.equal(events.map(revisionOf), [2, 3, 4]));
+  meal
+    .when([update('meal', mealItem({ name: 'A' }), 1), update('meal', mealItem({ name: 'B' }), 1)])
+    .thenRefuses('revision_conflict', { at: 'changes[1].base_revision' });
+  meal
+    .when([update('meal', mealItem({ name: 'A' }), 1), update('meal', mealItem({ name: 'B' }), 2), del('meal', MEAL, 3)])
+    .then((events) => assert.equal(events.map(revisionOf), [2, 3, 4]));
 });
 
 test('property: deciding any batch, decided or refused at any change, leaves the state as it was', () => {
@@ -659,7 +838,10 @@ test('property: every revision is 1 + the changes to the item, and revisions str
         assert.is(folded.revision, 1 + expected.changes, `${key} revision`);
         assert.is(folded.deleted, expected.deleted, `${key} deleted`);
         const revisions = seenRevisions.get(key)!;
-        assert.ok(revisions.every((r, i) => i === 0 || r > revisions[i - 1]!), `${key} revisions ${revisions} increase`);
+        assert.ok(
+          revisions.every((r, i) => i === 0 || r > revisions[i - 1]!),
+          `${key} revisions ${revisions} increase`,
+        );
         assert.is(revisions[0], 1);
       }
     }),
@@ -667,14 +849,21 @@ test('property: every revision is 1 + the changes to the item, and revisions str
   );
 });
 
-
 // ---------------------------------------------------------------------------------------------
 // expect: a dependency asserted, not changed
 
 const expectAt = (kind: RecordKind, id: string, revision: number): RecordChange => ({ op: 'expect', kind, id, revision });
 
 test('expect: given an exercise at revision 1, when a batch expects it at 1 and creates a workout with it, then only the workout is written', () => {
-  record.given(created('exercise', exerciseItem())).when([expectAt('exercise', BENCH, 1), create('workout', workoutItem())]).then((events) => assert.equal(events.map((e) => e.type), ['workout.created']));
+  record
+    .given(created('exercise', exerciseItem()))
+    .when([expectAt('exercise', BENCH, 1), create('workout', workoutItem())])
+    .then((events) =>
+      assert.equal(
+        events.map((e) => e.type),
+        ['workout.created'],
+      ),
+    );
 });
 
 test('expect: given the exercise was renamed since (revision 2), when a batch expects revision 1, then it is refused as a revision conflict at the expectation', () => {
@@ -694,7 +883,12 @@ test('expect: given a deleted or never-created item, when a batch expects it, th
 test('expect: given a meal, when a batch changes it and then expects it, then the expectation sees the change: a conflict at the old revision, fine at the new', () => {
   const meal = record.given(created('meal', mealItem()));
   meal.when([update('meal', mealItem({ name: 'Lunch' }), 1), expectAt('meal', MEAL, 1)]).thenRefuses('revision_conflict', { at: 'changes[1].revision' });
-  meal.when([update('meal', mealItem({ name: 'Lunch' }), 1), expectAt('meal', MEAL, 2)]).then((events) => assert.equal(events.map((e) => e.type), ['meal.updated']));
+  meal.when([update('meal', mealItem({ name: 'Lunch' }), 1), expectAt('meal', MEAL, 2)]).then((events) =>
+    assert.equal(
+      events.map((e) => e.type),
+      ['meal.updated'],
+    ),
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -711,22 +905,44 @@ test('itemImages: given created, updated and deleted items, then each asked item
   ];
   const images = itemImages(log, new Set([itemKey('meal', MEAL), itemKey('checkin', CHECKIN_A), itemKey('goal', GOAL)]));
   assert.equal([...images.keys()].sort(), [itemKey('checkin', CHECKIN_A), itemKey('meal', MEAL)]);
-  assert.equal(images.get(itemKey('meal', MEAL)), { kind: 'meal', id: MEAL, revision: 2, item: mealItem({ name: 'Lunch' }), created_at: at(1), updated_at: at(2) });
+  assert.equal(images.get(itemKey('meal', MEAL)), {
+    kind: 'meal',
+    id: MEAL,
+    revision: 2,
+    item: mealItem({ name: 'Lunch' }),
+    created_at: at(1),
+    updated_at: at(2),
+  });
   assert.equal(images.get(itemKey('checkin', CHECKIN_A)), { kind: 'checkin', id: CHECKIN_A, revision: 2, item: null, created_at: at(1), updated_at: at(3) });
 });
 
 // ---------------------------------------------------------------------------------------------
 // restore: a deleted item brought back (undo), as a new revision that keeps its creation time
 
-const restore = (kind: RecordKind, item: unknown, base_revision: number, created_at = '2026-01-05T09:06:00.000Z'): RecordChange => ({ op: 'restore', kind, item, base_revision, created_at });
+const restore = (kind: RecordKind, item: unknown, base_revision: number, created_at = '2026-01-05T09:06:00.000Z'): RecordChange => ({
+  op: 'restore',
+  kind,
+  item,
+  base_revision,
+  created_at,
+});
 
 test('restore: given a workout deleted with its feedback, when both are restored, then each is created again at the next revision, keeping its creation time', () => {
-  const history = [created('exercise', exerciseItem()), created('workout', workoutItem()), created('feedback', feedbackItem()), deleted('workout', WORKOUT, 2), deleted('feedback', WORKOUT, 2)];
+  const history = [
+    created('exercise', exerciseItem()),
+    created('workout', workoutItem()),
+    created('feedback', feedbackItem()),
+    deleted('workout', WORKOUT, 2),
+    deleted('feedback', WORKOUT, 2),
+  ];
   assert.equal(live(record.given(...history).state(), 'workout', WORKOUT), null);
   const events = record
     .given(...history)
     .when([restore('workout', workoutItem(), 2), restore('feedback', feedbackItem(), 2, '2026-01-05T09:10:00.000Z')])
-    .then([createdWith('workout', workoutItem(), 3, { created_at: '2026-01-05T09:06:00.000Z' }), createdWith('feedback', feedbackItem(), 3, { created_at: '2026-01-05T09:10:00.000Z' })]);
+    .then([
+      createdWith('workout', workoutItem(), 3, { created_at: '2026-01-05T09:06:00.000Z' }),
+      createdWith('feedback', feedbackItem(), 3, { created_at: '2026-01-05T09:10:00.000Z' }),
+    ]);
   assert.equal(live(record.given(...history, ...events).state(), 'workout', WORKOUT), { revision: 3, deleted: false });
 });
 

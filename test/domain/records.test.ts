@@ -63,12 +63,20 @@ test('Epley: weight x (1 + reps / 30)', () => {
 });
 
 const arbSet = (position: number) =>
-  fc.record({
-    weight: fc.option(fc.integer({ min: 0, max: 300 }), { nil: null }),
-    reps: fc.option(fc.integer({ min: 0, max: 30 }), { nil: null }),
-    type: fc.constantFrom('normal', 'normal', 'warmup', 'failure', 'drop_set' as const),
-    completed: fc.boolean(),
-  }).map((x) => set(position, x.weight, x.reps, { set_type: x.type, completed: x.completed, parent_position: x.type === 'drop_set' && position > 0 ? position - 1 : null }));
+  fc
+    .record({
+      weight: fc.option(fc.integer({ min: 0, max: 300 }), { nil: null }),
+      reps: fc.option(fc.integer({ min: 0, max: 30 }), { nil: null }),
+      type: fc.constantFrom('normal', 'normal', 'warmup', 'failure', 'drop_set' as const),
+      completed: fc.boolean(),
+    })
+    .map((x) =>
+      set(position, x.weight, x.reps, {
+        set_type: x.type,
+        completed: x.completed,
+        parent_position: x.type === 'drop_set' && position > 0 ? position - 1 : null,
+      }),
+    );
 const arbWorkout = fc.integer({ min: 0, max: 6 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => arbSet(i))));
 
 test('property: a labelled set beats every eligible earlier set, and a new best is always labelled', () => {
@@ -102,7 +110,13 @@ function isEligible(s: WorkoutSet, sets: WorkoutSet[]): boolean {
   if (!s.completed || s.set_type === 'warmup') return false;
   if (s.set_type !== 'drop_set') return true;
   const parent = sets.find((p) => p.position === s.parent_position && p !== s);
-  return parent !== undefined && isEligible(parent, sets.filter((x) => x !== s));
+  return (
+    parent !== undefined &&
+    isEligible(
+      parent,
+      sets.filter((x) => x !== s),
+    )
+  );
 }
 
 test.run();

@@ -22,7 +22,10 @@ function ours(dates: string[], today: string) {
   for (const d of dates) byDate.set(d, (byDate.get(d) ?? 0) + 1);
   const counts = recentCounts(byDate, today);
   const lastWeek = addDays(weekStart(today), -7);
-  const latestRun = runsOf(dates.map(weekStart)).filter((r) => r.from <= lastWeek).at(-1) ?? null;
+  const latestRun =
+    runsOf(dates.map(weekStart))
+      .filter((r) => r.from <= lastWeek)
+      .at(-1) ?? null;
   const streak = weeklyStreak(latestRun, counts.thisWeek > 0, today);
   return { thisWeek: counts.thisWeek, last30Days: counts.last30Days, weeks: streak.weeks, current: streak.current };
 }
@@ -50,7 +53,10 @@ test('a local date always has a four-digit year, so that it parses again', () =>
 
 test('property: counts and streaks match the rules for any set of workout dates', () => {
   const date = fc.integer({ min: dayNumber('2024-01-01'), max: dayNumber('2026-12-31') }).map((n) => new Date(n * 86_400_000).toISOString().slice(0, 10));
-  fc.assert(fc.property(fc.array(date, { maxLength: 60 }), date, (dates, today) => assert.equal(ours(dates, today), reference(dates, today))), { numRuns: 1000 });
+  fc.assert(
+    fc.property(fc.array(date, { maxLength: 60 }), date, (dates, today) => assert.equal(ours(dates, today), reference(dates, today))),
+    { numRuns: 1000 },
+  );
 });
 
 test('property: local dates across timezones and DST changes put each workout on one Monday-based week', () => {

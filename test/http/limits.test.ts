@@ -58,10 +58,13 @@ test('each connection has its own weighted quota; a refusal costs nothing and sa
   }
 });
 
-test('the quota and each operation\'s weight are published in /openapi.json', async () => {
+test("the quota and each operation's weight are published in /openapi.json", async () => {
   const s = await startServer({ env: { AGENT_ACCESS_QUOTA_UNITS: '300' } });
   try {
-    const doc = (await (await fetch(`${s.base}/openapi.json`)).json()) as { info: { description: string }; paths: Record<string, { get: { 'x-quota-weight': number } }> };
+    const doc = (await (await fetch(`${s.base}/openapi.json`)).json()) as {
+      info: { description: string };
+      paths: Record<string, { get: { 'x-quota-weight': number } }>;
+    };
     assert.match(doc.info.description, '300 quota units per 60 seconds');
     assert.is(doc.paths['/v1/agent-access/training/snapshot']!.get['x-quota-weight'], 4);
     assert.is(doc.paths['/v1/agent-access/context']!.get['x-quota-weight'], 1);
@@ -70,7 +73,7 @@ test('the quota and each operation\'s weight are published in /openapi.json', as
   }
 });
 
-test('docs/api.md\'s table of quota weights is the operations table\'s', async () => {
+test("docs/api.md's table of quota weights is the operations table's", async () => {
   const readme = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'api.md'), 'utf8');
   for (const op of operationList) {
     const row = readme.split('\n').find((line) => line.startsWith(`| \`${op.operationId}\``));
@@ -78,7 +81,7 @@ test('docs/api.md\'s table of quota weights is the operations table\'s', async (
   }
 });
 
-test('paused reads are a 503 with the operator\'s Retry-After, for every caller, until resumed', async () => {
+test("paused reads are a 503 with the operator's Retry-After, for every caller, until resumed", async () => {
   const s = await startServer();
   try {
     await registerPro(s.app);
@@ -92,7 +95,11 @@ test('paused reads are a 503 with the operator\'s Retry-After, for every caller,
     // Before authentication: a caller without a token hears the same.
     await refusal(await fetch(`${s.base}/v1/agent-access/context`), 503, 'unavailable');
     // A switch document edited by hand into another shape pauses nothing, rather than sending a bad Retry-After.
-    await s.app.reads.upsert('service_settings', 'service', { id: 'maintenance', read: { since: 'now', retry_after_seconds: 'soon', by: 'someone' }, write: null });
+    await s.app.reads.upsert('service_settings', 'service', {
+      id: 'maintenance',
+      read: { since: 'now', retry_after_seconds: 'soon', by: 'someone' },
+      write: null,
+    });
     assert.equal(await s.app.maintenance.state(), { read: null, write: null });
     // Pausing writes leaves reads alone.
     await s.app.maintenance.set('read', null, 'operator:test');
@@ -111,7 +118,7 @@ test('an operator pauses reads from the CLI and every running server follows wit
     assert.is((await fetch(url)).status, 401);
     const paused = await cli(['maintenance', 'pause', 'reads', '--retry-after', '90'], { DATA_DIR: dataDir });
     assert.is(paused.code, 0, paused.stderr);
-    assert.match(paused.stdout, /reads  paused since .* retry after 90 s/);
+    assert.match(paused.stdout, /reads {2}paused since .* retry after 90 s/);
     const res = await until(async () => {
       const r = await fetch(url);
       return r.status === 503 ? r : null;
@@ -144,7 +151,8 @@ test('a web form over its size limit is refused with a page for a browser and th
   const s = await startServer();
   try {
     const form = `email=${'a'.repeat(20 * 1024)}`;
-    const post = (accept: string) => fetch(`${s.base}/sign-in`, { method: 'POST', headers: { accept, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    const post = (accept: string) =>
+      fetch(`${s.base}/sign-in`, { method: 'POST', headers: { accept, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
     const page = await post('text/html');
     assert.is(page.status, 413);
     assert.match(page.headers.get('content-type') ?? '', 'text/html');
@@ -165,7 +173,10 @@ test('what Node cannot read as a request is answered in the shared shape, with a
     assert.is(long.status, 431);
     assert.match(long.body.error.message, 'longer than the 16 KB this server reads');
     // A byte that is not allowed in a request target.
-    const unreadable = await rawExchange(Number(port), Buffer.concat([Buffer.from('GET /api/v1/workouts?limit='), Buffer.from([0xd9, 0xa5]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]));
+    const unreadable = await rawExchange(
+      Number(port),
+      Buffer.concat([Buffer.from('GET /api/v1/workouts?limit='), Buffer.from([0xd9, 0xa5]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]),
+    );
     assert.is(unreadable.status, 400);
     assert.match(unreadable.body.error.message, 'not valid HTTP');
     for (const answer of [long, unreadable]) {
@@ -178,15 +189,26 @@ test('what Node cannot read as a request is answered in the shared shape, with a
   }
 });
 
-test('a body of a type no route reads, JSON that does not parse, and a path id over the router\'s limit, are 400s that say what was wrong', async () => {
+test("a body of a type no route reads, JSON that does not parse, and a path id over the router's limit, are 400s that say what was wrong", async () => {
   const s = await startServer();
   try {
-    const typed = await fetch(`${s.base}/v1/agent-access/writes/proposals`, { method: 'POST', headers: { 'content-type': 'application/vnd.api+json' }, body: '{}' });
+    const typed = await fetch(`${s.base}/v1/agent-access/writes/proposals`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/vnd.api+json' },
+      body: '{}',
+    });
     const body = await refusal(typed, 400, 'invalid_input');
-    assert.match(body.error.message, "Content-Type (application/vnd.api+json) is not one this address reads");
+    assert.match(body.error.message, 'Content-Type (application/vnd.api+json) is not one this address reads');
     for (const json of ['{"command_id":', '{"__proto__": {"admin": true}}']) {
-      const unparsed = await fetch(`${s.base}/v1/agent-access/writes/proposals`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: json });
-      assert.is((await refusal(unparsed, 400, 'invalid_input')).error.message, 'the request body is not valid JSON (a key named __proto__, or constructor holding prototype, is refused as well)');
+      const unparsed = await fetch(`${s.base}/v1/agent-access/writes/proposals`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: json,
+      });
+      assert.is(
+        (await refusal(unparsed, 400, 'invalid_input')).error.message,
+        'the request body is not valid JSON (a key named __proto__, or constructor holding prototype, is refused as well)',
+      );
     }
     const longId = await refusal(await fetch(`${s.base}/v1/agent-access/training/workouts/${'a'.repeat(5000)}`), 400, 'invalid_input');
     assert.is(longId.error.message, 'the address is not valid: a part of its path is longer than 1024 characters');

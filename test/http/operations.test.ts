@@ -11,9 +11,17 @@ test('/openapi.json is valid OpenAPI 3.1 and describes every operation of the ta
   try {
     const res = await fetch(`${s.base}/openapi.json`);
     assert.is(res.status, 200);
-    type Described = { operationId: string; security: Array<Record<string, string[]>>; requestBody?: { required: boolean; content: Record<string, { schema: unknown }> } };
-    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, Described>>; components: { securitySchemes: Record<string, { type: string }> } };
-    const result = await new Validator().validate(doc as unknown as Parameters<Validator["validate"]>[0]);
+    type Described = {
+      operationId: string;
+      security: Array<Record<string, string[]>>;
+      requestBody?: { required: boolean; content: Record<string, { schema: unknown }> };
+    };
+    const doc = (await res.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, Described>>;
+      components: { securitySchemes: Record<string, { type: string }> };
+    };
+    const result = await new Validator().validate(doc as unknown as Parameters<Validator['validate']>[0]);
     assert.ok(result.valid, JSON.stringify(result.errors, null, 2));
     assert.is(doc.openapi, '3.1.0');
     assert.is(doc.components.securitySchemes.agentAccessOAuth?.type, 'oauth2');
@@ -32,7 +40,10 @@ test('/openapi.json is valid OpenAPI 3.1 and describes every operation of the ta
 
 test('no operation approves, rejects or undoes (spec 3 rule 1): the only one that is not read-only prepares, and changes nothing', () => {
   const writing = operationList.filter((op) => !op.annotations.readOnly);
-  assert.equal(writing.map((op) => op.operationId), ['prepare_write_proposal']);
+  assert.equal(
+    writing.map((op) => op.operationId),
+    ['prepare_write_proposal'],
+  );
   assert.ok(writing.every((op) => !op.annotations.destructive));
   assert.not.ok(operationList.some((op) => /approve|reject|undo|commit/.test(`${op.operationId} ${op.path}`)));
 });

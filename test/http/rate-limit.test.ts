@@ -86,7 +86,9 @@ test('REST and MCP answers say what is left of the quota, counting down by weigh
     assert.equal(rateLimit(toolError), { r: UNITS - mcpSpent, t: mcpSpent * PER_UNIT }, 'a tool error was charged too');
 
     // And /openapi.json says so, on the answers that carry them.
-    const doc = (await (await fetch(`${s.base}/openapi.json`)).json()) as { paths: Record<string, { get: { responses: Record<string, { headers?: Record<string, { description: string }> }> } }> };
+    const doc = (await (await fetch(`${s.base}/openapi.json`)).json()) as {
+      paths: Record<string, { get: { responses: Record<string, { headers?: Record<string, { description: string }> }> } }>;
+    };
     const responses = doc.paths['/v1/agent-access/training/personal-records']!.get.responses;
     for (const status of ['200', '400', '404', '429']) {
       assert.match(responses[status]!.headers?.['RateLimit-Policy']?.description ?? '', `"connection";q=${UNITS};w=60`, status);

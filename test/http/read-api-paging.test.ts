@@ -41,7 +41,23 @@ function history(): ParsedWorkout[] {
       ended_at: end,
       notes: null,
       line: i + 2,
-      exercises: [{ title: 'Squat', superset_key: null, notes: null, sets: [0, 1].map((position) => ({ position, set_type: 'normal' as const, weight_kg: 60 + (i % 40), reps: 5, distance_metres: null, duration_seconds: null, rpe: null, line: i + 2 })) }],
+      exercises: [
+        {
+          title: 'Squat',
+          superset_key: null,
+          notes: null,
+          sets: [0, 1].map((position) => ({
+            position,
+            set_type: 'normal' as const,
+            weight_kg: 60 + (i % 40),
+            reps: 5,
+            distance_metres: null,
+            duration_seconds: null,
+            rpe: null,
+            line: i + 2,
+          })),
+        },
+      ],
     });
   }
   return out;
@@ -77,7 +93,12 @@ test('10,000 workouts, limit=10, while a concurrent import adds workouts: each v
     let pages = 0;
     let importer: ReturnType<typeof startCli> | null = null;
     do {
-      const data: WorkoutListResponse['data'] = await readApi(s.base, token, 'list_workouts', `/api/v1/workouts?limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const data: WorkoutListResponse['data'] = await readApi(
+        s.base,
+        token,
+        'list_workouts',
+        `/api/v1/workouts?limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       for (const w of data.items) {
         seen.set(w.id, (seen.get(w.id) ?? 0) + 1);
         order.push({ id: w.id, ended_at: w.ended_at });
@@ -108,10 +129,12 @@ test('10,000 workouts, limit=10, while a concurrent import adds workouts: each v
     const added = all.filter((r) => !initial.has(r.doc.id)).map((r) => r.doc as { id: string; ended_at: string });
     const visitedOld = added.filter((w) => oldEnds.has(w.ended_at) && seen.has(w.id)).length;
     const visitedNewer = added.filter((w) => newerEnds.has(w.ended_at) && seen.has(w.id)).length;
-    assert.is(visitedOld, 40, 'the workouts imported behind the walk\'s position are reached');
+    assert.is(visitedOld, 40, "the workouts imported behind the walk's position are reached");
     assert.is(visitedNewer, 0, 'the workouts imported ahead of it are not');
     assert.is(seen.size, HISTORY + added.filter((w) => seen.has(w.id)).length);
-    const oldest = all.map((r) => r.doc as { id: string; ended_at: string }).reduce((a, b) => (b.ended_at < a.ended_at || (b.ended_at === a.ended_at && b.id < a.id) ? b : a));
+    const oldest = all
+      .map((r) => r.doc as { id: string; ended_at: string })
+      .reduce((a, b) => (b.ended_at < a.ended_at || (b.ended_at === a.ended_at && b.id < a.id) ? b : a));
     assert.is(order.at(-1)!.id, oldest.id, 'the walk ends at the oldest workout');
   } finally {
     await s.close();

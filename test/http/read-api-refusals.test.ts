@@ -13,7 +13,14 @@ import { connect, PASSWORD, registerPro } from '../support/connect.ts';
 import { assertRefusal, bearer, botToken, readApi } from '../support/read-api.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
 
-const ROUTES = ['/api/v1/me', '/api/v1/stats', '/api/v1/workouts', `/api/v1/workouts/${randomUUID()}`, '/api/v1/saved-workouts', `/api/v1/saved-workouts/${randomUUID()}`];
+const ROUTES = [
+  '/api/v1/me',
+  '/api/v1/stats',
+  '/api/v1/workouts',
+  `/api/v1/workouts/${randomUUID()}`,
+  '/api/v1/saved-workouts',
+  `/api/v1/saved-workouts/${randomUUID()}`,
+];
 
 /** An athlete with a bot token, `workouts` workouts and `routines` saved routines. */
 async function athleteWith(s: TestServer, email: string, workouts: number, routines: number) {
@@ -22,9 +29,22 @@ async function athleteWith(s: TestServer, email: string, workouts: number, routi
   const items: Array<{ op: 'create'; kind: 'workout' | 'routine'; item: RecordItem<'workout'> | RecordItem<'routine'> }> = [];
   for (let i = 0; i < workouts; i++) {
     const day = String(1 + i).padStart(2, '0');
-    items.push({ op: 'create', kind: 'workout', item: { id: randomUUID(), title: `W${i}`, started_at: `2026-05-${day}T08:00:00.000Z`, ended_at: `2026-05-${day}T09:00:00.000Z`, notes: null, source: null, exercises: [] } });
+    items.push({
+      op: 'create',
+      kind: 'workout',
+      item: {
+        id: randomUUID(),
+        title: `W${i}`,
+        started_at: `2026-05-${day}T08:00:00.000Z`,
+        ended_at: `2026-05-${day}T09:00:00.000Z`,
+        notes: null,
+        source: null,
+        exercises: [],
+      },
+    });
   }
-  for (let i = 0; i < routines; i++) items.push({ op: 'create', kind: 'routine', item: { id: randomUUID(), title: `R${i}`, exercises: [], scheduled_dates: [] } });
+  for (let i = 0; i < routines; i++)
+    items.push({ op: 'create', kind: 'routine', item: { id: randomUUID(), title: `R${i}`, exercises: [], scheduled_dates: [] } });
   if (items.length) await s.app.records.change(athleteId, items as never, { type: 'athlete', id: athleteId });
   return { athleteId, token, ids: items.map((i) => i.item.id) };
 }
@@ -52,7 +72,10 @@ test('no token, a malformed or unknown one, an OAuth token, a session cookie or 
       ['an Agent Access REST token', bearer(oauthRest)],
       ['an Agent Access MCP token', bearer(oauthMcp)],
       ['a signed-in session cookie', { cookie }],
-      ['chat-channel headers carrying the bot token', { 'x-telegram-bot-api-secret-token': token, 'x-bot-token': token, 'x-slack-signature': `v0=${'0'.repeat(64)}`, 'x-signature-ed25519': '00' }],
+      [
+        'chat-channel headers carrying the bot token',
+        { 'x-telegram-bot-api-secret-token': token, 'x-bot-token': token, 'x-slack-signature': `v0=${'0'.repeat(64)}`, 'x-signature-ed25519': '00' },
+      ],
     ];
     for (const path of ROUTES) {
       for (const [what, headers] of credentials) {
@@ -86,7 +109,7 @@ test('a revoked token and a lapsed plan stop the very next request; the plan bac
     await s.app.botTokens.revoke(athleteId, listed!.id, actor);
     const revoked = await assertRefusal(await get(s, '/api/v1/stats', bearer(token)), 401, 'unauthorized');
     assert.match(revoked.message, 'revoked');
-    assert.is((await readApi(s.base, other, 'get_me', '/api/v1/me')).display_name, 'Ada', 'the athlete\'s other token is untouched');
+    assert.is((await readApi(s.base, other, 'get_me', '/api/v1/me')).display_name, 'Ada', "the athlete's other token is untouched");
 
     await s.app.athletes.setTier('ada@example.com', 'free', { type: 'operator', id: 'test' });
     const lapsed = await assertRefusal(await get(s, '/api/v1/workouts', bearer(other)), 401, 'unauthorized');
@@ -150,24 +173,29 @@ test('bad input is a 400 that says what was wrong: an unknown parameter, limit=1
   }
 });
 
-test('cursors: a forged, altered, foreign or other route\'s cursor is a 400, never data', async () => {
+test("cursors: a forged, altered, foreign or other route's cursor is a 400, never data", async () => {
   const s = await startServer();
   try {
     const ada = await athleteWith(s, 'ada@example.com', 3, 3);
     const bob = await athleteWith(s, 'bob@example.com', 3, 3);
-    const next = async (token: string, path: string) => (await readApi(s.base, token, path.includes('saved') ? 'list_saved_workouts' : 'list_workouts', `${path}?limit=1`)).next_cursor!;
+    const next = async (token: string, path: string) =>
+      (await readApi(s.base, token, path.includes('saved') ? 'list_saved_workouts' : 'list_workouts', `${path}?limit=1`)).next_cursor!;
     const adaCursor = await next(ada.token, '/api/v1/workouts');
     const bobCursor = await next(bob.token, '/api/v1/workouts');
     const savedCursor = await next(ada.token, '/api/v1/saved-workouts');
     const oauth = (await connect(s.base, `${s.base}/v1/agent-access`, ['training'])).tokens.access_token;
-    const agentPage = (await (await fetch(`${s.base}/v1/agent-access/training/workouts?limit=1&from=2026-05-01&to=2026-05-31`, { headers: bearer(oauth) })).json()) as { data: { next_cursor: string } };
+    const agentPage = (await (
+      await fetch(`${s.base}/v1/agent-access/training/workouts?limit=1&from=2026-05-01&to=2026-05-31`, { headers: bearer(oauth) })
+    ).json()) as { data: { next_cursor: string } };
     const [body, mac] = adaCursor.split('.') as [string, string];
-    const altered = Buffer.from(body, 'base64url').toString('utf8').replace(/"k":\["[^"]+"/, '"k":["2099-01-01T00:00:00.000Z"');
+    const altered = Buffer.from(body, 'base64url')
+      .toString('utf8')
+      .replace(/"k":\["[^"]+"/, '"k":["2099-01-01T00:00:00.000Z"');
     const forgeries: Array<[string, string]> = [
       ['garbage', 'abc'],
       ['a flipped signature byte', `${body}.${mac.startsWith('A') ? 'B' : 'A'}${mac.slice(1)}`],
       ['an altered position under the old signature', `${Buffer.from(altered).toString('base64url')}.${mac}`],
-      ['another athlete\'s cursor', bobCursor],
+      ["another athlete's cursor", bobCursor],
       ['a cursor of another route', savedCursor],
       ['an Agent Access cursor', agentPage.data.next_cursor],
     ];
@@ -183,13 +211,16 @@ test('cursors: a forged, altered, foreign or other route\'s cursor is a 400, nev
   }
 });
 
-test('another athlete\'s id and an unknown one: the same 404, revealing nothing', async () => {
+test("another athlete's id and an unknown one: the same 404, revealing nothing", async () => {
   const s = await startServer();
   try {
     const ada = await athleteWith(s, 'ada@example.com', 1, 1);
     const bob = await athleteWith(s, 'bob@example.com', 1, 1);
     const [bobWorkout, bobRoutine] = bob.ids as [string, string];
-    for (const [route, theirs] of [['workouts', bobWorkout], ['saved-workouts', bobRoutine]] as const) {
+    for (const [route, theirs] of [
+      ['workouts', bobWorkout],
+      ['saved-workouts', bobRoutine],
+    ] as const) {
       const foreign = await assertRefusal(await get(s, `/api/v1/${route}/${theirs}`, bearer(ada.token)), 404, 'not_found');
       for (const unknown of [randomUUID(), 'w_123', encodeURIComponent('../me')]) {
         const absent = await assertRefusal(await get(s, `/api/v1/${route}/${unknown}`, bearer(ada.token)), 404, 'not_found');
@@ -210,11 +241,15 @@ test('a request body is a 413, before the token is looked at', async () => {
   const s = await startServer();
   try {
     const answer = await new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
-      const req = httpRequest(`${s.base}/api/v1/stats`, { method: 'GET', headers: { 'content-type': 'application/json', 'content-length': 64 * 1024 } }, (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-      });
+      const req = httpRequest(
+        `${s.base}/api/v1/stats`,
+        { method: 'GET', headers: { 'content-type': 'application/json', 'content-length': 64 * 1024 } },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+        },
+      );
       req.on('error', reject);
       req.end('x'.repeat(64 * 1024));
     });
@@ -249,7 +284,7 @@ test('each bot token has its own weighted quota: 429 with Retry-After, charged b
   }
 });
 
-test('paused reads: every route answers 503 with the operator\'s Retry-After, token or not, until resumed', async () => {
+test("paused reads: every route answers 503 with the operator's Retry-After, token or not, until resumed", async () => {
   const s = await startServer();
   try {
     const { token } = await athleteWith(s, 'ada@example.com', 0, 0);

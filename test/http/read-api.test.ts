@@ -20,7 +20,8 @@ import { startServer } from '../support/server.ts';
 import { referenceStats } from '../support/stats-reference.ts';
 import { workoutSet } from '../support/sets.ts';
 
-const set = (position: number, weight: number, reps: number, o: Partial<WorkoutSet> = {}): WorkoutSet => workoutSet(position, { weight_kg: weight, reps, ...o });
+const set = (position: number, weight: number, reps: number, o: Partial<WorkoutSet> = {}): WorkoutSet =>
+  workoutSet(position, { weight_kg: weight, reps, ...o });
 
 test('an empty record: the profile, zero stats, empty lists', async () => {
   // 17 June 2026 is a Wednesday.
@@ -49,7 +50,11 @@ test('a small record: every route and every figure', async () => {
   try {
     const athleteId = await registerPro(s.app);
     const athlete = (await s.app.athletes.get(athleteId))!;
-    await s.app.athletes.updateProfile(athlete.email, { ...athlete.profile, display_name: 'Ada L.', unit_preference: 'lbs', timezone: 'Europe/Berlin' }, { type: 'operator', id: 'test' });
+    await s.app.athletes.updateProfile(
+      athlete.email,
+      { ...athlete.profile, display_name: 'Ada L.', unit_preference: 'lbs', timezone: 'Europe/Berlin' },
+      { type: 'operator', id: 'test' },
+    );
     const token = await botToken(s.app, athleteId);
     const actor = { type: 'athlete' as const, id: athleteId };
     const [squat, run] = [randomUUID(), randomUUID()];
@@ -61,7 +66,13 @@ test('a small record: every route and every figure', async () => {
       ],
       actor,
     );
-    const workout = (id: string, title: string, started: string | null, ended: string, exercises: RecordItem<'workout'>['exercises']): RecordItem<'workout'> => ({
+    const workout = (
+      id: string,
+      title: string,
+      started: string | null,
+      ended: string,
+      exercises: RecordItem<'workout'>['exercises'],
+    ): RecordItem<'workout'> => ({
       id,
       title,
       started_at: started,
@@ -82,13 +93,22 @@ test('a small record: every route and every figure', async () => {
       squats([set(0, 105, 3), set(1, 90, 8), set(2, 70, 12, { set_type: 'drop_set', parent_position: 1 })]),
     ]);
     const tied = (id: string) => workout(id, 'Tied', '2026-06-12T17:00:00.000Z', '2026-06-12T18:00:00.000Z', []);
-    await s.app.records.change(athleteId, [first, second, tied(tieLow), tied(tieHigh)].map((item) => ({ op: 'create' as const, kind: 'workout' as const, item })), actor);
+    await s.app.records.change(
+      athleteId,
+      [first, second, tied(tieLow), tied(tieHigh)].map((item) => ({ op: 'create' as const, kind: 'workout' as const, item })),
+      actor,
+    );
     // Logged without a start on Monday 15 June: it counts on the day it was logged.
     clock.set('2026-06-15T12:00:00.000Z');
     const logged = workout(randomUUID(), 'Logged later', null, '2026-06-06T07:00:00.000Z', []);
     await s.app.records.change(athleteId, [{ op: 'create', kind: 'workout', item: logged }], actor);
 
-    const routine = (title: string, exercises: RecordItem<'routine'>['exercises']): RecordItem<'routine'> => ({ id: randomUUID(), title, exercises, scheduled_dates: [] });
+    const routine = (title: string, exercises: RecordItem<'routine'>['exercises']): RecordItem<'routine'> => ({
+      id: randomUUID(),
+      title,
+      exercises,
+      scheduled_dates: [],
+    });
     const upper = routine('Upper', [
       { position: 1, exercise_id: run, sets: 1, reps: '20 min', target_rpe: null, rest_seconds: null },
       { position: 0, exercise_id: squat, sets: 3, reps: '8-12', target_rpe: 8, rest_seconds: 120 },
@@ -110,10 +130,18 @@ test('a small record: every route and every figure', async () => {
     });
 
     const all = await readApi(s.base, token, 'list_workouts', '/api/v1/workouts?limit=10');
-    assert.equal(all.items.map((w) => w.id), [tieHigh, tieLow, second.id, first.id, logged.id], 'newest end first, the larger id first on a tie');
+    assert.equal(
+      all.items.map((w) => w.id),
+      [tieHigh, tieLow, second.id, first.id, logged.id],
+      'newest end first, the larger id first on a tie',
+    );
     assert.is(all.next_cursor, null);
     const paged = await pageAll(s.base, token, 'list_workouts', '/api/v1/workouts', 2);
-    assert.equal(paged.items.map((w) => w.id), all.items.map((w) => w.id), 'pages of 2 walk the same order');
+    assert.equal(
+      paged.items.map((w) => w.id),
+      all.items.map((w) => w.id),
+      'pages of 2 walk the same order',
+    );
     assert.is(paged.pages, 3);
     assert.equal(all.items[2], {
       id: second.id,
@@ -128,11 +156,14 @@ test('a small record: every route and every figure', async () => {
 
     const legs = await readApi(s.base, token, 'get_workout', `/api/v1/workouts/${first.id}`);
     assert.is(legs.completed_set_count, 3, 'the set not completed is not counted');
-    assert.equal(legs.exercises[0]!.sets.map((x) => [x.position, x.set_type, x.weight_kg, x.reps, x.record_indicators]), [
-      [0, 'warmup', 60, 10, []],
-      [1, 'normal', 100, 5, ['weight', 'reps', 'set_volume', 'estimated_1rm']],
-      [2, 'normal', 100, 5, []],
-    ]);
+    assert.equal(
+      legs.exercises[0]!.sets.map((x) => [x.position, x.set_type, x.weight_kg, x.reps, x.record_indicators]),
+      [
+        [0, 'warmup', 60, 10, []],
+        [1, 'normal', 100, 5, ['weight', 'reps', 'set_volume', 'estimated_1rm']],
+        [2, 'normal', 100, 5, []],
+      ],
+    );
     const again = await readApi(s.base, token, 'get_workout', `/api/v1/workouts/${second.id}`);
     assert.equal(
       again.exercises.map((e) => [e.name, e.tracking_type, e.muscle_group, e.sets.length]),
@@ -142,7 +173,10 @@ test('a small record: every route and every figure', async () => {
       ],
       'exercises in the order performed',
     );
-    assert.equal(again.exercises[0]!.sets.map((x) => x.record_indicators), [['weight'], [], ['reps', 'set_volume']]);
+    assert.equal(
+      again.exercises[0]!.sets.map((x) => x.record_indicators),
+      [['weight'], [], ['reps', 'set_volume']],
+    );
     assert.equal(again.exercises[1]!.sets[0], {
       position: 0,
       set_number: 1,
@@ -156,10 +190,20 @@ test('a small record: every route and every figure', async () => {
       record_indicators: [],
     });
     assert.is(again.started_at, '2026-06-10T08:00:00.000Z');
-    assert.is(again.completed_set_count, again.exercises.reduce((n, e) => n + e.sets.length, 0));
+    assert.is(
+      again.completed_set_count,
+      again.exercises.reduce((n, e) => n + e.sets.length, 0),
+    );
 
     const saved = await readApi(s.base, token, 'list_saved_workouts', '/api/v1/saved-workouts');
-    assert.equal(saved.items.map((r) => [r.title, r.exercise_count]), [['Lower', 1], ['Upper', 2]], 'most recently changed first');
+    assert.equal(
+      saved.items.map((r) => [r.title, r.exercise_count]),
+      [
+        ['Lower', 1],
+        ['Upper', 2],
+      ],
+      'most recently changed first',
+    );
     assert.equal(await readApi(s.base, token, 'get_saved_workout', `/api/v1/saved-workouts/${upper.id}`), {
       id: upper.id,
       title: 'Upper',
@@ -185,16 +229,28 @@ test('a large imported record: every route answers its contract; lists walk ever
     const workouts = parseHevy(csv, { timezone: 'Europe/London' });
     await s.app.records.import(athleteId, { app: 'hevy', file_name: 'hevy.csv', file_sha256: sha256Hex(csv), workouts }, { type: 'import', id: 'test' });
     const exercises = (await s.app.reads.dump('exercises')).map((r) => r.doc.id);
-    const routines = Array.from({ length: 12 }, (_, i): RecordItem<'routine'> => ({
-      id: randomUUID(),
-      title: `Plan ${i}`,
-      exercises: exercises.slice(i % 3, (i % 3) + 4).map((exercise_id, position) => ({ exercise_id, position, sets: 3, reps: '5', target_rpe: null, rest_seconds: 90 })),
-      scheduled_dates: [],
-    }));
-    await s.app.records.change(athleteId, routines.map((item) => ({ op: 'create' as const, kind: 'routine' as const, item })), { type: 'athlete', id: athleteId });
+    const routines = Array.from(
+      { length: 12 },
+      (_, i): RecordItem<'routine'> => ({
+        id: randomUUID(),
+        title: `Plan ${i}`,
+        exercises: exercises
+          .slice(i % 3, (i % 3) + 4)
+          .map((exercise_id, position) => ({ exercise_id, position, sets: 3, reps: '5', target_rpe: null, rest_seconds: 90 })),
+        scheduled_dates: [],
+      }),
+    );
+    await s.app.records.change(
+      athleteId,
+      routines.map((item) => ({ op: 'create' as const, kind: 'routine' as const, item })),
+      { type: 'athlete', id: athleteId },
+    );
 
     const stats = await readApi(s.base, token, 'get_stats', '/api/v1/stats');
-    const expected = referenceStats(workouts.map((w) => localDateOf(w.started_at!, 'Europe/London')), '2024-01-03');
+    const expected = referenceStats(
+      workouts.map((w) => localDateOf(w.started_at!, 'Europe/London')),
+      '2024-01-03',
+    );
     assert.equal(
       [stats.this_week.completed_workouts, stats.rolling_30_days.completed_workouts, stats.consecutive_active_weeks, stats.streak_is_current],
       [expected.thisWeek, expected.last30Days, expected.weeks, expected.current],
@@ -236,7 +292,19 @@ test('/openapi.json documents the six routes under botBearer, with their statuse
   const s = await startServer({ env: { READ_API_QUOTA_UNITS: '120' } });
   try {
     const doc = (await (await fetch(`${s.base}/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { operationId: string; security: unknown; responses: Record<string, { content?: { 'application/json': { schema: { $ref: string } } } }>; parameters: Array<{ name: string; in: string }>; 'x-quota-weight': number }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            operationId: string;
+            security: unknown;
+            responses: Record<string, { content?: { 'application/json': { schema: { $ref: string } } } }>;
+            parameters: Array<{ name: string; in: string }>;
+            'x-quota-weight': number;
+          }
+        >
+      >;
       components: { securitySchemes: Record<string, { type: string; scheme?: string }> };
       info: { description: string };
     };
@@ -252,7 +320,8 @@ test('/openapi.json documents the six routes under botBearer, with their statuse
       assert.equal(get.security, [{ botBearer: [] }]);
       assert.is(get['x-quota-weight'], op.weight);
       assert.equal(Object.keys(get.responses), ['200', '400', '401', '404', '413', '429', '503']);
-      for (const status of ['400', '401', '404', '413', '429', '503']) assert.is(get.responses[status]!.content!['application/json'].schema.$ref, '#/components/schemas/ReadApiError');
+      for (const status of ['400', '401', '404', '413', '429', '503'])
+        assert.is(get.responses[status]!.content!['application/json'].schema.$ref, '#/components/schemas/ReadApiError');
       assert.equal(
         get.parameters.map((p) => `${p.in} ${p.name}`),
         op.path.endsWith('{id}') ? ['path id'] : op.operationId.startsWith('list_') ? ['query limit', 'query cursor'] : [],
@@ -266,7 +335,7 @@ test('/openapi.json documents the six routes under botBearer, with their statuse
   }
 });
 
-test('docs/api.md\'s table of Read API routes is the operations table\'s: path, twin and quota weight', async () => {
+test("docs/api.md's table of Read API routes is the operations table's: path, twin and quota weight", async () => {
   const readme = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'api.md'), 'utf8');
   for (const op of readApiOperationList) {
     const row = readme.split('\n').find((line) => line.startsWith(`| \`${op.path}\` |`));

@@ -49,7 +49,14 @@ test('with projections in a worker that lags: the agent reads its proposal at on
   const agentSide = await startServer({ dataDir, env: WORKER });
   const worker = startCli(['projections', 'run'], { DATA_DIR: dataDir, ...WORKER });
   // Behind one public address, as instances behind a load balancer are: the first's.
-  const athleteSide = startCli(['serve', '--no-projector'], { DATA_DIR: dataDir, ...WORKER, PORT: '0', HOST: '127.0.0.1', BASE_URL: agentSide.base, LOG_LEVEL: 'info' });
+  const athleteSide = startCli(['serve', '--no-projector'], {
+    DATA_DIR: dataDir,
+    ...WORKER,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    BASE_URL: agentSide.base,
+    LOG_LEVEL: 'info',
+  });
   const paused = () => worker.child.kill('SIGSTOP');
   const resumed = () => worker.child.kill('SIGCONT');
   try {
@@ -60,7 +67,9 @@ test('with projections in a worker that lags: the agent reads its proposal at on
 
     const athleteId = await registerPro(app);
     const seeded = await seedRecord(app, athleteId);
-    await eventually(async () => ({ done: (await app.reads.get('meals', athleteId, seeded.mealId)) !== null, value: null }), { what: 'the seeded record projected' });
+    await eventually(async () => ({ done: (await app.reads.get('meals', athleteId, seeded.mealId)) !== null, value: null }), {
+      what: 'the seeded record projected',
+    });
     // Connected while the worker stays paused: the client's first call waits for its connection and,
     // as the worker stays behind, is told to come back (503, Retry-After), never refused (401).
     paused();
@@ -72,12 +81,17 @@ test('with projections in a worker that lags: the agent reads its proposal at on
     assert.is(early.headers.get('retry-after'), '2');
     resumed();
     assert.is((await context()).status, 200);
-    const grant = await eventually(async () => {
-      const [connection] = await app.connections.list(athleteId);
-      return { done: connection !== undefined, value: connection! };
-    }, { what: 'the connection projected' });
+    const grant = await eventually(
+      async () => {
+        const [connection] = await app.connections.list(athleteId);
+        return { done: connection !== undefined, value: connection! };
+      },
+      { what: 'the connection projected' },
+    );
     await app.connections.setWritePermissions(athleteId, grant.id, ['nutrition:write', 'nutrition:delete'], { onlyRemove: false });
-    await eventually(async () => ({ done: ((await app.connections.get(athleteId, grant.id))?.write_permissions?.length ?? 0) === 2, value: null }), { what: 'the permissions projected' });
+    await eventually(async () => ({ done: ((await app.connections.get(athleteId, grant.id))?.write_permissions?.length ?? 0) === 2, value: null }), {
+      what: 'the permissions projected',
+    });
     const agent = restWrites(agentSide.base, tokens.access_token);
     const athlete = new FormClient(other, agentSide.base);
     const signIn = await athlete.get('/sign-in');
@@ -114,7 +128,13 @@ test('with projections in a worker that lags: the agent reads its proposal at on
 
     // A worker that stays behind: the page says "one moment" with Retry-After, never the page before the change.
     paused();
-    const second = validBody([{ op: 'create', kind: 'meal', record: { eaten_at: new Date(Date.now() - 60_000).toISOString(), name: 'Oats again', calories_kcal: 300, protein_g: 10, carbohydrate_g: 50, fat_g: 5 } }]);
+    const second = validBody([
+      {
+        op: 'create',
+        kind: 'meal',
+        record: { eaten_at: new Date(Date.now() - 60_000).toISOString(), name: 'Oats again', calories_kcal: 300, protein_g: 10, carbohydrate_g: 50, fat_g: 5 },
+      },
+    ]);
     assert.is((await agent.prepare(second)).status, 201);
     const page = await athlete.get(`/proposals/${second.command_id}`);
     assert.is(page.status, 503);

@@ -59,8 +59,14 @@ test('serve answers /health with the stores it uses, then shuts down cleanly on 
   }
   const result = await done;
   assert.is(result.code, 0, result.stderr);
-  const logs = result.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { msg: string });
-  assert.ok(logs.some((l) => l.msg === 'shutting down'), 'logs are structured JSON (pino) and say the service shut down');
+  const logs = result.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { msg: string });
+  assert.ok(
+    logs.some((l) => l.msg === 'shutting down'),
+    'logs are structured JSON (pino) and say the service shut down',
+  );
 });
 
 test('bad configuration is refused with what was wrong', async () => {

@@ -1,15 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  checkRange,
-  checkTitle,
-  csvRecords,
-  detectSeparator,
-  exportAppOf,
-  numberField,
-  readCsvTable,
-  type CsvRecord,
-} from '../../services/import/csv.ts';
+import { checkRange, checkTitle, csvRecords, detectSeparator, exportAppOf, numberField, readCsvTable, type CsvRecord } from '../../services/import/csv.ts';
 import { ImportRowError, WrongExportError } from '../../services/import/types.ts';
 
 function records(text: string, separator: ',' | ';' = ','): CsvRecord[] {
@@ -27,7 +18,9 @@ function rowError(fn: () => unknown): ImportRowError {
 }
 
 test('a binary file (an image chosen by mistake) is refused as not a CSV, not by its missing columns', () => {
-  const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0xff, 0xfe, 0xfd, 0xfc, 0xe0, 0xe1]).toString('utf8');
+  const png = Buffer.from([
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0xff, 0xfe, 0xfd, 0xfc, 0xe0, 0xe1,
+  ]).toString('utf8');
   const e = rowError(() => readCsvTable(png, { required: ['a'] }));
   assert.is(e.line, 1);
   assert.match(e.message, 'this is not a CSV text file');
@@ -179,7 +172,11 @@ test('numbers: plain decimals; decimal comma only when asked', () => {
   assert.is(numberField(1, 'w', '102,5', true), 102.5);
   assert.is(rowError(() => numberField(7, 'w', '102,5')).message, `line 7: w '102,5' is not a number`);
   for (const bad of ['abc', '1e3', '1,000.5', 'NaN', 'Infinity', '0x10', '1 000']) {
-    assert.throws(() => numberField(1, 'w', bad, true), (e: unknown) => e instanceof ImportRowError, bad);
+    assert.throws(
+      () => numberField(1, 'w', bad, true),
+      (e: unknown) => e instanceof ImportRowError,
+      bad,
+    );
   }
 });
 

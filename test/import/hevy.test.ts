@@ -2,13 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseHevy, parseHevyTime } from '../../services/import/hevy.ts';
 import { ImportRowError, WrongExportError, type ParsedWorkout } from '../../services/import/types.ts';
-import {
-  formatHevyExport,
-  generateHevyExport,
-  generateTrainingLog,
-  type GeneratedWorkout,
-  type HevyDateStyle,
-} from '../fixtures/hevy-export.ts';
+import { formatHevyExport, generateHevyExport, generateTrainingLog, type GeneratedWorkout, type HevyDateStyle } from '../fixtures/hevy-export.ts';
 
 const HEADER =
   '"title","start_time","end_time","description","exercise_title","superset_id","exercise_notes","set_index","set_type","weight_kg","reps","distance_km","duration_seconds","rpe"';
@@ -180,7 +174,14 @@ test('rows group into workouts, exercises and sets in file order', () => {
   assert.equal(
     push.exercises.map((e) => [e.title, e.notes, e.sets.map((s) => [s.position, s.line])]),
     [
-      ['Squat', 'belt on', [[0, 2], [1, 3]]],
+      [
+        'Squat',
+        'belt on',
+        [
+          [0, 2],
+          [1, 3],
+        ],
+      ],
       ['Plank', null, [[0, 4]]],
       // The same exercise later in the session, not adjacent: a new entry.
       ['Squat', null, [[0, 5]]],
@@ -208,7 +209,10 @@ test('rows group into workouts, exercises and sets in file order', () => {
 
 test('position is the order listed, whatever set_index says', () => {
   const [w] = parseHevy(hevy({ index: '2' }, { index: '0' }, { index: '1' }), UTC);
-  assert.equal(w!.exercises[0]!.sets.map((s) => s.position), [0, 1, 2]);
+  assert.equal(
+    w!.exercises[0]!.sets.map((s) => s.position),
+    [0, 1, 2],
+  );
 });
 
 test('units: kg as is, km to metres, seconds rounded, 0 distance or duration is not recorded', () => {
@@ -227,11 +231,11 @@ test('units: kg as is, km to metres, seconds rounded, 0 distance or duration is 
 });
 
 test('set types: normal, warmup, failure and dropset', () => {
-  const [w] = parseHevy(
-    hevy({ type: 'warmup' }, { type: 'normal' }, { type: 'failure' }, { type: 'dropset' }, { type: ' Warmup ' }),
-    UTC,
+  const [w] = parseHevy(hevy({ type: 'warmup' }, { type: 'normal' }, { type: 'failure' }, { type: 'dropset' }, { type: ' Warmup ' }), UTC);
+  assert.equal(
+    w!.exercises[0]!.sets.map((s) => s.set_type),
+    ['warmup', 'normal', 'failure', 'drop_set', 'warmup'],
   );
-  assert.equal(w!.exercises[0]!.sets.map((s) => s.set_type), ['warmup', 'normal', 'failure', 'drop_set', 'warmup']);
 });
 
 test('supersets: exercises sharing a superset_id share a key', () => {
@@ -272,7 +276,10 @@ test('quoted fields: commas, quotes and line breaks in titles and notes', () => 
   assert.is(w!.source_ref, 'hevy:2025-12-22T08:00:00.000Z:Pull, "heavy"');
   assert.is(w!.exercises[0]!.title, 'Face Pull, rope');
   assert.is(w!.exercises[0]!.notes, 'rope "B"\nslow');
-  assert.equal(w!.exercises[0]!.sets.map((s) => s.line), [2, 5]);
+  assert.equal(
+    w!.exercises[0]!.sets.map((s) => s.line),
+    [2, 5],
+  );
 });
 
 test('a BOM and CRLF line ends, as Windows tools save the file', () => {
@@ -287,8 +294,14 @@ test('units: weight_lbs and distance_miles convert to kg and metres, each on its
   const rows = hevy({ weight: '225', km: '' }, { index: '1', weight: '0', km: '0' }, { exercise: 'Run', weight: '', reps: '', km: '3.1', seconds: '1500' });
   const [lbsMiles] = parseHevy(miles(pounds(rows)), UTC);
   const [bench, run] = lbsMiles!.exercises;
-  assert.equal(bench!.sets.map((s) => s.weight_kg), [102.05828325, 0]);
-  assert.equal(bench!.sets.map((s) => s.distance_metres), [null, null]);
+  assert.equal(
+    bench!.sets.map((s) => s.weight_kg),
+    [102.05828325, 0],
+  );
+  assert.equal(
+    bench!.sets.map((s) => s.distance_metres),
+    [null, null],
+  );
   assert.is(run!.sets[0]!.distance_metres, 4988.9664);
   // Hevy sets weight and distance units apart: kilograms with miles, pounds with kilometres.
   const [kgMiles] = parseHevy(miles(rows), UTC);
@@ -327,7 +340,8 @@ test('refused: an empty file, or a header without sets', () => {
 });
 
 test('refused: a Strong export says so', () => {
-  const strongFile = 'Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n2024-03-01 18:30:00,"Evening",1h,"Bench",1,100,5,0,0,"","",\n';
+  const strongFile =
+    'Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds,Notes,Workout Notes,RPE\n2024-03-01 18:30:00,"Evening",1h,"Bench",1,100,5,0,0,"","",\n';
   const e = rowError(() => parseHevy(strongFile, UTC));
   assert.instance(e, WrongExportError);
   assert.is(e.message, 'line 1: this looks like a Strong export, not a Hevy one');
@@ -385,7 +399,11 @@ test('refused: a row whose end_time differs from its workout’s', () => {
 });
 
 test('refused: a bad row in a later workout names that row', () => {
-  const e = refusal([{}, { title: 'Legs', start: '23 Dec 2025, 08:00', end: '23 Dec 2025, 09:00' }, { title: 'Legs', start: '23 Dec 2025, 08:00', end: '23 Dec 2025, 09:00', reps: '-3' }]);
+  const e = refusal([
+    {},
+    { title: 'Legs', start: '23 Dec 2025, 08:00', end: '23 Dec 2025, 09:00' },
+    { title: 'Legs', start: '23 Dec 2025, 08:00', end: '23 Dec 2025, 09:00', reps: '-3' },
+  ]);
   assert.is(e.message, 'line 4: reps -3 must be >= 0');
 });
 
@@ -412,7 +430,11 @@ test('the 450-workout file round-trips: every workout, set and note as generated
   // The round trip covers what a real export holds only if the generated log holds it too.
   const sets = log.flatMap((w) => w.exercises.flatMap((e) => e.sets));
   assert.equal([...new Set(sets.map((x) => x.set_type))].sort(), ['drop_set', 'failure', 'normal', 'warmup']);
-  assert.ok(log.some((w) => w.exercises.some((e) => e.superset_id !== null)) && sets.some((x) => x.distance_metres !== null) && log.some((w) => w.notes?.includes('\n')));
+  assert.ok(
+    log.some((w) => w.exercises.some((e) => e.superset_id !== null)) &&
+      sets.some((x) => x.distance_metres !== null) &&
+      log.some((w) => w.notes?.includes('\n')),
+  );
   assert.is(new Set(parsed.map((w) => w.source_ref)).size, log.length, 'each workout its own source reference');
 });
 

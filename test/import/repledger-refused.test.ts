@@ -56,14 +56,17 @@ test('a record that fills before the items land: refused, and the profile is as 
   }
 });
 
-test('the same export imported twice at once: one lands, the other is refused, and the profile is the export\'s', async () => {
+test("the same export imported twice at once: one lands, the other is refused, and the profile is the export's", async () => {
   const t = await openTestApp();
   try {
     const bytes = await exportOfA(t);
 
     const b = await registerAthlete(t.app, { email: 'b@example.com', timezone: 'Europe/London' });
     const before = (await t.app.athletes.get(b))!;
-    const results = await Promise.allSettled([importRecordExport(t.app, before, { fileName: 'a.json', bytes }), importRecordExport(t.app, before, { fileName: 'a.json', bytes })]);
+    const results = await Promise.allSettled([
+      importRecordExport(t.app, before, { fileName: 'a.json', bytes }),
+      importRecordExport(t.app, before, { fileName: 'a.json', bytes }),
+    ]);
     assert.equal(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
     const refused = results.find((r) => r.status === 'rejected')!.reason as DomainError;
     assert.is(refused.code, 'already_exists');

@@ -32,8 +32,24 @@ type Step =
   | { kind: 'profile'; zone: string; units: 'kg' | 'lbs' };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 10, arbitrary: fc.record({ kind: fc.constantFrom(...EDITABLE), action: fc.constantFrom('create', 'create', 'update', 'delete' as const), pick: fc.nat(20), seed: fc.nat(1_000_000) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('exercise' as const), action: fc.constantFrom('create', 'update' as const), pick: fc.nat(20), seed: fc.nat(1_000_000) }) },
+  {
+    weight: 10,
+    arbitrary: fc.record({
+      kind: fc.constantFrom(...EDITABLE),
+      action: fc.constantFrom('create', 'create', 'update', 'delete' as const),
+      pick: fc.nat(20),
+      seed: fc.nat(1_000_000),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('exercise' as const),
+      action: fc.constantFrom('create', 'update' as const),
+      pick: fc.nat(20),
+      seed: fc.nat(1_000_000),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fitness_preferences' as const), seed: fc.nat(1000) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('profile' as const), zone: fc.constantFrom(...ZONES), units: fc.constantFrom('kg', 'lbs' as const) }) },
 );
@@ -100,26 +116,72 @@ function itemFor(kind: RecordKind, id: string, seed: number, m: Model, now: numb
       const workouts = [...(m.live.get('workout')?.keys() ?? [])].filter((w) => !m.live.get('feedback')?.has(w) || w === id);
       const workout = m.live.get('feedback')?.has(id) ? id : workouts[seed % Math.max(1, workouts.length)];
       if (!workout) return null;
-      return { id: workout, difficulty: (['easier_than_expected', 'as_expected', 'harder_than_expected'] as const)[seed % 3]!, next_time_intent: seed % 2 ? 'keep' : 'review', recorded_at: at() };
+      return {
+        id: workout,
+        difficulty: (['easier_than_expected', 'as_expected', 'harder_than_expected'] as const)[seed % 3]!,
+        next_time_intent: seed % 2 ? 'keep' : 'review',
+        recorded_at: at(),
+      };
     }
     case 'routine':
       if (!exercise) return null;
-      return { id, title: `Plan ${seed % 9}`, exercises: [{ position: 0, exercise_id: exercise, sets: 1 + (seed % 5), reps: '8-12', target_rpe: seed % 2 ? 7.5 : null, rest_seconds: 90 }], scheduled_dates: [] };
+      return {
+        id,
+        title: `Plan ${seed % 9}`,
+        exercises: [{ position: 0, exercise_id: exercise, sets: 1 + (seed % 5), reps: '8-12', target_rpe: seed % 2 ? 7.5 : null, rest_seconds: 90 }],
+        scheduled_dates: [],
+      };
     case 'goal': {
       const achieved = seed % 3 === 0;
-      if (seed % 2 && exercise) return { id, goal_type: 'target_1rm', status: achieved ? 'achieved' : 'active', exercise_id: exercise, target_value: 100 + (seed % 50), target_unit: seed % 4 ? 'kg' : 'lbs', achieved_at: achieved ? at() : null };
-      return { id, goal_type: 'daily_protein', status: achieved ? 'achieved' : seed % 5 ? 'active' : 'archived', exercise_id: null, target_value: 120 + (seed % 60), target_unit: 'g', achieved_at: achieved ? at() : null };
+      if (seed % 2 && exercise)
+        return {
+          id,
+          goal_type: 'target_1rm',
+          status: achieved ? 'achieved' : 'active',
+          exercise_id: exercise,
+          target_value: 100 + (seed % 50),
+          target_unit: seed % 4 ? 'kg' : 'lbs',
+          achieved_at: achieved ? at() : null,
+        };
+      return {
+        id,
+        goal_type: 'daily_protein',
+        status: achieved ? 'achieved' : seed % 5 ? 'active' : 'archived',
+        exercise_id: null,
+        target_value: 120 + (seed % 60),
+        target_unit: 'g',
+        achieved_at: achieved ? at() : null,
+      };
     }
     case 'checkin':
       return { id, date: at().slice(0, 10), sleep_quality: 1 + (seed % 5), energy: seed % 4 ? 3 : null, soreness: 1 + ((seed >> 2) % 5), stress: null };
     case 'meal':
-      return { id, eaten_at: at(), name: `Meal ${seed % 5}`, calories_kcal: 200 + (seed % 600), protein_g: seed % 3 ? 25.5 : null, carbohydrate_g: 40, fat_g: seed % 2 ? 10 : null };
+      return {
+        id,
+        eaten_at: at(),
+        name: `Meal ${seed % 5}`,
+        calories_kcal: 200 + (seed % 600),
+        protein_g: seed % 3 ? 25.5 : null,
+        carbohydrate_g: 40,
+        fat_g: seed % 2 ? 10 : null,
+      };
     case 'body_measurement':
-      return { id, measured_at: at(), metric: (['bodyweight', 'body_fat', 'waist'] as const)[seed % 3]!, value: seed % 3 === 2 ? 0.8 + (seed % 20) / 100 : 60 + (seed % 30) };
+      return {
+        id,
+        measured_at: at(),
+        metric: (['bodyweight', 'body_fat', 'waist'] as const)[seed % 3]!,
+        value: seed % 3 === 2 ? 0.8 + (seed % 20) / 100 : 60 + (seed % 30),
+      };
     case 'equipment_setup':
       return { id, name: `Gym ${seed % 4}`, equipment: seed % 2 ? ['barbell', 'rack'] : [] };
     case 'fitness_preferences':
-      return { id: m.athleteId, experience_level: (['beginner', 'intermediate', 'advanced'] as const)[seed % 3]!, training_days_per_week: 1 + (seed % 7), session_minutes: 30 + (seed % 60), focus: seed % 2 ? ['strength'] : [] };
+      return {
+        id: m.athleteId,
+        experience_level: (['beginner', 'intermediate', 'advanced'] as const)[seed % 3]!,
+        training_days_per_week: 1 + (seed % 7),
+        session_minutes: 30 + (seed % 60),
+        focus: seed % 2 ? ['strength'] : [],
+      };
   }
 }
 
@@ -234,7 +296,10 @@ async function readEverything(s: TestServer, token: string, ids: Map<RecordKind,
  */
 function settleLabelTimes(readsA: Json, readsB: Json): void {
   for (const key of Object.keys(readsA).filter((k) => k.startsWith('get_completed_workout '))) {
-    const [a, b] = [readsA[key], readsB[key]] as Array<{ status: number; data: { workout?: { updated_at: string; exercises: Array<{ sets: Array<{ historical_record_at_completion: { metadata: { computed_at: string } } }> }> } } }>;
+    const [a, b] = [readsA[key], readsB[key]] as Array<{
+      status: number;
+      data: { workout?: { updated_at: string; exercises: Array<{ sets: Array<{ historical_record_at_completion: { metadata: { computed_at: string } } }> }> } };
+    }>;
     if (!a?.data.workout || !b?.data.workout) continue;
     b.data.workout.exercises.forEach((exercise, i) =>
       exercise.sets.forEach((set, j) => {
@@ -302,7 +367,9 @@ test('an export imported into an empty account answers every Agent Access read w
         const readsA = await readEverything(s, tokenA, m.everUsed, athleteA);
         const readsB = await readEverything(s, tokenB, m.everUsed, athleteB);
         // The reads found the record, so that "the same" is not two empty answers.
-        reached.workoutsRead += Object.entries(readsA).filter(([k, r]) => k.startsWith('get_completed_workout ') && (r as { status: number }).status === 200).length;
+        reached.workoutsRead += Object.entries(readsA).filter(
+          ([k, r]) => k.startsWith('get_completed_workout ') && (r as { status: number }).status === 200,
+        ).length;
         reached.mealsRead += (readsA.list_meals as Array<{ data: { items?: unknown[] } }>).reduce((n, page) => n + (page.data.items?.length ?? 0), 0);
         settleLabelTimes(readsA, readsB);
         const difference = firstDifference(readsA, readsB, '');
@@ -316,7 +383,10 @@ test('an export imported into an empty account answers every Agent Access read w
     await s.close();
   }
   // The generators reached what the property is about.
-  assert.ok(reached.update >= 5 && reached.delete >= 2 && reached.profile >= 2, `edits ${reached.update}, deletes ${reached.delete}, profile changes ${reached.profile}`);
+  assert.ok(
+    reached.update >= 5 && reached.delete >= 2 && reached.profile >= 2,
+    `edits ${reached.update}, deletes ${reached.delete}, profile changes ${reached.profile}`,
+  );
   assert.ok(reached.workoutsRead >= 5 && reached.mealsRead >= 3, `workouts read ${reached.workoutsRead}, meals listed ${reached.mealsRead}`);
 });
 

@@ -88,7 +88,16 @@ test('rows group into workouts, exercises and sets; Rest Timer rows are not sets
   assert.equal(
     evening.exercises.map((e) => [e.title, e.superset_key, e.notes, e.sets.map((s) => [s.position, s.set_type, s.line])]),
     [
-      ['Bench Press (Barbell)', null, 'felt strong', [[0, 'warmup', 2], [1, 'normal', 3], [2, 'normal', 5]]],
+      [
+        'Bench Press (Barbell)',
+        null,
+        'felt strong',
+        [
+          [0, 'warmup', 2],
+          [1, 'normal', 3],
+          [2, 'normal', 5],
+        ],
+      ],
       ['Plank', null, null, [[0, 'normal', 6]]],
       ['Bench Press (Barbell)', null, null, [[0, 'normal', 7]]],
     ],
@@ -113,7 +122,15 @@ test('set order: numbers, W warm-up, D drop set, F failure, in any case', () => 
   const [w] = parseStrong(strong([{ order: 'W' }, { order: 'w' }, { order: '1' }, { order: '0' }, { order: 'F' }, { order: 'D' }, { order: 'd' }]), KG);
   assert.equal(
     w!.exercises[0]!.sets.map((s) => [s.position, s.set_type]),
-    [[0, 'warmup'], [1, 'warmup'], [2, 'normal'], [3, 'normal'], [4, 'failure'], [5, 'drop_set'], [6, 'drop_set']],
+    [
+      [0, 'warmup'],
+      [1, 'warmup'],
+      [2, 'normal'],
+      [3, 'normal'],
+      [4, 'failure'],
+      [5, 'drop_set'],
+      [6, 'drop_set'],
+    ],
   );
 });
 
@@ -200,7 +217,8 @@ test('a decimal comma in a comma file is refused, not misread', () => {
 });
 
 test('older exports without Notes, Workout Notes and RPE columns', () => {
-  const text = 'Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds\n2024-11-28 17:36:08,"B",35m,"Bent Over Row (Barbell)",1,10.0,13.0,0,0.0\n';
+  const text =
+    'Date,Workout Name,Duration,Exercise Name,Set Order,Weight,Reps,Distance,Seconds\n2024-11-28 17:36:08,"B",35m,"Bent Over Row (Barbell)",1,10.0,13.0,0,0.0\n';
   const [w] = parseStrong(text, KG);
   assert.is(w!.notes, null);
   assert.equal(w!.exercises[0]!.sets[0]!.reps, 13);
@@ -339,7 +357,11 @@ test('parse gives back exactly the generated numbers, in both units and separato
       weightUnit: options.weightUnit ?? 'kg',
       distanceUnit: options.distanceUnit ?? 'km',
     });
-    assert.equal(parsed.map(actual), generated.map((w) => expected(w, options)), JSON.stringify(v));
+    assert.equal(
+      parsed.map(actual),
+      generated.map((w) => expected(w, options)),
+      JSON.stringify(v),
+    );
   }
 });
 

@@ -28,7 +28,8 @@ const SERVER_NICE = getPriority(0);
 const LARGE = 2000;
 
 /** Uploads `text` as the import form's file, with `fields` and the form's token. */
-const upload = (c: FormClient, csrf: string, text: string, fields: Record<string, string> = { app: 'hevy' }, name = 'hevy.csv') => uploadImport(c, { _csrf: csrf, ...fields }, { name, text });
+const upload = (c: FormClient, csrf: string, text: string, fields: Record<string, string> = { app: 'hevy' }, name = 'hevy.csv') =>
+  uploadImport(c, { _csrf: csrf, ...fields }, { name, text });
 
 async function signedIn(s: TestServer): Promise<{ ada: string; c: FormClient; csrf: string }> {
   const ada = await registerPro(s.app);
@@ -36,7 +37,8 @@ async function signedIn(s: TestServer): Promise<{ ada: string; c: FormClient; cs
   return { ada, c, csrf: FormClient.csrf((await c.get('/import')).text) };
 }
 
-const workoutsOf = async (s: TestServer, athleteId: string) => (await s.app.reads.page(WORKOUTS, { partition: athleteId, index: 'by_id', direction: 'asc', limit: 10_000 })).length;
+const workoutsOf = async (s: TestServer, athleteId: string) =>
+  (await s.app.reads.page(WORKOUTS, { partition: athleteId, index: 'by_id', direction: 'asc', limit: 10_000 })).length;
 
 /** Lets the worker past gate element `i` (0: before it reads the file, 1: before it writes). */
 function release(gate: Int32Array, i: 0 | 1): void {
@@ -44,7 +46,11 @@ function release(gate: Int32Array, i: 0 | 1): void {
   Atomics.notify(gate, i);
 }
 
-const meal = () => ({ op: 'create' as const, kind: 'meal' as const, item: { id: randomUUID(), eaten_at: '2026-05-30T12:00:00.000Z', name: 'Lunch', calories_kcal: 600, protein_g: 30, carbohydrate_g: null, fat_g: null } });
+const meal = () => ({
+  op: 'create' as const,
+  kind: 'meal' as const,
+  item: { id: randomUUID(), eaten_at: '2026-05-30T12:00:00.000Z', name: 'Lunch', calories_kcal: 600, protein_g: 30, carbohydrate_g: null, fat_g: null },
+});
 
 test('while the worker reads a large upload, the server answers another request', async () => {
   const s = await startServer();
@@ -106,7 +112,10 @@ test("while the worker saves, this process's other writes wait for its commit an
     const imported = await s.app.events.readStream(`record-${ada}`);
     const [beaMeal] = (await s.app.events.readStream(`record-${bea}`)).filter((e) => e.type === 'meal.created');
     assert.ok(beaMeal, "bea's meal was saved");
-    assert.ok(beaMeal.position > imported.at(-1)!.position, `bea's write (position ${beaMeal.position}) came after the import's (up to ${imported.at(-1)!.position})`);
+    assert.ok(
+      beaMeal.position > imported.at(-1)!.position,
+      `bea's write (position ${beaMeal.position}) came after the import's (up to ${imported.at(-1)!.position})`,
+    );
     assert.is(await workoutsOf(s, ada), 200);
   } finally {
     await s.close();
@@ -184,7 +193,10 @@ test("the worker reads the time from the app's clock: a workout after it is refu
     const events = await s.app.events.readStream(`record-${ada}`);
     const imported = events.filter((e) => e.type === 'workout.created');
     assert.is(imported.length, 30);
-    assert.ok(imported.every((e) => e.metadata.occurred_at === '2026-06-01T12:00:00.000Z'), `occurred_at: ${String(imported[0]?.metadata.occurred_at)}`);
+    assert.ok(
+      imported.every((e) => e.metadata.occurred_at === '2026-06-01T12:00:00.000Z'),
+      `occurred_at: ${String(imported[0]?.metadata.occurred_at)}`,
+    );
   } finally {
     await s.close();
   }
@@ -214,7 +226,11 @@ test('a Strong file in pounds and miles: the units chosen on the form reach the 
     const expected = sets(parseStrong(text, { timezone: 'Europe/London', weightUnit: 'lbs', distanceUnit: 'mi' }));
     assert.not.equal(expected, sets(parseStrong(text, { timezone: 'Europe/London', weightUnit: 'kg', distanceUnit: 'km' })), 'the units change the numbers');
     const events = (await s.app.events.readStream(`record-${ada}`)).filter((e) => e.type === 'workout.created');
-    const stored = events.flatMap((e) => (e.data as { item: { exercises: Array<{ sets: Array<{ weight_kg: number | null; distance_metres: number | null }> }> } }).item.exercises.flatMap((x) => x.sets.map((set) => [set.weight_kg, set.distance_metres])));
+    const stored = events.flatMap((e) =>
+      (e.data as { item: { exercises: Array<{ sets: Array<{ weight_kg: number | null; distance_metres: number | null }> }> } }).item.exercises.flatMap((x) =>
+        x.sets.map((set) => [set.weight_kg, set.distance_metres]),
+      ),
+    );
     assert.equal(stored, expected);
   } finally {
     await s.close();
@@ -237,7 +253,10 @@ test("the worker gives way to requests: on Linux its thread's CPU priority is be
     const answer = await upload(c, csrf, generateHevyExport({ workouts: 3, seed: 38 }));
     assert.is(answer.status, 303);
     const started = tasks().filter((t) => !known.has(t.tid));
-    assert.ok(started.some((t) => t.nice === Math.min(19, SERVER_NICE + IMPORT_NICENESS)), `threads started for the upload: ${JSON.stringify(started)}; the server's nice ${SERVER_NICE}`);
+    assert.ok(
+      started.some((t) => t.nice === Math.min(19, SERVER_NICE + IMPORT_NICENESS)),
+      `threads started for the upload: ${JSON.stringify(started)}; the server's nice ${SERVER_NICE}`,
+    );
     // Checked against its value before this file's first import: every worker of the file so far.
     assert.is(tasks().find((t) => t.tid === process.pid)!.nice, SERVER_NICE, "the server's thread keeps its priority");
   } finally {

@@ -44,9 +44,28 @@ test('an import lets the process turn while it saves; reads meanwhile see the re
       });
       // From the probe's own async context, as a request's would be: started from the import's
       // progress callback, it would run inside the import's transaction (that is its context).
-      if (saving) beaWrite ??= app.records
-        .change(bea, [{ op: 'create', kind: 'meal', item: { id: randomUUID(), eaten_at: '2026-05-30T12:00:00.000Z', name: 'Lunch', calories_kcal: 600, protein_g: 30, carbohydrate_g: null, fat_g: null } }], { type: 'athlete', id: bea })
-        .then(() => finished.push('bea'));
+      if (saving)
+        beaWrite ??= app.records
+          .change(
+            bea,
+            [
+              {
+                op: 'create',
+                kind: 'meal',
+                item: {
+                  id: randomUUID(),
+                  eaten_at: '2026-05-30T12:00:00.000Z',
+                  name: 'Lunch',
+                  calories_kcal: 600,
+                  protein_g: 30,
+                  carbohydrate_g: null,
+                  fat_g: null,
+                },
+              },
+            ],
+            { type: 'athlete', id: bea },
+          )
+          .then(() => finished.push('bea'));
       setImmediate(probe);
     };
     setImmediate(probe);
@@ -66,7 +85,11 @@ test('an import lets the process turn while it saves; reads meanwhile see the re
     assert.is(result.workouts_added, WORKOUT_COUNT);
     // One turn between parsing and deciding, then one per 25 events projected.
     assert.ok(seen.length >= 4, `the process turned ${seen.length} times while importing`);
-    assert.equal(seen, seen.map(() => ({ events: eventsBefore, workouts: 0 })), 'reads during the import saw none of it');
+    assert.equal(
+      seen,
+      seen.map(() => ({ events: eventsBefore, workouts: 0 })),
+      'reads during the import saw none of it',
+    );
     assert.equal(finished, ['import', 'bea'], "bea's write waited for the import's commit");
     assert.ok((await app.events.readStream(adaStream)).length > eventsBefore);
     assert.is((await app.reads.page(WORKOUTS, { partition: ada, index: 'by_id', direction: 'asc', limit: 1000 })).length, WORKOUT_COUNT);
@@ -144,7 +167,10 @@ test('two imports at once each report their own progress', async () => {
     await second;
     files.forEach((f, i) => {
       assert.ok(reports[i]!.length > 1, `${f.email} saw its progress`);
-      assert.ok(reports[i]!.every(([, total]) => total === f.workouts), `${f.email} saw only its own file's total: ${JSON.stringify(reports[i])}`);
+      assert.ok(
+        reports[i]!.every(([, total]) => total === f.workouts),
+        `${f.email} saw only its own file's total: ${JSON.stringify(reports[i])}`,
+      );
       assert.equal(reports[i]!.at(-1), [f.workouts, f.workouts]);
     });
   } finally {

@@ -36,7 +36,10 @@ if (noBrowser) {
 
       // First contact: no token, so the transport meets the 401 and starts authorization.
       const first = new Client({ name: 'test-client', version: '1.0.0' });
-      const refused = await first.connect(new StreamableHTTPClientTransport(url, { authProvider: oauth })).then(() => null, (e: unknown) => e);
+      const refused = await first.connect(new StreamableHTTPClientTransport(url, { authProvider: oauth })).then(
+        () => null,
+        (e: unknown) => e,
+      );
       assert.instance(refused, UnauthorizedError);
       const authorize = oauth.authorizationUrl!;
       assert.is(authorize.searchParams.get('resource'), url.href);
@@ -96,7 +99,9 @@ if (noBrowser) {
       const workouts = await both('list_completed_workouts', { limit: 3 });
       assert.is(workouts.items?.length, 3);
       await both('list_completed_workouts', { limit: 3, cursor: workouts.next_cursor });
-      const detail = (await both('get_completed_workout', { workout_id: workouts.items![0]!.id })) as { workout: { exercises: Array<{ exercise_id: string }> } };
+      const detail = (await both('get_completed_workout', { workout_id: workouts.items![0]!.id })) as {
+        workout: { exercises: Array<{ exercise_id: string }> };
+      };
       await both('get_exercise_history', { exercise_id: detail.workout.exercises[0]!.exercise_id, limit: 5 });
       const exercises = await both('list_exercises', { limit: 2 });
       assert.is(exercises.items?.length, 2);

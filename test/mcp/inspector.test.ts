@@ -21,7 +21,20 @@ test('the MCP Inspector CLI lists and calls the tools with a bearer token', asyn
     const athleteId = await registerPro(s.app);
     await s.app.records.change(
       athleteId,
-      [{ op: 'create', kind: 'checkin', item: { id: '0b9d6f6e-3c1a-4f7e-9a55-2f1d8c7b6a10', date: new Date().toISOString().slice(0, 10), sleep_quality: 4, energy: 3, soreness: 2, stress: 5 } }],
+      [
+        {
+          op: 'create',
+          kind: 'checkin',
+          item: {
+            id: '0b9d6f6e-3c1a-4f7e-9a55-2f1d8c7b6a10',
+            date: new Date().toISOString().slice(0, 10),
+            sleep_quality: 4,
+            energy: 3,
+            soreness: 2,
+            stress: 5,
+          },
+        },
+      ],
       { type: 'athlete', id: athleteId },
     );
     const { tokens } = await connect(s.base, `${s.base}/mcp`, ['training', 'recovery']);
@@ -33,14 +46,23 @@ test('the MCP Inspector CLI lists and calls the tools with a bearer token', asyn
 
     const listed = await inspector('--method', 'tools/list', '--strict');
     const { tools } = JSON.parse(listed.stdout) as { tools: Array<{ name: string; annotations: { readOnlyHint: boolean } }> };
-    assert.equal(tools.map((t) => t.name).sort(), Object.values(operations).filter((op) => op.scope === null || ['training', 'recovery'].includes(op.scope)).map((op) => op.operationId).sort());
+    assert.equal(
+      tools.map((t) => t.name).sort(),
+      Object.values(operations)
+        .filter((op) => op.scope === null || ['training', 'recovery'].includes(op.scope))
+        .map((op) => op.operationId)
+        .sort(),
+    );
     assert.not.match(listed.stderr, /Warning|Error/, `schema portability: ${listed.stderr}`);
 
     const called = await inspector('--method', 'tools/call', '--tool-name', 'list_recovery_checkins', '--tool-arg', 'limit=2');
     const result = JSON.parse(called.stdout) as { structuredContent: unknown; isError?: boolean };
     assert.not.ok(result.isError);
     const envelope = operations.list_recovery_checkins.response.parse(result.structuredContent) as { data: { items: Array<{ sleep_quality: number }> } };
-    assert.equal(envelope.data.items.map((c) => c.sleep_quality), [4]);
+    assert.equal(
+      envelope.data.items.map((c) => c.sleep_quality),
+      [4],
+    );
 
     // A tool error makes the Inspector exit non-zero and say so.
     const refused = await inspector('--method', 'tools/call', '--tool-name', 'list_recovery_checkins', '--tool-arg', 'limit=20').then(

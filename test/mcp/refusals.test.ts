@@ -22,7 +22,6 @@ function rpc(s: TestServer, token: string | null, method: string, params: Record
   });
 }
 
-
 async function setup(areas: string[], options: Parameters<typeof startServer>[0] = {}) {
   const s = await startServer(options);
   const athleteId = await registerPro(s.app);
@@ -53,7 +52,9 @@ test('without a usable token /mcp is a 401 whose challenge leads to the /mcp res
     const { token: bot } = await s.app.botTokens.create(athleteId, 'Stats bot', { type: 'athlete', id: athleteId });
     assert.is((await rpc(s, bot, 'tools/list')).status, 401);
 
-    const context = (await (await rpc(s, token, 'tools/call', { name: 'get_access_context', arguments: {} })).json()) as { result: { structuredContent: { data: { grant_id: string } } } };
+    const context = (await (await rpc(s, token, 'tools/call', { name: 'get_access_context', arguments: {} })).json()) as {
+      result: { structuredContent: { data: { grant_id: string } } };
+    };
     await s.app.connections.disconnect(athleteId, context.result.structuredContent.data.grant_id);
     assert.is((await rpc(s, token, 'tools/list')).status, 401, 'a disconnect stops the next call');
   } finally {

@@ -46,7 +46,11 @@ function unbounded(schema: Schema, defs: Schema): string | null {
       return null;
     case 'integer':
     case 'number':
-      return s.minimum !== undefined || s.exclusiveMinimum !== undefined ? (s.maximum !== undefined ? null : 'a number without maximum') : 'a number without minimum';
+      return s.minimum !== undefined || s.exclusiveMinimum !== undefined
+        ? s.maximum !== undefined
+          ? null
+          : 'a number without maximum'
+        : 'a number without minimum';
     case 'string':
       return s.format !== undefined || s.maxLength !== undefined || s.pattern !== undefined ? null : 'a string without format, maxLength or pattern';
     case 'array':
@@ -68,7 +72,10 @@ test('tools/list fits its budgets, and every input property has a description an
     await client.close();
 
     assert.equal(listed.tools.map((t) => t.name).sort(), operationList.map((op) => op.operationId).sort(), 'every operation is a tool');
-    const modelBytes = listed.tools.reduce((n, t) => n + Buffer.byteLength(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema })), 0);
+    const modelBytes = listed.tools.reduce(
+      (n, t) => n + Buffer.byteLength(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+      0,
+    );
     const listBytes = Buffer.byteLength(JSON.stringify(listed));
     console.log(`tools/list: ${listed.tools.length} tools; names, descriptions and input schemas ${modelBytes} bytes; whole list ${listBytes} bytes`);
     assert.ok(modelBytes < MODEL_BUDGET, `names, descriptions and input schemas: ${modelBytes} bytes, budget ${MODEL_BUDGET}`);

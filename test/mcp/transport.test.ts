@@ -11,7 +11,12 @@ const JSON_RPC_HEADERS = { 'content-type': 'application/json', accept: 'applicat
 /** A request whose answer went to another request never comes: given up on, so the test fails rather than hangs. */
 function post(s: TestServer, token: string, message: unknown, headers: Record<string, string> = {}) {
   const signal = AbortSignal.timeout(10_000);
-  return fetch(`${s.base}/mcp`, { method: 'POST', headers: { ...JSON_RPC_HEADERS, authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(message), signal });
+  return fetch(`${s.base}/mcp`, {
+    method: 'POST',
+    headers: { ...JSON_RPC_HEADERS, authorization: `Bearer ${token}`, ...headers },
+    body: JSON.stringify(message),
+    signal,
+  });
 }
 
 async function transportError(res: Response): Promise<{ code: number; message: string }> {
@@ -22,7 +27,12 @@ async function transportError(res: Response): Promise<{ code: number; message: s
   return body.error;
 }
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
 const ping = { jsonrpc: '2.0', id: 2, method: 'ping' };
 
 test('POSTs the Streamable HTTP transport refused are refused with its statuses and JSON-RPC errors', async () => {
@@ -33,7 +43,10 @@ test('POSTs the Streamable HTTP transport refused are refused with its statuses 
 
     const notAcceptable = await post(s, token, ping, { accept: 'application/json' });
     assert.is(notAcceptable.status, 406);
-    assert.equal(await transportError(notAcceptable), { code: -32000, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' });
+    assert.equal(await transportError(notAcceptable), {
+      code: -32000,
+      message: 'Not Acceptable: Client must accept both application/json and text/event-stream',
+    });
 
     const unsupported = await post(s, token, ping, { 'content-type': 'text/plain' });
     assert.is(unsupported.status, 415);
@@ -45,16 +58,31 @@ test('POSTs the Streamable HTTP transport refused are refused with its statuses 
     assert.equal(await transportError(stray), { code: -32700, message: 'Parse error: Invalid JSON-RPC message' });
 
     // JSON that does not parse: JSON-RPC's parse error, not the REST error shape.
-    const broken = await fetch(`${s.base}/mcp`, { method: 'POST', headers: { ...JSON_RPC_HEADERS, authorization: `Bearer ${token}` }, body: '{"jsonrpc": "2.0", "id": 3,' });
+    const broken = await fetch(`${s.base}/mcp`, {
+      method: 'POST',
+      headers: { ...JSON_RPC_HEADERS, authorization: `Bearer ${token}` },
+      body: '{"jsonrpc": "2.0", "id": 3,',
+    });
     assert.is(broken.status, 400);
-    const parseError = { code: -32700, message: 'Parse error: the request body is not valid JSON (a key named __proto__, or constructor holding prototype, is refused as well)' };
+    const parseError = {
+      code: -32700,
+      message: 'Parse error: the request body is not valid JSON (a key named __proto__, or constructor holding prototype, is refused as well)',
+    };
     assert.equal(await transportError(broken), parseError);
     assert.ok(broken.headers.get('x-request-id'));
     // Valid JSON that could poison a prototype is refused too, and the message says that it may be why.
-    const poisoned = await fetch(`${s.base}/mcp`, { method: 'POST', headers: { ...JSON_RPC_HEADERS, authorization: `Bearer ${token}` }, body: '{"jsonrpc": "2.0", "id": 3, "method": "ping", "__proto__": {}}' });
+    const poisoned = await fetch(`${s.base}/mcp`, {
+      method: 'POST',
+      headers: { ...JSON_RPC_HEADERS, authorization: `Bearer ${token}` },
+      body: '{"jsonrpc": "2.0", "id": 3, "method": "ping", "__proto__": {}}',
+    });
     assert.is(poisoned.status, 400);
     assert.equal(await transportError(poisoned), parseError);
-    const huge = await fetch(`${s.base}/mcp`, { method: 'POST', headers: { ...JSON_RPC_HEADERS, authorization: `Bearer ${token}` }, body: JSON.stringify({ ...ping, params: { pad: 'x'.repeat(3 * 1024 * 1024) } }) });
+    const huge = await fetch(`${s.base}/mcp`, {
+      method: 'POST',
+      headers: { ...JSON_RPC_HEADERS, authorization: `Bearer ${token}` },
+      body: JSON.stringify({ ...ping, params: { pad: 'x'.repeat(3 * 1024 * 1024) } }),
+    });
     assert.is(huge.status, 413);
     assert.match((await transportError(huge)).message, /^Payload too large: a message is at most \d+ bytes$/);
 
@@ -72,7 +100,10 @@ test('POSTs the Streamable HTTP transport refused are refused with its statuses 
     assert.is(await pong.text(), '{"result":{},"jsonrpc":"2.0","id":2}');
 
     // Notifications and responses are accepted with no body; their rate limit headers still say what is left.
-    for (const message of [{ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 5, result: {} }]) {
+    for (const message of [
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 5, result: {} },
+    ]) {
       const accepted = await post(s, token, message);
       assert.is(accepted.status, 202, JSON.stringify(message));
       assert.is(await accepted.text(), '');
@@ -109,7 +140,10 @@ test('concurrent tool calls with the same JSON-RPC id each answer for their own 
     // More calls at once than one server could answer: each is answered for its own token.
     const order = Array.from({ length: 24 }, (_, i) => i % 2);
     const answered = await Promise.all(order.map((i) => grantOf(tokens[i]!)));
-    assert.equal(answered, order.map((i) => grants[i]));
+    assert.equal(
+      answered,
+      order.map((i) => grants[i]),
+    );
   } finally {
     await s.close();
   }

@@ -16,7 +16,6 @@ import { envelopeOf, mcpClient, toolErrorOf } from './support.ts';
 
 const noBrowser = whyNoBrowser();
 
-
 if (noBrowser) {
   test.skip(`MCP writes with the permission form in Chromium (${noBrowser})`, () => {});
 } else {
@@ -32,13 +31,22 @@ if (noBrowser) {
 
       const { tools } = await client.listTools();
       const prepareTool = tools.find((t) => t.name === 'prepare_write_proposal')!;
-      assert.equal(prepareTool.annotations, { title: prepareTool.title, readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
-      assert.match(prepareTool.description ?? '', "athlete approves the proposal in their browser");
+      assert.equal(prepareTool.annotations, {
+        title: prepareTool.title,
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
+      assert.match(prepareTool.description ?? '', 'athlete approves the proposal in their browser');
       assert.match(prepareTool.description ?? '', 'get_write_proposal');
 
       // A read-only connection: the refusal is a tool error carrying the permission form's link.
       const body = (actions: unknown[]) => proposalBody(actions);
-      const refused = toolErrorOf(await call('prepare_write_proposal', body([{ op: 'delete', kind: 'meal', id: seeded.mealId, base_revision: 1 }]))) as { code: string; permissions_url?: string };
+      const refused = toolErrorOf(await call('prepare_write_proposal', body([{ op: 'delete', kind: 'meal', id: seeded.mealId, base_revision: 1 }]))) as {
+        code: string;
+        permissions_url?: string;
+      };
       assert.is(refused.code, 'write_permission_required');
       assert.match(refused.permissions_url ?? '', 'permissions=nutrition%3Adelete');
 
@@ -62,7 +70,11 @@ if (noBrowser) {
       const granted = envelopeOf('get_write_context', await call('get_write_context', {})).data as { permissions: string[] };
       assert.equal(granted.permissions, ['training:write', 'recovery:write', 'nutrition:delete']);
 
-      const checkin = (envelopeOf('get_write_record', await call('get_write_record', { kind: 'recovery_checkin', id: seeded.checkinId })).data as { item: { revision: number; record: Record<string, unknown> } }).item;
+      const checkin = (
+        envelopeOf('get_write_record', await call('get_write_record', { kind: 'recovery_checkin', id: seeded.checkinId })).data as {
+          item: { revision: number; record: Record<string, unknown> };
+        }
+      ).item;
       const before = await recordModels(s.app);
       const batch = body([
         { op: 'create', kind: 'exercise', ref: 'landmine', record: { name: 'Landmine Press', muscle_group: 'shoulders', tracking_type: 'weight_reps' } },
@@ -74,7 +86,9 @@ if (noBrowser) {
             started_at: new Date(Date.now() - 7_200_000).toISOString(),
             ended_at: new Date(Date.now() - 3_600_000).toISOString(),
             notes: null,
-            exercises: [{ exercise_id: { ref: 'landmine' }, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 30, reps: 10 })] }],
+            exercises: [
+              { exercise_id: { ref: 'landmine' }, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 30, reps: 10 })] },
+            ],
           },
         },
         { op: 'update', kind: 'recovery_checkin', id: seeded.checkinId, base_revision: checkin.revision, record: { ...checkin.record, energy: 5 } },

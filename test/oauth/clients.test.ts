@@ -28,13 +28,28 @@ test('a native client registered for a loopback redirect may come back on any po
     const registered = await fetch(`${s.base}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Desktop app', application_type: 'native', redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' }),
+      body: JSON.stringify({
+        client_name: 'Desktop app',
+        application_type: 'native',
+        redirect_uris: ['http://127.0.0.1/callback'],
+        token_endpoint_auth_method: 'none',
+      }),
     });
     assert.is(registered.status, 201);
     const client = (await registered.json()) as { client_id: string };
     const authorize = (redirect: string) => {
       const url = new URL(`${s.base}/oauth/authorize`);
-      for (const [k, v] of Object.entries({ client_id: client.client_id, response_type: 'code', redirect_uri: redirect, scope: 'training', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', resource: `${s.base}/mcp`, state: 'xyz' })) url.searchParams.set(k, v);
+      for (const [k, v] of Object.entries({
+        client_id: client.client_id,
+        response_type: 'code',
+        redirect_uri: redirect,
+        scope: 'training',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        resource: `${s.base}/mcp`,
+        state: 'xyz',
+      }))
+        url.searchParams.set(k, v);
       return fetch(url, { redirect: 'manual' });
     };
     const ok = await authorize('http://127.0.0.1:54321/callback');
@@ -53,10 +68,17 @@ test('a refresh token revoked at the revocation endpoint no longer works', async
     await registerPro(s.app);
     const resource = `${s.base}/v1/agent-access`;
     const { client, tokens } = await connect(s.base, resource, ['training']);
-    const form = (body: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
+    const form = (body: Record<string, string>) => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(body),
+    });
     const revoked = await fetch(`${s.base}/oauth/revoke`, form({ token: tokens.refresh_token!, client_id: client.info!.client_id }));
     assert.is(revoked.status, 200);
-    const refresh = await fetch(`${s.base}/oauth/token`, form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.info!.client_id, resource }));
+    const refresh = await fetch(
+      `${s.base}/oauth/token`,
+      form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.info!.client_id, resource }),
+    );
     assert.is(refresh.status, 400);
     assert.is(((await refresh.json()) as { error: string }).error, 'invalid_grant');
   } finally {

@@ -19,12 +19,22 @@ test('a disconnected connection refuses a token the authorization server still h
     const grantId = ((await before.json()) as { data: { grant_id: string } }).data.grant_id;
 
     // Only the event: no revocation of the authorization server's tokens.
-    await appendEvents(s.app.events, s.app.clock, { stream: streams.connections(athleteId), athleteId }, [connectionEvent.parse({ type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: athleteId } })], 'any', {
-      type: 'athlete',
-      id: athleteId,
-    });
+    await appendEvents(
+      s.app.events,
+      s.app.clock,
+      { stream: streams.connections(athleteId), athleteId },
+      [connectionEvent.parse({ type: 'grant.disconnected', data: { grant_id: grantId, athlete_id: athleteId } })],
+      'any',
+      {
+        type: 'athlete',
+        id: athleteId,
+      },
+    );
     const stored = await s.app.reads.dump('oauth_state');
-    assert.ok(stored.some(({ partition }) => partition === 'AccessToken'), 'the access token is still in the authorization server\'s store');
+    assert.ok(
+      stored.some(({ partition }) => partition === 'AccessToken'),
+      "the access token is still in the authorization server's store",
+    );
 
     const after = await context();
     assert.is(after.status, 401);

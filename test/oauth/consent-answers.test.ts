@@ -55,7 +55,10 @@ test('denying after allowing, before the app has its code, leaves no connection'
     const back = await answer(s, browser, deny, { _csrf: csrf });
     assert.is(back.searchParams.get('error'), 'access_denied');
     const connections = await s.app.connections.list(athleteId);
-    assert.equal(connections.map((c) => c.status), ['disconnected']);
+    assert.equal(
+      connections.map((c) => c.status),
+      ['disconnected'],
+    );
   } finally {
     await s.close();
   }

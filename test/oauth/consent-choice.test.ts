@@ -25,11 +25,22 @@ test('nothing is ticked for the athlete; sent with nothing ticked, the same page
     const athleteId = await registerPro(s.app);
     const { browser, page, csrf, allow } = await atConsent(s, 'training recovery nutrition');
     const boxes = [...page.matchAll(/<input type="checkbox" name="area" value="([a-z_]+)"([^>]*)>/g)];
-    assert.equal(boxes.map((b) => b[1]), ['training', 'recovery', 'nutrition'], 'each area asked for is offered');
-    assert.equal(boxes.filter((b) => /checked/.test(b[2]!)).map((b) => b[1]), [], 'none is ticked');
+    assert.equal(
+      boxes.map((b) => b[1]),
+      ['training', 'recovery', 'nutrition'],
+      'each area asked for is offered',
+    );
+    assert.equal(
+      boxes.filter((b) => /checked/.test(b[2]!)).map((b) => b[1]),
+      [],
+      'none is ticked',
+    );
     // What it says of writing is true: reading the ticked areas, suggestions only with a separate permission.
     assert.not.match(page, 'cannot change your record');
-    assert.match(page, 'It may suggest changes only if you later allow that in a separate form, and nothing changes until you approve each batch here in RepLedger.');
+    assert.match(
+      page,
+      'It may suggest changes only if you later allow that in a separate form, and nothing changes until you approve each batch here in RepLedger.',
+    );
 
     const refused = await browser.post(allow!, { _csrf: csrf });
     assert.is(refused.status, 400);
@@ -45,7 +56,10 @@ test('nothing is ticked for the athlete; sent with nothing ticked, the same page
     assert.is(answer.status, 303);
     const done = await follow(browser, new URL(answer.headers.get('location')!, s.base).href);
     assert.ok(done.location.startsWith(REDIRECT) && new URL(done.location).searchParams.get('code'), done.location);
-    assert.equal((await s.app.connections.list(athleteId)).map((c) => c.scopes), [['recovery']]);
+    assert.equal(
+      (await s.app.connections.list(athleteId)).map((c) => c.scopes),
+      [['recovery']],
+    );
   } finally {
     await s.close();
   }
@@ -60,7 +74,10 @@ test('the Free plan page says what apps can do as it is: read what is ticked, su
     assert.match(page, 'Connecting AI clients needs Pro');
     assert.not.match(page, 'Apps can only read');
     assert.not.match(page, 'cannot change your record');
-    assert.match(page, 'An app may suggest changes to your record only if you also allow that, in a separate form; nothing changes until you approve each batch of suggestions here in RepLedger.');
+    assert.match(
+      page,
+      'An app may suggest changes to your record only if you also allow that, in a separate form; nothing changes until you approve each batch of suggestions here in RepLedger.',
+    );
   } finally {
     await s.close();
   }

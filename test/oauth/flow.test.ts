@@ -23,7 +23,12 @@ if (noBrowser) {
     const browser = await launch();
     try {
       await s.app.athletes.register(
-        { email: 'ada@example.com', password: PASSWORD, tier: 'pro', profile: { display_name: 'Ada', timezone: 'Europe/Berlin', unit_preference: 'kg', height_unit_preference: 'cm', bodyweight_unit_preference: 'kg' } },
+        {
+          email: 'ada@example.com',
+          password: PASSWORD,
+          tier: 'pro',
+          profile: { display_name: 'Ada', timezone: 'Europe/Berlin', unit_preference: 'kg', height_unit_preference: 'cm', bodyweight_unit_preference: 'kg' },
+        },
         { type: 'operator', id: 'test' },
       );
       const discovered = await oidc.discovery(new URL(s.base), 'probe', undefined, oidc.None(), { algorithm: 'oauth2', execute: [oidc.allowInsecureRequests] });

@@ -102,7 +102,13 @@ test('a code exchange refused with invalid_target does not use up the code', () 
     const client = await beginAuthorization(rest, 'training');
     const code = await consent(s.base, client, ['training']);
     const exchange = (resource: string | string[]) => {
-      const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: client.info!.client_id, code_verifier: client.verifier! });
+      const body = new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        client_id: client.info!.client_id,
+        code_verifier: client.verifier!,
+      });
       for (const r of [resource].flat()) body.append('resource', r);
       return fetch(`${s.base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
     };

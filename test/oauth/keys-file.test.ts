@@ -96,9 +96,7 @@ test('replicas starting at once on a fresh volume all get the keys on disk', asy
   // Many rounds: a creator that shows its file before it has written it leaves a window of
   // microseconds, and it has to be hit to be seen.
   const rounds = await startTogether(4, 300);
-  const disagreeing = rounds
-    .map(({ path, outcomes }) => outcomes.filter((o) => o !== readFileSync(path, 'utf8')))
-    .filter((wrong) => wrong.length > 0);
+  const disagreeing = rounds.map(({ path, outcomes }) => outcomes.filter((o) => o !== readFileSync(path, 'utf8'))).filter((wrong) => wrong.length > 0);
   assert.is(
     disagreeing.length,
     0,

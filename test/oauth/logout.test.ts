@@ -30,10 +30,16 @@ async function assertInert(page: Page, posts: string[], what: string): Promise<v
   assert.match(page.url(), /\/oauth\/logout$/, `${what} did not navigate away`);
   assert.equal(posts, [], `${what} submitted nothing`);
   const actors = await page.evaluate(() => {
-    const doc = (globalThis as unknown as { document: { querySelectorAll(selector: string): ArrayLike<{ tagName: string; getAttributeNames(): string[] }> } }).document;
+    const doc = (globalThis as unknown as { document: { querySelectorAll(selector: string): ArrayLike<{ tagName: string; getAttributeNames(): string[] }> } })
+      .document;
     return {
       scripts: doc.querySelectorAll('script').length,
-      handlers: Array.from(doc.querySelectorAll('*')).flatMap((el) => el.getAttributeNames().filter((name) => /^on/i.test(name)).map((name) => `${el.tagName.toLowerCase()} ${name}`)),
+      handlers: Array.from(doc.querySelectorAll('*')).flatMap((el) =>
+        el
+          .getAttributeNames()
+          .filter((name) => /^on/i.test(name))
+          .map((name) => `${el.tagName.toLowerCase()} ${name}`),
+      ),
       refresh: doc.querySelectorAll('meta[http-equiv="refresh" i]').length,
     };
   });
@@ -51,7 +57,10 @@ test('an anonymous visit to the sign-out link gets a page with the headers, and 
   try {
     for (let i = 0; i < 20; i++) {
       // A trailing slash, or a made-up session cookie, reaches oidc-provider's sign-out too (review finding).
-      const res = await fetch(`${s.base}/oauth/logout${i % 3 === 1 ? '/' : ''}`, { redirect: 'manual', headers: i % 3 === 2 ? { cookie: `_session=made-up-${i}` } : {} });
+      const res = await fetch(`${s.base}/oauth/logout${i % 3 === 1 ? '/' : ''}`, {
+        redirect: 'manual',
+        headers: i % 3 === 2 ? { cookie: `_session=made-up-${i}` } : {},
+      });
       assert.is(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
       assertPageHeaders(res.headers, 'anonymous logout');

@@ -27,20 +27,64 @@ async function countingListener(host = '127.0.0.1'): Promise<{ port: number; con
 
 test('public addresses: only global unicast, IPv4 and IPv6, mapped addresses judged by their IPv4', () => {
   const refused = [
-    '127.0.0.1', '127.255.0.1', '0.0.0.0', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254',
-    '100.64.0.1', '100.127.255.255', '224.0.0.1', '239.255.255.250', '240.0.0.1', '255.255.255.255', '192.0.0.8', '198.18.0.1', '192.0.2.1', '203.0.113.9',
-    '::1', '::', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '::127.0.0.1', 'fe80::1', 'fc00::1', 'fd12:3456::1',
-    'ff02::1', '64:ff9b::7f00:1', '2001:db8::1', '2002:7f00:1::1', '2001:0:4136:e378::1', 'fec0::1',
-    'localhost', 'not-an-ip', '',
+    '127.0.0.1',
+    '127.255.0.1',
+    '0.0.0.0',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '100.127.255.255',
+    '224.0.0.1',
+    '239.255.255.250',
+    '240.0.0.1',
+    '255.255.255.255',
+    '192.0.0.8',
+    '198.18.0.1',
+    '192.0.2.1',
+    '203.0.113.9',
+    '::1',
+    '::',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    '::ffff:a9fe:a9fe',
+    '::127.0.0.1',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '64:ff9b::7f00:1',
+    '2001:db8::1',
+    '2002:7f00:1::1',
+    '2001:0:4136:e378::1',
+    'fec0::1',
+    'localhost',
+    'not-an-ip',
+    '',
   ];
   for (const address of refused) assert.not.ok(isPublicAddress(address), address);
-  for (const address of ['8.8.8.8', '1.1.1.1', '100.63.255.255', '100.128.0.1', '172.32.0.1', '2a00:1450:4001:80b::200e', '2606:4700::1111', '::ffff:8.8.8.8']) {
+  for (const address of [
+    '8.8.8.8',
+    '1.1.1.1',
+    '100.63.255.255',
+    '100.128.0.1',
+    '172.32.0.1',
+    '2a00:1450:4001:80b::200e',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+  ]) {
     assert.ok(isPublicAddress(address), address);
   }
 });
 
 test('a URL is refused unless https and every address its name resolves to is public', async () => {
-  const resolveTo = (...addresses: string[]) => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  const resolveTo =
+    (...addresses: string[]) =>
+    async () =>
+      addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   const refuses = async (url: string, resolve = resolveTo('8.8.8.8')) => {
     try {
       await publicAddressOf(new URL(url), resolve);
@@ -66,10 +110,23 @@ test('a loopback or private client_id is never fetched: no connection is ever ma
   const listener = await countingListener('127.0.0.1');
   const s = await startServer();
   try {
-    for (const host of [`127.0.0.1:${listener.port}`, `localhost:${listener.port}`, `[::ffff:127.0.0.1]:${listener.port}`, `0x7f.1:${listener.port}`, `127.1:${listener.port}`]) {
+    for (const host of [
+      `127.0.0.1:${listener.port}`,
+      `localhost:${listener.port}`,
+      `[::ffff:127.0.0.1]:${listener.port}`,
+      `0x7f.1:${listener.port}`,
+      `127.1:${listener.port}`,
+    ]) {
       const clientId = `https://${host}/client.json`;
       const url = new URL(`${s.base}/oauth/authorize`);
-      const params = { client_id: clientId, response_type: 'code', redirect_uri: `https://${host}/cb`, scope: 'training', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
+      const params = {
+        client_id: clientId,
+        response_type: 'code',
+        redirect_uri: `https://${host}/cb`,
+        scope: 'training',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      };
       for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
       const res = await fetch(url, { redirect: 'manual' });
       assert.is(res.status, 400, clientId);

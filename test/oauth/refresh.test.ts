@@ -7,7 +7,6 @@ import { targetProblem, revocationReason } from '../../services/oauth/provider.t
 import { beginAuthorization, connect, consent, PASSWORD, registerPro, REDIRECT } from '../support/connect.ts';
 import { FormClient, type TestServer, withServer } from '../support/server.ts';
 
-
 const post = (s: TestServer, path: string, body: Record<string, string>) =>
   fetch(`${s.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
 
@@ -45,7 +44,8 @@ test('a refresh refused with invalid_target does not use up the refresh token', 
     const athleteId = await registerPro(s.app);
     const resource = `${s.base}/v1/agent-access`;
     const { client, tokens } = await connect(s.base, resource, ['training']);
-    const refresh = (target: string) => post(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.info!.client_id, resource: target });
+    const refresh = (target: string) =>
+      post(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.info!.client_id, resource: target });
     for (const target of ['https://api.example.com/', `${s.base}/mcp`]) {
       const refused = await refresh(target);
       assert.is(refused.status, 400, target);
@@ -63,7 +63,8 @@ test('a replayed refresh token revokes the grant, and the connection shows it wi
     const athleteId = await registerPro(s.app);
     const resource = `${s.base}/v1/agent-access`;
     const { client, tokens } = await connect(s.base, resource, ['training']);
-    const refresh = (token: string) => post(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: token, client_id: client.info!.client_id, resource });
+    const refresh = (token: string) =>
+      post(s, '/oauth/token', { grant_type: 'refresh_token', refresh_token: token, client_id: client.info!.client_id, resource });
     const rotated = (await (await refresh(tokens.refresh_token!)).json()) as { access_token: string; refresh_token: string };
     const replay = await refresh(tokens.refresh_token!);
     assert.is(replay.status, 400);
@@ -74,7 +75,10 @@ test('a replayed refresh token revokes the grant, and the connection shows it wi
     assert.is(connection?.status, 'disconnected');
     assert.is(connection?.disconnect_reason, 'refresh_token_reused');
     const events = await s.app.events.readStream(`connections-${athleteId}`);
-    assert.equal(events.map((e) => e.type), ['grant.connected', 'grant.disconnected']);
+    assert.equal(
+      events.map((e) => e.type),
+      ['grant.connected', 'grant.disconnected'],
+    );
 
     const page = await connectionsPage(s);
     assert.match(page, 'No AI clients are connected');
@@ -88,7 +92,14 @@ test('a replayed authorization code and a client revoking its refresh token also
     const resource = `${s.base}/v1/agent-access`;
     const client = await beginAuthorization(resource, 'training');
     const code = await consent(s.base, client, ['training']);
-    const exchange = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: client.info!.client_id, code_verifier: client.verifier, resource };
+    const exchange = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: client.info!.client_id,
+      code_verifier: client.verifier,
+      resource,
+    };
     assert.is((await post(s, '/oauth/token', exchange)).status, 200);
     assert.is((await post(s, '/oauth/token', exchange)).status, 400);
     const first = await connectionOf(s, athleteId);

@@ -8,9 +8,7 @@ import { startServer, type TestServer, withServer } from '../support/server.ts';
 import { tempDir } from '../support/app.ts';
 import { cli } from '../support/cli.ts';
 
-const context = (s: TestServer, token?: string) =>
-  fetch(`${s.base}/v1/agent-access/context`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
-
+const context = (s: TestServer, token?: string) => fetch(`${s.base}/v1/agent-access/context`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
 
 test('no token: 401 with the resource metadata challenge and the error shape', () =>
   withServer(async (s) => {
@@ -28,7 +26,11 @@ test('no token: 401 with the resource metadata challenge and the error shape', (
 
 test('protected resource metadata names the authorization server and the read scopes only', () =>
   withServer(async (s) => {
-    for (const [path, resource] of [['/mcp', `${s.base}/mcp`], ['/v1/agent-access', `${s.base}/v1/agent-access`], ['', s.base]]) {
+    for (const [path, resource] of [
+      ['/mcp', `${s.base}/mcp`],
+      ['/v1/agent-access', `${s.base}/v1/agent-access`],
+      ['', s.base],
+    ]) {
       const meta = (await (await fetch(`${s.base}/.well-known/oauth-protected-resource${path}`)).json()) as Record<string, unknown>;
       assert.is(meta.resource, resource);
       assert.equal(meta.authorization_servers, [s.base]);
@@ -72,12 +74,27 @@ test('a replayed authorization code and a missing PKCE verifier are refused', ()
 
     const client2 = await beginAuthorization(resource, 'training');
     const code2 = await consent(s.base, client2, ['training']);
-    const body = { grant_type: 'authorization_code', code: code2, redirect_uri: REDIRECT, client_id: client2.info!.client_id, code_verifier: client2.verifier, resource };
-    const first = await fetch(`${s.base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
+    const body = {
+      grant_type: 'authorization_code',
+      code: code2,
+      redirect_uri: REDIRECT,
+      client_id: client2.info!.client_id,
+      code_verifier: client2.verifier,
+      resource,
+    };
+    const first = await fetch(`${s.base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(body),
+    });
     assert.is(first.status, 200);
     const issued = (await first.json()) as { access_token: string };
     assert.is((await context(s, issued.access_token)).status, 200);
-    const replay = await fetch(`${s.base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) });
+    const replay = await fetch(`${s.base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(body),
+    });
     assert.is(replay.status, 400);
     assert.is(((await replay.json()) as { error: string }).error, 'invalid_grant');
     assert.is((await context(s, issued.access_token)).status, 401, 'a replayed code revokes what the code issued');
@@ -129,7 +146,10 @@ test('disconnecting stops the very next request and the refresh token', () =>
     assert.is(refused.status, 400);
     assert.is(((await refused.json()) as { error: string }).error, 'invalid_grant');
     const events = await s.app.events.readStream(`connections-${athleteId}`);
-    assert.equal(events.map((e) => e.type), ['grant.connected', 'grant.disconnected']);
+    assert.equal(
+      events.map((e) => e.type),
+      ['grant.connected', 'grant.disconnected'],
+    );
   }));
 
 test('a lapsed subscription is refused at once; a Free athlete cannot connect', () =>

@@ -17,7 +17,12 @@ import { type TestServer, withServer as withFreshServer } from '../support/serve
 const register = (s: TestServer, metadata: Record<string, unknown>, path = '/oauth/register') =>
   fetch(`${s.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) });
 
-const client = (extra: Record<string, unknown> = {}) => ({ client_name: 'Coach Bot', redirect_uris: ['https://coach.example/cb'], token_endpoint_auth_method: 'none', ...extra });
+const client = (extra: Record<string, unknown> = {}) => ({
+  client_name: 'Coach Bot',
+  redirect_uris: ['https://coach.example/cb'],
+  token_endpoint_auth_method: 'none',
+  ...extra,
+});
 
 const withServer = (run: (s: TestServer) => Promise<void>, clock = fixedClock('2026-06-01T12:00:00.000Z')) => withFreshServer(run, clock);
 
@@ -31,8 +36,18 @@ async function refusalBody(res: Response): Promise<{ error: string; error_descri
 }
 
 test('redirect URIs: https, or http on a loopback host only', () => {
-  for (const ok of ['https://coach.example/cb', 'http://localhost:8080/cb', 'http://127.0.0.1/cb', 'http://[::1]:5000/cb']) assert.is(redirectUriProblem(ok), null, ok);
-  for (const bad of ['http://evil.example/cb', 'http://127.0.0.1.evil.example/cb', 'http://localhost.evil.example/', 'javascript:alert(1)', 'com.example.app:/cb', 'ftp://coach.example/', 'not a url', 42]) {
+  for (const ok of ['https://coach.example/cb', 'http://localhost:8080/cb', 'http://127.0.0.1/cb', 'http://[::1]:5000/cb'])
+    assert.is(redirectUriProblem(ok), null, ok);
+  for (const bad of [
+    'http://evil.example/cb',
+    'http://127.0.0.1.evil.example/cb',
+    'http://localhost.evil.example/',
+    'javascript:alert(1)',
+    'com.example.app:/cb',
+    'ftp://coach.example/',
+    'not a url',
+    42,
+  ]) {
     assert.ok(redirectUriProblem(bad), String(bad));
   }
 });
@@ -43,7 +58,10 @@ test('registration refuses a plain-http redirect URI off loopback, and accepts h
     assert.is(await refusal(await register(s, client({ redirect_uris: ['https://coach.example/cb', 'http://evil.example/cb'] }))), 'invalid_redirect_uri');
     assert.is(await refusal(await register(s, client({ post_logout_redirect_uris: ['http://evil.example/bye'] }))), 'invalid_redirect_uri');
     // The description says the rule, not oidc-provider's "did not match any registered redirect_uris".
-    for (const metadata of [client({ redirect_uris: ['javascript:alert(1)'] }), { redirect_uris: ['http://evil.example/cb'], token_endpoint_auth_method: 'none' }]) {
+    for (const metadata of [
+      client({ redirect_uris: ['javascript:alert(1)'] }),
+      { redirect_uris: ['http://evil.example/cb'], token_endpoint_auth_method: 'none' },
+    ]) {
       const body = await refusalBody(await register(s, metadata));
       assert.is(body.error, 'invalid_redirect_uri');
       assert.match(body.error_description, /^redirect_uris: redirect URIs must use https, or http on localhost, 127\.0\.0\.1 or \[::1\]/);
@@ -68,7 +86,10 @@ test('every registered field is bounded: the name, text without controls, URIs a
     // Over what the authorization server reads: a 413 that says so, not a body it 'failed to parse'.
     const huge = await register(s, client({ software_statement: 'x'.repeat(10 * 1024 * 1024) }));
     assert.is(huge.status, 413);
-    assert.equal(await huge.json(), { error: 'invalid_request', error_description: 'the request body is larger than the 56 KB the authorization server reads' });
+    assert.equal(await huge.json(), {
+      error: 'invalid_request',
+      error_description: 'the request body is larger than the 56 KB the authorization server reads',
+    });
     const ok = await register(s, client({ client_name: 'Ü'.repeat(100) }));
     assert.is(ok.status, 201);
     assert.is(((await ok.json()) as { client_name: string }).client_name, 'Ü'.repeat(100));
@@ -98,9 +119,21 @@ test('discovery advertises exactly the public-client code + PKCE flow', () =>
 test('an authorization request for another response mode is refused', () =>
   withServer(async (s) => {
     const id = ((await (await register(s, client())).json()) as { client_id: string }).client_id;
-    for (const [mode, path] of [['form_post', '/oauth/authorize'], ['fragment', '/oauth/authorize'], ['fragment', '/oauth/authorize/']] as const) {
+    for (const [mode, path] of [
+      ['form_post', '/oauth/authorize'],
+      ['fragment', '/oauth/authorize'],
+      ['fragment', '/oauth/authorize/'],
+    ] as const) {
       const url = new URL(`${s.base}${path}`);
-      const params = { client_id: id, response_type: 'code', response_mode: mode, redirect_uri: 'https://coach.example/cb', scope: 'training', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
+      const params = {
+        client_id: id,
+        response_type: 'code',
+        response_mode: mode,
+        redirect_uri: 'https://coach.example/cb',
+        scope: 'training',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      };
       for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
       const res = await fetch(url, { redirect: 'manual' });
       assert.is(res.status, 400, `${mode} at ${path}`);
@@ -113,7 +146,10 @@ test('registrations outside that flow are refused', () =>
     assert.is(await refusal(await register(s, client({ token_endpoint_auth_method: 'client_secret_basic' }))), 'invalid_client_metadata');
     assert.is(await refusal(await register(s, client({ token_endpoint_auth_method: 'client_secret_post' }))), 'invalid_client_metadata');
     assert.is(await refusal(await register(s, client({ token_endpoint_auth_method: 'private_key_jwt' }))), 'invalid_client_metadata');
-    assert.is(await refusal(await register(s, client({ response_types: ['code id_token'], grant_types: ['authorization_code', 'implicit'] }))), 'invalid_client_metadata');
+    assert.is(
+      await refusal(await register(s, client({ response_types: ['code id_token'], grant_types: ['authorization_code', 'implicit'] }))),
+      'invalid_client_metadata',
+    );
     assert.is(await refusal(await register(s, client({ response_types: ['id_token'], grant_types: ['implicit'] }))), 'invalid_client_metadata');
     assert.is(await refusal(await register(s, client({ grant_types: ['client_credentials'], response_types: [] }))), 'invalid_client_metadata');
     const ok = await register(s, client({}));
@@ -164,7 +200,15 @@ test('the limiter forgets addresses without recent attempts when pruned, and kee
 
 const authorize = (s: TestServer, clientId: string) => {
   const url = new URL(`${s.base}/oauth/authorize`);
-  const params = { client_id: clientId, response_type: 'code', redirect_uri: 'https://coach.example/cb', scope: 'training', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 'xyz' };
+  const params = {
+    client_id: clientId,
+    response_type: 'code',
+    redirect_uri: 'https://coach.example/cb',
+    scope: 'training',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+    state: 'xyz',
+  };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   return fetch(url, { redirect: 'manual' });
 };

@@ -21,7 +21,14 @@ async function authorized(s: TestServer, email: string) {
   const resource = `${s.base}/v1/agent-access`;
   const client = await beginAuthorization(resource, 'training');
   const code = await consent(s.base, client, ['training'], email);
-  const exchange = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: client.info!.client_id, code_verifier: client.verifier, resource };
+  const exchange = {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT,
+    client_id: client.info!.client_id,
+    code_verifier: client.verifier,
+    resource,
+  };
   return { client, exchange, resource };
 }
 
@@ -50,10 +57,16 @@ test('revocations before the projection worker has caught up are not lost (repla
     assert.is((await post(s, refresh)).status, 400);
 
     const adaEvents = await eventsOf(s, ada);
-    assert.equal(adaEvents.map((e) => e.type), ['grant.connected', 'grant.disconnected']);
+    assert.equal(
+      adaEvents.map((e) => e.type),
+      ['grant.connected', 'grant.disconnected'],
+    );
     assert.is((adaEvents[1]!.data as { reason: string }).reason, 'authorization_code_reused');
     const bobEvents = await eventsOf(s, bob);
-    assert.equal(bobEvents.map((e) => e.type), ['grant.connected', 'grant.disconnected']);
+    assert.equal(
+      bobEvents.map((e) => e.type),
+      ['grant.connected', 'grant.disconnected'],
+    );
     assert.is((bobEvents[1]!.data as { reason: string }).reason, 'refresh_token_reused');
 
     // When the worker catches up, the connections show as disconnected, with why.

@@ -64,22 +64,28 @@ async function contents(store: SqliteReadStore): Promise<Array<{ partition: stri
 test('a batch answers every read as the store would and leaves the same documents', async () => {
   await fc.assert(
     // A limit of held-back writes as low as 1 flushes (and forgets) mid-batch; the default never does here.
-    fc.asyncProperty(fc.array(op, { maxLength: 40 }), fc.array(op, { maxLength: 40 }), fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }), fc.boolean(), async (before, batchOps, maxDirty, bulk) => {
-      const direct = await openStore();
-      const buffered = await openStore();
-      // The same documents in both before the batch, written straight to the store.
-      for (const o of before.filter((x) => x.op === 'upsert')) {
-        await run(direct, o);
-        await run(buffered, o);
-      }
-      await buffered.transaction(async (docs) => {
-        // Half the runs through a store with writeMany (as MongoDB's), made of its own writes one by one.
-        const batch = new BatchDocuments(bulk ? withWriteMany(docs, () => undefined) : docs, maxDirty);
-        for (const o of batchOps) assert.equal(await run(batch, o), await run(direct, o), JSON.stringify(o));
-        await batch.flush();
-      });
-      assert.equal(await contents(buffered), await contents(direct));
-    }),
+    fc.asyncProperty(
+      fc.array(op, { maxLength: 40 }),
+      fc.array(op, { maxLength: 40 }),
+      fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
+      fc.boolean(),
+      async (before, batchOps, maxDirty, bulk) => {
+        const direct = await openStore();
+        const buffered = await openStore();
+        // The same documents in both before the batch, written straight to the store.
+        for (const o of before.filter((x) => x.op === 'upsert')) {
+          await run(direct, o);
+          await run(buffered, o);
+        }
+        await buffered.transaction(async (docs) => {
+          // Half the runs through a store with writeMany (as MongoDB's), made of its own writes one by one.
+          const batch = new BatchDocuments(bulk ? withWriteMany(docs, () => undefined) : docs, maxDirty);
+          for (const o of batchOps) assert.equal(await run(batch, o), await run(direct, o), JSON.stringify(o));
+          await batch.flush();
+        });
+        assert.equal(await contents(buffered), await contents(direct));
+      },
+    ),
     { numRuns: 1000 },
   );
 });
@@ -111,8 +117,14 @@ test("a store with writeMany is sent a batch's writes once per collection at the
     assert.equal(calls, []);
     await batch.flush();
   });
-  assert.equal(calls, [['batch_a', 4], ['batch_b', 1]]);
-  assert.equal((await contents(store)).map((r) => r.doc.id), ['b', 'c', 'd', 'a']);
+  assert.equal(calls, [
+    ['batch_a', 4],
+    ['batch_b', 1],
+  ]);
+  assert.equal(
+    (await contents(store)).map((r) => r.doc.id),
+    ['b', 'c', 'd', 'a'],
+  );
 });
 
 test('what a deleteWhere removed is gone from the batch too, whether the batch wrote it or read it', async () => {

@@ -61,7 +61,13 @@ function toItem(id: string, w: WorkoutShape, exerciseIds: string[]): RecordItem<
       notes: null,
       // A drop set drops from the set before it; a first set cannot drop.
       sets: e.sets.map((s, position) =>
-        workoutSet(position, { set_type: s.kind === 'drop_set' && position === 0 ? 'normal' : (s.kind as 'normal'), parent_position: s.kind === 'drop_set' && position > 0 ? position - 1 : null, weight_kg: s.weight, reps: s.reps, completed: s.completed }),
+        workoutSet(position, {
+          set_type: s.kind === 'drop_set' && position === 0 ? 'normal' : (s.kind as 'normal'),
+          parent_position: s.kind === 'drop_set' && position > 0 ? position - 1 : null,
+          weight_kg: s.weight,
+          reps: s.reps,
+          completed: s.completed,
+        }),
       ),
     })),
   };
@@ -82,19 +88,50 @@ test('exercise summaries equal the records, sessions and last workout of the fin
         const exerciseIds = [nextId(), nextId(), nextId()];
         const names = ['Lift A', 'Lift B', 'Lift C'];
         const revisions = [1, 1, 1];
-        await t.app.records.change(athleteId, exerciseIds.map((id, i) => ({ op: 'create' as const, kind: 'exercise' as const, item: { id, name: names[i]!, muscle_group: null, tracking_type: 'weight_reps' as const } })), actor);
+        await t.app.records.change(
+          athleteId,
+          exerciseIds.map((id, i) => ({
+            op: 'create' as const,
+            kind: 'exercise' as const,
+            item: { id, name: names[i]!, muscle_group: null, tracking_type: 'weight_reps' as const },
+          })),
+          actor,
+        );
         const live = new Map<string, { item: RecordItem<'workout'>; revision: number }>();
-        const holdersNow = () => new Set([...expectedRecords([...live.values()].map((l) => l.item), 'UTC').values()].flatMap((x) => LABELS.map((l) => x.records[l]?.workout_id)));
+        const holdersNow = () =>
+          new Set(
+            [
+              ...expectedRecords(
+                [...live.values()].map((l) => l.item),
+                'UTC',
+              ).values(),
+            ].flatMap((x) => LABELS.map((l) => x.records[l]?.workout_id)),
+          );
         for (const step of steps) {
           t.clock.advance(1000);
           const ids = [...live.keys()];
           if (step.op === 'rename') {
             names[step.which] = step.name;
-            await t.app.records.change(athleteId, [{ op: 'update', kind: 'exercise', item: { id: exerciseIds[step.which]!, name: step.name, muscle_group: null, tracking_type: 'weight_reps' }, base_revision: revisions[step.which]! }], actor);
+            await t.app.records.change(
+              athleteId,
+              [
+                {
+                  op: 'update',
+                  kind: 'exercise',
+                  item: { id: exerciseIds[step.which]!, name: step.name, muscle_group: null, tracking_type: 'weight_reps' },
+                  base_revision: revisions[step.which]!,
+                },
+              ],
+              actor,
+            );
             revisions[step.which]! += 1;
             reached.renamed++;
           } else if (step.op === 'create' || ids.length === 0) {
-            const item = toItem(nextId(), 'w' in step ? step.w : { day: 1, exercises: [{ which: 0, sets: [{ weight: 50, reps: 5, kind: 'normal', completed: true }] }] }, exerciseIds);
+            const item = toItem(
+              nextId(),
+              'w' in step ? step.w : { day: 1, exercises: [{ which: 0, sets: [{ weight: 50, reps: 5, kind: 'normal', completed: true }] }] },
+              exerciseIds,
+            );
             await t.app.records.change(athleteId, [{ op: 'create', kind: 'workout', item }], actor);
             live.set(item.id, { item, revision: 1 });
           } else {
@@ -112,7 +149,10 @@ test('exercise summaries equal the records, sessions and last workout of the fin
             if (held) reached.movedRecord++;
           }
         }
-        const expected = expectedRecords([...live.values()].map((l) => l.item), 'UTC');
+        const expected = expectedRecords(
+          [...live.values()].map((l) => l.item),
+          'UTC',
+        );
         for (const [i, exerciseId] of exerciseIds.entries()) {
           const doc = await t.app.reads.get<ExerciseSummaryDoc>(EXERCISE_SUMMARIES, athleteId, exerciseId);
           const want = expected.get(exerciseId);
@@ -124,7 +164,11 @@ test('exercise summaries equal the records, sessions and last workout of the fin
           for (const label of LABELS) {
             const h = doc.holders[label];
             const w = want?.records[label] ?? null;
-            assert.equal(h && { value: h.value, workout_id: h.workout_id, set_at: h.ended_at, set_number: h.set_number, weight_kg: h.weight_kg, reps: h.reps }, w && { value: w.value, workout_id: w.workout_id, set_at: w.set_at, set_number: w.set_number, weight_kg: w.weight_kg, reps: w.reps }, label);
+            assert.equal(
+              h && { value: h.value, workout_id: h.workout_id, set_at: h.ended_at, set_number: h.set_number, weight_kg: h.weight_kg, reps: h.reps },
+              w && { value: w.value, workout_id: w.workout_id, set_at: w.set_at, set_number: w.set_number, weight_kg: w.weight_kg, reps: w.reps },
+              label,
+            );
           }
         }
       }),

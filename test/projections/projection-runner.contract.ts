@@ -20,7 +20,10 @@ import type { ReadStore } from '../../services/store/read-store.ts';
 import { copyLog, freshAthletes, only, readModelsOf, recordLog, untilProjected } from '../support/event-log.ts';
 
 /** The reference log's events that the proposals projection keeps, with the athlete whose they are. */
-const proposalsOf = (events: StoredEvent[]) => events.filter((e) => e.type === 'proposal.prepared').map((e) => ({ athlete: e.stream.replace(/^record-/, ''), id: (e.data as { command_id: string }).command_id }));
+const proposalsOf = (events: StoredEvent[]) =>
+  events
+    .filter((e) => e.type === 'proposal.prepared')
+    .map((e) => ({ athlete: e.stream.replace(/^record-/, ''), id: (e.data as { command_id: string }).command_id }));
 
 /** An event store whose `readAll` below `below` waits for `open()` once it is closed: a rebuild held midway. */
 function heldBelow(events: EventStore, below: () => number) {
@@ -82,7 +85,8 @@ export function projectionRunnerContract(label: string, open: () => Promise<Stor
       assert.is(await fx.reads.count('retired_things'), 0);
       assert.is(await fx.reads.get(CHECKPOINTS, 'projections', 'retired'), null);
       assert.ok(await fx.reads.get(CHECKPOINTS, 'projections', projections[0]!.name), 'the live checkpoints stay');
-    }));
+    }),
+  );
 
   t('catching up on the log builds the read models of the inline build', () =>
     withStores(async (fx, runner) => {
@@ -91,7 +95,8 @@ export function projectionRunnerContract(label: string, open: () => Promise<Stor
       await copyLog(copy.events, fx.events);
       await runner.catchUp();
       assert.equal(only(await readModelsOf(fx.reads), copy.ours), only(copy.expected(reference.readModels)));
-    }));
+    }),
+  );
 
   t('a follower applies each event once, as it is appended, and stops when told', () =>
     withStores(async (fx, runner) => {
@@ -108,7 +113,8 @@ export function projectionRunnerContract(label: string, open: () => Promise<Stor
       }
       assert.equal(errors, []);
       assert.equal(only(await readModelsOf(fx.reads), copy.ours), only(copy.expected(reference.readModels)));
-    }));
+    }),
+  );
 
   t('a replay rebuilds the same read models and leaves every checkpoint at the head', () =>
     withStores(async (fx, runner) => {
@@ -119,8 +125,12 @@ export function projectionRunnerContract(label: string, open: () => Promise<Stor
       const result = await runner.replay();
       assert.equal(only(await readModelsOf(fx.reads), copy.ours), only(copy.expected(reference.readModels)));
       const status = await runner.status();
-      assert.ok(status.every((s) => s.checkpoint === result.position && s.lag_events === 0), JSON.stringify(status));
-    }));
+      assert.ok(
+        status.every((s) => s.checkpoint === result.position && s.lag_events === 0),
+        JSON.stringify(status),
+      );
+    }),
+  );
 
   t('one projector lease: a second process waits; it passes on release, or on expiry with a greater token', () =>
     withStores(async (fx) => {
@@ -140,7 +150,8 @@ export function projectionRunnerContract(label: string, open: () => Promise<Stor
       await b.release();
       assert.is(await a.acquire(), first + 2, 'released: taken at once');
       assert.is((await leaseHolder(fx.reads))?.holder, a.holder);
-    }));
+    }),
+  );
 
   t("a holder whose lease passed has its batch refused in the batch's own transaction: nothing of it written", () =>
     withStores(async (fx, runner) => {
@@ -164,7 +175,11 @@ export function projectionRunnerContract(label: string, open: () => Promise<Stor
       } catch (error) {
         assert.instance(error, LeaseLost);
       }
-      assert.equal((await runner.status()).map((s) => s.checkpoint), before.map((s) => s.checkpoint), 'no checkpoint moved');
+      assert.equal(
+        (await runner.status()).map((s) => s.checkpoint),
+        before.map((s) => s.checkpoint),
+        'no checkpoint moved',
+      );
       // The new holder applies them, once: what it built is what a replay from the first event builds.
       const other = new ProjectionRunner(projections, fx.reads, fx.events);
       other.fencedBy((docs) => b.fence(docs));
@@ -172,7 +187,8 @@ export function projectionRunnerContract(label: string, open: () => Promise<Stor
       const followed = only(await readModelsOf(fx.reads), copy.ours);
       await other.replay();
       assert.equal(followed, only(await readModelsOf(fx.reads), copy.ours));
-    }));
+    }),
+  );
 
   t('three followers started at once: one holds the lease and follows, the others wait; the read models are those of one replay', () =>
     withStores(async (fx) => {
@@ -198,7 +214,8 @@ export function projectionRunnerContract(label: string, open: () => Promise<Stor
       }
       assert.equal(errors, []);
       assert.equal(only(await readModelsOf(fx.reads), copy.ours), only(copy.expected(reference.readModels)));
-    }));
+    }),
+  );
 
   t('an outdated projection is rebuilt beside the live one, which keeps following, as every other does: a new proposal shows while the rebuild is held', () =>
     withStores(async (fx, runner) => {
@@ -225,7 +242,10 @@ export function projectionRunnerContract(label: string, open: () => Promise<Stor
       });
       try {
         await follower.start();
-        assert.equal(states.map((s) => s.state), ['following', 'rebuilding']);
+        assert.equal(
+          states.map((s) => s.state),
+          ['following', 'rebuilding'],
+        );
         await copyLog(during.events, fx.events);
         const wanted = proposalsOf(during.events);
         assert.ok(wanted.length > 0);
@@ -236,7 +256,10 @@ export function projectionRunnerContract(label: string, open: () => Promise<Stor
           },
           { what: "the new athlete's proposals in the proposals read model while workouts is rebuilt" },
         );
-        assert.not.ok(states.some((s) => s.state === 'rebuilt'), 'the rebuild was still held');
+        assert.not.ok(
+          states.some((s) => s.state === 'rebuilt'),
+          'the rebuild was still held',
+        );
         // The live workouts collection kept following too.
         assert.ok((await fx.reads.count('workouts')) > 0);
         held.open();
@@ -252,7 +275,8 @@ export function projectionRunnerContract(label: string, open: () => Promise<Stor
       await runner.replay();
       assert.equal(followed, only(await readModelsOf(fx.reads), ours));
       assert.is((await runner.outdated()).length, 0);
-    }));
+    }),
+  );
 
   t.run();
 }

@@ -86,13 +86,24 @@ test('incrementally maintained record labels equal the rules applied to the fina
         let counter = 0;
         const nextId = () => nameUuid(`records-test/${counter++}`);
         const exerciseIds = [nextId(), nextId(), nextId()];
-        await t.app.records.change(athleteId, exerciseIds.map((id, i) => ({ op: 'create' as const, kind: 'exercise' as const, item: { id, name: `Lift ${i}`, muscle_group: null, tracking_type: 'weight_reps' as const } })), actor);
+        await t.app.records.change(
+          athleteId,
+          exerciseIds.map((id, i) => ({
+            op: 'create' as const,
+            kind: 'exercise' as const,
+            item: { id, name: `Lift ${i}`, muscle_group: null, tracking_type: 'weight_reps' as const },
+          })),
+          actor,
+        );
         const live = new Map<string, { item: RecordItem<'workout'>; revision: number }>();
         for (const step of steps) {
           t.clock.advance(1000);
           const ids = [...live.keys()];
           if (step.op === 'create' || ids.length === 0) {
-            const w: WorkoutShape = 'w' in step ? step.w : { day: 1, exercises: [{ which: 0, sets: [{ weight: 50, reps: 5, kind: 'normal', completed: true, parent: 0, rank: 0 }] }] };
+            const w: WorkoutShape =
+              'w' in step
+                ? step.w
+                : { day: 1, exercises: [{ which: 0, sets: [{ weight: 50, reps: 5, kind: 'normal', completed: true, parent: 0, rank: 0 }] }] };
             const item = toItem(nextId(), w, exerciseIds);
             await t.app.records.change(athleteId, [{ op: 'create', kind: 'workout', item }], actor);
             live.set(item.id, { item, revision: 1 });
@@ -117,8 +128,16 @@ test('incrementally maintained record labels equal the rules applied to the fina
             expectedEntries++;
             const got = stored.find((d) => d.workout_id === workoutId && d.exercise_id === exerciseId);
             assert.ok(got, `missing entry for ${workoutId}`);
-            assert.equal(got!.labels, want.labels, `workout ${workoutId}, exercise ${exerciseId}: labels ${JSON.stringify(got!.labels)}, by the rules ${JSON.stringify(want.labels)}`);
-            assert.is(got!.sample_count, want.sampleCount, `workout ${workoutId}, exercise ${exerciseId}: ${got!.sample_count} eligible sets before it, by the rules ${want.sampleCount}`);
+            assert.equal(
+              got!.labels,
+              want.labels,
+              `workout ${workoutId}, exercise ${exerciseId}: labels ${JSON.stringify(got!.labels)}, by the rules ${JSON.stringify(want.labels)}`,
+            );
+            assert.is(
+              got!.sample_count,
+              want.sampleCount,
+              `workout ${workoutId}, exercise ${exerciseId}: ${got!.sample_count} eligible sets before it, by the rules ${want.sampleCount}`,
+            );
             reached.labels += Object.keys(want.labels).length;
             reached.equalled += want.equalled.length;
             reached.shared += want.shared.length;
@@ -132,7 +151,12 @@ test('incrementally maintained record labels equal the rules applied to the fina
           const done = [...w.exercises]
             .sort((a, b) => a.exercise_order - b.exercise_order)
             .filter((e) => e.exercise_id === d.exercise_id)
-            .flatMap((e) => [...e.sets].sort((a, b) => a.position - b.position).filter((s) => s.completed && s.set_type !== 'warmup').map((s) => ({ ...s, exercise_order: e.exercise_order })));
+            .flatMap((e) =>
+              [...e.sets]
+                .sort((a, b) => a.position - b.position)
+                .filter((s) => s.completed && s.set_type !== 'warmup')
+                .map((s) => ({ ...s, exercise_order: e.exercise_order })),
+            );
           assert.equal(d.sets, done);
         }
         for (const e of workouts.flatMap((w) => w.exercises)) {

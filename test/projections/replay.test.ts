@@ -15,12 +15,25 @@ import { dumpReadModels, openTestApp, registerAthlete, tempDir } from '../suppor
 const ZONES = ['Europe/London', 'America/New_York', 'Asia/Tokyo', 'Pacific/Auckland'];
 
 type Step =
-  | { kind: 'workout' | 'routine' | 'goal' | 'checkin' | 'meal' | 'body_measurement' | 'feedback'; action: 'create' | 'update' | 'delete'; pick: number; seed: number }
+  | {
+      kind: 'workout' | 'routine' | 'goal' | 'checkin' | 'meal' | 'body_measurement' | 'feedback';
+      action: 'create' | 'update' | 'delete';
+      pick: number;
+      seed: number;
+    }
   | { kind: 'timezone'; zone: string }
   | { kind: 'exercise'; seed: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ kind: fc.constantFrom('workout', 'routine', 'goal', 'checkin', 'meal', 'body_measurement', 'feedback' as const), action: fc.constantFrom('create', 'create', 'update', 'delete' as const), pick: fc.nat(5), seed: fc.nat(1_000_000) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('workout', 'routine', 'goal', 'checkin', 'meal', 'body_measurement', 'feedback' as const),
+      action: fc.constantFrom('create', 'create', 'update', 'delete' as const),
+      pick: fc.nat(5),
+      seed: fc.nat(1_000_000),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('timezone' as const), zone: fc.constantFrom(...ZONES) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('exercise' as const), seed: fc.nat(1000) }) },
 );
@@ -69,9 +82,22 @@ function itemFor(kind: Step['kind'], id: string, seed: number, m: Model): Record
         ],
       };
     case 'routine':
-      return { id, title: `Plan ${seed % 9}`, exercises: [{ position: 0, exercise_id: exercise, sets: 1 + (seed % 5), reps: '8-12', target_rpe: null, rest_seconds: 90 }], scheduled_dates: [] };
+      return {
+        id,
+        title: `Plan ${seed % 9}`,
+        exercises: [{ position: 0, exercise_id: exercise, sets: 1 + (seed % 5), reps: '8-12', target_rpe: null, rest_seconds: 90 }],
+        scheduled_dates: [],
+      };
     case 'goal':
-      return { id, goal_type: 'target_1rm', status: 'active', exercise_id: exercise, target_value: 100 + (seed % 50), target_unit: seed % 2 ? 'kg' : 'lbs', achieved_at: null };
+      return {
+        id,
+        goal_type: 'target_1rm',
+        status: 'active',
+        exercise_id: exercise,
+        target_value: 100 + (seed % 50),
+        target_unit: seed % 2 ? 'kg' : 'lbs',
+        achieved_at: null,
+      };
     case 'checkin': {
       const date = iso(seed).slice(0, 10);
       return { id, date, sleep_quality: 1 + (seed % 5), energy: null, soreness: 3, stress: 1 + ((seed >> 3) % 5) };
@@ -101,7 +127,11 @@ async function run(app: App, m: Model, s: Step, clockAdvance: () => void): Promi
     }
     if (s.kind === 'exercise') {
       const id = randomUUID();
-      await app.records.change(m.athleteId, [{ op: 'create', kind: 'exercise', item: { id, name: `Lift ${s.seed}`, muscle_group: null, tracking_type: 'weight_reps' } }], actor);
+      await app.records.change(
+        m.athleteId,
+        [{ op: 'create', kind: 'exercise', item: { id, name: `Lift ${s.seed}`, muscle_group: null, tracking_type: 'weight_reps' } }],
+        actor,
+      );
       m.exercises.push(id);
       return;
     }
@@ -193,7 +223,10 @@ test('events appended while a replay runs are in the swapped-in read models', as
     const meals = await t.app.reads.count('meals', athleteId);
     assert.is(meals, 31);
     const status = await t.app.runner.status();
-    assert.ok(status.every((s) => s.lag_events === 0), JSON.stringify(status));
+    assert.ok(
+      status.every((s) => s.lag_events === 0),
+      JSON.stringify(status),
+    );
   } finally {
     await t.close();
   }
@@ -210,9 +243,27 @@ test('a timezone change moves local dates of workouts, meals and measurements', 
     workout.started_at = '2026-03-02T23:30:00.000Z';
     workout.ended_at = '2026-03-03T00:30:00.000Z';
     await t.app.records.change(athleteId, [{ op: 'create', kind: 'workout', item: workout }], actor);
-    await t.app.records.change(athleteId, [{ op: 'create', kind: 'meal', item: { id: randomUUID(), eaten_at: '2026-03-02T23:30:00.000Z', name: 'Late snack', calories_kcal: 200, protein_g: null, carbohydrate_g: null, fat_g: null } }], actor);
+    await t.app.records.change(
+      athleteId,
+      [
+        {
+          op: 'create',
+          kind: 'meal',
+          item: {
+            id: randomUUID(),
+            eaten_at: '2026-03-02T23:30:00.000Z',
+            name: 'Late snack',
+            calories_kcal: 200,
+            protein_g: null,
+            carbohydrate_g: null,
+            fat_g: null,
+          },
+        },
+      ],
+      actor,
+    );
     const localDates = async () => [
-      ((await t.app.reads.get<{ id: string; local_date: string }>('workouts', athleteId, workout.id))!).local_date,
+      (await t.app.reads.get<{ id: string; local_date: string }>('workouts', athleteId, workout.id))!.local_date,
       (await t.app.reads.dump('meals')).map((r) => (r.doc as ItemDoc & { local_date: string }).local_date)[0],
     ];
     assert.equal(await localDates(), ['2026-03-02', '2026-03-02']);
@@ -235,7 +286,11 @@ test('exercise history puts each workout on the same local date as the workouts 
     const bare = { ...full, started_at: null, ended_at: '2026-03-01T09:00:00.000Z', exercises: [] };
     await t.app.records.change(athleteId, [{ op: 'create', kind: 'workout', item: bare }], actor);
     t.clock.set('2026-03-03T10:00:00.000Z');
-    await t.app.records.change(athleteId, [{ op: 'update', kind: 'workout', item: { ...full, started_at: null, ended_at: '2026-03-01T09:00:00.000Z' }, base_revision: 1 }], actor);
+    await t.app.records.change(
+      athleteId,
+      [{ op: 'update', kind: 'workout', item: { ...full, started_at: null, ended_at: '2026-03-01T09:00:00.000Z' }, base_revision: 1 }],
+      actor,
+    );
     // A workout that had a start and loses it falls back to its creation time in both.
     const started = { ...full, id: randomUUID(), started_at: '2026-02-20T08:00:00.000Z', ended_at: '2026-02-20T09:00:00.000Z' };
     await t.app.records.change(athleteId, [{ op: 'create', kind: 'workout', item: started }], actor);
@@ -256,8 +311,20 @@ test('a projection whose version changed is replayed when the store is next open
   const dataDir = tempDir();
   let t = await openTestApp({ dataDir });
   const athleteId = await registerAthlete(t.app);
-  const workout = (id: string, day: number): RecordItem<'workout'> => ({ id, title: 'S', started_at: `2026-05-${String(day).padStart(2, '0')}T08:00:00.000Z`, ended_at: `2026-05-${String(day).padStart(2, '0')}T09:00:00.000Z`, notes: null, source: null, exercises: [] });
-  await t.app.records.change(athleteId, [4, 12, 26].map((d) => ({ op: 'create' as const, kind: 'workout' as const, item: workout(randomUUID(), d) })), { type: 'athlete', id: athleteId });
+  const workout = (id: string, day: number): RecordItem<'workout'> => ({
+    id,
+    title: 'S',
+    started_at: `2026-05-${String(day).padStart(2, '0')}T08:00:00.000Z`,
+    ended_at: `2026-05-${String(day).padStart(2, '0')}T09:00:00.000Z`,
+    notes: null,
+    source: null,
+    exercises: [],
+  });
+  await t.app.records.change(
+    athleteId,
+    [4, 12, 26].map((d) => ({ op: 'create' as const, kind: 'workout' as const, item: workout(randomUUID(), d) })),
+    { type: 'athlete', id: athleteId },
+  );
   const built = await dumpReadModels(t.app);
   // As an older build left it: version 1 of the activity projection, which kept no runs.
   await t.app.reads.upsert(CHECKPOINTS, 'projections', { ...(await t.app.reads.get(CHECKPOINTS, 'projections', 'activity'))!, version: 1 });

@@ -22,7 +22,11 @@ test('a restored workout without a start keeps its local date, history, streak a
     const athleteId = await registerAthlete(t.app, { timezone: 'Australia/Sydney' });
     const actor = { type: 'athlete' as const, id: athleteId };
     const squat = randomUUID();
-    await t.app.records.change(athleteId, [{ op: 'create', kind: 'exercise', item: { id: squat, name: 'Squat', muscle_group: null, tracking_type: 'weight_reps' } }], actor);
+    await t.app.records.change(
+      athleteId,
+      [{ op: 'create', kind: 'exercise', item: { id: squat, name: 'Squat', muscle_group: null, tracking_type: 'weight_reps' } }],
+      actor,
+    );
     const workout: RecordItem<'workout'> = {
       id: randomUUID(),
       title: 'No start recorded',
@@ -33,7 +37,17 @@ test('a restored workout without a start keeps its local date, history, streak a
       exercises: [{ exercise_id: squat, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 100, reps: 5 })] }],
     };
     await t.app.records.change(athleteId, [{ op: 'create', kind: 'workout', item: workout }], actor);
-    await t.app.records.change(athleteId, [{ op: 'create', kind: 'feedback', item: { id: workout.id, difficulty: 'as_expected', next_time_intent: 'keep', recorded_at: '2026-03-02T14:26:00.000Z' } }], actor);
+    await t.app.records.change(
+      athleteId,
+      [
+        {
+          op: 'create',
+          kind: 'feedback',
+          item: { id: workout.id, difficulty: 'as_expected', next_time_intent: 'keep', recorded_at: '2026-03-02T14:26:00.000Z' },
+        },
+      ],
+      actor,
+    );
     const before = comparable(await dumpReadModels(t.app));
 
     t.clock.advance(5 * 86_400_000);
@@ -42,7 +56,11 @@ test('a restored workout without a start keeps its local date, history, streak a
 
     // Undo, days later: the images from the log say what to bring back and since when it existed.
     t.clock.advance(86_400_000);
-    const log = (await t.app.events.readStream(streams.record(athleteId))).map((e) => ({ type: e.type, data: e.data, occurred_at: String(e.metadata.occurred_at) }));
+    const log = (await t.app.events.readStream(streams.record(athleteId))).map((e) => ({
+      type: e.type,
+      data: e.data,
+      occurred_at: String(e.metadata.occurred_at),
+    }));
     const images = itemImages(log, new Set([itemKey('workout', workout.id), itemKey('feedback', workout.id)]));
     const w = images.get(itemKey('workout', workout.id))!;
     const f = images.get(itemKey('feedback', workout.id))!;
@@ -51,8 +69,20 @@ test('a restored workout without a start keeps its local date, history, streak a
     await t.app.records.change(
       athleteId,
       [
-        { op: 'restore', kind: 'workout', item: bodies.find((b) => b.id === workout.id && 'exercises' in b), base_revision: w.revision, created_at: w.created_at },
-        { op: 'restore', kind: 'feedback', item: bodies.find((b) => b.id === workout.id && 'difficulty' in b), base_revision: f.revision, created_at: f.created_at },
+        {
+          op: 'restore',
+          kind: 'workout',
+          item: bodies.find((b) => b.id === workout.id && 'exercises' in b),
+          base_revision: w.revision,
+          created_at: w.created_at,
+        },
+        {
+          op: 'restore',
+          kind: 'feedback',
+          item: bodies.find((b) => b.id === workout.id && 'difficulty' in b),
+          base_revision: f.revision,
+          created_at: f.created_at,
+        },
       ],
       actor,
     );

@@ -41,12 +41,14 @@ const WORKOUTS = projections.find((p) => p.name === 'workouts')!;
 for (const checkpoint of ['ahead of', 'behind'] as const) {
   test(`a swap that died before its checkpoint committed (old checkpoint ${checkpoint} the rebuild) is finished at the next start`, async () => {
     const { events, reads } = await openStores();
-    const reference = await readModelsOf((await (async () => {
-      const r = new ProjectionRunner(projections, reads, events);
-      await r.ensureCollections();
-      await r.catchUp();
-      return reads;
-    })()));
+    const reference = await readModelsOf(
+      await (async () => {
+        const r = new ProjectionRunner(projections, reads, events);
+        await r.ensureCollections();
+        await r.catchUp();
+        return reads;
+      })(),
+    );
     const log = await events.readAll(0, 100_000);
     const rebuiltTo = log[Math.floor(log.length / 2)]!.position;
     // The replay rebuilt two projections up to `rebuiltTo` and made them live; then its process
@@ -69,7 +71,10 @@ for (const checkpoint of ['ahead of', 'behind'] as const) {
     assert.is(reported, 1);
     assert.equal(await readModelsOf(reads), reference);
     const status = await restarted.status();
-    assert.ok(status.every((s) => s.lag_events === 0), JSON.stringify(status));
+    assert.ok(
+      status.every((s) => s.lag_events === 0),
+      JSON.stringify(status),
+    );
   });
 }
 
@@ -115,7 +120,10 @@ test('a finish that is rolled back and run again starts again from the rebuilt p
   assert.is(result.position, log[log.length - 1]!.position);
   assert.equal(await readModelsOf(reads), reference);
   const status = await runner.status();
-  assert.ok(status.every((s) => s.checkpoint === result.position), JSON.stringify(status));
+  assert.ok(
+    status.every((s) => s.checkpoint === result.position),
+    JSON.stringify(status),
+  );
 });
 
 test.run();

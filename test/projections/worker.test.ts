@@ -45,7 +45,11 @@ async function logWithManyMeals(reference: Awaited<ReturnType<typeof recordLog>>
   const meal = reference.events.find((e) => e.type === 'meal.created')!;
   const item = (meal.data as { item: Record<string, unknown> }).item;
   for (let batch = 0; batch < 8; batch++) {
-    const copies: NewEvent[] = Array.from({ length: 500 }, () => ({ type: meal.type, data: { ...(meal.data as object), item: { ...item, id: randomUUID() } }, metadata: meal.metadata }));
+    const copies: NewEvent[] = Array.from({ length: 500 }, () => ({
+      type: meal.type,
+      data: { ...(meal.data as object), item: { ...item, id: randomUUID() } },
+      metadata: meal.metadata,
+    }));
     await events.append(meal.stream, copies, 'any');
   }
   return events.headPosition();
@@ -64,7 +68,11 @@ function exited(worker: { child: { kill(signal: NodeJS.Signals): boolean }; done
 }
 
 async function checkpoints(reads: SqliteReadStore): Promise<number[]> {
-  const docs = await reads.getMany<{ id: string; position: number }>(CHECKPOINTS, 'projections', projections.map((p) => p.name));
+  const docs = await reads.getMany<{ id: string; position: number }>(
+    CHECKPOINTS,
+    'projections',
+    projections.map((p) => p.name),
+  );
   return docs.map((d) => d.position);
 }
 
@@ -181,7 +189,10 @@ test('three workers started at once after a version bump: one holds the lease an
 
     for (let i = 0; i < 3; i++) workers.push(startWorker(dataDir, 'projection worker'));
     await Promise.all(workers.map((w) => w.ready));
-    await eventually(async () => ({ done: (await runner.outdated()).length === 0, value: await runner.outdated() }), { what: 'the rebuilt nutrition swapped in', timeoutMs: 30_000 });
+    await eventually(async () => ({ done: (await runner.outdated()).length === 0, value: await runner.outdated() }), {
+      what: 'the rebuilt nutrition swapped in',
+      timeoutMs: 30_000,
+    });
     await untilProjected(reads, head);
     const holder = await leaseHolder(reads);
     assert.is(holder?.token, 1);
@@ -196,13 +207,18 @@ test('three workers started at once after a version bump: one holds the lease an
     await untilProjected(reads, await events.headPosition());
     assert.is((await leaseHolder(reads))?.token, 2);
     // Its catch-up may have projected them before it says it follows: stopped then, it would not say it.
-    await eventually(() => ({ done: workers.some((w) => w.said().includes('holds the projector lease (token 2)')), value: workers.map((w) => w.said()) }), { what: 'a survivor says it holds the lease', timeoutMs: 20_000 });
+    await eventually(() => ({ done: workers.some((w) => w.said().includes('holds the projector lease (token 2)')), value: workers.map((w) => w.said()) }), {
+      what: 'a survivor says it holds the lease',
+      timeoutMs: 20_000,
+    });
 
     const outputs = await Promise.all(
-      workers.filter((w) => w !== holding).map(async (w) => {
-        w.child.kill('SIGTERM');
-        return exited(w);
-      }),
+      workers
+        .filter((w) => w !== holding)
+        .map(async (w) => {
+          w.child.kill('SIGTERM');
+          return exited(w);
+        }),
     );
     for (const out of outputs) assert.equal([out.code, out.signal], [0, null], out.stderr);
     const all = outputs.map((o) => o.stderr).join('\n');

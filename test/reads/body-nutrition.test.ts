@@ -51,14 +51,30 @@ test('meals newest first; daily totals over the meals that recorded each nutrien
     const lunch = meal('2026-06-14T12:00:00.000Z', 650.5, null);
     const late = meal('2026-06-14T23:30:00.000Z', 200, 10); // 00:30 on 15 June in London
     const old = meal('2026-06-10T12:00:00.000Z', 500, 30);
-    await s.app.records.change(athleteId, [breakfast, lunch, late, old].map((item) => ({ op: 'create' as const, kind: 'meal' as const, item })), actor);
+    await s.app.records.change(
+      athleteId,
+      [breakfast, lunch, late, old].map((item) => ({ op: 'create' as const, kind: 'meal' as const, item })),
+      actor,
+    );
 
     const meals = agentAccessResponses.list_meals.parse(await (await get('/nutrition/meals?limit=10')).json()).data;
-    assert.equal(meals.items.map((m) => [m.id, m.local_date]), [[late.id, '2026-06-15'], [lunch.id, '2026-06-14'], [breakfast.id, '2026-06-14'], [old.id, '2026-06-10']]);
+    assert.equal(
+      meals.items.map((m) => [m.id, m.local_date]),
+      [
+        [late.id, '2026-06-15'],
+        [lunch.id, '2026-06-14'],
+        [breakfast.id, '2026-06-14'],
+        [old.id, '2026-06-10'],
+      ],
+    );
     assert.equal(meals.items[2]!.name, { value: 'Porridge <i>with</i> honey', handling: 'untrusted_record_text' });
 
     const daily = agentAccessResponses.list_daily_nutrition.parse(await (await get('/nutrition/daily?from=2026-06-01&to=2026-06-15')).json()).data;
-    assert.equal(daily.items.map((d) => d.date), ['2026-06-15', '2026-06-14', '2026-06-10'], 'days without meals are not listed');
+    assert.equal(
+      daily.items.map((d) => d.date),
+      ['2026-06-15', '2026-06-14', '2026-06-10'],
+      'days without meals are not listed',
+    );
     const june14 = daily.items[1]!;
     assert.is(june14.meal_count, 2);
     assert.is(june14.calories_kcal.value, 1050.5);
@@ -67,7 +83,14 @@ test('meals newest first; daily totals over the meals that recorded each nutrien
     assert.is(june14.protein_g.metadata.sample_count, 1, 'lunch did not record protein');
     assert.is(june14.fat_g.value, null, 'no meal recorded fat: unknown, not zero');
 
-    await s.app.records.change(athleteId, [{ op: 'delete', kind: 'meal', id: breakfast.id, base_revision: 1 }, { op: 'update', kind: 'meal', item: { ...lunch, calories_kcal: 600 }, base_revision: 1 }], actor);
+    await s.app.records.change(
+      athleteId,
+      [
+        { op: 'delete', kind: 'meal', id: breakfast.id, base_revision: 1 },
+        { op: 'update', kind: 'meal', item: { ...lunch, calories_kcal: 600 }, base_revision: 1 },
+      ],
+      actor,
+    );
     const after = agentAccessResponses.list_daily_nutrition.parse(await (await get('/nutrition/daily?from=2026-06-14&to=2026-06-14')).json()).data;
     assert.equal([after.items[0]!.meal_count, after.items[0]!.calories_kcal.value, after.items[0]!.protein_g.value], [1, 600, null]);
   } finally {
@@ -83,9 +106,20 @@ test('body measurements newest first, each in its canonical unit; scopes are enf
       { id: randomUUID(), measured_at: '2026-06-08T07:00:00.000Z', metric: 'waist' as const, value: 0.86 },
       { id: randomUUID(), measured_at: '2026-06-12T07:00:00.000Z', metric: 'body_fat' as const, value: 17.5 },
     ];
-    await s.app.records.change(athleteId, items.map((item) => ({ op: 'create' as const, kind: 'body_measurement' as const, item })), actor);
+    await s.app.records.change(
+      athleteId,
+      items.map((item) => ({ op: 'create' as const, kind: 'body_measurement' as const, item })),
+      actor,
+    );
     const body = agentAccessResponses.list_body_measurements.parse(await (await get('/body-measurements')).json()).data;
-    assert.equal(body.items.map((m) => [m.metric, m.value, m.unit]), [['body_fat', 17.5, 'percent'], ['waist', 0.86, 'metres'], ['bodyweight', 81.2, 'kg']]);
+    assert.equal(
+      body.items.map((m) => [m.metric, m.value, m.unit]),
+      [
+        ['body_fat', 17.5, 'percent'],
+        ['waist', 0.86, 'metres'],
+        ['bodyweight', 81.2, 'kg'],
+      ],
+    );
     const meals = await get('/nutrition/meals');
     assert.is(meals.status, 403);
     assert.match(meals.headers.get('www-authenticate') ?? '', /scope="nutrition body_measurements"/);

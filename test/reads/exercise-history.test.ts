@@ -37,21 +37,41 @@ test('one exercise, workout by workout, working sets only, in the window, newest
       notes: null,
       source: null,
       exercises: [
-        { exercise_id: squat, exercise_order: 0, superset_id: null, notes: null, sets: [set(0, { set_type: 'warmup', weight_kg: 60 }), set(1, { weight_kg: 100 + d }), set(2, { completed: false })] },
+        {
+          exercise_id: squat,
+          exercise_order: 0,
+          superset_id: null,
+          notes: null,
+          sets: [set(0, { set_type: 'warmup', weight_kg: 60 }), set(1, { weight_kg: 100 + d }), set(2, { completed: false })],
+        },
         { exercise_id: row, exercise_order: 1, superset_id: null, notes: null, sets: [set(0)] },
       ],
     });
     const workouts = [1, 3, 5, 7, 9].map(day);
-    await s.app.records.change(athleteId, workouts.map((item) => ({ op: 'create' as const, kind: 'workout' as const, item })), actor);
+    await s.app.records.change(
+      athleteId,
+      workouts.map((item) => ({ op: 'create' as const, kind: 'workout' as const, item })),
+      actor,
+    );
 
     const first = agentAccessResponses.get_exercise_history.parse(await (await get(squat, '?from=2026-06-02&to=2026-06-15&limit=2')).json());
     assert.equal(first.data.exercise.name, { value: 'Squat', handling: 'untrusted_record_text' });
-    assert.equal(first.data.items.map((i) => i.workout_id), [workouts[4]!.id, workouts[3]!.id]);
-    assert.equal(first.data.items[0]!.sets.map((x) => [x.position, x.weight_kg]), [[1, 109]], 'warm-ups and sets not completed are left out');
+    assert.equal(
+      first.data.items.map((i) => i.workout_id),
+      [workouts[4]!.id, workouts[3]!.id],
+    );
+    assert.equal(
+      first.data.items[0]!.sets.map((x) => [x.position, x.weight_kg]),
+      [[1, 109]],
+      'warm-ups and sets not completed are left out',
+    );
     const second = agentAccessResponses.get_exercise_history.parse(
       await (await get(squat, `?limit=2&cursor=${encodeURIComponent(first.data.next_cursor!)}`)).json(),
     );
-    assert.equal(second.data.items.map((i) => i.workout_id), [workouts[2]!.id, workouts[1]!.id]);
+    assert.equal(
+      second.data.items.map((i) => i.workout_id),
+      [workouts[2]!.id, workouts[1]!.id],
+    );
     assert.is(second.data.next_cursor, null, 'day 1 is outside the window');
     assert.equal(second.data.window, { from: '2026-06-02', to: '2026-06-15' });
 

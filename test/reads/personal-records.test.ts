@@ -17,14 +17,19 @@ import { startServer } from '../support/server.ts';
 
 const TIMEZONE = 'Europe/London';
 
-const recordOf = (r: PersonalRecord | null): Expected | null => r && { value: r.value, workout_id: r.workout_id, set_at: r.set_at, date: r.date, set_number: r.set_number, weight_kg: r.weight_kg, reps: r.reps };
+const recordOf = (r: PersonalRecord | null): Expected | null =>
+  r && { value: r.value, workout_id: r.workout_id, set_at: r.set_at, date: r.date, set_number: r.set_number, weight_kg: r.weight_kg, reps: r.reps };
 
 test('a year of Hevy training: every exercise, its records in at most 10 calls over REST and MCP, and the name search', async () => {
   const s = await startServer({ clock: fixedClock('2026-06-15T10:00:00.000Z') });
   try {
     const athleteId = await registerPro(s.app);
     const csv = generateHevyExport({ workouts: 150, seed: 16, startDate: '2025-06-16' });
-    await s.app.records.import(athleteId, { app: 'hevy', file_name: 'hevy.csv', file_sha256: sha256Hex(csv), workouts: parseHevy(csv, { timezone: TIMEZONE }) }, { type: 'import', id: 'test' });
+    await s.app.records.import(
+      athleteId,
+      { app: 'hevy', file_name: 'hevy.csv', file_sha256: sha256Hex(csv), workouts: parseHevy(csv, { timezone: TIMEZONE }) },
+      { type: 'import', id: 'test' },
+    );
 
     // The history as it was saved: the record stream's own events, not any read model.
     const workouts = new Map<string, RecordItem<'workout'>>();
@@ -38,7 +43,10 @@ test('a year of Hevy training: every exercise, its records in at most 10 calls o
     assert.ok(workouts.size === 150 && exercises.size > 15, `a year of training: ${workouts.size} workouts, ${exercises.size} exercises`);
     const withRecords = [...expected.values()].filter((x) => LABELS.every((l) => x.records[l] !== null)).length;
     assert.ok(withRecords > 5, 'weighted lifts hold all four records');
-    assert.ok([...expected.values()].some((x) => x.records.weight === null && x.records.reps !== null), 'bodyweight exercises hold a reps record only');
+    assert.ok(
+      [...expected.values()].some((x) => x.records.weight === null && x.records.reps !== null),
+      'bodyweight exercises hold a reps record only',
+    );
 
     const { tokens } = await connect(s.base, `${s.base}/v1/agent-access`, ['training']);
     const rest = async (path: string) => {
@@ -76,7 +84,10 @@ test('a year of Hevy training: every exercise, its records in at most 10 calls o
       const overMcp: unknown[] = [];
       let next: string | null = null;
       do {
-        const envelope = envelopeOf('get_personal_records', (await client.callTool({ name: 'get_personal_records', arguments: { limit: 10, ...(next ? { cursor: next } : {}) } })) as never);
+        const envelope = envelopeOf(
+          'get_personal_records',
+          (await client.callTool({ name: 'get_personal_records', arguments: { limit: 10, ...(next ? { cursor: next } : {}) } })) as never,
+        );
         overMcp.push(comparable(envelope));
         next = (envelope.data as { next_cursor: string | null }).next_cursor;
       } while (next);
@@ -96,7 +107,14 @@ test('a year of Hevy training: every exercise, its records in at most 10 calls o
       cursor = data.next_cursor;
     } while (cursor);
     assert.equal(listed.map((x) => x.id).sort(), [...exercises.keys()].sort());
-    const folded = (n: string) => n.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean).join(' ');
+    const folded = (n: string) =>
+      n
+        .normalize('NFKD')
+        .replace(/\p{M}/gu, '')
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter(Boolean)
+        .join(' ');
     const names = listed.map((x) => folded(x.name.value));
     assert.equal(names, [...names].sort(), 'by name');
     for (const x of listed) {
@@ -120,7 +138,10 @@ test('a year of Hevy training: every exercise, its records in at most 10 calls o
     // ---- One exercise by id, and a list_exercises cursor serves get_personal_records.
     const bench = listed.find((x) => x.name.value === 'Bench Press (Barbell)')!;
     const one = await rest(`/personal-records?exercise_id=${bench.id}`);
-    assert.equal(agentAccessResponses.get_personal_records.parse(one.body).data.items, overRest.filter((x) => x.exercise.id === bench.id));
+    assert.equal(
+      agentAccessResponses.get_personal_records.parse(one.body).data.items,
+      overRest.filter((x) => x.exercise.id === bench.id),
+    );
     const firstPage = agentAccessResponses.list_exercises.parse((await rest('/exercises?limit=4')).body).data;
     const following = await rest(`/personal-records?limit=4&cursor=${encodeURIComponent(firstPage.next_cursor!)}`);
     assert.equal(

@@ -21,7 +21,16 @@ import { referenceStats } from '../support/stats-reference.ts';
 import { workoutSet } from '../support/sets.ts';
 
 /** Offsets from -11 to +14, half and three-quarter hours, both hemispheres' daylight saving. */
-const ZONES = ['Europe/London', 'America/Los_Angeles', 'Asia/Tokyo', 'Australia/Adelaide', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'Asia/Kathmandu', 'America/Santiago'];
+const ZONES = [
+  'Europe/London',
+  'America/Los_Angeles',
+  'Asia/Tokyo',
+  'Australia/Adelaide',
+  'Pacific/Kiritimati',
+  'Pacific/Pago_Pago',
+  'Asia/Kathmandu',
+  'America/Santiago',
+];
 const DAY = 86_400_000;
 
 async function agentGet<Op extends keyof typeof agentAccessResponses>(base: string, token: string, op: Op, path: string): Promise<AgentAccessResponse<Op>> {
@@ -36,9 +45,16 @@ async function agentGet<Op extends keyof typeof agentAccessResponses>(base: stri
  * by the service's clock, so each instant gets its connection, made at that instant, and a run
  * uses the one of its instant (and its own bot token: quotas are kept by that clock too).
  */
-const NOWS = ['2026-03-29T00:30:00.000Z', '2026-06-15T10:00:00.000Z', '2026-01-04T23:30:00.000Z', '2026-10-04T12:00:00.000Z', '2025-12-31T23:59:00.000Z', '2026-09-09T15:00:00.000Z'];
+const NOWS = [
+  '2026-03-29T00:30:00.000Z',
+  '2026-06-15T10:00:00.000Z',
+  '2026-01-04T23:30:00.000Z',
+  '2026-10-04T12:00:00.000Z',
+  '2025-12-31T23:59:00.000Z',
+  '2026-09-09T15:00:00.000Z',
+];
 
-test('property: /api/v1/stats equals the training snapshot\'s figures for the same athlete at the same instant', async () => {
+test("property: /api/v1/stats equals the training snapshot's figures for the same athlete at the same instant", async () => {
   const clock = fixedClock(NOWS[0]!);
   const s = await startServer({ clock, env: { READ_API_QUOTA_UNITS: '100000', AGENT_ACCESS_QUOTA_UNITS: '100000' } });
   let runs = 0;
@@ -75,7 +91,12 @@ test('property: /api/v1/stats equals the training snapshot\'s figures for the sa
           const nowMs = Date.parse(now);
           const profile = (await s.app.athletes.get(athleteId))!.profile;
           await s.app.athletes.updateProfile('ada@example.com', { ...profile, timezone: zone }, actor);
-          if (live.size) await s.app.records.change(athleteId, [...live].map(([id, revision]) => ({ op: 'delete' as const, kind: 'workout' as const, id, base_revision: revision })), actor);
+          if (live.size)
+            await s.app.records.change(
+              athleteId,
+              [...live].map(([id, revision]) => ({ op: 'delete' as const, kind: 'workout' as const, id, base_revision: revision })),
+              actor,
+            );
           live.clear();
           const dated: string[] = [];
           // Created in the order of their creation times, as they would be.
@@ -84,7 +105,15 @@ test('property: /api/v1/stats equals the training snapshot\'s figures for the sa
             const started = w.startedEarlierHours === null ? null : Math.round(created - w.startedEarlierHours * 3_600_000);
             const ended = Math.max(started ?? created, created);
             clock.set(new Date(created).toISOString());
-            const item: RecordItem<'workout'> = { id: randomUUID(), title: 'S', started_at: started === null ? null : new Date(started).toISOString(), ended_at: new Date(ended).toISOString(), notes: null, source: null, exercises: [] };
+            const item: RecordItem<'workout'> = {
+              id: randomUUID(),
+              title: 'S',
+              started_at: started === null ? null : new Date(started).toISOString(),
+              ended_at: new Date(ended).toISOString(),
+              notes: null,
+              source: null,
+              exercises: [],
+            };
             await s.app.records.change(athleteId, [{ op: 'create', kind: 'workout', item }], actor);
             live.set(item.id, 1);
             dated.push(item.started_at ?? new Date(created).toISOString());
@@ -106,8 +135,14 @@ test('property: /api/v1/stats equals the training snapshot\'s figures for the sa
           assert.equal([stats.as_of, stats.timezone], [snapshot.as_of, snapshot.timezone]);
           // And both are the rules, stated by brute force.
           const today = localDateOf(nowMs, finalZone);
-          const expected = referenceStats(dated.map((d) => localDateOf(d, finalZone)), today);
-          assert.equal([stats.this_week.completed_workouts, stats.rolling_30_days.completed_workouts, stats.consecutive_active_weeks, stats.streak_is_current], [expected.thisWeek, expected.last30Days, expected.weeks, expected.current]);
+          const expected = referenceStats(
+            dated.map((d) => localDateOf(d, finalZone)),
+            today,
+          );
+          assert.equal(
+            [stats.this_week.completed_workouts, stats.rolling_30_days.completed_workouts, stats.consecutive_active_weeks, stats.streak_is_current],
+            [expected.thisWeek, expected.last30Days, expected.weeks, expected.current],
+          );
 
           if (stats.this_week.completed_workouts > 0) branches.thisWeek++;
           if (stats.streak_is_current) branches.streakCurrent++;
@@ -125,12 +160,16 @@ test('property: /api/v1/stats equals the training snapshot\'s figures for the sa
   for (const [branch, n] of Object.entries(branches)) assert.ok(n > 0, `${branch} reached ${n} times in ${runs} runs`);
 });
 
-test('a workout\'s record labels equal get_completed_workout\'s, set by set, across a large imported record', async () => {
+test("a workout's record labels equal get_completed_workout's, set by set, across a large imported record", async () => {
   const s = await startServer({ clock: fixedClock('2024-01-01T12:00:00.000Z'), env: { READ_API_QUOTA_UNITS: '100000', AGENT_ACCESS_QUOTA_UNITS: '100000' } });
   try {
     const athleteId = await registerPro(s.app);
     const csv = generateHevyExport({ workouts: 150, seed: 9, startDate: '2023-01-02' });
-    await s.app.records.import(athleteId, { app: 'hevy', file_name: 'h.csv', file_sha256: sha256Hex(csv), workouts: parseHevy(csv, { timezone: 'Europe/London' }) }, { type: 'import', id: 'test' });
+    await s.app.records.import(
+      athleteId,
+      { app: 'hevy', file_name: 'h.csv', file_sha256: sha256Hex(csv), workouts: parseHevy(csv, { timezone: 'Europe/London' }) },
+      { type: 'import', id: 'test' },
+    );
     // And one with sets not completed, which the Read API leaves out and Agent Access lists unlabelled.
     const [squat] = (await s.app.reads.dump('exercises')).map((r) => r.doc.id);
     const partial: RecordItem<'workout'> = {
@@ -140,7 +179,15 @@ test('a workout\'s record labels equal get_completed_workout\'s, set by set, acr
       ended_at: '2023-12-30T08:30:00.000Z',
       notes: null,
       source: null,
-      exercises: [{ exercise_id: squat!, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 500, reps: 1, completed: false }), workoutSet(1, { weight_kg: 400, reps: 30 })] }],
+      exercises: [
+        {
+          exercise_id: squat!,
+          exercise_order: 0,
+          superset_id: null,
+          notes: null,
+          sets: [workoutSet(0, { weight_kg: 500, reps: 1, completed: false }), workoutSet(1, { weight_kg: 400, reps: 30 })],
+        },
+      ],
     };
     await s.app.records.change(athleteId, [{ op: 'create', kind: 'workout', item: partial }], { type: 'athlete', id: athleteId });
 
@@ -152,7 +199,11 @@ test('a workout\'s record labels equal get_completed_workout\'s, set by set, acr
     for (const id of ids) {
       const ours = await readApi(s.base, bot, 'get_workout', `/api/v1/workouts/${id}`);
       const theirs = (await agentGet(s.base, tokens.access_token, 'get_completed_workout', `/training/workouts/${id}`)).data.workout;
-      assert.equal(ours.exercises.map((e) => e.exercise_id), theirs.exercises.map((e) => e.exercise_id), 'the same exercises in the same order');
+      assert.equal(
+        ours.exercises.map((e) => e.exercise_id),
+        theirs.exercises.map((e) => e.exercise_id),
+        'the same exercises in the same order',
+      );
       // Which sets were completed, as the record holds them (Agent Access lists every set).
       const stored = (await s.app.reads.get<WorkoutDetailDoc>(WORKOUT_DETAILS, athleteId, id))!;
       theirs.exercises.forEach((e, i) => {
@@ -170,7 +221,11 @@ test('a workout\'s record labels equal get_completed_workout\'s, set by set, acr
     }
     assert.ok(labelled > 30, `records were set (${labelled})`);
     const cut = await readApi(s.base, bot, 'get_workout', `/api/v1/workouts/${partial.id}`);
-    assert.equal(cut.exercises[0]!.sets.map((x) => x.position), [1], 'the set not completed is left out');
+    assert.equal(
+      cut.exercises[0]!.sets.map((x) => x.position),
+      [1],
+      'the set not completed is left out',
+    );
   } finally {
     await s.close();
   }

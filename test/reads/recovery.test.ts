@@ -16,14 +16,19 @@ async function setup() {
   const s = await startServer({ clock: fixedClock(`${TODAY}T10:00:00.000Z`) });
   const athleteId = await registerPro(s.app);
   const { tokens } = await connect(s.base, `${s.base}/v1/agent-access`, ['training', 'recovery']);
-  const get = (query = '', token = tokens.access_token) => fetch(`${s.base}/v1/agent-access/recovery/check-ins${query}`, { headers: { authorization: `Bearer ${token}` } });
+  const get = (query = '', token = tokens.access_token) =>
+    fetch(`${s.base}/v1/agent-access/recovery/check-ins${query}`, { headers: { authorization: `Bearer ${token}` } });
   return { s, athleteId, token: tokens.access_token, get };
 }
 
 async function addCheckins(s: TestServer, athleteId: string, daysAgo: number[]) {
   await s.app.records.change(
     athleteId,
-    daysAgo.map((d) => ({ op: 'create' as const, kind: 'checkin' as const, item: { id: randomUUID(), date: addDays(TODAY, -d), sleep_quality: 1 + (d % 5), energy: null, soreness: 5, stress: 2 } })),
+    daysAgo.map((d) => ({
+      op: 'create' as const,
+      kind: 'checkin' as const,
+      item: { id: randomUUID(), date: addDays(TODAY, -d), sleep_quality: 1 + (d % 5), energy: null, soreness: 5, stress: 2 },
+    })),
     { type: 'athlete', id: athleteId },
   );
 }
@@ -65,7 +70,10 @@ test('pages walk the window newest first without gaps or repeats; next_cursor is
     assert.is(pages, 3);
 
     const explicit = response.parse(await (await get(`?from=${addDays(TODAY, -60)}&to=${addDays(TODAY, -30)}&limit=10`)).json());
-    assert.equal(explicit.data.items.map((i) => i.date), [30, 34, 55].map((d) => addDays(TODAY, -d)));
+    assert.equal(
+      explicit.data.items.map((i) => i.date),
+      [30, 34, 55].map((d) => addDays(TODAY, -d)),
+    );
     assert.equal(explicit.data.window, { from: addDays(TODAY, -60), to: addDays(TODAY, -30) });
     assert.is(explicit.data.items[0]!.provenance, 'self_reported');
   } finally {

@@ -13,7 +13,8 @@ async function setup() {
   const s = await startServer({ clock });
   const athleteId = await registerPro(s.app);
   const { tokens } = await connect(s.base, `${s.base}/v1/agent-access`, ['training']);
-  const get = (path: string, token = tokens.access_token) => fetch(`${s.base}/v1/agent-access/training/routines${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const get = (path: string, token = tokens.access_token) =>
+    fetch(`${s.base}/v1/agent-access/training/routines${path}`, { headers: { authorization: `Bearer ${token}` } });
   const actor = { type: 'athlete' as const, id: athleteId };
   const squat = randomUUID();
   const bench = randomUUID();
@@ -71,10 +72,13 @@ test('routines list most recently changed first, a page at a time; one routine r
     assert.is(res.status, 200);
     const { data } = agentAccessResponses.get_saved_routine.parse(await res.json());
     assert.is(data.routine.revision, 2);
-    assert.equal(data.routine.exercises.map((e) => [e.position, e.name.value, e.sets, e.reps]), [
-      [0, 'Back Squat', 5, '5'],
-      [1, 'Bench <b>Press</b>', 3, '8-12'],
-    ]);
+    assert.equal(
+      data.routine.exercises.map((e) => [e.position, e.name.value, e.sets, e.reps]),
+      [
+        [0, 'Back Squat', 5, '5'],
+        [1, 'Bench <b>Press</b>', 3, '8-12'],
+      ],
+    );
     assert.is(data.routine.exercises[0]!.exercise_id, squat);
     assert.is(data.routine.exercises[1]!.name.handling, 'untrusted_record_text');
   } finally {

@@ -25,7 +25,15 @@ test('an empty record: zero counts, no streak, empty lists', async () => {
     const res = await fetch(`${s.base}/v1/agent-access/training/snapshot`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     assert.is(res.status, 200);
     const { data } = agentAccessResponses.get_training_snapshot.parse(await res.json());
-    assert.equal([data.summary.workouts_this_week.value, data.summary.workouts_last_30_days.value, data.summary.consecutive_active_weeks.value, data.summary.streak_is_current.value], [0, 0, 0, false]);
+    assert.equal(
+      [
+        data.summary.workouts_this_week.value,
+        data.summary.workouts_last_30_days.value,
+        data.summary.consecutive_active_weeks.value,
+        data.summary.streak_is_current.value,
+      ],
+      [0, 0, 0, false],
+    );
     assert.equal(data.summary.workouts_this_week.metadata.window, { from: '2026-06-15', to: '2026-06-15' }, '15 June 2026 is a Monday');
     assert.equal([data.exercise_frequency, data.goals, data.recent_feedback], [[], [], []]);
   } finally {
@@ -45,12 +53,42 @@ test('a small record: frequency, active goals and recent feedback', async () => 
       [
         { op: 'create', kind: 'exercise', item: { id: squat, name: 'Squat', muscle_group: null, tracking_type: 'weight_reps' } },
         { op: 'create', kind: 'exercise', item: { id: bench, name: 'Bench', muscle_group: null, tracking_type: 'weight_reps' } },
-        { op: 'create', kind: 'goal', item: { id: randomUUID(), goal_type: 'target_1rm', status: 'active', exercise_id: squat, target_value: 300, target_unit: 'lbs', achieved_at: null } },
-        { op: 'create', kind: 'goal', item: { id: randomUUID(), goal_type: 'weekly_session_count', status: 'archived', exercise_id: null, target_value: 3, target_unit: 'sessions', achieved_at: null } },
+        {
+          op: 'create',
+          kind: 'goal',
+          item: { id: randomUUID(), goal_type: 'target_1rm', status: 'active', exercise_id: squat, target_value: 300, target_unit: 'lbs', achieved_at: null },
+        },
+        {
+          op: 'create',
+          kind: 'goal',
+          item: {
+            id: randomUUID(),
+            goal_type: 'weekly_session_count',
+            status: 'archived',
+            exercise_id: null,
+            target_value: 3,
+            target_unit: 'sessions',
+            achieved_at: null,
+          },
+        },
       ],
       actor,
     );
-    const sets = (n: number) => Array.from({ length: n }, (_, i) => ({ position: i, set_number: i + 1, set_type: 'normal' as const, parent_position: null, weight_kg: 100, reps: 5, rpe: null, target_rpe: null, duration_seconds: null, distance_metres: null, incline_percent: null, completed: true }));
+    const sets = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        position: i,
+        set_number: i + 1,
+        set_type: 'normal' as const,
+        parent_position: null,
+        weight_kg: 100,
+        reps: 5,
+        rpe: null,
+        target_rpe: null,
+        duration_seconds: null,
+        distance_metres: null,
+        incline_percent: null,
+        completed: true,
+      }));
     const workout = (day: string, exercises: Array<[string, number]>): RecordItem<'workout'> => ({
       id: randomUUID(),
       title: 'Session',
@@ -60,9 +98,31 @@ test('a small record: frequency, active goals and recent feedback', async () => 
       source: null,
       exercises: exercises.map(([id, n], i) => ({ exercise_id: id, exercise_order: i, superset_id: null, notes: null, sets: sets(n) })),
     });
-    const ws = [workout('2026-06-01', [[squat, 3], [bench, 2]]), workout('2026-06-03', [[squat, 4]]), workout('2026-06-08', [[bench, 5]]), workout('2026-06-10', [[squat, 2]])];
-    await s.app.records.change(athleteId, ws.map((item) => ({ op: 'create' as const, kind: 'workout' as const, item })), actor);
-    await s.app.records.change(athleteId, [{ op: 'create', kind: 'feedback', item: { id: ws[3]!.id, difficulty: 'as_expected', next_time_intent: 'keep', recorded_at: '2026-06-10T09:10:00.000Z' } }], actor);
+    const ws = [
+      workout('2026-06-01', [
+        [squat, 3],
+        [bench, 2],
+      ]),
+      workout('2026-06-03', [[squat, 4]]),
+      workout('2026-06-08', [[bench, 5]]),
+      workout('2026-06-10', [[squat, 2]]),
+    ];
+    await s.app.records.change(
+      athleteId,
+      ws.map((item) => ({ op: 'create' as const, kind: 'workout' as const, item })),
+      actor,
+    );
+    await s.app.records.change(
+      athleteId,
+      [
+        {
+          op: 'create',
+          kind: 'feedback',
+          item: { id: ws[3]!.id, difficulty: 'as_expected', next_time_intent: 'keep', recorded_at: '2026-06-10T09:10:00.000Z' },
+        },
+      ],
+      actor,
+    );
 
     const { tokens } = await connect(s.base, `${s.base}/v1/agent-access`, ['training']);
     const res = await fetch(`${s.base}/v1/agent-access/training/snapshot`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
@@ -71,9 +131,21 @@ test('a small record: frequency, active goals and recent feedback', async () => 
     assert.is(data.summary.workouts_last_30_days.value, 4);
     assert.is(data.summary.consecutive_active_weeks.value, 2);
     assert.is(data.summary.streak_is_current.value, true);
-    assert.equal(data.exercise_frequency.map((f) => [f.name.value, f.completed_sessions, f.achieved_sets]), [['Squat', 3, 9], ['Bench', 2, 7]]);
-    assert.equal(data.goals.map((g) => [g.goal_type, g.target_unit, g.canonical_target_unit, Math.round(g.canonical_target_value * 100) / 100]), [['target_1rm', 'lbs', 'kg', 136.08]]);
-    assert.equal(data.recent_feedback.map((f) => f.workout_id), [ws[3]!.id]);
+    assert.equal(
+      data.exercise_frequency.map((f) => [f.name.value, f.completed_sessions, f.achieved_sets]),
+      [
+        ['Squat', 3, 9],
+        ['Bench', 2, 7],
+      ],
+    );
+    assert.equal(
+      data.goals.map((g) => [g.goal_type, g.target_unit, g.canonical_target_unit, Math.round(g.canonical_target_value * 100) / 100]),
+      [['target_1rm', 'lbs', 'kg', 136.08]],
+    );
+    assert.equal(
+      data.recent_feedback.map((f) => f.workout_id),
+      [ws[3]!.id],
+    );
   } finally {
     await s.close();
   }
@@ -100,7 +172,15 @@ test('property: counts and streak match a brute force after edits, deletes and t
         const athleteId = await registerAthlete(t.app, { timezone: 'Europe/London' });
         const actor = { type: 'athlete' as const, id: athleteId };
         const live = new Map<string, Live>();
-        const item = (id: string, started: string | null): RecordItem<'workout'> => ({ id, title: 'S', started_at: started, ended_at: started ?? '2026-06-30T00:00:00.000Z', notes: null, source: null, exercises: [] });
+        const item = (id: string, started: string | null): RecordItem<'workout'> => ({
+          id,
+          title: 'S',
+          started_at: started,
+          ended_at: started ?? '2026-06-30T00:00:00.000Z',
+          notes: null,
+          source: null,
+          exercises: [],
+        });
         for (const st of steps) {
           const ids = [...live.keys()];
           if (st.op === 'timezone') {
@@ -132,7 +212,12 @@ test('property: counts and streak match a brute force after edits, deletes and t
         const expected = referenceStats(dates, today);
         const snapshot = await getTrainingSnapshot(t.app.reads, ownerOf(athlete), now);
         assert.equal(
-          [snapshot.summary.workouts_this_week.value, snapshot.summary.workouts_last_30_days.value, snapshot.summary.consecutive_active_weeks.value, snapshot.summary.streak_is_current.value],
+          [
+            snapshot.summary.workouts_this_week.value,
+            snapshot.summary.workouts_last_30_days.value,
+            snapshot.summary.consecutive_active_weeks.value,
+            snapshot.summary.streak_is_current.value,
+          ],
           [expected.thisWeek, expected.last30Days, expected.weeks, expected.current],
         );
       } finally {

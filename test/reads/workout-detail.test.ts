@@ -20,10 +20,15 @@ test('a workout in full: exercises in order, sets with their record labels, feed
   try {
     const athleteId = await registerPro(s.app);
     const { tokens } = await connect(s.base, `${s.base}/v1/agent-access`, ['training']);
-    const get = (id: string, token = tokens.access_token) => fetch(`${s.base}/v1/agent-access/training/workouts/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    const get = (id: string, token = tokens.access_token) =>
+      fetch(`${s.base}/v1/agent-access/training/workouts/${id}`, { headers: { authorization: `Bearer ${token}` } });
     const actor = { type: 'athlete' as const, id: athleteId };
     const squat = randomUUID();
-    await s.app.records.change(athleteId, [{ op: 'create', kind: 'exercise', item: { id: squat, name: 'Squat', muscle_group: 'legs', tracking_type: 'weight_reps' } }], actor);
+    await s.app.records.change(
+      athleteId,
+      [{ op: 'create', kind: 'exercise', item: { id: squat, name: 'Squat', muscle_group: 'legs', tracking_type: 'weight_reps' } }],
+      actor,
+    );
     const workout = (day: number, sets: WorkoutSet[]): RecordItem<'workout'> => ({
       id: randomUUID(),
       title: `Legs ${day}`,
@@ -34,31 +39,61 @@ test('a workout in full: exercises in order, sets with their record labels, feed
       exercises: [{ exercise_id: squat, exercise_order: 0, superset_id: null, notes: null, sets }],
     });
     const first = workout(10, [set(0, 60, 10, { set_type: 'warmup' }), set(1, 100, 5), set(2, 100, 5)]);
-    const second = workout(12, [set(0, 60, 10, { set_type: 'warmup' }), set(1, 105, 3), set(2, 90, 8), set(3, 70, 12, { set_type: 'drop_set', parent_position: 2 })]);
-    await s.app.records.change(athleteId, [first, second].map((item) => ({ op: 'create' as const, kind: 'workout' as const, item })), actor);
-    await s.app.records.change(athleteId, [{ op: 'create', kind: 'feedback', item: { id: second.id, difficulty: 'harder_than_expected', next_time_intent: 'review', recorded_at: '2026-06-12T09:05:00.000Z' } }], actor);
+    const second = workout(12, [
+      set(0, 60, 10, { set_type: 'warmup' }),
+      set(1, 105, 3),
+      set(2, 90, 8),
+      set(3, 70, 12, { set_type: 'drop_set', parent_position: 2 }),
+    ]);
+    await s.app.records.change(
+      athleteId,
+      [first, second].map((item) => ({ op: 'create' as const, kind: 'workout' as const, item })),
+      actor,
+    );
+    await s.app.records.change(
+      athleteId,
+      [
+        {
+          op: 'create',
+          kind: 'feedback',
+          item: { id: second.id, difficulty: 'harder_than_expected', next_time_intent: 'review', recorded_at: '2026-06-12T09:05:00.000Z' },
+        },
+      ],
+      actor,
+    );
 
     const res = await get(second.id);
     assert.is(res.status, 200);
     const { data } = agentAccessResponses.get_completed_workout.parse(await res.json());
     const w = data.workout;
     assert.is(w.achieved_set_count, 4);
-    assert.equal(w.feedback, { difficulty: 'harder_than_expected', next_time_intent: 'review', recorded_at: '2026-06-12T09:05:00.000Z', provenance: 'self_reported' });
+    assert.equal(w.feedback, {
+      difficulty: 'harder_than_expected',
+      next_time_intent: 'review',
+      recorded_at: '2026-06-12T09:05:00.000Z',
+      provenance: 'self_reported',
+    });
     assert.is(w.duration.seconds, 3600);
     const sets = w.exercises[0]!.sets;
-    assert.equal(sets.map((x) => x.historical_record_at_completion.indicators), [
-      [], // warm-up
-      ['weight'], // 105 beats 100
-      [], // 90 x 8: volume 720 > 500 but the drop set beats it
-      ['reps', 'set_volume'], // 70 x 12 = 840, 12 reps; e1RM 98 < 116.7
-    ]);
+    assert.equal(
+      sets.map((x) => x.historical_record_at_completion.indicators),
+      [
+        [], // warm-up
+        ['weight'], // 105 beats 100
+        [], // 90 x 8: volume 720 > 500 but the drop set beats it
+        ['reps', 'set_volume'], // 70 x 12 = 840, 12 reps; e1RM 98 < 116.7
+      ],
+    );
     assert.is(sets[1]!.historical_record_at_completion.metadata.sample_count, 2, 'two eligible earlier sets');
     assert.equal([sets[3]!.set_type, sets[3]!.parent_position], ['drop_set', 2]);
     assert.is(sets[1]!.target_rpe_provenance, 'prescribed');
     assert.is(w.exercises[0]!.name.value, 'Squat');
 
     const firstDetail = agentAccessResponses.get_completed_workout.parse(await (await get(first.id)).json());
-    assert.equal(firstDetail.data.workout.exercises[0]!.sets.map((x) => x.historical_record_at_completion.indicators), [[], ['weight', 'reps', 'set_volume', 'estimated_1rm'], []]);
+    assert.equal(
+      firstDetail.data.workout.exercises[0]!.sets.map((x) => x.historical_record_at_completion.indicators),
+      [[], ['weight', 'reps', 'set_volume', 'estimated_1rm'], []],
+    );
     assert.is(firstDetail.data.workout.feedback, null);
     // A uuid is the same id in either case (as a command_id is).
     const upper = agentAccessResponses.get_completed_workout.parse(await (await get(first.id.toUpperCase())).json());

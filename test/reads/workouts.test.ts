@@ -57,14 +57,26 @@ test('a small record: local dates in the record timezone, newest first, derived 
     const old = randomUUID();
     const actor = { type: 'athlete' as const, id: athleteId };
     // 23:30 UTC on 10 June is 01:30 on 11 June in Berlin.
-    await s.app.records.change(athleteId, [{ op: 'create', kind: 'workout', item: workout(late, '2026-06-10T23:30:00.000Z', '2026-06-11T00:45:10.000Z', 'Late lift') }], actor);
+    await s.app.records.change(
+      athleteId,
+      [{ op: 'create', kind: 'workout', item: workout(late, '2026-06-10T23:30:00.000Z', '2026-06-11T00:45:10.000Z', 'Late lift') }],
+      actor,
+    );
     clock.set('2026-06-12T08:00:00.000Z');
     await s.app.records.change(athleteId, [{ op: 'create', kind: 'workout', item: workout(noStart, null, '2026-06-12T07:00:00.000Z', 'Logged after') }], actor);
-    await s.app.records.change(athleteId, [{ op: 'create', kind: 'workout', item: workout(old, '2026-03-01T08:00:00.000Z', '2026-03-01T09:00:00.000Z') }], actor);
+    await s.app.records.change(
+      athleteId,
+      [{ op: 'create', kind: 'workout', item: workout(old, '2026-03-01T08:00:00.000Z', '2026-03-01T09:00:00.000Z') }],
+      actor,
+    );
     clock.set('2026-06-15T10:00:00.000Z');
 
     const data = await list();
-    assert.equal(data.items.map((w) => w.id), [noStart, late], 'March is outside the default window');
+    assert.equal(
+      data.items.map((w) => w.id),
+      [noStart, late],
+      'March is outside the default window',
+    );
     const [logged, lateLift] = data.items;
     assert.equal(lateLift!.duration.seconds, 4510);
     assert.is(lateLift!.duration.basis, 'recorded_start');
@@ -73,9 +85,16 @@ test('a small record: local dates in the record timezone, newest first, derived 
     assert.is(logged!.title.handling, 'untrusted_record_text');
 
     const june11 = await list('?from=2026-06-11&to=2026-06-11');
-    assert.equal(june11.items.map((w) => w.id), [late], 'the late lift belongs to 11 June in Berlin');
+    assert.equal(
+      june11.items.map((w) => w.id),
+      [late],
+      'the late lift belongs to 11 June in Berlin',
+    );
     assert.equal((await list('?from=2026-06-10&to=2026-06-10')).items, []);
-    assert.equal((await list('?from=2026-02-01&to=2026-03-31')).items.map((w) => w.id), [old]);
+    assert.equal(
+      (await list('?from=2026-02-01&to=2026-03-31')).items.map((w) => w.id),
+      [old],
+    );
   } finally {
     await s.close();
   }

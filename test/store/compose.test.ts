@@ -40,18 +40,18 @@ test("KurrentDB's maximum append size is left at the pinned version's default or
 
 /** Each service's block of settings, by service name. */
 const services = new Map(
-  [...(/^services:\s*\n((?:(?:[ \t]+.*|)\n)*)/m.exec(settings)?.[1] ?? '').matchAll(/^  ([a-z][\w-]*):\s*\n((?:(?:    .*|[ \t]*)\n)*)/gm)].map(
+  [...(/^services:\s*\n((?:(?:[ \t]+.*|)\n)*)/m.exec(settings)?.[1] ?? '').matchAll(/^ {2}([a-z][\w-]*):\s*\n((?:(?: {4}.*|[ \t]*)\n)*)/gm)].map(
     (m) => [m[1]!, m[2]!] as const,
   ),
 );
 /** What a service publishes on the host, as compose's short syntax `[HOST_IP:]HOST:CONTAINER`. */
 function publishedPorts(service: string): { hostIp: string | null; host: string; container: string }[] {
-  const list = /^    ports:\s*\n((?:(?:      .*|[ \t]*)\n)*)/m.exec(services.get(service) ?? '')?.[1] ?? '';
+  const list = /^ {4}ports:\s*\n((?:(?: {6}.*|[ \t]*)\n)*)/m.exec(services.get(service) ?? '')?.[1] ?? '';
   return list
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => {
-      const port = /^      -\s*"?(?:([\d.]+):)?(\d+):(\d+)"?\s*$/.exec(line);
+      const port = /^ {6}-\s*"?(?:([\d.]+):)?(\d+):(\d+)"?\s*$/.exec(line);
       // A form this cannot read (the long syntax, a range) fails rather than pass unchecked.
       assert.ok(port, `${service}: cannot read the published port ${line.trim()}`);
       return { hostIp: port![1] ?? null, host: port![2]!, container: port![3]! };
@@ -88,7 +88,11 @@ test('the OAuth keys live on a named volume that every replica mounts and the im
 });
 
 test('a MongoDB URL for the host connects directly: the replica set member is named for the compose network', () => {
-  for (const [file, text] of [['README.md', read('README.md')], ['docs/operations.md', read('docs/operations.md')], ['docker-compose.yml', compose]] as const) {
+  for (const [file, text] of [
+    ['README.md', read('README.md')],
+    ['docs/operations.md', read('docs/operations.md')],
+    ['docker-compose.yml', compose],
+  ] as const) {
     const hostUrls = [...text.matchAll(/mongodb:\/\/localhost[^\s'`"]*/g)].map((m) => m[0]);
     assert.ok(hostUrls.length > 0, `${file} shows a host URL`);
     for (const u of hostUrls) {

@@ -13,7 +13,6 @@ import { copyLog, freshAthletes, only, readModelsOf, recordLog } from '../suppor
 import { freshDatabase, sharedServers } from '../support/distributed-servers.ts';
 import { serverSuite, whyNoContainerRuntime } from './container-runtime.ts';
 
-
 function workerSuite(skipped: string | null): void {
   const t = serverSuite('distributed worker', skipped);
   t.after(async () => (await sharedServers()).stop());
@@ -38,7 +37,11 @@ function workerSuite(skipped: string | null): void {
     };
     const projectedTo = async (position: number) => {
       for (let i = 0; i < 600; i++) {
-        const docs = await reads.getMany<{ id: string; position: number }>(CHECKPOINTS, 'projections', projections.map((p) => p.name));
+        const docs = await reads.getMany<{ id: string; position: number }>(
+          CHECKPOINTS,
+          'projections',
+          projections.map((p) => p.name),
+        );
         if (docs.length === projections.length && docs.every((d) => d.position >= position)) return;
         await new Promise((r) => setTimeout(r, 100));
       }

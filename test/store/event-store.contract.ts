@@ -4,7 +4,14 @@ import { randomUUID } from 'node:crypto';
 import { serverSuite } from './container-runtime.ts';
 import { within } from '../support/eventually.ts';
 import * as assert from 'uvu/assert';
-import { AppendTooLargeError, WrongExpectedRevisionError, appendSize, type EventStore, type NewEvent, type StoredEvent } from '../../services/store/event-store.ts';
+import {
+  AppendTooLargeError,
+  WrongExpectedRevisionError,
+  appendSize,
+  type EventStore,
+  type NewEvent,
+  type StoredEvent,
+} from '../../services/store/event-store.ts';
 
 export interface EventStoreFixture {
   store: EventStore;
@@ -42,8 +49,18 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
     assert.is(r2.revision, 2);
     assert.ok(r2.position > r1.position);
     const events = await fx.store.readStream(s);
-    assert.equal(events.map((e) => [e.type, e.revision, e.stream]), [['a', 0, s], ['b', 1, s], ['c', 2, s]]);
-    assert.equal(events.map((e) => e.data), [{ n: 1 }, { n: 2 }, { n: 3 }]);
+    assert.equal(
+      events.map((e) => [e.type, e.revision, e.stream]),
+      [
+        ['a', 0, s],
+        ['b', 1, s],
+        ['c', 2, s],
+      ],
+    );
+    assert.equal(
+      events.map((e) => e.data),
+      [{ n: 1 }, { n: 2 }, { n: 3 }],
+    );
     assert.ok(events[0]!.position < events[1]!.position && events[1]!.position < events[2]!.position);
   });
 
@@ -88,9 +105,7 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
   t('of concurrent appends at the same expected revision exactly one wins', async ({ fx }) => {
     const s = fresh();
     await fx.store.append(s, [ev('seed')], 'no_stream');
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 5 }, (_, i) => fx.store.append(s, [ev(`w${i}`), ev(`w${i}`)], 0)),
-    );
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => fx.store.append(s, [ev(`w${i}`), ev(`w${i}`)], 0)));
     const won = outcomes.filter((o) => o.status === 'fulfilled');
     assert.is(won.length, 1);
     for (const o of outcomes) if (o.status === 'rejected') assert.instance(o.reason, WrongExpectedRevisionError);
@@ -101,12 +116,31 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
 
   t('a stream reads from a revision, and at chosen revisions, in revision order', async ({ fx }) => {
     const s = fresh();
-    await fx.store.append(s, ['a', 'b', 'c', 'd', 'e'].map((t) => ev(t)), 'no_stream');
-    assert.equal((await fx.store.readStream(s, 0)).map((e) => e.type), ['a', 'b', 'c', 'd', 'e']);
-    assert.equal((await fx.store.readStream(s, 3)).map((e) => [e.type, e.revision]), [['d', 3], ['e', 4]]);
+    await fx.store.append(
+      s,
+      ['a', 'b', 'c', 'd', 'e'].map((t) => ev(t)),
+      'no_stream',
+    );
+    assert.equal(
+      (await fx.store.readStream(s, 0)).map((e) => e.type),
+      ['a', 'b', 'c', 'd', 'e'],
+    );
+    assert.equal(
+      (await fx.store.readStream(s, 3)).map((e) => [e.type, e.revision]),
+      [
+        ['d', 3],
+        ['e', 4],
+      ],
+    );
     assert.equal(await fx.store.readStream(s, 5), []);
     assert.equal(await fx.store.readStream(fresh(), 2), []);
-    assert.equal((await fx.store.readRevisions(s, [4, 1, 1, 9])).map((e) => [e.type, e.revision]), [['b', 1], ['e', 4]]);
+    assert.equal(
+      (await fx.store.readRevisions(s, [4, 1, 1, 9])).map((e) => [e.type, e.revision]),
+      [
+        ['b', 1],
+        ['e', 4],
+      ],
+    );
     assert.equal(await fx.store.readRevisions(s, []), []);
     assert.equal(await fx.store.readRevisions(fresh(), [0]), []);
   });
@@ -120,7 +154,11 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
   t('readStream with a limit reads a stream a page at a time from a revision, as readStream reads it whole', async ({ fx }) => {
     const s = fresh();
     const other = fresh();
-    await fx.store.append(s, Array.from({ length: 7 }, (_, i) => ev('p', { i })), 'no_stream');
+    await fx.store.append(
+      s,
+      Array.from({ length: 7 }, (_, i) => ev('p', { i })),
+      'no_stream',
+    );
     await fx.store.append(other, [ev('elsewhere')], 'no_stream');
     await fx.store.append(s, [ev('p', { i: 7 })], 6);
     const pages: StoredEvent[][] = [];
@@ -130,9 +168,15 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
       if (page.length < 3) break;
       from = page[page.length - 1]!.revision + 1;
     }
-    assert.equal(pages.map((p) => p.length), [3, 3, 2]);
+    assert.equal(
+      pages.map((p) => p.length),
+      [3, 3, 2],
+    );
     assert.equal(pages.flat(), await fx.store.readStream(s));
-    assert.equal((await fx.store.readStream(s, 6, 100)).map((e) => e.data), [{ i: 6 }, { i: 7 }]);
+    assert.equal(
+      (await fx.store.readStream(s, 6, 100)).map((e) => e.data),
+      [{ i: 6 }, { i: 7 }],
+    );
     assert.equal(await fx.store.readStream(s, 8, 10), []);
     assert.is(await fx.store.streamRevision(s), 7);
   });
@@ -156,7 +200,10 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
       after = page[page.length - 1]!.position;
     }
     const ours = seen.filter((e) => e.stream === a || e.stream === b);
-    assert.equal(ours.map((e) => e.type), ['a1', 'b1', 'b2', 'a2']);
+    assert.equal(
+      ours.map((e) => e.type),
+      ['a1', 'b1', 'b2', 'a2'],
+    );
     for (let i = 1; i < seen.length; i++) assert.ok(seen[i]!.position > seen[i - 1]!.position);
     assert.is(seen[seen.length - 1]!.position, head);
   });
@@ -270,7 +317,10 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
     const r = await fx.store.append(s, events, 'no_stream');
     assert.is(r.revision, 39);
     const read = await fx.store.readStream(s);
-    assert.equal(read.map((e) => (e.data as { i: number }).i), events.map((_, i) => i));
+    assert.equal(
+      read.map((e) => (e.data as { i: number }).i),
+      events.map((_, i) => i),
+    );
     assert.equal(read[39]!.data, events[39]!.data);
     // The same size against a stale revision: refused, and none of its messages written.
     const refused = await fx.store.append(s, bulky(40, 100_000, 'b'), 5).catch((e: unknown) => e);

@@ -25,18 +25,20 @@ function counting(events: EventStore): { store: EventStore; read: () => number }
   const store = new Proxy(events, {
     get(target, name, receiver) {
       const value = Reflect.get(target, name, receiver) as unknown;
-      if (name === 'readStream') return async (...args: Parameters<EventStore['readStream']>) => {
-        const answer = await target.readStream(...args);
-        read += answer.length;
-        return answer;
-      };
+      if (name === 'readStream')
+        return async (...args: Parameters<EventStore['readStream']>) => {
+          const answer = await target.readStream(...args);
+          read += answer.length;
+          return answer;
+        };
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
   return { store, read: () => read };
 }
 
-const loadedFold = (l: Awaited<ReturnType<RecordService['load']>>) => plain({ state: l.state, proposals: l.proposals, revision: l.revision, lastLink: l.lastLink });
+const loadedFold = (l: Awaited<ReturnType<RecordService['load']>>) =>
+  plain({ state: l.state, proposals: l.proposals, revision: l.revision, lastLink: l.lastLink });
 
 /** The snapshot store, counting the buckets read. */
 function countingBuckets(snapshots: FoldSnapshots): { store: FoldSnapshots; read: () => number } {
@@ -55,7 +57,15 @@ function countingBuckets(snapshots: FoldSnapshots): { store: FoldSnapshots; read
 }
 
 const ATHLETE = { type: 'athlete', id: 'test' } as const;
-const meal = (name = 'Oats') => ({ id: randomUUID(), eaten_at: '2026-05-01T08:00:00.000Z', name, calories_kcal: 400, protein_g: 15, carbohydrate_g: 60, fat_g: 8 });
+const meal = (name = 'Oats') => ({
+  id: randomUUID(),
+  eaten_at: '2026-05-01T08:00:00.000Z',
+  name,
+  calories_kcal: 400,
+  protein_g: 15,
+  carbohydrate_g: 60,
+  fat_g: 8,
+});
 
 /**
  * An athlete whose record has `events` meal events, in commands of a hundred: the service keeps a
@@ -67,7 +77,11 @@ async function longRecord(t: TestApp, events = SNAPSHOT_EVERY + 150): Promise<{ 
   for (let i = 0; i < Math.ceil(events / 100); i++) {
     const batch = Array.from({ length: 100 }, () => meal());
     meals.push(...batch.map((m) => m.id));
-    await t.app.records.change(athleteId, batch.map((item) => ({ op: 'create' as const, kind: 'meal' as const, item })), ATHLETE);
+    await t.app.records.change(
+      athleteId,
+      batch.map((item) => ({ op: 'create' as const, kind: 'meal' as const, item })),
+      ATHLETE,
+    );
   }
   await t.app.records.load(athleteId);
   await t.app.records.snapshotsWritten();
@@ -104,11 +118,23 @@ test('a command on a record no process holds reads the snapshot head and only th
     const head = (await snapshots.store.head(athleteId))!;
     assert.ok(head.sections.items.buckets >= 4, `the items are in ${head.sections.items.buckets} buckets`);
     const service = new RecordService(t.app.events, t.app.clock, snapshots.store);
-    const [updated] = await service.change(athleteId, [{ op: 'update', kind: 'meal', item: { ...meal('Porridge'), id: meals[3]! }, base_revision: 1 }], ATHLETE);
+    const [updated] = await service.change(
+      athleteId,
+      [{ op: 'update', kind: 'meal', item: { ...meal('Porridge'), id: meals[3]! }, base_revision: 1 }],
+      ATHLETE,
+    );
     assert.is((updated!.data as { revision: number }).revision, 2);
-    assert.is(snapshots.read(), 1, `${snapshots.read()} bucket(s) read of ${head.sections.items.buckets + head.sections.proposals.buckets + head.sections.source_refs.buckets}`);
+    assert.is(
+      snapshots.read(),
+      1,
+      `${snapshots.read()} bucket(s) read of ${head.sections.items.buckets + head.sections.proposals.buckets + head.sections.source_refs.buckets}`,
+    );
     // Refusals too are as on the whole record: a revision gone by, an id that exists.
-    const refused = async (change: Parameters<RecordService['change']>[1][number]) => service.change(athleteId, [change], ATHLETE).then(() => 'saved', (e: { code?: string }) => e.code);
+    const refused = async (change: Parameters<RecordService['change']>[1][number]) =>
+      service.change(athleteId, [change], ATHLETE).then(
+        () => 'saved',
+        (e: { code?: string }) => e.code,
+      );
     assert.is(await refused({ op: 'update', kind: 'meal', item: { ...meal(), id: meals[3]! }, base_revision: 1 }), 'revision_conflict');
     assert.is(await refused({ op: 'create', kind: 'meal', item: { ...meal(), id: meals[200]! } }), 'already_exists');
     assert.is(await refused({ op: 'delete', kind: 'meal', id: meals[400]!, base_revision: 1 }), 'saved');
@@ -127,8 +153,25 @@ test("preparing a proposal on a record no process holds reads one bucket, its ne
     for (let i = 0; i < 6; i++) {
       const snapshots = countingBuckets(new ReadStoreFoldSnapshots(t.app.reads));
       const proposals = new ProposalService({ ...t.app, records: new RecordService(t.app.events, t.app.clock, snapshots.store) });
-      const caller: Caller = { athlete, grantId: randomUUID(), clientId: 'test', clientName: 'Test', scopes: ['nutrition'], writePermissions: WRITE_PERMISSIONS };
-      const body = writeProposalBody.parse({ version: 'agent-access-write.v1', command_id: randomUUID(), actions: [{ op: 'create', kind: 'meal', record: { eaten_at: '2026-05-01T08:00:00Z', name: 'Oats', calories_kcal: 400, protein_g: 15, carbohydrate_g: 60, fat_g: 8 } }] });
+      const caller: Caller = {
+        athlete,
+        grantId: randomUUID(),
+        clientId: 'test',
+        clientName: 'Test',
+        scopes: ['nutrition'],
+        writePermissions: WRITE_PERMISSIONS,
+      };
+      const body = writeProposalBody.parse({
+        version: 'agent-access-write.v1',
+        command_id: randomUUID(),
+        actions: [
+          {
+            op: 'create',
+            kind: 'meal',
+            record: { eaten_at: '2026-05-01T08:00:00Z', name: 'Oats', calories_kcal: 400, protein_g: 15, carbohydrate_g: 60, fat_g: 8 },
+          },
+        ],
+      });
       assert.is((await proposals.prepare(caller, body)).status, 'prepared');
       // The record has no proposal in its snapshot, so no bucket of them: the new meal's id is the one key looked up.
       assert.is(snapshots.read(), 1, `prepare ${i + 1}: ${snapshots.read()} buckets read`);
@@ -147,7 +190,8 @@ test("a partial fold's next snapshot is written as a change of the one it was re
     const service = new RecordService(t.app.events, t.app.clock, snapshots);
     // Enough events for another snapshot, through a service that read the record from that one:
     // changes to one meal, so that one bucket of items changes.
-    for (let revision = 1; revision <= SNAPSHOT_EVERY; revision++) await service.change(athleteId, [{ op: 'update', kind: 'meal', item: { ...meal(), id: meals[7]! }, base_revision: revision }], ATHLETE);
+    for (let revision = 1; revision <= SNAPSHOT_EVERY; revision++)
+      await service.change(athleteId, [{ op: 'update', kind: 'meal', item: { ...meal(), id: meals[7]! }, base_revision: revision }], ATHLETE);
     await service.read(athleteId, async () => undefined);
     await service.snapshotsWritten();
     const second = (await snapshots.head(athleteId))!;
@@ -188,9 +232,14 @@ test("a fold whose snapshot's buckets are gone (a newer one replaced them) is re
     const service = new RecordService(t.app.events, t.app.clock, snapshots);
     await service.change(athleteId, [{ op: 'update', kind: 'meal', item: { ...meal(), id: meals[0]! }, base_revision: 1 }], ATHLETE);
     // Every bucket goes, as when another instance's snapshot replaced them all; the head stays.
-    for (const { partition, doc } of await t.app.reads.dump('record_snapshots')) if (partition === athleteId && doc.id !== 'head') await t.app.reads.delete('record_snapshots', athleteId, doc.id);
+    for (const { partition, doc } of await t.app.reads.dump('record_snapshots'))
+      if (partition === athleteId && doc.id !== 'head') await t.app.reads.delete('record_snapshots', athleteId, doc.id);
     const revisionOf = async (id: string) => (await service.load(athleteId)).state.items.get(`meal/${id}`)?.revision;
-    const [updated] = await service.change(athleteId, meals.slice(1, 40).map((id) => ({ op: 'update' as const, kind: 'meal' as const, item: { ...meal(), id }, base_revision: 1 })), ATHLETE);
+    const [updated] = await service.change(
+      athleteId,
+      meals.slice(1, 40).map((id) => ({ op: 'update' as const, kind: 'meal' as const, item: { ...meal(), id }, base_revision: 1 })),
+      ATHLETE,
+    );
     assert.is((updated!.data as { revision: number }).revision, 2);
     assert.is(await revisionOf(meals[39]!), 2);
     assert.equal(loadedFold(await service.load(athleteId)), loadedFold(await wholeLoad(t, athleteId)));
@@ -202,7 +251,19 @@ test("a fold whose snapshot's buckets are gone (a newer one replaced them) is re
 /** A head of no rows, for the store's own rules. */
 function emptyHead(athleteId: string, generation: string, revision: number): SnapshotHead {
   const section = { buckets: 1, generations: [null], rows: [0] };
-  return { format: 2, athlete_id: athleteId, generation, revision, position: revision, last_link: null, imported_files: [], checkins: [], exercise_names: [], listed: [], sections: { items: section, proposals: section, source_refs: section } };
+  return {
+    format: 2,
+    athlete_id: athleteId,
+    generation,
+    revision,
+    position: revision,
+    last_link: null,
+    imported_files: [],
+    checkins: [],
+    exercise_names: [],
+    listed: [],
+    sections: { items: section, proposals: section, source_refs: section },
+  };
 }
 
 test('the store keeps the newest snapshot; one written as a change of another than the latest is refused; buckets a newer one replaced are removed', async () => {
@@ -218,15 +279,33 @@ test('the store keeps the newest snapshot; one written as a change of another th
       head.sections = { ...head.sections, source_refs: { buckets: 4, generations, rows: generations.map((g) => (g ? 1 : 0)) } };
       return { head, base, buckets: buckets.map(([bucket, n]) => ({ section: 'source_refs', bucket, rows: rows(n) })) };
     };
-    const first = write('a', 600, null, [[0, 3], [1, 2], [2, 1]]);
+    const first = write('a', 600, null, [
+      [0, 3],
+      [1, 2],
+      [2, 1],
+    ]);
     assert.ok(await snapshots.put(first));
     assert.equal(await snapshots.head(athleteId), first.head);
-    assert.equal(await snapshots.buckets(first.head, 'source_refs', [0, 2, 3]), new Map([[0, rows(3)], [2, rows(1)], [3, []]]));
+    assert.equal(
+      await snapshots.buckets(first.head, 'source_refs', [0, 2, 3]),
+      new Map([
+        [0, rows(3)],
+        [2, rows(1)],
+        [3, []],
+      ]),
+    );
     assert.not.ok(await snapshots.put(write('old', 599, null, [[0, 1]])), 'an older snapshot does not replace a newer one');
     assert.not.ok(await snapshots.put(write('stale', 700, 'not-the-latest', [[0, 1]], first.head)), 'nor one written as a change of another');
     const change = write('b', 800, 'a', [[1, 5]], first.head);
     assert.ok(await snapshots.put(change));
-    assert.equal(await snapshots.buckets(change.head, 'source_refs', [0, 1]), new Map([[0, rows(3)], [1, rows(5)]]), 'the buckets it shares are read from the earlier write');
+    assert.equal(
+      await snapshots.buckets(change.head, 'source_refs', [0, 1]),
+      new Map([
+        [0, rows(3)],
+        [1, rows(5)],
+      ]),
+      'the buckets it shares are read from the earlier write',
+    );
     assert.is(await snapshots.buckets(first.head, 'source_refs', [1]), null, 'the bucket it replaced is gone');
     const docs = async () => (await t.app.reads.dump('record_snapshots')).filter((d) => d.partition === athleteId).length;
     assert.is(await docs(), 4, 'the head and three buckets');

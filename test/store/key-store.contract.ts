@@ -50,7 +50,10 @@ export function keyStoreContract(label: string, open: () => Promise<KeyStoreFixt
     await fx.keys.put(k);
     await fx.keys.put({ ...k, key: Buffer.from(k.key) });
     assert.equal(await fx.keys.get(k.id), k);
-    const refused = await fx.keys.put({ ...k, key: randomBytes(32) }).then(() => null, (e: unknown) => e);
+    const refused = await fx.keys.put({ ...k, key: randomBytes(32) }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.instance(refused, KeyConflictError);
     assert.equal(await fx.keys.get(k.id), k, 'the stored key is kept');
     assert.is(await fx.keys.destroyBefore(END_OF_TIME), 1, 'one key, stored once');
@@ -115,7 +118,13 @@ export function keyStoreContract(label: string, open: () => Promise<KeyStoreFixt
     await fx.events.append(stream, [{ type: 'after', data: {}, metadata: meta }], 0);
     await fx.keys.destroyBefore(END_OF_TIME);
     const log = await fx.events.readAll(head, 1000);
-    assert.equal(log.map((e) => [e.stream, e.type]), [[stream, 'before'], [stream, 'after']]);
+    assert.equal(
+      log.map((e) => [e.stream, e.type]),
+      [
+        [stream, 'before'],
+        [stream, 'after'],
+      ],
+    );
     assert.is(afterKey, log[0]!.position, 'the head after storing a key is the last event of the log');
     assert.is(await fx.events.headPosition(), log[1]!.position, 'a destroyed key leaves no event in the log either');
     assert.not.match(JSON.stringify(log), k.key.toString('base64'));

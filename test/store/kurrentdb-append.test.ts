@@ -38,7 +38,10 @@ test('a connection string with throwOnAppendFailure=false is refused, in any spe
 
 test('an append the client reports as `success: false` is a conflict, with the revision read back', async () => {
   // The shape the client's batch append resolves with when it does not throw on a conflict.
-  const store = new KurrentEventStore(URL, clientAnswering(async () => ({ success: false, nextExpectedRevision: 1n, position: undefined }), 4n));
+  const store = new KurrentEventStore(
+    URL,
+    clientAnswering(async () => ({ success: false, nextExpectedRevision: 1n, position: undefined }), 4n),
+  );
   try {
     await store.append('record-a', [event], 2);
     assert.unreachable('a refused append must not look like a success');
@@ -52,12 +55,18 @@ test('an append the client reports as `success: false` is a conflict, with the r
 });
 
 test("the client's conflict and maximum-append-size errors become the port's", async () => {
-  const conflict = new KurrentEventStore(URL, clientAnswering(async () => {
-    throw new WrongExpectedVersionError(undefined, { streamName: 'record-a', current: 7n, expected: 2n });
-  }));
-  const tooLarge = new KurrentEventStore(URL, clientAnswering(async () => {
-    throw MaxAppendSizeExceededError.fromMaxAppendSize(1_048_576);
-  }));
+  const conflict = new KurrentEventStore(
+    URL,
+    clientAnswering(async () => {
+      throw new WrongExpectedVersionError(undefined, { streamName: 'record-a', current: 7n, expected: 2n });
+    }),
+  );
+  const tooLarge = new KurrentEventStore(
+    URL,
+    clientAnswering(async () => {
+      throw MaxAppendSizeExceededError.fromMaxAppendSize(1_048_576);
+    }),
+  );
   try {
     const refused = await conflict.append('record-a', [event], 2).catch((e: unknown) => e);
     assert.instance(refused, WrongExpectedRevisionError);

@@ -87,7 +87,10 @@ test('another key under a used id is refused, though the server answers a repeat
     await store.put(k);
     await store.put({ ...k, key: Buffer.from(k.key) });
     assert.equal(await store.get(k.id), k, 'the same key again changes nothing');
-    const refused = await store.put({ ...k, key: randomBytes(32) }).then(() => null, (e: unknown) => e);
+    const refused = await store.put({ ...k, key: randomBytes(32) }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.instance(refused, KeyConflictError);
     assert.equal(await store.get(k.id), k, 'the stored key is kept');
     assert.is(await store.destroyBefore(new Date('2999-01-01T00:00:00.000Z')), 1, 'one key, stored once');

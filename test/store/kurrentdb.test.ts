@@ -75,15 +75,22 @@ function kurrentSpecifics(skipped: string | null): void {
   t('append reports the position that reads show for its last event, and readAll excludes `after`', async ({ fx }) => {
     const s = `test-${randomUUID()}`;
     const meta = { occurred_at: '2026-01-01T00:00:00.000Z' };
-    const r = await fx.store.append(s, ['a', 'b', 'c'].map((type) => ({ type, data: {}, metadata: meta })), 'no_stream');
+    const r = await fx.store.append(
+      s,
+      ['a', 'b', 'c'].map((type) => ({ type, data: {}, metadata: meta })),
+      'no_stream',
+    );
     const events = await fx.store.readStream(s);
     assert.is(r.position, events[2]!.position);
     assert.is(r.revision, 2);
     const next = await fx.store.readAll(events[0]!.position, 2);
-    assert.equal(next.map((e) => [e.stream, e.type, e.position]), [
-      [s, 'b', events[1]!.position],
-      [s, 'c', events[2]!.position],
-    ]);
+    assert.equal(
+      next.map((e) => [e.stream, e.type, e.position]),
+      [
+        [s, 'b', events[1]!.position],
+        [s, 'c', events[2]!.position],
+      ],
+    );
   });
 
   t.run();

@@ -62,7 +62,10 @@ test('an index renamed by a release (error 85: same fields, other name) replaces
   coll.indexes.push({ name: 'by_date', key: DAY_KEY }, { name: 'by_group', key: { partition: 1, 'doc.group': 1 } });
   await ensureIndex(coll, 'by_day', ['day', 'id']);
   assert.equal(coll.dropped, ['by_date']);
-  assert.equal(coll.indexes.map((i) => i.name), ['_id_', 'by_group', 'by_day']);
+  assert.equal(
+    coll.indexes.map((i) => i.name),
+    ['_id_', 'by_group', 'by_day'],
+  );
   assert.equal(coll.indexes.find((i) => i.name === 'by_day')!.key, DAY_KEY);
 });
 
@@ -79,7 +82,10 @@ test('both at once: the old name on other fields, and the new fields under a thi
   coll.indexes.push({ name: 'by_day', key: { partition: 1, 'doc.day': 1 } }, { name: 'legacy', key: DAY_KEY });
   await ensureIndex(coll, 'by_day', ['day', 'id']);
   assert.equal([...coll.dropped].sort(), ['by_day', 'legacy']);
-  assert.equal(coll.indexes.map((i) => i.name), ['_id_', 'by_day']);
+  assert.equal(
+    coll.indexes.map((i) => i.name),
+    ['_id_', 'by_day'],
+  );
 });
 
 test('an index already as declared is left alone, and other errors are not swallowed', async () => {
@@ -153,7 +159,8 @@ test('starts at once bring a catalog with both changes to the declared indexes',
   assert.equal(coll.indexes.find((i) => i.name === 'by_day')!.key, DAY_KEY);
 });
 
-const conflict = () => new MongoServerError({ ok: 0, code: 85, codeName: 'IndexOptionsConflict', errmsg: 'Index already exists with a different name: by_date' });
+const conflict = () =>
+  new MongoServerError({ ok: 0, code: 85, codeName: 'IndexOptionsConflict', errmsg: 'Index already exists with a different name: by_date' });
 
 /** Conflicts on every create; lists `listings` one after another; drops whatever it is asked to. */
 function scripted(listings: Document[][], dropError?: MongoServerError): IndexedCollection {

@@ -190,7 +190,10 @@ test('a swap that fails midway is released by its discard, for the next start to
     assert.match((error as Error).message, /lost the database/);
   }
   await rebuild.discard();
-  assert.equal(db.registry().map((r) => [r.state, r.owner]), [['swapping', null]]);
+  assert.equal(
+    db.registry().map((r) => [r.state, r.owner]),
+    [['swapping', null]],
+  );
 });
 
 test('a rebuild whose collections another process dropped fails its next batch', async () => {
@@ -213,7 +216,10 @@ test('a swap of a rebuild still its own completes', async () => {
   assert.equal(from, [7]);
   assert.equal(db.renamed, [`${fresh} -> things`]);
   assert.equal(db.registry(), []);
-  assert.equal(db.collection('things').docs.map((d) => d._id), ['p\u0000new']);
+  assert.equal(
+    db.collection('things').docs.map((d) => d._id),
+    ['p\u0000new'],
+  );
 });
 
 test.run();

@@ -12,7 +12,16 @@ const URL = 'mongodb://db.example:27017/repledger';
 const COMMON = { topologyVersion: { processId: 'x', counter: 0 }, maxBsonObjectSize: 16777216, maxWireVersion: 25, localTime: new Date(), ok: 1 };
 
 const STANDALONE = { isWritablePrimary: true, ...COMMON };
-const PRIMARY = { isWritablePrimary: true, secondary: false, setName: 'rs0', setVersion: 1, hosts: ['mongodb:27017'], primary: 'mongodb:27017', me: 'mongodb:27017', ...COMMON };
+const PRIMARY = {
+  isWritablePrimary: true,
+  secondary: false,
+  setName: 'rs0',
+  setVersion: 1,
+  hosts: ['mongodb:27017'],
+  primary: 'mongodb:27017',
+  me: 'mongodb:27017',
+  ...COMMON,
+};
 const SECONDARY = { ...PRIMARY, isWritablePrimary: false, secondary: true, me: 'mongodb2:27017' };
 const MONGOS = { isWritablePrimary: true, msg: 'isdbgrid', ...COMMON };
 /** Started with --replSet, rs.initiate() not run yet. */
@@ -52,7 +61,10 @@ const server = serverSuite('mongodb standalone', skipped);
 server('connecting to a standalone server fails at once with that message', async () => {
   const { GenericContainer, Wait } = await import('testcontainers');
   // No --replSet: the image's mongod is a standalone server.
-  const container = await new GenericContainer(IMAGE).withExposedPorts(27017).withWaitStrategy(Wait.forLogMessage(/Waiting for connections/)).start();
+  const container = await new GenericContainer(IMAGE)
+    .withExposedPorts(27017)
+    .withWaitStrategy(Wait.forLogMessage(/Waiting for connections/))
+    .start();
   try {
     const url = `mongodb://${container.getHost()}:${container.getMappedPort(27017)}/repledger`;
     try {

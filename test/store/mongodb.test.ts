@@ -99,7 +99,10 @@ function mongoSpecifics(skipped: string | null): void {
     assert.is(left.length, 1, left.join(', '));
     assert.is(await fx.db.collection('_rebuilds').countDocuments(), 1, 'the live rebuild keeps its record');
     await live.discard();
-    assert.equal((await names(fx.db)).filter((n) => n.includes('__rebuild_')), []);
+    assert.equal(
+      (await names(fx.db)).filter((n) => n.includes('__rebuild_')),
+      [],
+    );
   });
 
   t('a swap that died after one rename is completed by the next start, from the position the collections carry', async ({ fx }) => {
@@ -117,21 +120,30 @@ function mongoSpecifics(skipped: string | null): void {
     await fx.db.collection(`things${suffix}`).rename('things', { dropTarget: true });
     // The marker is no document: reads of the half-swapped collection do not see it.
     assert.is(await fx.store.count('things'), 1);
-    assert.equal((await fx.store.dump('things')).map((r) => r.doc.id), ['new']);
+    assert.equal(
+      (await fx.store.dump('things')).map((r) => r.doc.id),
+      ['new'],
+    );
 
     const finished: Array<[number, unknown]> = [];
     const restarted = await fx.another();
     await restarted.ensureCollections(SPECS);
-    assert.is(await restarted.finishInterruptedSwaps(async (live, from, label) => {
-      finished.push([from, label]);
-      await live.upsert('others', p, { id: 'checkpoint', position: from });
-    }), 1);
+    assert.is(
+      await restarted.finishInterruptedSwaps(async (live, from, label) => {
+        finished.push([from, label]);
+        await live.upsert('others', p, { id: 'checkpoint', position: from });
+      }),
+      1,
+    );
     assert.equal(finished, [[77, { things: 3, others: 3 }]]);
     assert.ok(await fx.store.get('others', p, 'o'), 'the second rename was completed');
     assert.ok(await fx.store.get('others', p, 'checkpoint'));
     assert.is(await fx.db.collection('_rebuilds').countDocuments(), 0);
     assert.is(await fx.db.collection('things').countDocuments({ _id: 0 as never }), 0, 'the markers are gone');
-    assert.equal((await names(fx.db)).filter((n) => n.includes('__rebuild_')), []);
+    assert.equal(
+      (await names(fx.db)).filter((n) => n.includes('__rebuild_')),
+      [],
+    );
     assert.is(await restarted.finishInterruptedSwaps(async () => assert.unreachable('nothing left to finish')), 0);
   });
 
@@ -144,10 +156,12 @@ function mongoSpecifics(skipped: string | null): void {
     await new Promise((r) => setTimeout(r, 300));
     const other = await fx.another();
     let waited = false;
-    const finishing = other.finishInterruptedSwaps(async () => assert.unreachable('the owner finishes it')).then((n) => {
-      waited = true;
-      return n;
-    });
+    const finishing = other
+      .finishInterruptedSwaps(async () => assert.unreachable('the owner finishes it'))
+      .then((n) => {
+        waited = true;
+        return n;
+      });
     await new Promise((r) => setTimeout(r, 700));
     assert.not.ok(waited, 'it waits while the owner is at work');
     release();
@@ -156,7 +170,15 @@ function mongoSpecifics(skipped: string | null): void {
   });
 
   t('starts at once bring changed indexes to their declared fields, each allowing for what the others did', async ({ fx }) => {
-    const raced: CollectionSpec[] = [{ name: 'raced', indexes: [{ name: 'by_day', fields: ['day', 'id'] }, { name: 'by_group', fields: ['group'] }] }];
+    const raced: CollectionSpec[] = [
+      {
+        name: 'raced',
+        indexes: [
+          { name: 'by_day', fields: ['day', 'id'] },
+          { name: 'by_group', fields: ['group'] },
+        ],
+      },
+    ];
     // The previous release's indexes: by_day on other fields, and by_group's fields under another name.
     await fx.db.createCollection('raced');
     await fx.db.collection('raced').createIndex({ partition: 1, 'doc.day': 1 }, { name: 'by_day' });
@@ -184,9 +206,15 @@ function mongoSpecifics(skipped: string | null): void {
     } catch (error) {
       assert.match((error as Error).message, /gone or no longer this process's/);
     }
-    assert.equal((await fx.store.dump('others')).filter((r) => r.partition === p).map((r) => r.doc.id), ['live']);
+    assert.equal(
+      (await fx.store.dump('others')).filter((r) => r.partition === p).map((r) => r.doc.id),
+      ['live'],
+    );
     await rebuild.discard();
-    assert.equal((await names(fx.db)).filter((n) => n.includes('__rebuild_')), []);
+    assert.equal(
+      (await names(fx.db)).filter((n) => n.includes('__rebuild_')),
+      [],
+    );
   });
 
   t('a swap another process took over while it finished rolls its finish back and leaves the swap to that process', async ({ fx }) => {

@@ -10,7 +10,13 @@ export interface ReadStoreFixture {
 }
 
 const specs: CollectionSpec[] = [
-  { name: 'contract_items', indexes: [{ name: 'by_day', fields: ['day', 'id'] }, { name: 'by_group', fields: ['group', 'n', 'id'] }] },
+  {
+    name: 'contract_items',
+    indexes: [
+      { name: 'by_day', fields: ['day', 'id'] },
+      { name: 'by_group', fields: ['group', 'n', 'id'] },
+    ],
+  },
   { name: 'contract_other', indexes: [] },
 ];
 
@@ -38,7 +44,10 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
     await fx.store.upsert('contract_items', p, { id: 'a', day: '2026-01-03', group: 'g', n: 3 });
     assert.equal(await fx.store.get('contract_items', p, 'a'), { id: 'a', day: '2026-01-03', group: 'g', n: 3 });
     assert.is(await fx.store.get('contract_items', randomUUID(), 'a'), null);
-    assert.equal((await fx.store.getMany<Item>('contract_items', p, ['b', 'zz', 'a'])).map((d) => d.id), ['b', 'a']);
+    assert.equal(
+      (await fx.store.getMany<Item>('contract_items', p, ['b', 'zz', 'a'])).map((d) => d.id),
+      ['b', 'a'],
+    );
     await fx.store.delete('contract_items', p, 'a');
     assert.is(await fx.store.get('contract_items', p, 'a'), null);
     assert.is(await fx.store.count('contract_items', p), 1);
@@ -60,13 +69,19 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
     assert.equal(await fx.store.getMany('contract_items', p, ['a', 'b']), [{ id: 'a', day: '2026-01-03', group: 'g', n: 3 }]);
     try {
       await fx.store.transaction(async (docs) => {
-        await docs.writeMany!('contract_items', [{ partition: p, deleted: 'a' }, { partition: p, doc: { id: 'c', day: '2026-01-04', group: 'g', n: 4 } }]);
+        await docs.writeMany!('contract_items', [
+          { partition: p, deleted: 'a' },
+          { partition: p, doc: { id: 'c', day: '2026-01-04', group: 'g', n: 4 } },
+        ]);
         throw new Error('rolled back');
       });
     } catch (error) {
       assert.is((error as Error).message, 'rolled back');
     }
-    assert.equal((await fx.store.getMany('contract_items', p, ['a', 'c'])).map((d) => d.id), ['a']);
+    assert.equal(
+      (await fx.store.getMany('contract_items', p, ['a', 'c'])).map((d) => d.id),
+      ['a'],
+    );
   });
 
   t('partitions do not see each other', async ({ fx }) => {
@@ -75,7 +90,10 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
     await fx.store.upsert('contract_items', p1, { id: 'same', day: '2026-01-01', group: 'g', n: 1 });
     await fx.store.upsert('contract_items', p2, { id: 'same', day: '2026-01-02', group: 'g', n: 2 });
     const page = await fx.store.page<Item>('contract_items', { partition: p1, index: 'by_day', direction: 'asc', limit: 10 });
-    assert.equal(page.map((d) => d.n), [1]);
+    assert.equal(
+      page.map((d) => d.n),
+      [1],
+    );
   });
 
   t('keyset pages walk an index in both directions without gaps or repeats', async ({ fx }) => {
@@ -104,13 +122,45 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
     const p = randomUUID();
     for (let i = 0; i < 6; i++) await fx.store.upsert('contract_items', p, { id: `x${i}`, day: `2026-02-0${i + 1}`, group: i % 2 ? 'odd' : 'even', n: i });
     const odd = await fx.store.page<Item>('contract_items', { partition: p, index: 'by_group', prefix: ['odd'], direction: 'desc', limit: 10 });
-    assert.equal(odd.map((d) => d.n), [5, 3, 1]);
-    const oddFrom2 = await fx.store.page<Item>('contract_items', { partition: p, index: 'by_group', prefix: ['odd'], range: { gte: 2, lte: 4 }, direction: 'asc', limit: 10 });
-    assert.equal(oddFrom2.map((d) => d.n), [3]);
-    const days = await fx.store.page<Item>('contract_items', { partition: p, index: 'by_day', range: { gte: '2026-02-02', lte: '2026-02-04' }, direction: 'asc', limit: 2 });
-    assert.equal(days.map((d) => d.day), ['2026-02-02', '2026-02-03']);
-    const next = await fx.store.page<Item>('contract_items', { partition: p, index: 'by_day', range: { gte: '2026-02-02', lte: '2026-02-04' }, direction: 'asc', limit: 2, after: [days[1]!.day, days[1]!.id] });
-    assert.equal(next.map((d) => d.day), ['2026-02-04']);
+    assert.equal(
+      odd.map((d) => d.n),
+      [5, 3, 1],
+    );
+    const oddFrom2 = await fx.store.page<Item>('contract_items', {
+      partition: p,
+      index: 'by_group',
+      prefix: ['odd'],
+      range: { gte: 2, lte: 4 },
+      direction: 'asc',
+      limit: 10,
+    });
+    assert.equal(
+      oddFrom2.map((d) => d.n),
+      [3],
+    );
+    const days = await fx.store.page<Item>('contract_items', {
+      partition: p,
+      index: 'by_day',
+      range: { gte: '2026-02-02', lte: '2026-02-04' },
+      direction: 'asc',
+      limit: 2,
+    });
+    assert.equal(
+      days.map((d) => d.day),
+      ['2026-02-02', '2026-02-03'],
+    );
+    const next = await fx.store.page<Item>('contract_items', {
+      partition: p,
+      index: 'by_day',
+      range: { gte: '2026-02-02', lte: '2026-02-04' },
+      direction: 'asc',
+      limit: 2,
+      after: [days[1]!.day, days[1]!.id],
+    });
+    assert.equal(
+      next.map((d) => d.day),
+      ['2026-02-04'],
+    );
     assert.is(await fx.store.deleteWhere('contract_items', p, 'by_group', ['even']), 3);
     assert.is(await fx.store.count('contract_items', p), 3);
   });
@@ -153,7 +203,11 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
     assert.ok(await fx.store.get('contract_other', p, 'live-write'), 'collections not rebuilt stay live');
     assert.ok(await fx.store.get('contract_other', p, 'in-swap'));
     const page = await fx.store.page<Item>('contract_items', { partition: p, index: 'by_day', direction: 'asc', limit: 5 });
-    assert.equal(page.map((d) => d.id), ['new'], 'indexes work after the swap');
+    assert.equal(
+      page.map((d) => d.id),
+      ['new'],
+      'indexes work after the swap',
+    );
 
     const discarded = await fx.store.beginRebuild([specs[0]!]);
     await discarded.transaction((docs) => docs.upsert('contract_items', p, { id: 'never', day: '2026-04-03', group: 'g', n: 3 }), 1);
@@ -167,12 +221,22 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
     // Two groups interleaved, repeated values of n inside a group: ids break the ties.
     const docs = Array.from({ length: 11 }, (_, i) => ({ id: `k${String(i).padStart(2, '0')}`, day: '2026-05-01', group: i % 2 ? 'odd' : 'even', n: i % 4 }));
     for (const d of docs) await fx.store.upsert('contract_items', p, d);
-    const odd = docs.filter((d) => d.group === 'odd').sort((a, b) => a.n - b.n || (a.id < b.id ? -1 : 1)).map((d) => d.id);
+    const odd = docs
+      .filter((d) => d.group === 'odd')
+      .sort((a, b) => a.n - b.n || (a.id < b.id ? -1 : 1))
+      .map((d) => d.id);
     for (const direction of ['asc', 'desc'] as const) {
       const seen: string[] = [];
       let after: [number, string] | undefined;
       for (;;) {
-        const page = await fx.store.page<Item>('contract_items', { partition: p, index: 'by_group', prefix: ['odd'], direction, limit: 2, ...(after ? { after } : {}) });
+        const page = await fx.store.page<Item>('contract_items', {
+          partition: p,
+          index: 'by_group',
+          prefix: ['odd'],
+          direction,
+          limit: 2,
+          ...(after ? { after } : {}),
+        });
         if (page.length === 0) break;
         seen.push(...page.map((d) => d.id));
         after = [page[page.length - 1]!.n, page[page.length - 1]!.id];
@@ -205,27 +269,57 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
     }
     // A range never holds null; a null prefix matches null and missing alike.
     const ranged = await fx.store.page<Item>('contract_items', { partition: p, index: 'by_day', range: { lte: '2026-06-01' }, direction: 'asc', limit: 10 });
-    assert.equal(ranged.map((d) => d.id), ['d']);
+    assert.equal(
+      ranged.map((d) => d.id),
+      ['d'],
+    );
     const undated = await fx.store.page<Item>('contract_items', { partition: p, index: 'by_day', prefix: [null], direction: 'desc', limit: 10 });
-    assert.equal(undated.map((d) => d.id), ['e', 'c', 'b']);
+    assert.equal(
+      undated.map((d) => d.id),
+      ['e', 'c', 'b'],
+    );
     assert.is(await fx.store.deleteWhere('contract_items', p, 'by_day', [null]), 3);
-    assert.equal((await fx.store.dump('contract_items')).filter((r) => r.partition === p).map((r) => r.doc.id), ['a', 'd']);
+    assert.equal(
+      (await fx.store.dump('contract_items')).filter((r) => r.partition === p).map((r) => r.doc.id),
+      ['a', 'd'],
+    );
   });
 
   t('an index whose fields or name change between starts serves the new order', async ({ fx }) => {
     const p = randomUUID();
-    const before: CollectionSpec = { name: 'contract_changing', indexes: [{ name: 'by_x', fields: ['x', 'id'] }, { name: 'by_y', fields: ['y', 'id'] }] };
+    const before: CollectionSpec = {
+      name: 'contract_changing',
+      indexes: [
+        { name: 'by_x', fields: ['x', 'id'] },
+        { name: 'by_y', fields: ['y', 'id'] },
+      ],
+    };
     // A release reorders by_x and renames by_y (same fields) to by_y2.
-    const after: CollectionSpec = { name: 'contract_changing', indexes: [{ name: 'by_x', fields: ['y', 'x', 'id'] }, { name: 'by_y2', fields: ['y', 'id'] }] };
+    const after: CollectionSpec = {
+      name: 'contract_changing',
+      indexes: [
+        { name: 'by_x', fields: ['y', 'x', 'id'] },
+        { name: 'by_y2', fields: ['y', 'id'] },
+      ],
+    };
     await fx.store.ensureCollections([before]);
-    for (const [id, x, y] of [['p', 1, 'b'], ['q', 2, 'a'], ['r', 3, 'b']] as const) await fx.store.upsert('contract_changing', p, { id, x, y });
-    const xs = async () => (await fx.store.page<Doc & { x: number }>('contract_changing', { partition: p, index: 'by_x', direction: 'asc', limit: 10 })).map((d) => d.id);
+    for (const [id, x, y] of [
+      ['p', 1, 'b'],
+      ['q', 2, 'a'],
+      ['r', 3, 'b'],
+    ] as const)
+      await fx.store.upsert('contract_changing', p, { id, x, y });
+    const xs = async () =>
+      (await fx.store.page<Doc & { x: number }>('contract_changing', { partition: p, index: 'by_x', direction: 'asc', limit: 10 })).map((d) => d.id);
     assert.equal(await xs(), ['p', 'q', 'r']);
     await fx.store.ensureCollections([after]);
     await fx.store.ensureCollections([after]); // and again, as every later start does
     assert.equal(await xs(), ['q', 'p', 'r']);
     const ys = await fx.store.page('contract_changing', { partition: p, index: 'by_y2', prefix: ['b'], direction: 'desc', limit: 10 });
-    assert.equal(ys.map((d) => d.id), ['r', 'p']);
+    assert.equal(
+      ys.map((d) => d.id),
+      ['r', 'p'],
+    );
     try {
       await fx.store.page('contract_changing', { partition: p, index: 'by_y', direction: 'asc', limit: 10 });
       assert.unreachable('the old index name is gone');
@@ -275,7 +369,10 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
     await writer;
     assert.ok(from.length >= 1 && from.every((f) => f === 42), `finish ran from ${from.join(', ')}`);
     assert.is((await fx.store.get<Doc & { n: number }>('contract_other', p, 'counter'))!.n, written + 1, 'no increment lost');
-    assert.equal((await fx.store.page<Item>('contract_items', { partition: p, index: 'by_day', direction: 'asc', limit: 10 })).map((d) => d.id), ['r1', 'r2']);
+    assert.equal(
+      (await fx.store.page<Item>('contract_items', { partition: p, index: 'by_day', direction: 'asc', limit: 10 })).map((d) => d.id),
+      ['r1', 'r2'],
+    );
   });
 
   t('dump lists every document of a collection', async ({ fx }) => {
@@ -283,7 +380,10 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
     await fx.store.upsert('contract_other', p, { id: 'b' });
     await fx.store.upsert('contract_other', p, { id: 'a' });
     const mine = (await fx.store.dump('contract_other')).filter((r) => r.partition === p);
-    assert.equal(mine.map((r) => r.doc.id), ['a', 'b']);
+    assert.equal(
+      mine.map((r) => r.doc.id),
+      ['a', 'b'],
+    );
   });
 
   t('a dropped collection is gone with its documents and indexes; dropping one that is not there does nothing', async ({ fx }) => {

@@ -77,7 +77,11 @@ sqlite('a destroyed key is gone from the database file and its WAL, a kept one i
     const bytes = onDisk(dir.path);
     for (const k of made.slice(20)) assert.ok(found(bytes, k), `a kept key is in the file: ${k.created_at}`);
     const left = made.slice(0, 20).filter((k) => found(bytes, k));
-    assert.equal(left.map((k) => k.created_at), [], 'no destroyed key is left on disk');
+    assert.equal(
+      left.map((k) => k.created_at),
+      [],
+      'no destroyed key is left on disk',
+    );
   } finally {
     db.close();
     dir.remove();
@@ -88,9 +92,16 @@ sqlite('a destroyed key is gone from the file after thousands of keys and append
   const { dir, db, made } = await storeAndDestroy(2000, 1500);
   try {
     const bytes = onDisk(dir.path);
-    assert.ok(made.slice(1500).every((k) => found(bytes, k)), 'the kept keys are in the file');
+    assert.ok(
+      made.slice(1500).every((k) => found(bytes, k)),
+      'the kept keys are in the file',
+    );
     const left = made.slice(0, 1500).filter((k) => found(bytes, k));
-    assert.equal(left.map((k) => k.created_at), [], 'no destroyed key is left on disk');
+    assert.equal(
+      left.map((k) => k.created_at),
+      [],
+      'no destroyed key is left on disk',
+    );
   } finally {
     db.close();
     dir.remove();
@@ -125,7 +136,8 @@ async function storeFromBefore(path: string, count: number): Promise<ProposalKey
     const reads = new SqliteReadStore(db);
     await reads.ensureCollections([READ_STORE_KEYS]);
     const made = Array.from({ length: count }, (_, i) => newKey(minute(i)));
-    for (const k of made) await reads.upsert('proposal_keys', 'keys', { id: k.id, athlete_id: k.athlete_id, key: k.key.toString('base64'), created_at: k.created_at });
+    for (const k of made)
+      await reads.upsert('proposal_keys', 'keys', { id: k.id, athlete_id: k.athlete_id, key: k.key.toString('base64'), created_at: k.created_at });
     return made;
   } finally {
     db.close();
@@ -165,7 +177,11 @@ sqlite('two processes moving the keys at once: every key moved once, none lost',
   try {
     const [ka, kb] = await Promise.all([SqliteKeyStore.open(a), SqliteKeyStore.open(b)]);
     const moved = await Promise.all([ka.adoptReadModelKeys(), kb.adoptReadModelKeys()]);
-    assert.equal(moved.sort((x, y) => x - y), [0, 500], 'one moved them all, the other found the table gone');
+    assert.equal(
+      moved.sort((x, y) => x - y),
+      [0, 500],
+      'one moved them all, the other found the table gone',
+    );
     for (const k of made) assert.equal(await kb.get(k.id), k);
     assert.is((a.reader.prepare('SELECT COUNT(*) AS n FROM proposal_keys').get() as { n: number }).n, 500);
   } finally {

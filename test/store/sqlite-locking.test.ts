@@ -81,7 +81,10 @@ test("a write scheduled inside a transaction that runs after it ended gets a tra
     await new Promise((resolve) => setImmediate(resolve));
     throw new Error('this transaction is rolled back');
   });
-  const refused = await failing.then(() => null, (error: Error) => error.message);
+  const refused = await failing.then(
+    () => null,
+    (error: Error) => error.message,
+  );
   assert.is(refused, 'this transaction is rolled back');
   await later;
   assert.is((await store.readStream('failed')).length, 0);

@@ -14,7 +14,9 @@ const SPEC = [{ name: 'workouts', indexes: [{ name: 'by_id', fields: ['id'] }] }
 function rebuildTables(path: string): string[] {
   const db = openSqlite(path);
   try {
-    return (db.reader.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB '*__rebuild_*'`).all() as Array<{ name: string }>).map((r) => r.name);
+    return (db.reader.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB '*__rebuild_*'`).all() as Array<{ name: string }>).map(
+      (r) => r.name,
+    );
   } finally {
     db.close();
   }

@@ -10,7 +10,9 @@ import { readStoreContract } from './read-store.contract.ts';
 function tempDb() {
   const dir = mkdtempSync(join(tmpdir(), 'repledger-sqlite-'));
   const db = openSqlite(join(dir, 'repledger.db'));
-  return { db, close: async () => {
+  return {
+    db,
+    close: async () => {
       db.close();
       rmSync(dir, { recursive: true, force: true });
     },

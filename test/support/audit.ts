@@ -22,7 +22,11 @@ export async function auditStore(): Promise<AuditStore> {
   const t = await openTestApp({ now: '2026-06-01T12:00:00.000Z' });
   const { app, clock } = t;
   const minutes = (m: number) => clock.set(new Date(Date.parse('2026-06-01T12:00:00.000Z') + m * 60_000).toISOString());
-  const meal = (name: string) => ({ op: 'create', kind: 'meal', record: { eaten_at: new Date(clock.now().getTime() - 3_600_000).toISOString(), name, calories_kcal: 400, protein_g: 30, carbohydrate_g: null, fat_g: null } });
+  const meal = (name: string) => ({
+    op: 'create',
+    kind: 'meal',
+    record: { eaten_at: new Date(clock.now().getTime() - 3_600_000).toISOString(), name, calories_kcal: 400, protein_g: 30, carbohydrate_g: null, fat_g: null },
+  });
   try {
     const ada = await registerAthlete(app, { email: 'ada@example.com' });
     const seeded = await seedRecord(app, ada);
@@ -54,7 +58,16 @@ export async function auditStore(): Promise<AuditStore> {
     await app.proposals.prepare(graceCaller, graceCommitted);
     minutes(9);
     await app.proposals.approve(grace, graceCommitted.command_id);
-    return { dataDir: t.dataDir, ada, grace, undone: undone.command_id, committed: committed.command_id, rejected: rejected.command_id, pending: pending.command_id, graceCommitted: graceCommitted.command_id };
+    return {
+      dataDir: t.dataDir,
+      ada,
+      grace,
+      undone: undone.command_id,
+      committed: committed.command_id,
+      rejected: rejected.command_id,
+      pending: pending.command_id,
+      graceCommitted: graceCommitted.command_id,
+    };
   } finally {
     await app.close();
   }

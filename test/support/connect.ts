@@ -10,7 +10,12 @@ export const REDIRECT = 'http://127.0.0.1:53682/callback';
 
 export async function registerPro(app: App, email = 'ada@example.com', tier: 'pro' | 'free' = 'pro'): Promise<string> {
   const { athlete_id } = await app.athletes.register(
-    { email, password: PASSWORD, tier, profile: { display_name: 'Ada', timezone: 'Europe/London', unit_preference: 'kg', height_unit_preference: 'cm', bodyweight_unit_preference: 'kg' } },
+    {
+      email,
+      password: PASSWORD,
+      tier,
+      profile: { display_name: 'Ada', timezone: 'Europe/London', unit_preference: 'kg', height_unit_preference: 'cm', bodyweight_unit_preference: 'kg' },
+    },
     { type: 'operator', id: 'test' },
   );
   return athlete_id;
@@ -55,7 +60,13 @@ export async function consent(base: string, client: MemoryOAuthClient, areas: st
 }
 
 /** The whole flow: a token for `resource` carrying the ticked `areas`. */
-export async function connect(base: string, resource: string, areas: string[], requested = 'training recovery nutrition body_measurements', email = 'ada@example.com') {
+export async function connect(
+  base: string,
+  resource: string,
+  areas: string[],
+  requested = 'training recovery nutrition body_measurements',
+  email = 'ada@example.com',
+) {
   const client = await beginAuthorization(resource, requested);
   const code = await consent(base, client, areas, email);
   const result = await auth(client, { serverUrl: resource, authorizationCode: code });

@@ -56,41 +56,109 @@ function failure(run: () => unknown): string {
 }
 
 test('given events, when a command, then the events it decides: equal, or as a check finds them; each answers the outcome', () => {
-  assert.equal(spec.given(added(3), added(4)).when({ add: 3 }).then([added(3)]), [added(3)]);
+  assert.equal(
+    spec
+      .given(added(3), added(4))
+      .when({ add: 3 })
+      .then([added(3)]),
+    [added(3)],
+  );
   let seen: Added[] = [];
-  spec.given(added(3)).when({ add: 7 }).then((events) => (seen = events));
+  spec
+    .given(added(3))
+    .when({ add: 7 })
+    .then((events) => (seen = events));
   assert.equal(seen, [added(7)]);
   assert.equal(spec.given(added(3), added(4)).state(), { total: 7 });
 });
 
 test('then fails on other events, on a check that fails, and on a refusal, saying which', () => {
-  assert.ok(failure(() => spec.given(added(3)).when({ add: 4 }).then([added(5)])));
+  assert.ok(
+    failure(() =>
+      spec
+        .given(added(3))
+        .when({ add: 4 })
+        .then([added(5)]),
+    ),
+  );
   assert.ok(failure(() => spec.given(added(3)).when({ add: 4 }).then([])));
-  assert.ok(failure(() => spec.given().when({ add: 4 }).then((events) => assert.is(events.length, 2))));
-  assert.match(failure(() => spec.given(added(8)).when({ add: 3 }).then([added(3)])), 'expected a decision, and it was refused: too_much (refused: too_much)');
+  assert.ok(
+    failure(() =>
+      spec
+        .given()
+        .when({ add: 4 })
+        .then((events) => assert.is(events.length, 2)),
+    ),
+  );
+  assert.match(
+    failure(() =>
+      spec
+        .given(added(8))
+        .when({ add: 3 })
+        .then([added(3)]),
+    ),
+    'expected a decision, and it was refused: too_much (refused: too_much)',
+  );
 });
 
 test('thenRefuses passes on the code, a predicate and a place named, answering the refusal', () => {
   assert.is(spec.given(added(8)).when({ add: 3 }).thenRefuses('too_much').code, 'too_much');
-  spec.given().when({ add: -1 }).thenRefuses((r) => r.code === 'negative');
+  spec
+    .given()
+    .when({ add: -1 })
+    .thenRefuses((r) => r.code === 'negative');
   spec.given().when({ add: -1 }).thenRefuses('negative', { at: 'add' });
 });
 
 test('thenRefuses fails on a decision, another code, a predicate that rejects it, and a place not named', () => {
-  assert.match(failure(() => spec.given().when({ add: 3 }).thenRefuses('too_much')), 'expected a refusal (too_much), and it decided: [{"type":"added","by":3}]');
-  assert.match(failure(() => spec.given(added(8)).when({ add: 3 }).thenRefuses('negative')), 'refused with too_much (refused: too_much), expected negative');
-  assert.match(failure(() => spec.given().when({ add: -1 }).thenRefuses((r) => r.code === 'too_much')), 'the refusal is not the one expected: negative');
-  assert.match(failure(() => spec.given(added(8)).when({ add: 3 }).thenRefuses('too_much', { at: 'add' })), 'the refusal names [], which should include add');
+  assert.match(
+    failure(() => spec.given().when({ add: 3 }).thenRefuses('too_much')),
+    'expected a refusal (too_much), and it decided: [{"type":"added","by":3}]',
+  );
+  assert.match(
+    failure(() => spec.given(added(8)).when({ add: 3 }).thenRefuses('negative')),
+    'refused with too_much (refused: too_much), expected negative',
+  );
+  assert.match(
+    failure(() =>
+      spec
+        .given()
+        .when({ add: -1 })
+        .thenRefuses((r) => r.code === 'too_much'),
+    ),
+    'the refusal is not the one expected: negative',
+  );
+  assert.match(
+    failure(() => spec.given(added(8)).when({ add: 3 }).thenRefuses('too_much', { at: 'add' })),
+    'the refusal names [], which should include add',
+  );
 });
 
 test('a crash is no refusal: then and thenRefuses throw it on', () => {
-  assert.throws(() => spec.given().when({ add: 99 }).then([]), (e: unknown) => e instanceof TypeError);
-  assert.throws(() => spec.given().when({ add: 99 }).thenRefuses('too_much'), (e: unknown) => e instanceof TypeError);
+  assert.throws(
+    () => spec.given().when({ add: 99 }).then([]),
+    (e: unknown) => e instanceof TypeError,
+  );
+  assert.throws(
+    () => spec.given().when({ add: 99 }).thenRefuses('too_much'),
+    (e: unknown) => e instanceof TypeError,
+  );
 });
 
 test('a decision that changes the state it was given fails, decided or refused', () => {
-  assert.match(failure(() => spec.given().when({ add: 42 }).then([added(42)])), 'the decision changed the state it was decided on');
-  assert.match(failure(() => spec.given().when({ add: 42 }).thenRefuses('too_much')), 'the decision changed the state it was decided on');
+  assert.match(
+    failure(() =>
+      spec
+        .given()
+        .when({ add: 42 })
+        .then([added(42)]),
+    ),
+    'the decision changed the state it was decided on',
+  );
+  assert.match(
+    failure(() => spec.given().when({ add: 42 }).thenRefuses('too_much')),
+    'the decision changed the state it was decided on',
+  );
 });
 
 test('each decision folds the given events from a fresh state: the same given decides alike every time', () => {

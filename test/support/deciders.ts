@@ -18,7 +18,15 @@ import {
   type BeforeImage,
   type ReviewRefusalReason,
 } from '../../services/domain/proposal-review.ts';
-import { decidePrepare, itemKeysOf, type PrepareCommand, type PrepareDecision, type PreparedProposal, type WriteRefusal, type WriteRefusalReason } from '../../services/domain/proposal.ts';
+import {
+  decidePrepare,
+  itemKeysOf,
+  type PrepareCommand,
+  type PrepareDecision,
+  type PreparedProposal,
+  type WriteRefusal,
+  type WriteRefusalReason,
+} from '../../services/domain/proposal.ts';
 import { decideImport, type ImportCommand, type ImportDecision } from '../../services/domain/import.ts';
 import { emptyFold, foldEvent, imageRevisions, type RecordFold } from '../../services/domain/record-fold.ts';
 import { decideChanges, evolve, initialRecordState, itemImages, type ItemImage, type RecordChange, type RecordState } from '../../services/domain/record.ts';
@@ -50,7 +58,12 @@ export const deleted = (kind: RecordKind, id: string, revision: number): RecordE
  * An item created again (restored by an undo) or carried over, with the times it keeps: the event
  * schema has them (contracts/events.ts), `RecordChangeEvent` leaves them out, so they are added.
  */
-export function createdWith<K extends RecordKind>(kind: K, item: RecordItem<K>, revision: number, times: { created_at: string; updated_at?: string }): RecordEvent {
+export function createdWith<K extends RecordKind>(
+  kind: K,
+  item: RecordItem<K>,
+  revision: number,
+  times: { created_at: string; updated_at?: string },
+): RecordEvent {
   const event = created(kind, item, revision);
   Object.assign(event.data, times);
   return event;
@@ -77,7 +90,10 @@ const evolveStream =
 
 /** The current images of `keys`, read back from the events the fold says hold them (as `Loaded.images`). */
 export function imagesOf(stream: LoadedStream, keys: ReadonlySet<string>): Map<string, ItemImage> {
-  return itemImages(imageRevisions(stream.fold, keys).map((revision) => stream.events[revision]!), keys);
+  return itemImages(
+    imageRevisions(stream.fold, keys).map((revision) => stream.events[revision]!),
+    keys,
+  );
 }
 
 /** A proposal's entry and its prepared and committed events, read back as the service reads them. */
@@ -125,7 +141,14 @@ export function approveDecider(options: StreamOptions): StreamDecider<ApproveCom
     ...streamOf(options),
     decide: (command, s) => {
       const { entry, prepared } = proposalOf(s, command.command_id);
-      return decideApprove({ now: command.now, record: s.fold.state, entry, prepared, actions: command.actions, images: imagesOf(s, approvalKeys(command.actions ?? [])) });
+      return decideApprove({
+        now: command.now,
+        record: s.fold.state,
+        entry,
+        prepared,
+        actions: command.actions,
+        images: imagesOf(s, approvalKeys(command.actions ?? [])),
+      });
     },
     refusals: reviewRefusals,
   };
@@ -154,7 +177,15 @@ export function undoDecider(options: StreamOptions): StreamDecider<UndoCommand, 
       const { entry, prepared, committed } = proposalOf(s, command.command_id);
       // As the service does: a proposal never committed has no commit to undo (decideUndo's own check covers one undone since).
       if (!committed) throw new ReviewRefusal('not_committed', `this proposal is ${entry.status}; only a committed proposal can be undone`);
-      return decideUndo({ now: command.now, record: s.fold.state, entry, committedAt: committed.committed_at, affected: committed.affected, dependencies: prepared.dependencies, before: command.before });
+      return decideUndo({
+        now: command.now,
+        record: s.fold.state,
+        entry,
+        committedAt: committed.committed_at,
+        affected: committed.affected,
+        dependencies: prepared.dependencies,
+        before: command.before,
+      });
     },
     refusals: reviewRefusals,
   };
@@ -176,12 +207,21 @@ export function preparedProposal(decision: PrepareDecision): PreparedProposal {
 export function preparedEvent(p: PreparedProposal, sealedBytes = 0): ProposalPrepared {
   const { command_id, grant_id, client_id, client_name, body_sha256, prepared_at, expires_at, dependencies } = p;
   const changes = p.changes.map(({ summary: _summary, ...change }) => change);
-  return { type: 'proposal.prepared', data: { command_id, grant_id, client_id, client_name, body_sha256, prepared_at, expires_at, changes, dependencies, details: sealedOf(sealedBytes) } };
+  return {
+    type: 'proposal.prepared',
+    data: { command_id, grant_id, client_id, client_name, body_sha256, prepared_at, expires_at, changes, dependencies, details: sealedOf(sealedBytes) },
+  };
 }
 
 /** The events a committed approval appends: its record events, then `proposal.committed`. */
 export function commitEvents(commandId: string, committedAt: Date, d: Extract<ApproveDecision, { outcome: 'committed' }>): RecordStreamEvent[] {
-  return [...d.recordEvents, { type: 'proposal.committed', data: { command_id: commandId, committed_at: committedAt.toISOString(), changes: d.changes, affected: d.affected, undo: sealedOf() } }];
+  return [
+    ...d.recordEvents,
+    {
+      type: 'proposal.committed',
+      data: { command_id: commandId, committed_at: committedAt.toISOString(), changes: d.changes, affected: d.affected, undo: sealedOf() },
+    },
+  ];
 }
 
 /** The committed decision of an approval; fails the test on any other outcome. */

@@ -38,7 +38,10 @@ export function recordLog(): Promise<ReferenceLog> {
 async function build(): Promise<ReferenceLog> {
   const t = await openTestApp({ now: '2026-03-01T10:00:00.000Z' });
   try {
-    for (const [email, timezone] of [['ada@example.com', 'Europe/London'], ['bo@example.com', 'America/New_York']] as const) {
+    for (const [email, timezone] of [
+      ['ada@example.com', 'Europe/London'],
+      ['bo@example.com', 'America/New_York'],
+    ] as const) {
       const athleteId = await registerAthlete(t.app, { email, timezone });
       const actor = { type: 'athlete' as const, id: athleteId };
       const change = (changes: Parameters<typeof t.app.records.change>[1]) => {
@@ -68,11 +71,23 @@ async function build(): Promise<ReferenceLog> {
           ],
         };
         workouts.push(workout);
-        const meal = { id: randomUUID(), eaten_at: `${date}T23:30:00.000Z`, name: 'Late meal', calories_kcal: 500 + day, protein_g: 30, carbohydrate_g: null, fat_g: 12 };
+        const meal = {
+          id: randomUUID(),
+          eaten_at: `${date}T23:30:00.000Z`,
+          name: 'Late meal',
+          calories_kcal: 500 + day,
+          protein_g: 30,
+          carbohydrate_g: null,
+          fat_g: 12,
+        };
         await change([
           { op: 'create', kind: 'workout', item: workout },
           { op: 'create', kind: 'meal', item: meal },
-          { op: 'create', kind: 'body_measurement', item: { id: randomUUID(), measured_at: `${date}T06:00:00.000Z`, metric: 'bodyweight', value: 80 - day / 10 } },
+          {
+            op: 'create',
+            kind: 'body_measurement',
+            item: { id: randomUUID(), measured_at: `${date}T06:00:00.000Z`, metric: 'bodyweight', value: 80 - day / 10 },
+          },
         ]);
         if (day % 4 === 0) await change([{ op: 'update', kind: 'meal', item: { ...meal, calories_kcal: 900 }, base_revision: 1 }]);
         if (day % 5 === 0) await change([{ op: 'delete', kind: 'meal', id: meal.id, base_revision: 1 }]);
@@ -82,7 +97,14 @@ async function build(): Promise<ReferenceLog> {
       await change([{ op: 'create', kind: 'checkin', item: { id: randomUUID(), date: '2026-02-10', sleep_quality: 4, energy: null, soreness: 3, stress: 2 } }]);
       // An agent's proposal, prepared on the record stream (the review adds its later moves).
       const { password_hash: _hash, ...account } = (await t.app.athletes.get(athleteId))!;
-      const agent = { athlete: account, grantId: randomUUID(), clientId: 'https://agent.example/client.json', clientName: 'Agent', scopes: ['training' as const], writePermissions: ['training:write' as const, 'training:delete' as const] };
+      const agent = {
+        athlete: account,
+        grantId: randomUUID(),
+        clientId: 'https://agent.example/client.json',
+        clientName: 'Agent',
+        scopes: ['training' as const],
+        writePermissions: ['training:write' as const, 'training:delete' as const],
+      };
       // Its life cycle: one approved and later undone, one approved and kept, one rejected, one
       // left to expire; so commits, undos (restores included) and receipts are in the log too.
       const propose = async (actions: WriteProposalBody['actions']) => {
@@ -99,7 +121,12 @@ async function build(): Promise<ReferenceLog> {
       await t.app.proposals.approve(athleteId, undone);
       t.clock.advance(60_000);
       await t.app.proposals.undo(athleteId, undone);
-      await t.app.proposals.approve(athleteId, await propose([{ op: 'update', kind: 'completed_workout', id: workouts[4]!.id, base_revision: 1, record: { ...writeShape(workouts[4]!), title: 'Kept' } }]));
+      await t.app.proposals.approve(
+        athleteId,
+        await propose([
+          { op: 'update', kind: 'completed_workout', id: workouts[4]!.id, base_revision: 1, record: { ...writeShape(workouts[4]!), title: 'Kept' } },
+        ]),
+      );
       await t.app.proposals.reject(athleteId, await propose([{ op: 'delete', kind: 'completed_workout', id: workouts[6]!.id, base_revision: 1 }]));
       await propose([{ op: 'delete', kind: 'completed_workout', id: workouts[9]!.id, base_revision: 1 }]);
       const athlete = (await t.app.athletes.get(athleteId))!;
@@ -107,7 +134,17 @@ async function build(): Promise<ReferenceLog> {
     }
     const events = await t.app.events.readAll(0, 100_000);
     // The suites built on this log prove each projection on every adapter only for the events it holds.
-    for (const type of ['workout.created', 'workout.updated', 'workout.deleted', 'meal.deleted', 'athlete.profile_updated', 'proposal.prepared', 'proposal.committed', 'proposal.undone', 'proposal.rejected']) {
+    for (const type of [
+      'workout.created',
+      'workout.updated',
+      'workout.deleted',
+      'meal.deleted',
+      'athlete.profile_updated',
+      'proposal.prepared',
+      'proposal.committed',
+      'proposal.undone',
+      'proposal.rejected',
+    ]) {
       if (!events.some((e) => e.type === type)) throw new Error(`the reference log holds no ${type}`);
     }
     return { events, readModels: await dumpReadModels(t.app) };
@@ -121,7 +158,11 @@ async function build(): Promise<ReferenceLog> {
  * store that already holds it (a shared server), and `expected` to map the reference read models
  * the same way. `ours` tells this copy's documents from others'.
  */
-export function freshAthletes(log: StoredEvent[]): { events: StoredEvent[]; expected: (readModels: Record<string, unknown>) => Record<string, unknown>; ours: (row: unknown) => boolean } {
+export function freshAthletes(log: StoredEvent[]): {
+  events: StoredEvent[];
+  expected: (readModels: Record<string, unknown>) => Record<string, unknown>;
+  ours: (row: unknown) => boolean;
+} {
   const ids = new Set(log.flatMap((e) => (/^(?:athlete|record)-(.+)$/.exec(e.stream)?.[1] ?? []) as string[]));
   const map = new Map([...ids].map((id) => [id, randomUUID()]));
   const rename = <T>(value: T): T => {

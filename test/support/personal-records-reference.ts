@@ -52,7 +52,10 @@ function localDate(instant: string, timeZone: string): string {
  * workout's sets of it (`workouts`, by workout id), from the workouts themselves.
  */
 export function expectedRecords(workouts: Array<RecordItem<'workout'>>, timeZone: string) {
-  const out = new Map<string, { records: Record<Label, Expected | null>; sessions: number; last: string | null; eligibleSets: number; workouts: Map<string, WorkoutLabels> }>();
+  const out = new Map<
+    string,
+    { records: Record<Label, Expected | null>; sessions: number; last: string | null; eligibleSets: number; workouts: Map<string, WorkoutLabels> }
+  >();
   const ordered = [...workouts].sort((a, b) => a.ended_at.localeCompare(b.ended_at) || a.id.localeCompare(b.id));
   for (const w of ordered) {
     const byExercise = new Map<string, Placed[]>();
@@ -61,7 +64,13 @@ export function expectedRecords(workouts: Array<RecordItem<'workout'>>, timeZone
       byExercise.set(e.exercise_id, [...(byExercise.get(e.exercise_id) ?? []), ...placed]);
     }
     for (const [exerciseId, sets] of byExercise) {
-      const entry = out.get(exerciseId) ?? { records: { weight: null, reps: null, set_volume: null, estimated_1rm: null }, sessions: 0, last: null, eligibleSets: 0, workouts: new Map() };
+      const entry = out.get(exerciseId) ?? {
+        records: { weight: null, reps: null, set_volume: null, estimated_1rm: null },
+        sessions: 0,
+        last: null,
+        eligibleSets: 0,
+        workouts: new Map(),
+      };
       const labels: Record<string, Label[]> = {};
       const reached: WorkoutLabels = { labels, sampleCount: entry.eligibleSets, equalled: [], shared: [] };
       entry.workouts.set(w.id, reached);
@@ -76,7 +85,15 @@ export function expectedRecords(workouts: Array<RecordItem<'workout'>>, timeZone
         if (top !== null && held !== null && top === held.value) reached.equalled.push(label);
         if (top !== null && sets.filter((s) => labelValue(label, s) === top).length > 1) reached.shared.push(label);
         if (best && (held === null || labelValue(label, best)! > held.value)) {
-          entry.records[label] = { value: labelValue(label, best)!, workout_id: w.id, set_at: w.ended_at, date: localDate(w.started_at ?? w.ended_at, timeZone), set_number: best.set_number, weight_kg: best.weight_kg, reps: best.reps };
+          entry.records[label] = {
+            value: labelValue(label, best)!,
+            workout_id: w.id,
+            set_at: w.ended_at,
+            date: localDate(w.started_at ?? w.ended_at, timeZone),
+            set_number: best.set_number,
+            weight_kg: best.weight_kg,
+            reps: best.reps,
+          };
           (labels[`${best.exercise_order}:${best.position}`] ??= []).push(label);
         }
       }
@@ -85,4 +102,3 @@ export function expectedRecords(workouts: Array<RecordItem<'workout'>>, timeZone
   }
   return out;
 }
-

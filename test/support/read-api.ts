@@ -20,7 +20,12 @@ function assertCommonHeaders(res: Response): void {
 }
 
 /** GET a route as a bot: a 200 whose body the route's strict contract accepts, with its request id. */
-export async function readApi<Op extends ReadApiOperationId>(base: string, token: string, op: Op, path: string): Promise<z.infer<(typeof readApiOperations)[Op]['response']>['data']> {
+export async function readApi<Op extends ReadApiOperationId>(
+  base: string,
+  token: string,
+  op: Op,
+  path: string,
+): Promise<z.infer<(typeof readApiOperations)[Op]['response']>['data']> {
   const res = await fetch(`${base}${path}`, { headers: bearer(token) });
   const text = await res.text();
   assert.is(res.status, 200, `${path}: ${text}`);
@@ -54,7 +59,10 @@ export async function pageAll<Op extends 'list_workouts' | 'list_saved_workouts'
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const data = (await readApi(base, token, op, `${path}?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)) as { items: Item[]; next_cursor: string | null };
+    const data = (await readApi(base, token, op, `${path}?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)) as {
+      items: Item[];
+      next_cursor: string | null;
+    };
     assert.ok(data.items.length === limit || data.next_cursor === null, 'only the last page is short');
     items.push(...data.items);
     cursor = data.next_cursor;

@@ -182,7 +182,11 @@ function meals(random: Random, date: string): RecordItem<'meal'>[] {
     carbohydrate_g: random.chance(0.7) ? random.int(30, 120) : null,
     fat_g: random.chance(0.7) ? random.int(10, 40) : null,
   });
-  return [meal(7, 'Porridge with berries', 450, 20), meal(13, random.pick(['Chicken rice bowl', 'Tuna salad', 'Lentil soup']), 700, 45), meal(19, random.pick(['Salmon and potatoes', 'Beef stir fry', 'Pasta bake']), 850, 50)];
+  return [
+    meal(7, 'Porridge with berries', 450, 20),
+    meal(13, random.pick(['Chicken rice bowl', 'Tuna salad', 'Lentil soup']), 700, 45),
+    meal(19, random.pick(['Salmon and potatoes', 'Beef stir fry', 'Pasta bake']), 850, 50),
+  ];
 }
 
 /** Bodyweight every other morning; waist and body fat once a week. */
@@ -195,7 +199,8 @@ function measurements(random: Random, date: string, daysBack: number): RecordIte
   });
   const out: RecordItem<'body_measurement'>[] = [];
   if (daysBack % 2 === 0) out.push(measure('bodyweight', Math.round((82 + random.next() * 2) * 10) / 10));
-  if (daysBack % 7 === 0) out.push(measure('waist', Math.round((0.84 + random.next() * 0.03) * 1000) / 1000), measure('body_fat', Math.round((16 + random.next() * 2) * 10) / 10));
+  if (daysBack % 7 === 0)
+    out.push(measure('waist', Math.round((0.84 + random.next() * 0.03) * 1000) / 1000), measure('body_fat', Math.round((16 + random.next() * 2) * 10) / 10));
   return out;
 }
 

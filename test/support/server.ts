@@ -45,7 +45,10 @@ export async function startServer(options: { clock?: Clock; env?: Record<string,
   };
   let app: App | undefined;
   try {
-    app = await openApp(loadConfig({ DATA_DIR: dataDir, PORT: String(port), BASE_URL: base, LOG_LEVEL: 'silent', ...options.env }), options.clock ?? systemClock);
+    app = await openApp(
+      loadConfig({ DATA_DIR: dataDir, PORT: String(port), BASE_URL: base, LOG_LEVEL: 'silent', ...options.env }),
+      options.clock ?? systemClock,
+    );
     const server = await buildServer(app, {
       logger: false,
       serverFactory: (handler, opts) => {
@@ -109,7 +112,11 @@ export class FormClient {
     return { status: res.status, text: await res.text(), headers: res.headers };
   }
 
-  async post(path: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<{ status: number; text: string; headers: Headers }> {
+  async post(
+    path: string,
+    form: Record<string, string | string[]>,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; text: string; headers: Headers }> {
     const body = new URLSearchParams();
     for (const [k, v] of Object.entries(form)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
     const res = await fetch(new URL(path, this.base), {

@@ -29,7 +29,12 @@ export interface WebRecord {
 export async function startWebRecord(): Promise<WebRecord> {
   const s = await startServer({ clock: fixedClock(NOW) });
   const emptyId = await registerPro(s.app, 'empty@example.com');
-  const seeded = await seedAthlete(s.app, { label: 'year', email: 'ada@example.com', workouts: YEAR_OF_WORKOUTS }, trainingHistory(YEAR_OF_WORKOUTS, TODAY), tempDir());
+  const seeded = await seedAthlete(
+    s.app,
+    { label: 'year', email: 'ada@example.com', workouts: YEAR_OF_WORKOUTS },
+    trainingHistory(YEAR_OF_WORKOUTS, TODAY),
+    tempDir(),
+  );
   const largeId = seeded.athleteId;
   const exerciseId = randomUUID();
   const hostileWorkoutId = randomUUID();
@@ -76,7 +81,15 @@ export async function startWebRecord(): Promise<WebRecord> {
       {
         op: 'create',
         kind: 'meal',
-        item: { id: randomUUID(), eaten_at: `${TODAY}T08:00:00.000Z`, name: HOSTILE_MEAL, calories_kcal: 300, protein_g: 10, carbohydrate_g: null, fat_g: null },
+        item: {
+          id: randomUUID(),
+          eaten_at: `${TODAY}T08:00:00.000Z`,
+          name: HOSTILE_MEAL,
+          calories_kcal: 300,
+          protein_g: 10,
+          carbohydrate_g: null,
+          fat_g: null,
+        },
       },
     ],
     { type: 'athlete', id: largeId },

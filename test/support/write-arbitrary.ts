@@ -73,12 +73,18 @@ function arbitraryOf(schema: Schema, name: string, row: Row): fc.Arbitrary<unkno
       if (def.format === 'datetime') return INSTANTS;
       if (def.format === 'date') return DATES;
       if (def.format === 'uuid') return name === 'exercise_id' ? fc.constantFrom(...EXERCISE_IDS) : fc.uuid({ version: 4 });
-      return fc.string({ unit: TEXT_UNITS, minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 30) }).filter((t) => t.trim().length > 0);
+      return fc
+        .string({ unit: TEXT_UNITS, minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 30) })
+        .filter((t) => t.trim().length > 0);
     case 'number': {
       const min = Math.max(schema.minValue ?? -1e6, -1e6);
       const max = Math.min(schema.maxValue ?? 1e6, 1e6);
       // Small places and set numbers, so that drop sets often name sets that are there.
-      if (schema.isInt) return fc.integer({ min, max: ['position', 'parent_position', 'exercise_order', 'set_number'].includes(name) ? Math.min(max, 6) : Math.min(max, 10_000) });
+      if (schema.isInt)
+        return fc.integer({
+          min,
+          max: ['position', 'parent_position', 'exercise_order', 'set_number'].includes(name) ? Math.min(max, 6) : Math.min(max, 10_000),
+        });
       return fc.double({ min, max, noNaN: true, noDefaultInfinity: true }).filter((n) => !Object.is(n, -0) && (min > 0 ? n > 0 : true));
     }
     default:
@@ -88,5 +94,7 @@ function arbitraryOf(schema: Schema, name: string, row: Row): fc.Arbitrary<unkno
 
 /** A random record of `kind` in its write shape. */
 export function writeRecordArbitrary(kind: WriteKind): fc.Arbitrary<Record<string, unknown>> {
-  return arbitraryOf(writeRecordSchemas[kind] as unknown as Schema, kind, { fields: RECORD_FIELDS[kind] as unknown as Record<string, Row> }) as fc.Arbitrary<Record<string, unknown>>;
+  return arbitraryOf(writeRecordSchemas[kind] as unknown as Schema, kind, { fields: RECORD_FIELDS[kind] as unknown as Record<string, Row> }) as fc.Arbitrary<
+    Record<string, unknown>
+  >;
 }

@@ -58,7 +58,15 @@ export async function seedRecord(app: App, athleteId: string): Promise<Seeded> {
  */
 export async function agentCaller(app: App, athleteId: string, over: Partial<Pick<Caller, 'scopes' | 'writePermissions' | 'grantId'>> = {}): Promise<Caller> {
   const { password_hash: _hash, ...athlete } = (await app.athletes.get(athleteId))!;
-  return { athlete, grantId: randomUUID(), clientId: 'https://agent.example/client.json', clientName: 'Agent', scopes: ['training', 'recovery', 'nutrition', 'body_measurements'], writePermissions: WRITE_PERMISSIONS, ...over };
+  return {
+    athlete,
+    grantId: randomUUID(),
+    clientId: 'https://agent.example/client.json',
+    clientName: 'Agent',
+    scopes: ['training', 'recovery', 'nutrition', 'body_measurements'],
+    writePermissions: WRITE_PERMISSIONS,
+    ...over,
+  };
 }
 
 /** A connection over REST reading `areas`, holding `permissions`; returns its token and grant id. */

@@ -3,7 +3,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
 
-const ADA = { display_name: 'Ada <script>alert(1)</script>', email: 'ada@example.com', password: 'correct horse battery', timezone: 'Europe/London', unit_preference: 'kg' };
+const ADA = {
+  display_name: 'Ada <script>alert(1)</script>',
+  email: 'ada@example.com',
+  password: 'correct horse battery',
+  timezone: 'Europe/London',
+  unit_preference: 'kg',
+};
 
 async function signUp(s: TestServer, who = ADA): Promise<FormClient> {
   const c = new FormClient(s.base);

@@ -101,14 +101,23 @@ if (noBrowser) {
       const second = ((await page.textContent('code.token')) ?? '').trim();
       const rows = await page.locator('ul.tokens li').allTextContents();
       assert.is(rows.length, 2);
-      assert.ok(rows.some((r) => r.includes(`${token.slice(0, 8)}…`) && /last used/.test(r)), rows.join(' | '));
-      assert.ok(rows.some((r) => r.includes(`${second.slice(0, 8)}…`) && /never used/.test(r)), rows.join(' | '));
+      assert.ok(
+        rows.some((r) => r.includes(`${token.slice(0, 8)}…`) && /last used/.test(r)),
+        rows.join(' | '),
+      );
+      assert.ok(
+        rows.some((r) => r.includes(`${second.slice(0, 8)}…`) && /never used/.test(r)),
+        rows.join(' | '),
+      );
       await page.setViewportSize({ width: 1280, height: 800 });
       const buttons = await page.locator('ul.tokens li button').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().right)));
       assert.is(new Set(buttons).size, 1, `revoke buttons line up at desktop width: ${buttons}`);
       await screenshot(page, 'bot-tokens-desktop');
       await page.setViewportSize({ width: 390, height: 844 });
-      await page.locator('ul.tokens li', { hasText: second.slice(0, 8) }).locator('button').click();
+      await page
+        .locator('ul.tokens li', { hasText: second.slice(0, 8) })
+        .locator('button')
+        .click();
       await page.waitForFunction("document.querySelectorAll('ul.tokens li').length === 1");
       await page.click('text=Revoke Discord stats bot');
       await page.waitForSelector('text=No bot tokens yet.');
@@ -145,12 +154,22 @@ test('the form sent twice at once (a double click) makes one token, shown once',
     const page = (await c.get('/bot-tokens')).text;
     const form = { name: 'Stats bot', _csrf: FormClient.csrf(page), request_key: /name="request_key" value="([^"]+)"/.exec(page)![1]! };
     const answers = await Promise.all([c.post('/bot-tokens', form), c.post('/bot-tokens', form)]);
-    assert.equal(answers.map((a) => [a.status, a.headers.get('location')]), [[303, '/bot-tokens'], [303, '/bot-tokens']]);
+    assert.equal(
+      answers.map((a) => [a.status, a.headers.get('location')]),
+      [
+        [303, '/bot-tokens'],
+        [303, '/bot-tokens'],
+      ],
+    );
     assert.is((await s.app.botTokens.list(athleteId)).length, 1);
     assert.match((await c.get('/bot-tokens')).text, /<code class="token">rlb_/);
     // A form shown again has a key of its own: a second token is made on purpose.
     const again = (await c.get('/bot-tokens')).text;
-    assert.is((await c.post('/bot-tokens', { name: 'Another bot', _csrf: FormClient.csrf(again), request_key: /name="request_key" value="([^"]+)"/.exec(again)![1]! })).status, 303);
+    assert.is(
+      (await c.post('/bot-tokens', { name: 'Another bot', _csrf: FormClient.csrf(again), request_key: /name="request_key" value="([^"]+)"/.exec(again)![1]! }))
+        .status,
+      303,
+    );
     assert.is((await s.app.botTokens.list(athleteId)).length, 2);
   } finally {
     await s.close();

@@ -25,7 +25,7 @@ if (noBrowser) {
       await page.selectOption('#timezone', 'Europe/London');
       await page.click('button[type=submit]');
       await page.waitForURL(`${s.base}/account`);
-      assert.match(await page.textContent('h1') ?? '', 'Hello, Ada');
+      assert.match((await page.textContent('h1')) ?? '', 'Hello, Ada');
       await screenshot(page, 'account');
 
       await page.click('text=Sign out');
@@ -33,12 +33,12 @@ if (noBrowser) {
       await page.fill('#email', 'ada@example.com');
       await page.fill('#password', 'wrong password!');
       await page.click('button[type=submit]');
-      assert.match(await page.textContent('[role=alert]') ?? '', 'do not match');
+      assert.match((await page.textContent('[role=alert]')) ?? '', 'do not match');
       await screenshot(page, 'sign-in-error');
       await page.fill('#password', 'correct horse battery');
       await page.click('button[type=submit]');
       await page.waitForURL(`${s.base}/account`);
-      assert.match(await page.textContent('main') ?? '', 'ada@example.com');
+      assert.match((await page.textContent('main')) ?? '', 'ada@example.com');
     } finally {
       await browser.close();
       await s.close();

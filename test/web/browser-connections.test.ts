@@ -15,7 +15,11 @@ import { proposalBody, writer } from '../support/writes.ts';
 const noBrowser = whyNoBrowser();
 
 /** Notes at the record's 2,000 characters: lines, and an address pasted whole that must wrap. */
-const LONG_NOTES = `Pause on the chest, elbows tucked.\nDrop 20 kg for the back-off set.\n${'Keep the bar path over the mid-foot. '.repeat(40)}https://example.com/${'a'.repeat(400)}`.slice(0, 2000);
+const LONG_NOTES =
+  `Pause on the chest, elbows tucked.\nDrop 20 kg for the back-off set.\n${'Keep the bar path over the mid-foot. '.repeat(40)}https://example.com/${'a'.repeat(400)}`.slice(
+    0,
+    2000,
+  );
 
 async function signIn(browser: Browser, base: string, width: number, javaScriptEnabled = true): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true, javaScriptEnabled });
@@ -33,7 +37,14 @@ async function check(page: Page, what: string, axe = true): Promise<void> {
   // axe runs as a script in the page: not in a context without script.
   if (axe) assert.equal(await seriousViolations(page), [], what);
   const { overflow, scrolling } = await page.evaluate(() => {
-    const doc = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number }; querySelectorAll: (s: string) => Iterable<{ scrollWidth: number; clientWidth: number }> } }).document;
+    const doc = (
+      globalThis as unknown as {
+        document: {
+          documentElement: { scrollWidth: number; clientWidth: number };
+          querySelectorAll: (s: string) => Iterable<{ scrollWidth: number; clientWidth: number }>;
+        };
+      }
+    ).document;
     return {
       overflow: doc.documentElement.scrollWidth - doc.documentElement.clientWidth,
       scrolling: [...doc.querySelectorAll('.table-wrap')].map((w) => w.scrollWidth - w.clientWidth).filter((d) => d > 0),
@@ -56,7 +67,15 @@ if (noBrowser) {
       // Three apps that all call themselves "Coach Bot": one named by the athlete, one that suggested a meal.
       await connect(s.base, `${s.base}/v1/agent-access`, ['training']);
       const { api, grantId: suggesting } = await writer(s, athleteId, ['training', 'nutrition'], ['nutrition:write']);
-      const prepared = await api.prepare(proposalBody([{ op: 'create', kind: 'meal', record: { eaten_at: new Date().toISOString(), name: 'Oats', calories_kcal: 350, protein_g: 12, carbohydrate_g: 60, fat_g: 6 } }]));
+      const prepared = await api.prepare(
+        proposalBody([
+          {
+            op: 'create',
+            kind: 'meal',
+            record: { eaten_at: new Date().toISOString(), name: 'Oats', calories_kcal: 350, protein_g: 12, carbohydrate_g: 60, fat_g: 6 },
+          },
+        ]),
+      );
       assert.is(prepared.status, 201);
       await connect(s.base, `${s.base}/v1/agent-access`, ['training', 'recovery']);
       const [newest, , oldest] = (await s.app.connections.list(athleteId)).map((c) => c.id);
@@ -70,7 +89,10 @@ if (noBrowser) {
         await screenshot(page, `web-workout-fields-${width}`);
 
         await page.goto(`${s.base}/connections`);
-        assert.equal((await page.locator('.connection h2').allTextContents()).map((t) => t.trim()), ['Coach Bot', 'Coach Bot', 'Laptop Claude (Thursday-night lifting club coach) (the app calls itself Coach Bot)']);
+        assert.equal(
+          (await page.locator('.connection h2').allTextContents()).map((t) => t.trim()),
+          ['Coach Bot', 'Coach Bot', 'Laptop Claude (Thursday-night lifting club coach) (the app calls itself Coach Bot)'],
+        );
         await check(page, `connections at ${width}px`);
         await screenshot(page, `web-connections-named-${width}`);
 

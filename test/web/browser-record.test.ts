@@ -30,7 +30,12 @@ function pagesOf(r: WebRecord, extras: Extras | null): Array<[string, string]> {
   return [
     ['home', '/account'],
     ['workouts', '/workouts'],
-    ...(extras ? ([['workout', `/workouts/${r.hostileWorkoutId}`], ['workout-full', `/workouts/${extras.fullWorkoutId}`]] as Array<[string, string]>) : []),
+    ...(extras
+      ? ([
+          ['workout', `/workouts/${r.hostileWorkoutId}`],
+          ['workout-full', `/workouts/${extras.fullWorkoutId}`],
+        ] as Array<[string, string]>)
+      : []),
     ['routines', '/routines'],
     ['goals', '/goals'],
     ['progress', '/progress'],
@@ -41,7 +46,11 @@ function pagesOf(r: WebRecord, extras: Extras | null): Array<[string, string]> {
     ['proposals', '/proposals'],
     ...(extras ? ([['proposal', extras.proposalPath]] as Array<[string, string]>) : []),
     ['connections', '/connections'],
-    ...(extras ? ([['write-permissions', `/connections/${extras.grantId}/write-permissions/request?permissions=training:write,nutrition:delete`]] as Array<[string, string]>) : []),
+    ...(extras
+      ? ([['write-permissions', `/connections/${extras.grantId}/write-permissions/request?permissions=training:write,nutrition:delete`]] as Array<
+          [string, string]
+        >)
+      : []),
     ['settings', '/settings'],
     // Pages whose content does not depend on the record: once, where they have most to show.
     ...(extras
@@ -59,15 +68,39 @@ function pagesOf(r: WebRecord, extras: Extras | null): Array<[string, string]> {
 async function extrasOf(r: WebRecord): Promise<Extras> {
   const { api, grantId } = await writer(r.s, r.largeId, ['training', 'nutrition'], ['nutrition:write']);
   const prepared = await api.prepare(
-    proposalBody([{ op: 'create', kind: 'meal', record: { eaten_at: `${TODAY}T07:30:00.000Z`, name: 'Porridge', calories_kcal: 350, protein_g: 12, carbohydrate_g: 60, fat_g: 6 } }]),
+    proposalBody([
+      {
+        op: 'create',
+        kind: 'meal',
+        record: { eaten_at: `${TODAY}T07:30:00.000Z`, name: 'Porridge', calories_kcal: 350, protein_g: 12, carbohydrate_g: 60, fat_g: 6 },
+      },
+    ]),
   );
   assert.is(prepared.status, 201, JSON.stringify(prepared.body));
   // A long name (the limit is 100 characters): its Revoke button must wrap inside the card on a phone.
-  await r.s.app.botTokens.create(r.largeId, 'Discord stats bot for the Thursday-night lifting club, posting weekly volumes', { type: 'athlete', id: r.largeId });
-  const exercises = await r.s.app.reads.page<{ id: string; name: string }>('exercises', { partition: r.largeId, index: 'by_name', direction: 'asc', limit: 100 });
-  const recent = await r.s.app.reads.page<{ id: string; achieved_set_count: number }>('workouts', { partition: r.largeId, index: 'by_ended', direction: 'desc', limit: 20 });
+  await r.s.app.botTokens.create(r.largeId, 'Discord stats bot for the Thursday-night lifting club, posting weekly volumes', {
+    type: 'athlete',
+    id: r.largeId,
+  });
+  const exercises = await r.s.app.reads.page<{ id: string; name: string }>('exercises', {
+    partition: r.largeId,
+    index: 'by_name',
+    direction: 'asc',
+    limit: 100,
+  });
+  const recent = await r.s.app.reads.page<{ id: string; achieved_set_count: number }>('workouts', {
+    partition: r.largeId,
+    index: 'by_ended',
+    direction: 'desc',
+    limit: 20,
+  });
   const fullWorkoutId = recent.reduce((a, b) => (b.achieved_set_count > a.achieved_set_count ? b : a)).id;
-  return { exerciseId: exercises.find((e) => e.name === 'Bench Press (Barbell)')!.id, fullWorkoutId, proposalPath: new URL(prepared.body.data.proposal.approval_url as string).pathname, grantId };
+  return {
+    exerciseId: exercises.find((e) => e.name === 'Bench Press (Barbell)')!.id,
+    fullWorkoutId,
+    proposalPath: new URL(prepared.body.data.proposal.approval_url as string).pathname,
+    grantId,
+  };
 }
 
 async function signIn(browser: Browser, base: string, email: string, width: number, height: number): Promise<Page> {
@@ -93,14 +126,20 @@ if (noBrowser) {
       for (const v of VIEWPORTS) {
         // Before signing in.
         const visitor = await (await browser.newContext({ viewport: { width: v.width, height: v.height }, bypassCSP: true })).newPage();
-        for (const [name, path] of [['sign-in', '/sign-in'], ['sign-up', '/sign-up']]) {
+        for (const [name, path] of [
+          ['sign-in', '/sign-in'],
+          ['sign-up', '/sign-up'],
+        ]) {
           assert.is((await visitor.goto(`${r.s.base}${path}`))?.status(), 200);
           assert.equal(await seriousViolations(visitor), [], `${path} at ${v.width}px`);
           await screenshot(visitor, `web-${name}-${v.width}`);
         }
         await visitor.context().close();
       }
-      for (const [who, email, large] of [['empty', 'empty@example.com', false], ['large', 'ada@example.com', true]] as const) {
+      for (const [who, email, large] of [
+        ['empty', 'empty@example.com', false],
+        ['large', 'ada@example.com', true],
+      ] as const) {
         for (const v of VIEWPORTS) {
           const page = await signIn(browser, r.s.base, email, v.width, v.height);
           for (const [name, path] of pagesOf(r, large ? extras : null)) {
@@ -115,9 +154,17 @@ if (noBrowser) {
             // A workout's set tables fit the card on a phone: scrolling inside their box hid the
             // Records column from a person who would not know it was there. (Wider tables, of
             // many numbers, scroll by design.)
-            const hidden = !name.startsWith('workout') ? [] : await page.evaluate(() =>
-              [...(globalThis as unknown as { document: { querySelectorAll: (s: string) => Iterable<{ scrollWidth: number; clientWidth: number }> } }).document.querySelectorAll('.table-wrap')].map((w) => w.scrollWidth - w.clientWidth).filter((d) => d > 0),
-            );
+            const hidden = !name.startsWith('workout')
+              ? []
+              : await page.evaluate(() =>
+                  [
+                    ...(
+                      globalThis as unknown as { document: { querySelectorAll: (s: string) => Iterable<{ scrollWidth: number; clientWidth: number }> } }
+                    ).document.querySelectorAll('.table-wrap'),
+                  ]
+                    .map((w) => w.scrollWidth - w.clientWidth)
+                    .filter((d) => d > 0),
+                );
             assert.equal(hidden, [], `${who} ${path} at ${v.width}px: tables scroll sideways by ${hidden.join(', ')}px`);
             assert.ok(await page.locator('nav.main a[href="/proposals"]').count(), `${path} has the navigation`);
             await screenshot(page, `web-${who}-${name}-${v.width}`);
@@ -151,7 +198,10 @@ if (noBrowser) {
       await button.click();
       await page.waitForSelector('#mcp-address-status:has-text("Copied.")');
       const selected = await page.evaluate(() => {
-        const g = globalThis as unknown as { getSelection(): { toString(): string } | null; document: { activeElement: { value?: string; selectionStart?: number; selectionEnd?: number } | null } };
+        const g = globalThis as unknown as {
+          getSelection(): { toString(): string } | null;
+          document: { activeElement: { value?: string; selectionStart?: number; selectionEnd?: number } | null };
+        };
         const el = g.document.activeElement;
         return el?.value?.slice(el.selectionStart ?? 0, el.selectionEnd ?? 0) ?? '';
       });

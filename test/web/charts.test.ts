@@ -16,7 +16,12 @@ test('labels that would overlap the one before are left out; those with room are
 });
 
 test('a year of months on the 442-unit plot: no two kept labels overlap', () => {
-  for (const [from, to] of [['2025-06-03', '2026-05-28'], ['2025-12-20', '2026-11-25'], ['2024-01-01', '2026-11-25'], ['2026-10-01', '2026-11-10']]) {
+  for (const [from, to] of [
+    ['2025-06-03', '2026-05-28'],
+    ['2025-12-20', '2026-11-25'],
+    ['2024-01-01', '2026-11-25'],
+    ['2026-10-01', '2026-11-10'],
+  ]) {
     const ticks = dateTicks(from!, to!);
     const span = Date.parse(to!) - Date.parse(from!);
     const at = (date: string) => 64 + ((Date.parse(date) - Date.parse(from!)) / span) * 442;
@@ -35,11 +40,17 @@ test('a year of months on the 442-unit plot: no two kept labels overlap', () => 
 });
 
 test('over several years every tick in a new year says the year, whether or not it is a January', () => {
-  assert.equal(dateTicks('2021-01-04', '2024-01-20').map((t) => t.label), ['Feb 2021', 'Feb 2022', 'Feb 2023']);
-  assert.equal(dateTicks('2025-06-03', '2026-11-25').map((t) => t.label), ['Jul 2025', 'Nov', 'Mar 2026', 'Jul', 'Nov']);
+  assert.equal(
+    dateTicks('2021-01-04', '2024-01-20').map((t) => t.label),
+    ['Feb 2021', 'Feb 2022', 'Feb 2023'],
+  );
+  assert.equal(
+    dateTicks('2025-06-03', '2026-11-25').map((t) => t.label),
+    ['Jul 2025', 'Nov', 'Mar 2026', 'Jul', 'Nov'],
+  );
 });
 
-test('value labels from 10,000 up are compact, so that they fit the margin at a phone\'s size', () => {
+test("value labels from 10,000 up are compact, so that they fit the margin at a phone's size", () => {
   assert.equal([0, 72.5, 9999, 10_000, 12_500, 250_000, 1_250_000].map(valueLabel), ['0', '72.5', '9999', '10K', '12.5K', '250K', '1.25M']);
   for (const v of niceTicks(0, 668_663)) assert.ok(labelWidth(valueLabel(v)) <= 64 - 8 + 11.5, `${valueLabel(v)} fits the margin`);
 });

@@ -28,7 +28,10 @@ interface CliActivity {
   connections: Array<{
     grant_id: string;
     client_name: string;
-    reads: { operations: Array<{ operation: string; scope: string | null; calls: number; items: number }>; days: Array<{ date: string; operation: string; calls: number; items: number }> };
+    reads: {
+      operations: Array<{ operation: string; scope: string | null; calls: number; items: number }>;
+      days: Array<{ date: string; operation: string; calls: number; items: number }>;
+    };
     proposals: { total: number; counts: Record<string, number> };
   }>;
 }
@@ -37,7 +40,7 @@ if (noBrowser) {
   console.log(`skipped: access history in Chromium — ${noBrowser}`);
   test.skip('access history in Chromium', () => {});
 } else {
-  test('an MCP session\'s reads and proposals, on the activity page (390 and 1280 px) and in `connections activity`, equal what the client did', async () => {
+  test("an MCP session's reads and proposals, on the activity page (390 and 1280 px) and in `connections activity`, equal what the client did", async () => {
     const s = await startServer();
     const browser = await launch();
     try {
@@ -46,7 +49,19 @@ if (noBrowser) {
       // Three meals, so that a list's items differ from its calls.
       await s.app.records.change(
         athleteId,
-        ['Eggs', 'Rice'].map((name, i) => ({ op: 'create', kind: 'meal', item: { id: randomUUID(), eaten_at: new Date(Date.now() - (i + 2) * 3_600_000).toISOString(), name, calories_kcal: 300, protein_g: 20, carbohydrate_g: 30, fat_g: 10 } })),
+        ['Eggs', 'Rice'].map((name, i) => ({
+          op: 'create',
+          kind: 'meal',
+          item: {
+            id: randomUUID(),
+            eaten_at: new Date(Date.now() - (i + 2) * 3_600_000).toISOString(),
+            name,
+            calories_kcal: 300,
+            protein_g: 20,
+            carbohydrate_g: 30,
+            fat_g: 10,
+          },
+        })),
         { type: 'athlete', id: 'test' },
       );
       const before = new Set((await s.app.connections.list(athleteId)).map((c) => c.id));
@@ -74,11 +89,19 @@ if (noBrowser) {
       await call('list_saved_routines');
       await call('get_write_context');
       // Refused reads are not counted: an id not in the record is a tool error.
-      assert.is(toolErrorOf((await client.callTool({ name: 'get_completed_workout', arguments: { workout_id: randomUUID() } })) as CallToolResult).code, 'not_found');
-      const meal = (name: string) => ({ op: 'create', kind: 'meal', record: { eaten_at: new Date(Date.now() - 3_600_000).toISOString(), name, calories_kcal: 400, protein_g: 30, carbohydrate_g: null, fat_g: null } });
+      assert.is(
+        toolErrorOf((await client.callTool({ name: 'get_completed_workout', arguments: { workout_id: randomUUID() } })) as CallToolResult).code,
+        'not_found',
+      );
+      const meal = (name: string) => ({
+        op: 'create',
+        kind: 'meal',
+        record: { eaten_at: new Date(Date.now() - 3_600_000).toISOString(), name, calories_kcal: 400, protein_g: 30, carbohydrate_g: null, fat_g: null },
+      });
       const saved = proposalBody([meal('Lentil soup')]);
       const rejected = proposalBody([meal('Chips')]);
-      for (const body of [saved, rejected]) assert.not.ok(((await client.callTool({ name: 'prepare_write_proposal', arguments: body })) as CallToolResult).isError);
+      for (const body of [saved, rejected])
+        assert.not.ok(((await client.callTool({ name: 'prepare_write_proposal', arguments: body })) as CallToolResult).isError);
       await s.app.proposals.approve(athleteId, saved.command_id);
       await s.app.proposals.reject(athleteId, rejected.command_id);
       await client.close();
@@ -95,7 +118,10 @@ if (noBrowser) {
       };
       const today = localDateOf(Date.now(), 'Europe/London');
 
-      for (const [width, height] of [[390, 844], [1280, 900]] as const) {
+      for (const [width, height] of [
+        [390, 844],
+        [1280, 900],
+      ] as const) {
         const page = await signIn(await browser.newContext({ viewport: { width, height }, bypassCSP: true }).then((c) => c.newPage()), s.base);
         await page.goto(`${s.base}/connections`);
         await page.click(`a[href="/connections/${grantId}/activity"]`);
@@ -104,7 +130,13 @@ if (noBrowser) {
         assert.equal(read.map((l) => l.replace(/, last on .*$/, '')).sort(), Object.values(lines).sort(), 'one line per operation, with its calls and items');
         const days = await page.locator('section.day').allInnerTexts();
         assert.is(days.length, 1, 'every call today');
-        assert.ok(days[0]!.includes(new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${today}T12:00:00Z`))));
+        assert.ok(
+          days[0]!.includes(
+            new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(
+              new Date(`${today}T12:00:00Z`),
+            ),
+          ),
+        );
         for (const line of Object.values(lines)) assert.ok(days[0]!.includes(line), `today: ${line}`);
         const suggested = await page.locator('.card', { hasText: 'What it suggested' }).innerText();
         assert.match(suggested, '2 suggestions: 1 saved, 1 rejected.');
@@ -127,11 +159,11 @@ if (noBrowser) {
       const env = { DATA_DIR: s.app.config.dataDir };
       const activity = await cliJson<CliActivity>(['connections', 'activity', '--athlete', 'ada@example.com', '--connection', grantId], env);
       const [mcp] = activity.connections;
+      assert.equal(Object.fromEntries(mcp!.reads.operations.map((o) => [o.operation, { calls: o.calls, items: o.items }])), Object.fromEntries(expected));
       assert.equal(
-        Object.fromEntries(mcp!.reads.operations.map((o) => [o.operation, { calls: o.calls, items: o.items }])),
-        Object.fromEntries(expected),
+        mcp!.reads.days.map((d) => d.date),
+        [...expected.keys()].map(() => today),
       );
-      assert.equal(mcp!.reads.days.map((d) => d.date), [...expected.keys()].map(() => today));
       assert.is(mcp!.proposals.total, 2);
       assert.equal([mcp!.proposals.counts.committed, mcp!.proposals.counts.rejected], [1, 1]);
 
@@ -173,7 +205,12 @@ async function signIn(page: Page, base: string): Promise<Page> {
 async function listItems(page: Page, heading: string): Promise<string[]> {
   const items = page.locator('.card', { has: page.locator('h2', { hasText: heading }) }).locator('ul.activity > li');
   const texts = await items.evaluateAll((lis) =>
-    lis.map((li) => [...(li as unknown as { childNodes: Iterable<{ className?: string; textContent: string | null }> }).childNodes].filter((n) => n.className !== 'hint').map((n) => n.textContent).join('')),
+    lis.map((li) =>
+      [...(li as unknown as { childNodes: Iterable<{ className?: string; textContent: string | null }> }).childNodes]
+        .filter((n) => n.className !== 'hint')
+        .map((n) => n.textContent)
+        .join(''),
+    ),
   );
   return texts.map((t) => t.trim());
 }

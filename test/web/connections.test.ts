@@ -32,9 +32,11 @@ test.after(async () => {
   await s.close();
 });
 
-const eventsOf = async (athleteId: string) => (await s.app.events.readStream(`connections-${athleteId}`)).map((e) => ({ type: e.type, ...(e.data as { grant_id: string; label?: string }) }));
+const eventsOf = async (athleteId: string) =>
+  (await s.app.events.readStream(`connections-${athleteId}`)).map((e) => ({ type: e.type, ...(e.data as { grant_id: string; label?: string }) }));
 const renames = async (athleteId: string) => (await eventsOf(athleteId)).filter((e) => e.type === 'grant.renamed').map((e) => [e.grant_id, e.label]);
-const rename = async (client: FormClient, grantId: string, name: string | string[]) => client.post(`/connections/${grantId}/name`, { name, _csrf: FormClient.csrf((await client.get('/connections')).text) });
+const rename = async (client: FormClient, grantId: string, name: string | string[]) =>
+  client.post(`/connections/${grantId}/name`, { name, _csrf: FormClient.csrf((await client.get('/connections')).text) });
 const headings = (page: string) => [...page.matchAll(/<div class="card connection">\s*<h2>(.*?)<\/h2>/gs)].map((m) => m[1]!.replace(/<[^>]+>/g, ''));
 
 test('three apps of one name are told apart by the names the athlete gives them, shown first with the app’s own beside', async () => {
@@ -50,7 +52,10 @@ test('three apps of one name are told apart by the names the athlete gives them,
   assert.match(page.text, `href="/connections/${grants[0]}/disconnect">Disconnect Laptop Claude…</a>`);
   assert.match((await ada.get(`/connections/${grants[0]}/activity`)).text, '<h1>What Laptop Claude did</h1>');
   // Kept as events, trimmed; the same name again writes nothing.
-  assert.equal(await renames(adaId), [[grants[0], 'Laptop Claude'], [grants[1], 'Work Claude']]);
+  assert.equal(await renames(adaId), [
+    [grants[0], 'Laptop Claude'],
+    [grants[1], 'Work Claude'],
+  ]);
   assert.is((await rename(ada, grants[0]!, 'Laptop Claude')).status, 303);
   assert.equal((await renames(adaId)).length, 2, 'nothing written for the same name');
   assert.is((await s.app.connections.get(adaId, grants[0]!))?.label, 'Laptop Claude');
@@ -107,7 +112,15 @@ test("another athlete's connection: renaming or disconnecting it changes nothing
 test('each connection says when it was connected, what it may read and suggest, its last request and suggestion, and where it returns', async () => {
   const { api, grantId, token } = await writer(s, adaId, ['training', 'nutrition'], ['nutrition:write']);
   assert.is((await fetch(`${s.base}/v1/agent-access/context`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
-  const prepared = await api.prepare(proposalBody([{ op: 'create', kind: 'meal', record: { eaten_at: new Date().toISOString(), name: 'Oats', calories_kcal: 350, protein_g: 12, carbohydrate_g: 60, fat_g: 6 } }]));
+  const prepared = await api.prepare(
+    proposalBody([
+      {
+        op: 'create',
+        kind: 'meal',
+        record: { eaten_at: new Date().toISOString(), name: 'Oats', calories_kcal: 350, protein_g: 12, carbohydrate_g: 60, fat_g: 6 },
+      },
+    ]),
+  );
   assert.is(prepared.status, 201, JSON.stringify(prepared.body));
   const commandId = prepared.body.data.proposal.command_id as string;
   // The note of a request is written after its answer: wait for the row, not for a time.
@@ -121,7 +134,10 @@ test('each connection says when it was connected, what it may read and suggest, 
   assert.match(card, '<dt>May read</dt><dd>Training, Nutrition</dd>');
   assert.match(card, 'Suggest new and changed nutrition records');
   assert.match(card, /<dt>Last request<\/dt><dd>\d{1,2} \w{3} \d{4}, \d{2}:\d{2} /);
-  assert.match(card, new RegExp(`<dt>Last suggestion</dt><dd><a href="/proposals/${commandId}">\\d{1,2} \\w{3} \\d{4}, \\d{2}:\\d{2}</a> — Waiting for your review</dd>`));
+  assert.match(
+    card,
+    new RegExp(`<dt>Last suggestion</dt><dd><a href="/proposals/${commandId}">\\d{1,2} \\w{3} \\d{4}, \\d{2}:\\d{2}</a> — Waiting for your review</dd>`),
+  );
   assert.match(card, `<dt>Returns to</dt><dd>${new URL(REDIRECT).host}</dd>`);
   // One that never asked anything says so.
   const quiet = page.slice(page.indexOf(`href="/connections/${grants[2]}/activity"`) - 2000);
@@ -140,7 +156,12 @@ test('Disconnect asks first, on a page of its own: what stops and what does not;
   assert.match(confirm.text, 'Laptop Claude can no longer read your record (Training): its next request is refused and its sign-in stops working.');
   assert.match(confirm.text, '<h2>What does not stop</h2>');
   assert.match(confirm.text, 'Copies of your record Laptop Claude has already received stay with the app: RepLedger cannot recall them.');
-  assert.match(confirm.text, new RegExp(`<form method="post" action="/connections/${grants[0]}/disconnect"><input type="hidden" name="_csrf" value="[^"]+"><button class="danger" type="submit">Yes, disconnect Laptop Claude</button></form>`));
+  assert.match(
+    confirm.text,
+    new RegExp(
+      `<form method="post" action="/connections/${grants[0]}/disconnect"><input type="hidden" name="_csrf" value="[^"]+"><button class="danger" type="submit">Yes, disconnect Laptop Claude</button></form>`,
+    ),
+  );
   assert.match(confirm.text, '<a href="/connections">Keep it connected</a>');
   assert.is((await s.app.connections.get(adaId, grants[0]!))?.status, 'connected', 'showing the page changes nothing');
 

@@ -17,7 +17,15 @@ test('the download: the athlete’s own record, attached, dated, not cached; sig
   try {
     const ada = await registerPro(s.app, 'ada@example.com');
     const bea = await registerPro(s.app, 'bea@example.com');
-    const meal = (id: string, name: string) => ({ id, eaten_at: '2026-06-09T12:00:00.000Z', name, calories_kcal: 600, protein_g: 30, carbohydrate_g: null, fat_g: null });
+    const meal = (id: string, name: string) => ({
+      id,
+      eaten_at: '2026-06-09T12:00:00.000Z',
+      name,
+      calories_kcal: 600,
+      protein_g: 30,
+      carbohydrate_g: null,
+      fat_g: null,
+    });
     const [adaMeal, beaMeal] = [randomUUID(), randomUUID()];
     await s.app.records.change(ada, [{ op: 'create', kind: 'meal', item: meal(adaMeal, 'Ada’s lunch') }], { type: 'athlete', id: ada });
     await s.app.records.change(ada, [{ op: 'update', kind: 'meal', item: meal(adaMeal, 'Ada’s late lunch'), base_revision: 1 }], { type: 'athlete', id: ada });
@@ -33,7 +41,11 @@ test('the download: the athlete’s own record, attached, dated, not cached; sig
     const doc = recordExport.parse(JSON.parse(res.text));
     assert.is(doc.format, EXPORT_FORMAT);
     assert.is(doc.athlete_id, ada);
-    assert.equal(doc.record.meals.map((m) => [m.item.id, m.item.name, m.revision]), [[adaMeal, 'Ada’s late lunch', 2]], 'her meal at its revision, and no one else’s');
+    assert.equal(
+      doc.record.meals.map((m) => [m.item.id, m.item.name, m.revision]),
+      [[adaMeal, 'Ada’s late lunch', 2]],
+      'her meal at its revision, and no one else’s',
+    );
     // The same document the CLI writes: one function makes both.
     let cli = '';
     for await (const chunk of (await exportRecord(s.app, ada)).chunks()) cli += chunk;

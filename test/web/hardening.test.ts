@@ -135,7 +135,10 @@ test('visitors who have not signed in leave no session rows; expired sessions ar
     const other = new FormClient(s.base);
     await other.get('/sign-in');
     const stranger = new FormClient(s.base);
-    stranger.cookies.set('repledger_csrf', other.cookies.get('repledger_csrf')!.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')));
+    stranger.cookies.set(
+      'repledger_csrf',
+      other.cookies.get('repledger_csrf')!.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')),
+    );
     assert.is((await stranger.post('/sign-in', { email: ADA.email, password: PASSWORD, _csrf: other.cookies.get('repledger_csrf')! })).status, 403);
 
     clock.advance(13 * 3600_000);
@@ -236,7 +239,9 @@ test('wrong passwords sent all at once are limited too: attempts are counted bef
     await registerPro(s.app);
     const c = new FormClient(s.base);
     const csrf = FormClient.csrf((await c.get('/sign-in')).text);
-    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => c.post('/sign-in', { email: ADA.email, password: `wrong password ${i}!`, _csrf: csrf })));
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => c.post('/sign-in', { email: ADA.email, password: `wrong password ${i}!`, _csrf: csrf })),
+    );
     const statuses = answers.map((a) => a.status);
     assert.is(statuses.filter((x) => x === 401).length, 5, `5 per e-mail: ${statuses.join(' ')}`);
     assert.is(statuses.filter((x) => x === 429).length, 19);
@@ -251,7 +256,9 @@ test('behind a trusted proxy, each client is counted by its forwarded address; o
     for (let i = 0; i < count; i++) {
       const visitor = new FormClient(s.base);
       const csrf = FormClient.csrf((await visitor.get('/sign-up')).text);
-      statuses.push((await visitor.post('/sign-up', { ...ADA, email: `p${forwardedFor}-${i}@example.com`, _csrf: csrf }, { 'x-forwarded-for': forwardedFor })).status);
+      statuses.push(
+        (await visitor.post('/sign-up', { ...ADA, email: `p${forwardedFor}-${i}@example.com`, _csrf: csrf }, { 'x-forwarded-for': forwardedFor })).status,
+      );
     }
     return statuses;
   };
@@ -355,13 +362,17 @@ test('a Free athlete who connects an AI client is told what Pro gives and how to
   }
 });
 
-test('the connections page answers crafted notices and others\' connections without a false word', async () => {
+test("the connections page answers crafted notices and others' connections without a false word", async () => {
   const s = await startServer();
   try {
     const adaId = await registerPro(s.app);
     await registerPro(s.app, 'bob@example.com');
     const { tokens } = await connect(s.base, `${s.base}/v1/agent-access`, ['training']);
-    const grantId = ((await (await fetch(`${s.base}/v1/agent-access/context`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json()) as { data: { grant_id: string } }).data.grant_id;
+    const grantId = (
+      (await (await fetch(`${s.base}/v1/agent-access/context`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).json()) as {
+        data: { grant_id: string };
+      }
+    ).data.grant_id;
     const signedIn = async (email: string) => {
       const c = new FormClient(s.base);
       const form = await c.get('/sign-in');
@@ -383,7 +394,8 @@ test('the connections page answers crafted notices and others\' connections with
     assert.is((await s.app.connections.get(adaId, grantId))?.status, 'connected');
     // Ada clicking twice: both answers say it is disconnected.
     const csrf = FormClient.csrf((await ada.get('/connections')).text);
-    for (let i = 0; i < 2; i++) assert.is((await ada.post(`/connections/${grantId}/disconnect`, { _csrf: csrf })).headers.get('location'), '/connections?disconnected=1');
+    for (let i = 0; i < 2; i++)
+      assert.is((await ada.post(`/connections/${grantId}/disconnect`, { _csrf: csrf })).headers.get('location'), '/connections?disconnected=1');
     assert.is((await s.app.connections.get(adaId, grantId))?.status, 'disconnected');
   } finally {
     await s.close();

@@ -52,7 +52,11 @@ test('over HTTP: the summary, the size limit, a missing file, a field twice, a f
     assert.is(big.status, 413);
     assert.match(big.text, 'larger than 10 MB');
     assert.match(big.text, 'href="/proposals"', 'shown on the page, with the navigation');
-    const garbled = await fetch(`${s.base}/import`, { method: 'POST', body: 'not a multipart body', headers: { 'content-type': 'multipart/form-data; boundary=x', origin: s.base, cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    const garbled = await fetch(`${s.base}/import`, {
+      method: 'POST',
+      body: 'not a multipart body',
+      headers: { 'content-type': 'multipart/form-data; boundary=x', origin: s.base, cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+    });
     assert.is(garbled.status, 400);
     assert.match(await garbled.text(), 'could not be read as this form', 'on the form, even for a client that did not ask for a page');
     const none = await uploadImport(c, { _csrf: csrf, app: 'hevy' }, null);
@@ -70,7 +74,11 @@ test('over HTTP: the summary, the size limit, a missing file, a field twice, a f
     // goes in as pounds too, not as the profile's kilograms.
     const strongLines = generateStrongExport({ workouts: 2, seed: 3, weightUnit: 'lbs', distanceUnit: 'mi' }).split('\n');
     strongLines[2] = strongLines[2]!.replace(/,(\d+(\.\d+)?),/, ',1x$1,');
-    const badStrong = await uploadImport(c, { _csrf: csrf, app: 'strong', weight_unit: 'lbs', distance_unit: 'mi' }, { name: 'strong.csv', text: strongLines.join('\n') });
+    const badStrong = await uploadImport(
+      c,
+      { _csrf: csrf, app: 'strong', weight_unit: 'lbs', distance_unit: 'mi' },
+      { name: 'strong.csv', text: strongLines.join('\n') },
+    );
     assert.is(badStrong.status, 400);
     assert.match(badStrong.text, 'strong.csv line 3');
     assert.match(badStrong.text, '<input type="radio" name="app" value="strong" checked>');
@@ -154,7 +162,11 @@ if (noBrowser) {
       const asKilos = generateHevyExport({ workouts: 3, seed: 6, startDate: '2022-01-03' });
       const fileNumbers = parseHevy(asKilos, { timezone: 'Europe/London' }).flatMap((w) => w.exercises.flatMap((e) => e.sets.map((x) => x.weight_kg)));
       const stored = await s.app.reads.page<{ id: string }>(WORKOUTS, { partition: athleteId, index: 'by_ended', direction: 'asc', limit: 3 });
-      const details = await s.app.reads.getMany<{ id: string; exercises: Array<{ sets: Array<{ weight_kg: number | null }> }> }>('workout_details', athleteId, stored.map((w) => w.id));
+      const details = await s.app.reads.getMany<{ id: string; exercises: Array<{ sets: Array<{ weight_kg: number | null }> }> }>(
+        'workout_details',
+        athleteId,
+        stored.map((w) => w.id),
+      );
       const storedWeights = stored.flatMap((w) => details.find((d) => d.id === w.id)!.exercises.flatMap((e) => e.sets.map((x) => x.weight_kg)));
       assert.is(storedWeights.length, fileNumbers.length);
       assert.ok(fileNumbers.some((n) => n !== null && n > 0));
@@ -195,7 +207,11 @@ if (noBrowser) {
       await live.waitForURL(`${s.base}/account`);
       await live.goto(`${s.base}/import`);
       const sent = live.waitForRequest((r) => r.method() === 'POST' && r.url() === `${s.base}/import`);
-      await live.setInputFiles('#file', { name: 'hevy-year.csv', mimeType: 'text/csv', buffer: Buffer.from(generateHevyExport({ workouts: 310, seed: 13, startDate: '2019-01-07' })) });
+      await live.setInputFiles('#file', {
+        name: 'hevy-year.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from(generateHevyExport({ workouts: 310, seed: 13, startDate: '2019-01-07' })),
+      });
       await live.click('form[action="/import"] button[type=submit]');
       assert.is((await sent).resourceType(), 'xhr', "the form's script sent the upload");
       await live.waitForSelector('[role=status]');
@@ -206,7 +222,15 @@ if (noBrowser) {
       await live.click('form[action="/import"] button[type=submit]');
       await live.waitForSelector('[role=alert]');
       assert.match((await live.textContent('[role=alert]')) ?? '', 'broken.csv line 7');
-      assert.ok(await live.evaluate(() => (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } | null } }).document.activeElement?.getAttribute('role') === 'alert'), 'the refusal has the focus');
+      assert.ok(
+        await live.evaluate(
+          () =>
+            (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } | null } }).document.activeElement?.getAttribute(
+              'role',
+            ) === 'alert',
+        ),
+        'the refusal has the focus',
+      );
       await screenshot(live, 'web-import-refused-1280');
       assert.equal(blocked, [], 'no script or request was blocked');
       await strict.close();

@@ -63,7 +63,10 @@ test('wrong current passwords are limited like sign-in attempts', async () => {
     const { client } = await signIn(s);
     const csrf = FormClient.csrf((await client.get('/account/password')).text);
     for (let i = 0; i < 5; i++) {
-      assert.is((await client.post('/account/password', { _csrf: csrf, current_password: `guess number ${i}!`, new_password: NEW, confirm_password: NEW })).status, 400);
+      assert.is(
+        (await client.post('/account/password', { _csrf: csrf, current_password: `guess number ${i}!`, new_password: NEW, confirm_password: NEW })).status,
+        400,
+      );
     }
     const locked = await client.post('/account/password', { _csrf: csrf, current_password: PASSWORD, new_password: NEW, confirm_password: NEW });
     assert.is(locked.status, 429);
@@ -75,7 +78,8 @@ test('wrong current passwords are limited like sign-in attempts', async () => {
 });
 
 test("outside the test runner's cheaper setting, a new hash has OWASP's parameters (N=2^17, r=8, p=1), whatever REPLEDGER_TEST_SCRYPT_N says without NODE_ENV=test", async () => {
-  const script = "const { hashPassword } = await import('./services/identity/password.ts'); process.stdout.write(await hashPassword('correct horse battery staple'));";
+  const script =
+    "const { hashPassword } = await import('./services/identity/password.ts'); process.stdout.write(await hashPassword('correct horse battery staple'));";
   const env: Record<string, string | undefined> = { ...process.env, NODE_ENV: 'production', REPLEDGER_TEST_SCRYPT_N: '1024' };
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: join(import.meta.dirname, '..', '..'), env });
   let out = '';
@@ -92,8 +96,22 @@ test('a hash made with older scrypt parameters verifies, and is replaced with a 
     assert.match((await s.app.athletes.get(athleteId))!.password_hash, new RegExp(`^scrypt\\$${PASSWORD_PARAMS.N}\\$8\\$1\\$`));
     // What the service stored before: N=2^15.
     const salt = randomBytes(16);
-    const old = ['scrypt', 2 ** 15, 8, 1, salt.toString('base64url'), scryptSync(PASSWORD.normalize('NFKC'), salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString('base64url')].join('$');
-    await appendEvents(s.app.events, s.app.clock, { stream: streams.athlete(athleteId), athleteId }, [athleteEvent.parse({ type: 'athlete.password_changed', data: { athlete_id: athleteId, password_hash: old } })], 'any', { type: 'operator', id: 'test' });
+    const old = [
+      'scrypt',
+      2 ** 15,
+      8,
+      1,
+      salt.toString('base64url'),
+      scryptSync(PASSWORD.normalize('NFKC'), salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }).toString('base64url'),
+    ].join('$');
+    await appendEvents(
+      s.app.events,
+      s.app.clock,
+      { stream: streams.athlete(athleteId), athleteId },
+      [athleteEvent.parse({ type: 'athlete.password_changed', data: { athlete_id: athleteId, password_hash: old } })],
+      'any',
+      { type: 'operator', id: 'test' },
+    );
     assert.not.ok(hashIsCurrent(old));
 
     assert.is((await signIn(s, 'wrong password here')).status, 401);

@@ -32,10 +32,13 @@ if (noBrowser) {
       const seeded = await seedRecord(s.app, athleteId);
       const token = (await connect(s.base, `${s.base}/mcp`, ['training', 'recovery', 'nutrition'])).tokens.access_token;
       const grantId = (await s.app.connections.list(athleteId))[0]!.id;
-      await s.app.connections.setWritePermissions(athleteId, grantId, ['training:write', 'training:delete', 'recovery:write', 'nutrition:delete'], { onlyRemove: false });
+      await s.app.connections.setWritePermissions(athleteId, grantId, ['training:write', 'training:delete', 'recovery:write', 'nutrition:delete'], {
+        onlyRemove: false,
+      });
       const client = await mcpClient(s.base, token);
-      // biome-ignore lint/suspicious/noExplicitAny: each read's data, asserted field by field
-      const call = async (name: string, args: Record<string, unknown> = {}) => envelopeOf(name as never, (await client.callTool({ name, arguments: args })) as CallToolResult).data as Record<string, any>; // any: each read's data, asserted field by field
+      const call = async (name: string, args: Record<string, unknown> = {}) =>
+        // biome-ignore lint/suspicious/noExplicitAny: each read's data, asserted field by field
+        envelopeOf(name as never, (await client.callTool({ name, arguments: args })) as CallToolResult).data as Record<string, any>;
       const reads = async () => ({
         workouts: bodies(await call('list_completed_workouts', { limit: 10 })),
         checkins: bodies(await call('list_recovery_checkins', { limit: 10 })),
@@ -45,8 +48,32 @@ if (noBrowser) {
 
       const body = proposalBody([
         { op: 'create', kind: 'exercise', ref: 'lm', record: { name: 'Landmine Press', muscle_group: 'shoulders', tracking_type: 'weight_reps' } },
-        { op: 'create', kind: 'completed_workout', record: { title: 'Push <b>day</b>', started_at: new Date(Date.now() - 7_200_000).toISOString(), ended_at: new Date(Date.now() - 3_600_000).toISOString(), notes: null, exercises: [{ exercise_id: { ref: 'lm' }, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 30, reps: 10 }), workoutSet(1, { weight_kg: 32.5, reps: 8 })] }] } },
-        { op: 'update', kind: 'recovery_checkin', id: seeded.checkinId, base_revision: 1, record: { date: seeded.checkinDate, sleep_quality: 3, energy: 5, soreness: 4, stress: 2 } },
+        {
+          op: 'create',
+          kind: 'completed_workout',
+          record: {
+            title: 'Push <b>day</b>',
+            started_at: new Date(Date.now() - 7_200_000).toISOString(),
+            ended_at: new Date(Date.now() - 3_600_000).toISOString(),
+            notes: null,
+            exercises: [
+              {
+                exercise_id: { ref: 'lm' },
+                exercise_order: 0,
+                superset_id: null,
+                notes: null,
+                sets: [workoutSet(0, { weight_kg: 30, reps: 10 }), workoutSet(1, { weight_kg: 32.5, reps: 8 })],
+              },
+            ],
+          },
+        },
+        {
+          op: 'update',
+          kind: 'recovery_checkin',
+          id: seeded.checkinId,
+          base_revision: 1,
+          record: { date: seeded.checkinDate, sleep_quality: 3, energy: 5, soreness: 4, stress: 2 },
+        },
         { op: 'delete', kind: 'meal', id: seeded.mealId, base_revision: 1 },
       ]);
       const prepared = (await call('prepare_write_proposal', body)).proposal;
@@ -73,7 +100,11 @@ if (noBrowser) {
 
       // A batch with a removal asks to confirm it: the button alone does not approve.
       await page.click('text=Approve 4 changes, including 1 removal');
-      assert.is(await page.$eval('input[name=confirm_removals]', (box) => (box as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing), true, 'the browser holds the form until the box is ticked');
+      assert.is(
+        await page.$eval('input[name=confirm_removals]', (box) => (box as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing),
+        true,
+        'the browser holds the form until the box is ticked',
+      );
       await page.check('input[name=confirm_removals]');
       await page.click('text=Approve 4 changes, including 1 removal');
       await page.waitForSelector('text=Receipt');
@@ -81,7 +112,10 @@ if (noBrowser) {
 
       const committed = (await call('get_write_proposal', { command_id: body.command_id })).proposal;
       assert.is(committed.status, 'committed');
-      assert.equal(committed.receipt.changes.map((c: { op: string; kind: string }) => `${c.op} ${c.kind}`), ['create exercise', 'create completed_workout', 'update recovery_checkin', 'delete meal']);
+      assert.equal(
+        committed.receipt.changes.map((c: { op: string; kind: string }) => `${c.op} ${c.kind}`),
+        ['create exercise', 'create completed_workout', 'update recovery_checkin', 'delete meal'],
+      );
       const after = await reads();
       assert.match(JSON.stringify(after.workouts), 'Push <b>day</b>');
       assert.is((after.meals as { items: unknown[] }).items.length, 0);
@@ -110,7 +144,7 @@ if (noBrowser) {
   });
 }
 
-test('the review forms: another athlete\'s proposal is a 404 page; a cross-site or token-less post is refused and saves nothing; signed out goes to sign-in and back', async () => {
+test("the review forms: another athlete's proposal is a 404 page; a cross-site or token-less post is refused and saves nothing; signed out goes to sign-in and back", async () => {
   const s = await startServer();
   try {
     const ada = await registerPro(s.app);
@@ -154,7 +188,22 @@ test('the review forms: another athlete\'s proposal is a 404 page; a cross-site 
     assert.match(rejected, 'Proposed to remove it. Nothing was removed.');
     assert.not.match(rejected, 'no longer kept');
     const { api: editor } = await writer(s, ada, ['nutrition'], ['nutrition:write']);
-    const edit = validBody([{ op: 'update', kind: 'meal', id: seeded.mealId, base_revision: 1, record: { eaten_at: new Date(Date.now() - 3_600_000).toISOString(), name: 'Overnight oats', calories_kcal: 420, protein_g: 14, carbohydrate_g: 60, fat_g: 7 } }]);
+    const edit = validBody([
+      {
+        op: 'update',
+        kind: 'meal',
+        id: seeded.mealId,
+        base_revision: 1,
+        record: {
+          eaten_at: new Date(Date.now() - 3_600_000).toISOString(),
+          name: 'Overnight oats',
+          calories_kcal: 420,
+          protein_g: 14,
+          carbohydrate_g: 60,
+          fat_g: 7,
+        },
+      },
+    ]);
     assert.is((await editor.prepare(edit)).status, 201);
     const editPath = `/proposals/${edit.command_id}`;
     assert.is((await adaBrowser.post(`${editPath}/reject`, { _csrf: FormClient.csrf((await adaBrowser.get(editPath)).text) })).status, 303);
@@ -197,7 +246,7 @@ test('after the app is disconnected and the plan lapses to Free, the athlete sti
   }
 });
 
-test('paused writes pause the athlete\'s moves too: approve and undo answer 503 with the retry time and save nothing; a removal must be confirmed, or nothing is saved', async () => {
+test("paused writes pause the athlete's moves too: approve and undo answer 503 with the retry time and save nothing; a removal must be confirmed, or nothing is saved", async () => {
   const s = await startServer();
   try {
     const ada = await registerPro(s.app);
@@ -205,7 +254,13 @@ test('paused writes pause the athlete\'s moves too: approve and undo answer 503 
     const caller = await agentCaller(s.app, ada);
     const body = validBody([
       { op: 'delete', kind: 'meal', id: seeded.mealId, base_revision: 1 },
-      { op: 'update', kind: 'recovery_checkin', id: seeded.checkinId, base_revision: 1, record: { date: seeded.checkinDate, sleep_quality: 5, energy: 5, soreness: 5, stress: 5 } },
+      {
+        op: 'update',
+        kind: 'recovery_checkin',
+        id: seeded.checkinId,
+        base_revision: 1,
+        record: { date: seeded.checkinDate, sleep_quality: 5, energy: 5, soreness: 5, stress: 5 },
+      },
     ]);
     await s.app.proposals.prepare(caller, body);
     const path = `/proposals/${body.command_id}`;
@@ -213,13 +268,20 @@ test('paused writes pause the athlete\'s moves too: approve and undo answer 503 
     const signIn = await browser.get('/sign-in');
     await browser.post('/sign-in', { email: 'ada@example.com', password: PASSWORD, _csrf: FormClient.csrf(signIn.text) });
     const csrf = FormClient.csrf((await browser.get(path)).text);
-    const record = async () => ({ meal: await s.app.proposals.record(ada, 'meal', { id: seeded.mealId }), checkin: await s.app.proposals.record(ada, 'recovery_checkin', { id: seeded.checkinId }) });
+    const record = async () => ({
+      meal: await s.app.proposals.record(ada, 'meal', { id: seeded.mealId }),
+      checkin: await s.app.proposals.record(ada, 'recovery_checkin', { id: seeded.checkinId }),
+    });
     const before = await record();
 
     const unconfirmed = await browser.post(`${path}/approve`, { _csrf: csrf });
     assert.is(unconfirmed.status, 400, 'a batch with a removal is not approved without its confirmation');
     assert.match(unconfirmed.text, 'This batch removes 1 record from your record. Tick the box that confirms it before approving; nothing was saved.');
-    assert.is((await browser.post(`${path}/approve`, { _csrf: csrf, confirm_removals: '2' })).status, 400, 'a confirmation of another number of removals is none');
+    assert.is(
+      (await browser.post(`${path}/approve`, { _csrf: csrf, confirm_removals: '2' })).status,
+      400,
+      'a confirmation of another number of removals is none',
+    );
     assert.is((await s.app.proposals.review(ada, body.command_id))!.status, 'prepared');
 
     await s.app.maintenance.set('write', 120, 'operator:test');
@@ -257,7 +319,11 @@ test('the history pages: 50 a page, newest first, an Older link to the rest and 
     const ada = await registerPro(s.app);
     // One connection may have 10 awaiting review at once (WRITE_POLICY): six prepare the 60.
     const callers = await Promise.all(Array.from({ length: 6 }, () => agentCaller(s.app, ada)));
-    const meal = (name: string) => ({ op: 'create', kind: 'meal', record: { eaten_at: '2026-06-01T10:00:00.000Z', name, calories_kcal: 400, protein_g: 30, carbohydrate_g: null, fat_g: null } });
+    const meal = (name: string) => ({
+      op: 'create',
+      kind: 'meal',
+      record: { eaten_at: '2026-06-01T10:00:00.000Z', name, calories_kcal: 400, protein_g: 30, carbohydrate_g: null, fat_g: null },
+    });
     const ids: string[] = [];
     for (let i = 0; i < 60; i++) {
       clock.advance(1_000);

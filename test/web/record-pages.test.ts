@@ -11,7 +11,16 @@ import { FormClient } from '../support/server.ts';
 import { addDays, weekStart } from '../../services/domain/time.ts';
 import { EXERCISES_PER_PAGE, WEEKS_CHARTED } from '../../services/web/progress.ts';
 import { bodyweight, shortDate, weight } from '../../services/words/units.ts';
-import { HOSTILE_EXERCISE, HOSTILE_MEAL, HOSTILE_TITLE, signedInClient, startWebRecord, TODAY, YEAR_OF_WORKOUTS, type WebRecord } from '../support/web-record.ts';
+import {
+  HOSTILE_EXERCISE,
+  HOSTILE_MEAL,
+  HOSTILE_TITLE,
+  signedInClient,
+  startWebRecord,
+  TODAY,
+  YEAR_OF_WORKOUTS,
+  type WebRecord,
+} from '../support/web-record.ts';
 
 let r: WebRecord;
 let ada: FormClient;
@@ -44,7 +53,10 @@ test('Home shows the numbers get_training_snapshot answers, and the newest worko
   assert.equal(shown, [s.workouts_this_week.value, s.workouts_last_30_days.value, s.consecutive_active_weeks.value]);
   assert.ok(s.workouts_last_30_days.value > 20 && s.consecutive_active_weeks.value > 40, 'a year of training shows real numbers');
   const { data: list } = agentAccessResponses.list_completed_workouts.parse(await agentAccess('/training/workouts?limit=5'));
-  assert.equal(workoutIds(home.text), list.items.map((w) => w.id));
+  assert.equal(
+    workoutIds(home.text),
+    list.items.map((w) => w.id),
+  );
   assert.match(home.text, `value="${r.s.base}/mcp"`);
   for (const client of ['Claude', 'ChatGPT', 'VS Code', 'MCP Inspector']) assert.match(home.text, `<summary>${client}</summary>`);
 });
@@ -52,7 +64,10 @@ test('Home shows the numbers get_training_snapshot answers, and the newest worko
 test('workouts: newest first as list_completed_workouts, paged through the whole year and back', async () => {
   const first = await ada.get('/workouts');
   const { data } = agentAccessResponses.list_completed_workouts.parse(await agentAccess('/training/workouts?limit=10'));
-  assert.equal(workoutIds(first.text).slice(0, 10), data.items.map((w) => w.id));
+  assert.equal(
+    workoutIds(first.text).slice(0, 10),
+    data.items.map((w) => w.id),
+  );
   const seen: string[] = [];
   let page = first.text;
   let pages = 1;
@@ -152,7 +167,9 @@ test('signed out, a page sends the browser to sign in and back; an unknown addre
   const res = await visitor.get('/workouts?older=abc');
   assert.is(res.status, 302);
   assert.is(res.headers.get('location'), `/sign-in?return_to=${encodeURIComponent('/workouts?older=abc')}`);
-  const missing = await fetch(`${r.s.base}/no-such-page`, { headers: { accept: 'text/html', cookie: [...ada.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+  const missing = await fetch(`${r.s.base}/no-such-page`, {
+    headers: { accept: 'text/html', cookie: [...ada.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+  });
   assert.is(missing.status, 404);
   const text = await missing.text();
   assert.match(text, 'Page not found');
@@ -186,14 +203,21 @@ test('Progress: each week has the workouts list_completed_workouts finds in it; 
     const { data } = agentAccessResponses.list_completed_workouts.parse(await agentAccess(`/training/workouts?from=${from}&to=${addDays(from, 6)}&limit=10`));
     assert.equal(weekly[i], [shortDate(from), String(data.items.length)], `week of ${from}`);
   }
-  assert.ok(weekly.slice(0, 13).some(([, n]) => Number(n) >= 6), 'the weeks compared hold real training');
+  assert.ok(
+    weekly.slice(0, 13).some(([, n]) => Number(n) >= 6),
+    'the weeks compared hold real training',
+  );
   assert.match(page.text, /<svg class="chart" viewBox="0 0 \d+ \d+" role="img" aria-labelledby="weekly-title weekly-desc"><title id="weekly-title">/);
   assert.is((page.text.match(/<rect class="bar"/g) ?? []).length, weekly.filter(([, n]) => n !== '0').length, 'a bar for each active week');
 
-  const measurements = await everyItem(`/body-measurements?from=${addDays(TODAY, -29)}&to=${TODAY}`, (b) => agentAccessResponses.list_body_measurements.parse(b));
+  const measurements = await everyItem(`/body-measurements?from=${addDays(TODAY, -29)}&to=${TODAY}`, (b) =>
+    agentAccessResponses.list_body_measurements.parse(b),
+  );
   const bodyweights = measurements.filter((m) => m.metric === 'bodyweight').map((m) => bodyweight(m.value, 'kg'));
   assert.ok(bodyweights.length >= 10, 'a month of bodyweights to compare');
-  const shown = rowsOf(page.text.slice(page.text.indexOf('id="bodyweight-title"')), /<tr><th scope="row">[^<]+<\/th><td class="num">([^<]+)<\/td><\/tr>/g).map(([v]) => v);
+  const shown = rowsOf(page.text.slice(page.text.indexOf('id="bodyweight-title"')), /<tr><th scope="row">[^<]+<\/th><td class="num">([^<]+)<\/td><\/tr>/g).map(
+    ([v]) => v,
+  );
   assert.equal(shown.slice(0, bodyweights.length), bodyweights);
 });
 
@@ -204,13 +228,15 @@ test("an exercise: each session's heaviest set, best estimated 1RM and records a
   const page = await ada.get(bench!);
   assert.is(page.status, 200);
   const rows = new Map(
-    rowsOf(page.text, /<tr><th scope="row"><a href="\/workouts\/([0-9a-f-]{36})">[^<]+<\/a><\/th><td class="num">([^<]*)<\/td><td class="num">([^<]*)<\/td><td>(.*?)<\/td><\/tr>/g).map(([id, top, e1rm, badges]) => [
-      id,
-      { top, e1rm, badges: [...badges!.matchAll(/<span class="badge">([^<]+)<\/span>/g)].map((m) => m[1]!).sort() },
-    ]),
+    rowsOf(
+      page.text,
+      /<tr><th scope="row"><a href="\/workouts\/([0-9a-f-]{36})">[^<]+<\/a><\/th><td class="num">([^<]*)<\/td><td class="num">([^<]*)<\/td><td>(.*?)<\/td><\/tr>/g,
+    ).map(([id, top, e1rm, badges]) => [id, { top, e1rm, badges: [...badges!.matchAll(/<span class="badge">([^<]+)<\/span>/g)].map((m) => m[1]!).sort() }]),
   );
   const exerciseId = bench!.split('/').pop()!;
-  const history = await everyItem(`/training/exercises/${exerciseId}/history?from=${addDays(TODAY, -89)}&to=${TODAY}`, (b) => agentAccessResponses.get_exercise_history.parse(b));
+  const history = await everyItem(`/training/exercises/${exerciseId}/history?from=${addDays(TODAY, -89)}&to=${TODAY}`, (b) =>
+    agentAccessResponses.get_exercise_history.parse(b),
+  );
   assert.ok(history.length > 20, `${history.length} sessions in 90 days`);
   let records = 0;
   for (const item of history) {
@@ -222,8 +248,12 @@ test("an exercise: each session's heaviest set, best estimated 1RM and records a
     assert.is(row!.e1rm, weight(e1rm, 'kg'), `best estimated 1RM of ${item.workout_id}`);
     assert.is(row!.top, `${weight(top.weight_kg!, 'kg')} × ${top.reps}`, `heaviest set of ${item.workout_id}`);
     const { data } = agentAccessResponses.get_completed_workout.parse(await agentAccess(`/training/workouts/${item.workout_id}`));
-    const indicators = new Set(data.workout.exercises.filter((e) => e.exercise_id === exerciseId).flatMap((e) => e.sets.flatMap((x) => x.historical_record_at_completion.indicators)));
-    const expected = [...indicators].map((i) => ({ weight: 'Heaviest weight', reps: 'Most reps', set_volume: 'Best set volume', estimated_1rm: 'Best est. 1RM' })[i]).sort();
+    const indicators = new Set(
+      data.workout.exercises.filter((e) => e.exercise_id === exerciseId).flatMap((e) => e.sets.flatMap((x) => x.historical_record_at_completion.indicators)),
+    );
+    const expected = [...indicators]
+      .map((i) => ({ weight: 'Heaviest weight', reps: 'Most reps', set_volume: 'Best set volume', estimated_1rm: 'Best est. 1RM' })[i])
+      .sort();
     assert.equal(row!.badges, expected, `records of ${item.workout_id}`);
     records += expected.length;
   }
@@ -232,7 +262,10 @@ test("an exercise: each session's heaviest set, best estimated 1RM and records a
   const all = [...rows.values()];
   assert.is((page.text.match(/class="record first"/g) ?? []).length, all.filter((r) => r.badges.includes('Best est. 1RM')).length);
   assert.is((page.text.match(/class="record second"/g) ?? []).length, all.filter((r) => r.badges.includes('Heaviest weight')).length);
-  assert.match(page.text, 'role="img" aria-labelledby="exercise-title exercise-desc"><title id="exercise-title">Bench Press (Barbell): best estimated one-rep max and heaviest set of each session, in kg</title>');
+  assert.match(
+    page.text,
+    'role="img" aria-labelledby="exercise-title exercise-desc"><title id="exercise-title">Bench Press (Barbell): best estimated one-rep max and heaviest set of each session, in kg</title>',
+  );
 
   // In pounds once the athlete says so.
   const settings = (await r.s.app.athletes.get(r.largeId))!;
@@ -265,7 +298,8 @@ test('Progress lists the exercises by name, paged there and back; an unknown or 
   const empty = await signedInClient(r.s.base, 'empty@example.com');
   const nothing = await empty.get('/progress');
   assert.is(nothing.status, 200);
-  for (const sentence of ['No workouts in the last year yet', 'No bodyweight in your record yet', 'No exercises in your record yet']) assert.match(nothing.text, sentence);
+  for (const sentence of ['No workouts in the last year yet', 'No bodyweight in your record yet', 'No exercises in your record yet'])
+    assert.match(nothing.text, sentence);
   assert.not.match(nothing.text, '<svg');
   const exerciseId = /href="\/progress\/exercises\/([0-9a-f-]{36})"/.exec(first)![1]!;
   assert.is((await empty.get(`/progress/exercises/${exerciseId}`)).status, 404, "another athlete's exercise");
@@ -289,7 +323,18 @@ test('each page makes a bounded number of store reads, however long the history'
     const empty = await signedInClient(r.s.base, 'empty@example.com');
     const firstWorkout = workoutIds((await ada.get('/workouts')).text)[0]!;
     const exercise = /href="\/progress\/exercises\/([0-9a-f-]{36})">Bench Press/.exec((await ada.get('/progress')).text)![1]!;
-    for (const path of ['/account', '/workouts', `/workouts/${firstWorkout}`, '/routines', '/goals', '/recovery', '/nutrition', '/body', '/progress', `/progress/exercises/${exercise}`]) {
+    for (const path of [
+      '/account',
+      '/workouts',
+      `/workouts/${firstWorkout}`,
+      '/routines',
+      '/goals',
+      '/recovery',
+      '/nutrition',
+      '/body',
+      '/progress',
+      `/progress/exercises/${exercise}`,
+    ]) {
       calls = 0;
       assert.is((await ada.get(path)).status, 200);
       const large = calls;
@@ -301,7 +346,11 @@ test('each page makes a bounded number of store reads, however long the history'
   } finally {
     for (const [method, original] of originals) reads[method] = original;
   }
-  console.log(`    store reads per page (year of training / empty record): ${Object.entries(counts).map(([p, [l, e]]) => `${p} ${l}/${e}`).join(', ')}`);
+  console.log(
+    `    store reads per page (year of training / empty record): ${Object.entries(counts)
+      .map(([p, [l, e]]) => `${p} ${l}/${e}`)
+      .join(', ')}`,
+  );
 });
 
 test.run();

@@ -28,7 +28,16 @@ const profiles = fc.record({
   bodyweight_unit_preference: fc.constantFrom('kg' as const, 'lbs' as const, 'stone' as const),
 });
 /** Each exercise id named in the catalog, or not (an exercise no longer there). */
-const catalogs = fc.tuple(...EXERCISE_IDS.map(() => fc.option(fc.string({ unit: fc.constantFrom(...'abc XYZ<&é'), minLength: 1, maxLength: 12 }).filter((t) => t.trim() !== ''), { nil: null }))).map((names) => new Map(EXERCISE_IDS.map((id, i) => [id, names[i]!])));
+const catalogs = fc
+  .tuple(
+    ...EXERCISE_IDS.map(() =>
+      fc.option(
+        fc.string({ unit: fc.constantFrom(...'abc XYZ<&é'), minLength: 1, maxLength: 12 }).filter((t) => t.trim() !== ''),
+        { nil: null },
+      ),
+    ),
+  )
+  .map((names) => new Map(EXERCISE_IDS.map((id, i) => [id, names[i]!])));
 
 // ---------------------------------------------------------------------------------------------
 // What the athlete should read, worked out here
@@ -39,7 +48,10 @@ const fix = (n: number, digits: number) => {
   return Object.is(r, -0) ? '0' : String(r);
 };
 const instant = (iso: string, tz: string) => new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: tz }).format(new Date(iso));
-const day = (date: string) => new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${date}T00:00:00Z`));
+const day = (date: string) =>
+  new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(
+    new Date(`${date}T00:00:00Z`),
+  );
 const mass = (kg: number, p: Profile) => (p.unit_preference === 'lbs' ? `${fix(kg / KG_PER_LB, 1)} lb` : `${fix(kg, 2)} kg`);
 function stonesOf(kg: number): string {
   let st = Math.floor(kg / 6.35029318);
@@ -47,7 +59,8 @@ function stonesOf(kg: number): string {
   if (lb >= 14) [st, lb] = [st + 1, lb - 14];
   return `${st} st ${fix(lb, 1)} lb`;
 }
-const bodyweight = (kg: number, p: Profile) => (p.bodyweight_unit_preference === 'kg' ? `${fix(kg, 1)} kg` : p.bodyweight_unit_preference === 'lbs' ? `${fix(kg / KG_PER_LB, 1)} lb` : stonesOf(kg));
+const bodyweight = (kg: number, p: Profile) =>
+  p.bodyweight_unit_preference === 'kg' ? `${fix(kg, 1)} kg` : p.bodyweight_unit_preference === 'lbs' ? `${fix(kg / KG_PER_LB, 1)} lb` : stonesOf(kg);
 function clock(s: number): string {
   if (s < 60) return `${s} s`;
   const two = (n: number) => String(n).padStart(2, '0');
@@ -135,7 +148,11 @@ function expected(format: Format, value: unknown, siblings: Body, list: Body[] |
       return parent ? `Set ${String(parent.set_number)}` : 'a set not in this exercise';
     }
     case 'body_value':
-      return siblings.metric === 'body_fat' ? `${fix(n, 1)} %` : siblings.metric === 'bodyweight' ? bodyweight(n, p) : bodyLength(n, String(siblings.metric), p);
+      return siblings.metric === 'body_fat'
+        ? `${fix(n, 1)} %`
+        : siblings.metric === 'bodyweight'
+          ? bodyweight(n, p)
+          : bodyLength(n, String(siblings.metric), p);
     case 'goal_target':
       return goalTarget(n, siblings, p);
   }
@@ -165,14 +182,25 @@ function leaves(rows: Record<string, Row>, body: Body, ctx: Ctx, prefix = '', ke
       return items.flatMap((item, i) => leaves(row.fields, item, ctx, `${prefix}${field}.${i}.`, `${keyedPrefix}${field}[${String(item[row.key])}].`, items));
     }
     const rank = row.format === 'order' ? rankOf(list!, field, body) : null;
-    return [{ path: `${prefix}${field}`, keyed: `${keyedPrefix}${field}`, format: row.format, usual: row.usual, inList: list !== null, text: expected(row.format, value, body, list, ctx), rank }];
+    return [
+      {
+        path: `${prefix}${field}`,
+        keyed: `${keyedPrefix}${field}`,
+        format: row.format,
+        usual: row.usual,
+        inList: list !== null,
+        text: expected(row.format, value, body, list, ctx),
+        rank,
+      },
+    ];
   });
 }
 
 // ---------------------------------------------------------------------------------------------
 // What the page shows
 
-const unescapeHtml = (s: string) => s.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
+const unescapeHtml = (s: string) =>
+  s.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
 
 /** Each value the page marks with `data-field` (new or only) or `data-field-before` (old): its text and, for places, its rank. */
 function shownOn(page: string): { after: Map<string, { text: string; rank: string | null }>; before: Map<string, { text: string; rank: string | null }> } {
@@ -189,14 +217,19 @@ function shownOn(page: string): { after: Map<string, { text: string; rank: strin
 /** The leaf is on the page as expected; a leaf in a list at null or its usual value may be left out with its column. */
 function assertShown(leaf: Leaf, shown: Map<string, { text: string; rank: string | null }>, side: string): void {
   const found = shown.get(leaf.path);
-  const mayBeLeftOut = leaf.inList && (leaf.text === '—' || leaf.text === 'None' || (leaf.usual !== undefined && leaf.text === expected(leaf.format, leaf.usual, {}, null, { profile: null!, names: new Map() })));
+  const mayBeLeftOut =
+    leaf.inList &&
+    (leaf.text === '—' ||
+      leaf.text === 'None' ||
+      (leaf.usual !== undefined && leaf.text === expected(leaf.format, leaf.usual, {}, null, { profile: null!, names: new Map() })));
   if (!found) {
     assert.ok(mayBeLeftOut, `${side} ${leaf.path} is not on the page (expected "${leaf.text ?? `place ${leaf.rank}`}")`);
     return;
   }
   if (leaf.rank !== null) assert.is(found.rank, String(leaf.rank), `${side} ${leaf.path} is at place ${found.rank}, expected ${leaf.rank}`);
   // An update whose value reads the same but is not says so after it: "100 kg (changed by less than is shown)".
-  else if (leaf.text !== null) assert.ok(found.text === leaf.text || found.text.startsWith(`${leaf.text} (`), `${side} ${leaf.path} reads "${found.text}", expected "${leaf.text}"`);
+  else if (leaf.text !== null)
+    assert.ok(found.text === leaf.text || found.text.startsWith(`${leaf.text} (`), `${side} ${leaf.path} reads "${found.text}", expected "${leaf.text}"`);
 }
 
 /** The page's text without its markup: what a person reads. */

@@ -13,7 +13,12 @@ const signedIn = (s: TestServer) => signedInClient(s.base, 'ada@example.com');
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 /** What a person reads of a page: its text, without markup or the ids kept in attributes. */
-const text = (page: string) => page.replace(/<details class="ids">[\s\S]*?<\/details>/g, '').replace(/<[^>]+>/g, ' ').replaceAll('&amp;', '&').replaceAll('&#39;', "'");
+const text = (page: string) =>
+  page
+    .replace(/<details class="ids">[\s\S]*?<\/details>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replaceAll('&amp;', '&')
+    .replaceAll('&#39;', "'");
 
 test('removing a workout names its exercises from the record as it is, on the review and on the undo page', async () => {
   const s = await startServer();
@@ -44,7 +49,13 @@ test('an undo that a later change blocks says which record in words, with no id,
   try {
     const ada = await registerPro(s.app);
     const seeded = await seedRecord(s.app, ada);
-    const checkin = (energy: number, revision: number) => ({ op: 'update', kind: 'recovery_checkin', id: seeded.checkinId, base_revision: revision, record: { date: seeded.checkinDate, sleep_quality: 3, energy, soreness: 4, stress: 2 } });
+    const checkin = (energy: number, revision: number) => ({
+      op: 'update',
+      kind: 'recovery_checkin',
+      id: seeded.checkinId,
+      base_revision: revision,
+      record: { date: seeded.checkinDate, sleep_quality: 3, energy, soreness: 4, stress: 2 },
+    });
     const first = validBody([checkin(4, 1)]);
     await s.app.proposals.prepare(await agentCaller(s.app, ada), first);
     await s.app.proposals.approve(ada, first.command_id);
@@ -56,7 +67,9 @@ test('an undo that a later change blocks says which record in words, with no id,
     const path = `/proposals/${first.command_id}`;
     const refused = await browser.post(`${path}/undo`, { _csrf: FormClient.csrf((await browser.get(path)).text) });
     assert.is(refused.status, 409);
-    const day = new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${seeded.checkinDate}T00:00:00Z`));
+    const day = new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).format(
+      new Date(`${seeded.checkinDate}T00:00:00Z`),
+    );
     assert.match(text(refused.text), `The recovery check-in of ${day} changed after this batch was saved, so nothing was undone.`);
     assert.not.match(text(refused.text), UUID, 'no raw id');
     assert.not.match(text(refused.text), 'checkin');
@@ -66,7 +79,7 @@ test('an undo that a later change blocks says which record in words, with no id,
   }
 });
 
-test('the client\'s reason: kept as its words, shown boxed on the page, returned by get_write_proposal; refused when it is not text or too long', async () => {
+test("the client's reason: kept as its words, shown boxed on the page, returned by get_write_proposal; refused when it is not text or too long", async () => {
   const s = await startServer();
   try {
     const ada = await registerPro(s.app);
@@ -89,7 +102,11 @@ test('the client\'s reason: kept as its words, shown boxed on the page, returned
     assert.is(prepared.body.data.proposal.reason, reason);
     assert.is((await api.proposal(body.command_id)).body.data.proposal.reason, reason);
     const page = (await (await signedIn(s)).get(`/proposals/${body.command_id}`)).text;
-    assert.match(page, `<blockquote class="written">You logged this meal twice &lt;b&gt;yesterday&lt;/b&gt;; this removes the copy.</blockquote>`, 'as text, boxed as the client\'s words');
+    assert.match(
+      page,
+      `<blockquote class="written">You logged this meal twice &lt;b&gt;yesterday&lt;/b&gt;; this removes the copy.</blockquote>`,
+      "as text, boxed as the client's words",
+    );
     const without = proposal(undefined);
     assert.is((await api.prepare(without)).body.data.proposal.reason, null);
   } finally {
@@ -97,21 +114,47 @@ test('the client\'s reason: kept as its words, shown boxed on the page, returned
   }
 });
 
-test('get_write_proposal\'s summaries are made when read, in the athlete\'s units: pounds for a pounds athlete, never a field name', async () => {
+test("get_write_proposal's summaries are made when read, in the athlete's units: pounds for a pounds athlete, never a field name", async () => {
   const s = await startServer();
   try {
     const { athlete_id: sam } = await s.app.athletes.register(
-      { email: 'sam@example.com', password: PASSWORD, tier: 'pro', profile: { display_name: 'Sam', timezone: 'America/New_York', unit_preference: 'lbs', height_unit_preference: 'ft_in', bodyweight_unit_preference: 'lbs' } },
+      {
+        email: 'sam@example.com',
+        password: PASSWORD,
+        tier: 'pro',
+        profile: {
+          display_name: 'Sam',
+          timezone: 'America/New_York',
+          unit_preference: 'lbs',
+          height_unit_preference: 'ft_in',
+          bodyweight_unit_preference: 'lbs',
+        },
+      },
       { type: 'operator', id: 'test' },
     );
     const measurement = randomUUID();
-    await s.app.records.change(sam, [{ op: 'create', kind: 'body_measurement', item: { id: measurement, measured_at: '2026-11-20T12:00:00.000Z', metric: 'waist', value: 0.858 } }], { type: 'athlete', id: 'test' });
+    await s.app.records.change(
+      sam,
+      [{ op: 'create', kind: 'body_measurement', item: { id: measurement, measured_at: '2026-11-20T12:00:00.000Z', metric: 'waist', value: 0.858 } }],
+      { type: 'athlete', id: 'test' },
+    );
     const { api } = await writer(s, sam, ['body_measurements'], ['body_measurements:write'], 'sam@example.com');
-    const body = validBody([{ op: 'update', kind: 'body_measurement', id: measurement, base_revision: 1, record: { measured_at: '2026-11-20T12:00:00.000Z', metric: 'waist', value: 0.84 } }]);
+    const body = validBody([
+      {
+        op: 'update',
+        kind: 'body_measurement',
+        id: measurement,
+        base_revision: 1,
+        record: { measured_at: '2026-11-20T12:00:00.000Z', metric: 'waist', value: 0.84 },
+      },
+    ]);
     const prepared = await api.prepare(body);
     assert.is(prepared.status, 201, JSON.stringify(prepared.body));
     assert.is(prepared.body.data.proposal.changes[0].summary, 'Change the waist measured on Fri, 20 Nov 2026: value 33.8 in → 33.1 in');
-    assert.is((await api.proposal(body.command_id)).body.data.proposal.changes[0].summary, 'Change the waist measured on Fri, 20 Nov 2026: value 33.8 in → 33.1 in');
+    assert.is(
+      (await api.proposal(body.command_id)).body.data.proposal.changes[0].summary,
+      'Change the waist measured on Fri, 20 Nov 2026: value 33.8 in → 33.1 in',
+    );
   } finally {
     await s.close();
   }

@@ -28,7 +28,21 @@ test('a change of name, timezone and units is one profile event; the timezone mo
     // 05:30 UTC on Monday 8 June: Monday in London, Sunday 7 June in Los Angeles (last week).
     await s.app.records.change(
       athleteId,
-      [{ op: 'create', kind: 'workout', item: { id: workoutId, title: 'Early lift', started_at: '2026-06-08T05:30:00.000Z', ended_at: '2026-06-08T06:30:00.000Z', notes: null, source: null, exercises: [] } }],
+      [
+        {
+          op: 'create',
+          kind: 'workout',
+          item: {
+            id: workoutId,
+            title: 'Early lift',
+            started_at: '2026-06-08T05:30:00.000Z',
+            ended_at: '2026-06-08T06:30:00.000Z',
+            notes: null,
+            source: null,
+            exercises: [],
+          },
+        },
+      ],
       { type: 'athlete', id: athleteId },
     );
     const ada = await signedInClient(s.base, 'ada@example.com');
@@ -44,14 +58,28 @@ test('a change of name, timezone and units is one profile event; the timezone mo
 
     const page = await ada.get('/settings');
     assert.match(page.text, 'Your plan: Pro');
-    const saved = await ada.post('/settings', form(FormClient.csrf(page.text), { timezone: 'America/Los_Angeles', unit_preference: 'lbs', bodyweight_unit_preference: 'stone', height_unit_preference: 'ft_in' }));
+    const saved = await ada.post(
+      '/settings',
+      form(FormClient.csrf(page.text), {
+        timezone: 'America/Los_Angeles',
+        unit_preference: 'lbs',
+        bodyweight_unit_preference: 'stone',
+        height_unit_preference: 'ft_in',
+      }),
+    );
     assert.is(saved.status, 303);
     assert.is(saved.headers.get('location'), '/settings?saved=1');
     const events = await s.app.events.readStream(`athlete-${athleteId}`);
     assert.equal(events.at(-1)!.type, 'athlete.profile_updated');
     assert.equal(events.at(-1)!.data, {
       athlete_id: athleteId,
-      profile: { display_name: 'Ada L.', timezone: 'America/Los_Angeles', unit_preference: 'lbs', height_unit_preference: 'ft_in', bodyweight_unit_preference: 'stone' },
+      profile: {
+        display_name: 'Ada L.',
+        timezone: 'America/Los_Angeles',
+        unit_preference: 'lbs',
+        height_unit_preference: 'ft_in',
+        bodyweight_unit_preference: 'stone',
+      },
     });
     assert.match((await ada.get('/settings?saved=1')).text, 'Saved.');
     assert.match((await ada.get(`/workouts/${workoutId}`)).text, 'Sun, 7 Jun 2026');
@@ -59,7 +87,15 @@ test('a change of name, timezone and units is one profile event; the timezone mo
     assert.equal(await homeNumbers(), [summary.workouts_this_week.value, summary.workouts_last_30_days.value, summary.consecutive_active_weeks.value]);
     assert.equal(await homeNumbers(), [0, 1, 1], 'the workout moved to last week');
     // Saving the same again writes nothing.
-    await ada.post('/settings', form(FormClient.csrf(page.text), { timezone: 'America/Los_Angeles', unit_preference: 'lbs', bodyweight_unit_preference: 'stone', height_unit_preference: 'ft_in' }));
+    await ada.post(
+      '/settings',
+      form(FormClient.csrf(page.text), {
+        timezone: 'America/Los_Angeles',
+        unit_preference: 'lbs',
+        bodyweight_unit_preference: 'stone',
+        height_unit_preference: 'ft_in',
+      }),
+    );
     assert.is((await s.app.events.readStream(`athlete-${athleteId}`)).length, events.length);
   } finally {
     await s.close();

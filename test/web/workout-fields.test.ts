@@ -106,8 +106,18 @@ test("imported from Hevy: each exercise's notes appear on its workout page", asy
     end: { year: 2026, month: 6, day: 8, hour: 19, minute: 0, second: 0 },
     notes: 'Felt good',
     exercises: [
-      { title: 'Overhead Press (Barbell)', superset_id: null, notes: 'Brace first, then press; belt on the top set', sets: [{ set_type: 'normal', weight_kg: 50, reps: 5, distance_metres: null, duration_seconds: null, rpe: 8 }] },
-      { title: 'Lateral Raise (Dumbbell)', superset_id: null, notes: null, sets: [{ set_type: 'normal', weight_kg: 10, reps: 15, distance_metres: null, duration_seconds: null, rpe: null }] },
+      {
+        title: 'Overhead Press (Barbell)',
+        superset_id: null,
+        notes: 'Brace first, then press; belt on the top set',
+        sets: [{ set_type: 'normal', weight_kg: 50, reps: 5, distance_metres: null, duration_seconds: null, rpe: 8 }],
+      },
+      {
+        title: 'Lateral Raise (Dumbbell)',
+        superset_id: null,
+        notes: null,
+        sets: [{ set_type: 'normal', weight_kg: 10, reps: 15, distance_metres: null, duration_seconds: null, rpe: null }],
+      },
     ],
   };
   const file = join(dir, 'hevy.csv');

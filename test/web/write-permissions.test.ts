@@ -44,7 +44,10 @@ test('the settings page lists what a connection may suggest, and unticking turns
     assert.match((await browser.get('/connections')).text, 'none — it can only read');
 
     const events = await s.app.events.readStream(`connections-${athleteId}`);
-    assert.equal(events.map((e) => e.type), ['grant.connected', 'grant.write_permissions_changed', 'grant.write_permissions_changed', 'grant.write_permissions_changed']);
+    assert.equal(
+      events.map((e) => e.type),
+      ['grant.connected', 'grant.write_permissions_changed', 'grant.write_permissions_changed', 'grant.write_permissions_changed'],
+    );
     // Without the session's token, nothing changes.
     await s.app.connections.setWritePermissions(athleteId, grantId, ['training:write'], { onlyRemove: false });
     assert.is((await new FormClient(s.base).post(`/connections/${grantId}/write-permissions`, { _csrf: csrf })).status, 403);
@@ -89,7 +92,10 @@ test('the permission form: the link an agent hands over asks, the athlete ticks,
 
     // Another athlete's connection, or none: a page that says so, and nothing granted.
     assert.is((await browser.get(permissionFormPath('00000000-0000-4000-8000-000000000000', ['training:write']))).status, 404);
-    const other = await browser.post('/connections/00000000-0000-4000-8000-000000000000/write-permissions/request', { _csrf: FormClient.csrf(form.text), allow: 'training:write' });
+    const other = await browser.post('/connections/00000000-0000-4000-8000-000000000000/write-permissions/request', {
+      _csrf: FormClient.csrf(form.text),
+      allow: 'training:write',
+    });
     assert.is(other.status, 303);
   } finally {
     await s.close();

@@ -19,7 +19,10 @@ function raceEveryAppend(events: EventStore, athleteId: string, clock: { now(): 
   events.append = async (stream, list, expected) => {
     if (stream === streams.record(athleteId)) {
       const meal = { id: randomUUID(), eaten_at: '2026-05-01T08:00:00.000Z', name: 'Oats', calories_kcal: 400, protein_g: 15, carbohydrate_g: 60, fat_g: 8 };
-      await appendEvents({ append } as EventStore, clock, { stream, athleteId }, [{ type: 'meal.created', data: { item: meal, revision: 1 } }], 'any', { type: 'athlete', id: 'another-writer' });
+      await appendEvents({ append } as EventStore, clock, { stream, athleteId }, [{ type: 'meal.created', data: { item: meal, revision: 1 } }], 'any', {
+        type: 'athlete',
+        id: 'another-writer',
+      });
       won++;
     }
     return append(stream, list, expected);
@@ -33,7 +36,13 @@ test('given a record another writer changes before every append, when an agent p
     const athleteId = await registerPro(s.app);
     const { api } = await writer(s, athleteId, ['nutrition'], ['nutrition:write']);
     const races = raceEveryAppend(s.app.events, athleteId, s.app.clock);
-    const body = proposalBody([{ op: 'create', kind: 'meal', record: { eaten_at: new Date(Date.now() - 3_600_000).toISOString(), name: 'Oats', calories_kcal: 400, protein_g: 15, carbohydrate_g: 60, fat_g: 8 } }]);
+    const body = proposalBody([
+      {
+        op: 'create',
+        kind: 'meal',
+        record: { eaten_at: new Date(Date.now() - 3_600_000).toISOString(), name: 'Oats', calories_kcal: 400, protein_g: 15, carbohydrate_g: 60, fat_g: 8 },
+      },
+    ]);
     const answer = await api.prepare(body);
     assert.is(answer.status, 503, JSON.stringify(answer.body));
     assert.is(answer.headers.get('retry-after'), String(BUSY_RETRY_SECONDS));
@@ -41,7 +50,10 @@ test('given a record another writer changes before every append, when an agent p
     assert.match(answer.body.error.message, 'kept changing');
     assert.is(races(), 5, 'every attempt lost its race');
     const events = await s.app.events.readStream(streams.record(athleteId));
-    assert.not.ok(events.some((e) => e.type === 'proposal.prepared'), 'no proposal was saved');
+    assert.not.ok(
+      events.some((e) => e.type === 'proposal.prepared'),
+      'no proposal was saved',
+    );
   } finally {
     await s.close();
   }

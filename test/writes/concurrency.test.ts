@@ -42,7 +42,16 @@ function approveIn(dataDir: string, athleteId: string, commandId: string, onRead
   );
 }
 
-const checkinUpdate = (s: Seeded, energy: number) => validBody([{ op: 'update', kind: 'recovery_checkin', id: s.checkinId, base_revision: 1, record: { date: s.checkinDate, sleep_quality: 3, energy, soreness: 3, stress: 3 } }]);
+const checkinUpdate = (s: Seeded, energy: number) =>
+  validBody([
+    {
+      op: 'update',
+      kind: 'recovery_checkin',
+      id: s.checkinId,
+      base_revision: 1,
+      record: { date: s.checkinDate, sleep_quality: 3, energy, soreness: 3, stress: 3 },
+    },
+  ]);
 
 async function assertEqualsReplay(dataDir: string) {
   const t = await openTestApp({ dataDir });
@@ -76,7 +85,14 @@ test('two processes approve conflicting proposals at once: exactly one commits, 
 
 test('an approval racing an import of the same athlete: both land, nothing lost', async () => {
   const { t, athleteId, seeded, caller } = await store();
-  const body = validBody([checkinUpdate(seeded, 5).actions[0], { op: 'create', kind: 'meal', record: { eaten_at: new Date(Date.now() - 60_000).toISOString(), name: 'Toast', calories_kcal: 200, protein_g: null, carbohydrate_g: null, fat_g: null } }]);
+  const body = validBody([
+    checkinUpdate(seeded, 5).actions[0],
+    {
+      op: 'create',
+      kind: 'meal',
+      record: { eaten_at: new Date(Date.now() - 60_000).toISOString(), name: 'Toast', calories_kcal: 200, protein_g: null, carbohydrate_g: null, fat_g: null },
+    },
+  ]);
   await t.app.proposals.prepare(caller, body);
   await t.app.close();
   const file = join(tempDir(), 'hevy.csv');
@@ -100,7 +116,18 @@ test('an approval racing an import of the same athlete: both land, nothing lost'
 test('kill -9 during approvals of 50-change batches: each batch is wholly committed or wholly absent, and read models equal a replay', async () => {
   const { t, athleteId, caller } = await store();
   const dataDir = t.dataDir;
-  const meal = (i: number) => ({ op: 'create', kind: 'meal', record: { eaten_at: new Date(Date.now() - (i + 1) * 60_000).toISOString(), name: `Batch meal ${i}`, calories_kcal: i, protein_g: null, carbohydrate_g: null, fat_g: null } });
+  const meal = (i: number) => ({
+    op: 'create',
+    kind: 'meal',
+    record: {
+      eaten_at: new Date(Date.now() - (i + 1) * 60_000).toISOString(),
+      name: `Batch meal ${i}`,
+      calories_kcal: i,
+      protein_g: null,
+      carbohydrate_g: null,
+      fat_g: null,
+    },
+  });
   // One batch approved whole, to time an approval; then kills at fractions of that time, so that
   // they land before, during and after the append.
   const fractions = [0, 0.25, 0.5, 0.7, 0.8, 0.9, 0.95, 1, 1.1, 1.3];

@@ -39,10 +39,13 @@ const preferences = () => ({ op: 'create', kind: 'fitness_preferences', record: 
  */
 function comparable(body: unknown, dates: string[]): unknown {
   const ids = new Map<string, string>();
-  let json = JSON.stringify(body, (key, value: unknown) => (key === 'client_id' ? 'CLIENT' : value)).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
-    if (!ids.has(id)) ids.set(id, `ID${ids.size}`);
-    return ids.get(id)!;
-  });
+  let json = JSON.stringify(body, (key, value: unknown) => (key === 'client_id' ? 'CLIENT' : value)).replace(
+    /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g,
+    (id) => {
+      if (!ids.has(id)) ids.set(id, `ID${ids.size}`);
+      return ids.get(id)!;
+    },
+  );
   for (const date of dates) json = json.replaceAll(date, 'DATE');
   return JSON.parse(json.replace(/[A-Z][a-z]{2}, \d{1,2} [A-Z][a-z]+ \d{4}/g, 'DAY'));
 }
@@ -83,7 +86,13 @@ test('over REST, with the recovery read scope: the refusal says the date is take
   const answer = await api.prepare(body);
   assert.is(answer.status, 400);
   assert.ok(agentAccessError.safeParse(answer.body).success, JSON.stringify(answer.body));
-  assert.equal(answer.body.error, { code: 'invalid_input', message: `there is already a check-in for ${seeded.checkinDate}`, request_id: answer.headers.get('x-request-id'), action_index: 0, field: 'actions.0.record.date' });
+  assert.equal(answer.body.error, {
+    code: 'invalid_input',
+    message: `there is already a check-in for ${seeded.checkinDate}`,
+    request_id: answer.headers.get('x-request-id'),
+    action_index: 0,
+    field: 'actions.0.record.date',
+  });
   assert.is((await api.proposal(body.command_id)).status, 404, 'nothing stored');
 });
 
@@ -114,7 +123,11 @@ test('over MCP, without the recovery read scope: the same tool result for a take
 test('fitness preferences, without the training read scope: the same answer whether the athlete has them or not; approval finds them there; with the scope, refused as existing', async () => {
   const withPreferences = await registerPro(s.app, `bo-${randomUUID()}@example.com`);
   const without = await registerPro(s.app, `cy-${randomUUID()}@example.com`);
-  await s.app.records.change(withPreferences, [{ op: 'create', kind: 'fitness_preferences', item: { id: withPreferences, ...PREFERENCES, focus: ['strength'] } }], { type: 'athlete', id: withPreferences });
+  await s.app.records.change(
+    withPreferences,
+    [{ op: 'create', kind: 'fitness_preferences', item: { id: withPreferences, ...PREFERENCES, focus: ['strength'] } }],
+    { type: 'athlete', id: withPreferences },
+  );
   const emailOf = async (id: string) => (await s.app.athletes.get(id))!.email;
   const theirs = await writer(s, withPreferences, ['nutrition'], ['training:write'], await emailOf(withPreferences));
   const none = await writer(s, without, ['nutrition'], ['training:write'], await emailOf(without));

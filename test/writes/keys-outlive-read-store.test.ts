@@ -34,13 +34,22 @@ const DAY = 86_400_000;
 /** A check-in update to leave pending, and a meal deletion to save; neither changes the other's item. */
 function proposals(s: Seeded) {
   return {
-    pending: validBody([{ op: 'update', kind: 'recovery_checkin', id: s.checkinId, base_revision: 1, record: { date: s.checkinDate, sleep_quality: 5, energy: 5, soreness: 5, stress: 1 } }]),
+    pending: validBody([
+      {
+        op: 'update',
+        kind: 'recovery_checkin',
+        id: s.checkinId,
+        base_revision: 1,
+        record: { date: s.checkinDate, sleep_quality: 5, energy: 5, soreness: 5, stress: 1 },
+      },
+    ]),
     saved: validBody([{ op: 'delete', kind: 'meal', id: s.mealId, base_revision: 1 }]),
   };
 }
 
 /** The record's read models without what moves on with every change (revisions, update times). */
-const bodies = (m: Record<string, unknown>) => JSON.parse(JSON.stringify(m, (k, v) => (k === 'revision' || k === 'updated_at' || k === 'computed_at' ? undefined : v)));
+const bodies = (m: Record<string, unknown>) =>
+  JSON.parse(JSON.stringify(m, (k, v) => (k === 'revision' || k === 'updated_at' || k === 'computed_at' ? undefined : v)));
 
 interface Prepared {
   athleteId: string;
@@ -86,7 +95,9 @@ async function stillApprovableAndUndoable(app: App, p: Prepared, caughtUp: () =>
 function dropReadModels(dataDir: string): string[] {
   const db = new DatabaseSync(join(dataDir, 'repledger.db'));
   try {
-    const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\'`).all() as Array<{ name: string }>).map((r) => r.name);
+    const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm\\_%' ESCAPE '\\'`).all() as Array<{ name: string }>).map(
+      (r) => r.name,
+    );
     for (const table of tables) db.exec(`DROP TABLE ${table}`);
     return tables;
   } finally {
@@ -116,7 +127,8 @@ async function storeWithBoth(): Promise<{ dataDir: string; p: Prepared }> {
 embedded('the read models deleted and replayed: a pending proposal is still approvable, a saved batch still undoable', async () => {
   const { dataDir, p } = await storeWithBoth();
   const dropped = dropReadModels(dataDir);
-  for (const table of ['rm_proposals', 'rm_meals', 'rm_projection_checkpoints']) assert.ok(dropped.includes(table), `${table} was dropped (of ${dropped.join(', ')})`);
+  for (const table of ['rm_proposals', 'rm_meals', 'rm_projection_checkpoints'])
+    assert.ok(dropped.includes(table), `${table} was dropped (of ${dropped.join(', ')})`);
   const reopened = await openTestApp({ dataDir, now: NOW });
   try {
     await reopened.app.runner.replay();
@@ -130,10 +142,21 @@ embedded('the read models deleted and replayed: a pending proposal is still appr
 async function asStoreFromBefore(dataDir: string): Promise<string[]> {
   const db = openSqlite(join(dataDir, 'repledger.db'));
   try {
-    const rows = db.reader.prepare('SELECT id, athlete_id, key, created_at FROM proposal_keys').all() as Array<{ id: string; athlete_id: string; key: Uint8Array; created_at: string }>;
+    const rows = db.reader.prepare('SELECT id, athlete_id, key, created_at FROM proposal_keys').all() as Array<{
+      id: string;
+      athlete_id: string;
+      key: Uint8Array;
+      created_at: string;
+    }>;
     const reads = new SqliteReadStore(db);
     await reads.ensureCollections([READ_STORE_KEYS]);
-    for (const r of rows) await reads.upsert(READ_STORE_KEYS.name, 'keys', { id: r.id, athlete_id: r.athlete_id, key: Buffer.from(r.key).toString('base64'), created_at: r.created_at });
+    for (const r of rows)
+      await reads.upsert(READ_STORE_KEYS.name, 'keys', {
+        id: r.id,
+        athlete_id: r.athlete_id,
+        key: Buffer.from(r.key).toString('base64'),
+        created_at: r.created_at,
+      });
     db.writer.exec('DROP TABLE proposal_keys');
     return rows.map((r) => r.id);
   } finally {
@@ -220,7 +243,12 @@ async function separateStores(count: number): Promise<Separate> {
   };
   const { keys, reads } = await open();
   await reads.ensureCollections([READ_STORE_KEYS]);
-  const made = Array.from({ length: count }, (_, i) => ({ id: randomUUID(), athlete_id: randomUUID(), key: randomBytes(32), created_at: new Date(Date.parse(NOW) - i * 60_000).toISOString() }));
+  const made = Array.from({ length: count }, (_, i) => ({
+    id: randomUUID(),
+    athlete_id: randomUUID(),
+    key: randomBytes(32),
+    created_at: new Date(Date.parse(NOW) - i * 60_000).toISOString(),
+  }));
   for (const k of made) await reads.upsert(READ_STORE_KEYS.name, 'keys', { ...k, key: k.key.toString('base64') });
   const readStoreTable = () => Boolean(dbs[1]!.reader.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'rm_proposal_keys'`).get());
   return {
@@ -261,7 +289,10 @@ separate('a key store failing midway: every key is in one store or the other, ne
       describe: () => s.keys.describe(),
       close: async () => {},
     };
-    const failed = await moveKeysOutOfReadStore(s.reads, failing).then(() => null, (e: unknown) => e as Error);
+    const failed = await moveKeysOutOfReadStore(s.reads, failing).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
     assert.is(failed?.message, 'the key store went away');
     let left = 0;
     for (const k of s.made) {
@@ -295,7 +326,10 @@ separate.run();
 // Distributed mode: events and keys in KurrentDB, read models in MongoDB.
 
 async function distributedApp(mongodb: string, dataDir: string): Promise<App> {
-  return openApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', KURRENTDB_URL: (await sharedServers()).kurrentdb, MONGODB_URL: mongodb }), fixedClock(NOW));
+  return openApp(
+    loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', KURRENTDB_URL: (await sharedServers()).kurrentdb, MONGODB_URL: mongodb }),
+    fixedClock(NOW),
+  );
 }
 
 function distributedSuite(skipped: string | null): void {
@@ -323,7 +357,12 @@ function distributedSuite(skipped: string | null): void {
   t('keys a store made before kept in MongoDB are moved into KurrentDB at start, and the collection goes', async () => {
     const { url: mongodb, drop } = await freshDatabase();
     const reads = await MongoReadStore.connect(mongodb);
-    const made = Array.from({ length: 3 }, (_, i) => ({ id: randomUUID(), athlete_id: randomUUID(), key: randomBytes(32), created_at: new Date(Date.parse(NOW) - i * DAY).toISOString() }));
+    const made = Array.from({ length: 3 }, (_, i) => ({
+      id: randomUUID(),
+      athlete_id: randomUUID(),
+      key: randomBytes(32),
+      created_at: new Date(Date.parse(NOW) - i * DAY).toISOString(),
+    }));
     try {
       await reads.ensureCollections([READ_STORE_KEYS]);
       for (const k of made) await reads.upsert(READ_STORE_KEYS.name, 'keys', { ...k, key: k.key.toString('base64') });
@@ -336,7 +375,10 @@ function distributedSuite(skipped: string | null): void {
       const client = await MongoClient.connect(mongodb);
       try {
         const names = (await client.db().listCollections().toArray()).map((c) => c.name);
-        assert.not.ok(names.some((n) => n.endsWith('proposal_keys')), `the collection is gone (${names.join(', ')})`);
+        assert.not.ok(
+          names.some((n) => n.endsWith('proposal_keys')),
+          `the collection is gone (${names.join(', ')})`,
+        );
       } finally {
         await client.close();
       }

@@ -68,7 +68,18 @@ async function advance(ms: number, connection: Awaited<ReturnType<typeof writer>
 }
 
 let meals = 0;
-const meal = () => ({ op: 'create', kind: 'meal', record: { eaten_at: new Date(clock.now().getTime() - 60_000).toISOString(), name: `Meal ${++meals}`, calories_kcal: 500, protein_g: 30, carbohydrate_g: null, fat_g: null } });
+const meal = () => ({
+  op: 'create',
+  kind: 'meal',
+  record: {
+    eaten_at: new Date(clock.now().getTime() - 60_000).toISOString(),
+    name: `Meal ${++meals}`,
+    calories_kcal: 500,
+    protein_g: 30,
+    carbohydrate_g: null,
+    fat_g: null,
+  },
+});
 
 /** A refusal for a limit: 429 in the shared shape, its code, never cached, Retry-After in whole seconds; returns them. */
 function limited(answer: Answer, code: string): number {
@@ -102,7 +113,7 @@ test('10 awaiting review: the 11th is refused (429 pending_proposals_limit) unti
   const refused = await c.api().prepare(eleventh);
   // The first expires 30 minutes after it was prepared, 90 seconds ago.
   assert.is(limited(refused, 'pending_proposals_limit'), 30 * 60 - 90);
-  assert.match(refused.body.error.message, '10 proposals awaiting the athlete\'s review');
+  assert.match(refused.body.error.message, "10 proposals awaiting the athlete's review");
   assert.is((await c.api().proposal(eleventh.command_id)).status, 404, 'nothing stored');
 
   // An identical replay answers the proposal it prepared, at the limit as anywhere.
@@ -158,7 +169,13 @@ function largeBody(s: Seeded) {
       started_at: ago(h + 1),
       ended_at: ago(h),
       notes: null,
-      exercises: Array.from({ length: 100 }, (_, i) => ({ exercise_id: s.exerciseId, exercise_order: i, superset_id: null, notes: `${i} `.padEnd(2000, 'note '), sets: [workoutSet(0, { weight_kg: 60, reps: 8 })] })),
+      exercises: Array.from({ length: 100 }, (_, i) => ({
+        exercise_id: s.exerciseId,
+        exercise_order: i,
+        superset_id: null,
+        notes: `${i} `.padEnd(2000, 'note '),
+        sets: [workoutSet(0, { weight_kg: 60, reps: 8 })],
+      })),
     },
   });
   return proposalBody([workout(2), workout(4)]);
@@ -181,7 +198,9 @@ test('the bytes of a day: large batches until the next would pass 4 MiB; refused
   assert.ok(large.length >= 4, `${large.length} large batches fitted`);
 
   // What the log holds for this connection's proposals: the sealed details as stored, and when.
-  const events = (await s.app.events.readStream(streams.record(ada))).filter((e): e is typeof e & ProposalPrepared => e.type === 'proposal.prepared' && (e.data as ProposalPrepared['data']).grant_id === c.grantId);
+  const events = (await s.app.events.readStream(streams.record(ada))).filter(
+    (e): e is typeof e & ProposalPrepared => e.type === 'proposal.prepared' && (e.data as ProposalPrepared['data']).grant_id === c.grantId,
+  );
   const stored = events.map((e) => ({ at: Date.parse(e.data.prepared_at), bytes: e.data.details.ciphertext.length }));
   const used = stored.reduce((n, x) => n + x.bytes, 0);
   assert.ok(used <= limit && used + stored[0]!.bytes > limit, `${used} bytes stored`);

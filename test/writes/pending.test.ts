@@ -9,7 +9,11 @@ import { agentCaller, validBody } from '../support/writes.ts';
 test('every pending proposal is listed first, the oldest too; expired ones are not pending', async () => {
   const t = await openTestApp({ now: '2026-06-01T12:00:00.000Z' });
   const { app, clock } = t;
-  const meal = (name: string) => ({ op: 'create', kind: 'meal', record: { eaten_at: '2026-06-01T10:00:00.000Z', name, calories_kcal: 400, protein_g: 30, carbohydrate_g: null, fat_g: null } });
+  const meal = (name: string) => ({
+    op: 'create',
+    kind: 'meal',
+    record: { eaten_at: '2026-06-01T10:00:00.000Z', name, calories_kcal: 400, protein_g: 30, carbohydrate_g: null, fat_g: null },
+  });
   try {
     const ada = await registerAthlete(app, { email: 'ada@example.com' });
     // One connection may have 10 awaiting review at once (WRITE_POLICY): 13 connections prepare them.

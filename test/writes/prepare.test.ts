@@ -12,7 +12,6 @@ import { workoutSet } from '../support/sets.ts';
 import { startServer } from '../support/server.ts';
 import { proposalBody, seedRecord, writer } from '../support/writes.ts';
 
-
 test('the batch of the issue is prepared, read back prepared with its approval link, and the record reads exactly as before', async () => {
   const s = await startServer();
   try {
@@ -66,20 +65,33 @@ test('the batch of the issue is prepared, read back prepared with its approval l
     assert.is(Date.parse(proposal.expires_at) - Date.parse(proposal.prepared_at), 30 * 60_000);
     assert.equal(
       proposal.changes.map((c: { op: string; kind: string; area: string }) => [c.op, c.kind, c.area]),
-      [['create', 'exercise', 'training'], ['create', 'completed_workout', 'training'], ['update', 'recovery_checkin', 'recovery'], ['delete', 'meal', 'nutrition']],
+      [
+        ['create', 'exercise', 'training'],
+        ['create', 'completed_workout', 'training'],
+        ['update', 'recovery_checkin', 'recovery'],
+        ['delete', 'meal', 'nutrition'],
+      ],
     );
     // Summaries are made when read, in the athlete's words and zone (Europe/London): days in words, check-in values of 5.
-    const day = (instant: string) => new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'Europe/London' }).format(new Date(instant));
-    const at = (instant: string) => new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/London' }).format(new Date(instant));
+    const day = (instant: string) =>
+      new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'Europe/London' }).format(
+        new Date(instant),
+      );
+    const at = (instant: string) =>
+      new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/London' }).format(new Date(instant));
     assert.is(proposal.changes[0].summary, 'Add an exercise “Landmine Press”');
-    assert.is(proposal.changes[1].summary, `Add a workout “Push day” of ${day((body.actions[1] as { record: { started_at: string } }).record.started_at)}: 2 exercises, 2 sets`);
+    assert.is(
+      proposal.changes[1].summary,
+      `Add a workout “Push day” of ${day((body.actions[1] as { record: { started_at: string } }).record.started_at)}: 2 exercises, 2 sets`,
+    );
     assert.is(proposal.changes[2].summary, `Change the recovery check-in of ${day(`${seeded.checkinDate}T12:00:00Z`)}: energy 3 of 5 → 4 of 5`);
     assert.is(proposal.changes[3].summary, `Remove the meal “Oats” of ${at(meal.record.eaten_at)}`);
     // The workout uses the new exercise by the id the proposal gave it.
     const [exercise, workout] = proposal.actions;
     assert.is(workout.record.exercises[0].exercise_id, exercise.id);
     assert.is(workout.record.exercises[1].exercise_id, seeded.exerciseId);
-    for (const a of proposal.actions) if (a.record) assert.ok(writeRecordSchemas[a.kind as keyof typeof writeRecordSchemas].safeParse(a.record).success, a.kind);
+    for (const a of proposal.actions)
+      if (a.record) assert.ok(writeRecordSchemas[a.kind as keyof typeof writeRecordSchemas].safeParse(a.record).success, a.kind);
 
     const again = await api.proposal(body.command_id);
     assert.is(again.status, 200);
@@ -96,7 +108,7 @@ test('the batch of the issue is prepared, read back prepared with its approval l
   }
 });
 
-test('get_write_record: another athlete\'s id and an unknown id are the same 404; an area not granted is a 403 whether the item exists or not', async () => {
+test("get_write_record: another athlete's id and an unknown id are the same 404; an area not granted is a 403 whether the item exists or not", async () => {
   const s = await startServer();
   try {
     const ada = await registerPro(s.app);
@@ -131,7 +143,17 @@ test('get_write_record finds what no read gives an id for: a check-in by its dat
   try {
     const ada = await registerPro(s.app);
     const mine = await seedRecord(s.app, ada);
-    await s.app.records.change(ada, [{ op: 'create', kind: 'fitness_preferences', item: { id: ada, experience_level: 'intermediate', training_days_per_week: 3, session_minutes: 60, focus: [] } }], { type: 'athlete', id: ada });
+    await s.app.records.change(
+      ada,
+      [
+        {
+          op: 'create',
+          kind: 'fitness_preferences',
+          item: { id: ada, experience_level: 'intermediate', training_days_per_week: 3, session_minutes: 60, focus: [] },
+        },
+      ],
+      { type: 'athlete', id: ada },
+    );
     const { api } = await writer(s, ada, ['training', 'recovery'], ['training:write', 'recovery:write']);
     const byDate = await api.recordBy({ kind: 'recovery_checkin', date: mine.checkinDate });
     assert.is(byDate.status, 200, JSON.stringify(byDate.body));

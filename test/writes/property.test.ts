@@ -72,11 +72,22 @@ test('random valid batches: preparation changes no read model of the record, and
 
     const text = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim().length > 0);
     const nullableCount = fc.option(fc.integer({ min: 0, max: 2000 }), { nil: null });
-    const meal = fc.record({ eaten_at: fc.integer({ min: 1, max: 24 * 60 }).map(hoursAgo), name: text, calories_kcal: nullableCount, protein_g: nullableCount, carbohydrate_g: nullableCount, fat_g: nullableCount });
+    const meal = fc.record({
+      eaten_at: fc.integer({ min: 1, max: 24 * 60 }).map(hoursAgo),
+      name: text,
+      calories_kcal: nullableCount,
+      protein_g: nullableCount,
+      carbohydrate_g: nullableCount,
+      fat_g: nullableCount,
+    });
     // Body fat is a percentage (at most 100); the others may go to 200.
-    const measurement = fc
-      .constantFrom('bodyweight', 'waist', 'body_fat')
-      .chain((metric) => fc.record({ measured_at: fc.integer({ min: 1, max: 24 * 60 }).map(hoursAgo), metric: fc.constant(metric), value: fc.double({ min: 1, max: metric === 'body_fat' ? 100 : 200, noNaN: true }) }));
+    const measurement = fc.constantFrom('bodyweight', 'waist', 'body_fat').chain((metric) =>
+      fc.record({
+        measured_at: fc.integer({ min: 1, max: 24 * 60 }).map(hoursAgo),
+        metric: fc.constant(metric),
+        value: fc.double({ min: 1, max: metric === 'body_fat' ? 100 : 200, noNaN: true }),
+      }),
+    );
     const score = fc.option(fc.integer({ min: 1, max: 5 }), { nil: null });
     // Check-in dates are unique in a record: new ones avoid the seeded date and each other.
     const checkinDates = fc.uniqueArray(fc.integer({ min: 3, max: 60 }), { maxLength: 4 }).map((days) => days.map((d) => addDays(TODAY, -d)));
@@ -97,7 +108,9 @@ test('random valid batches: preparation changes no read model of the record, and
       })
       .map((b) => {
         const actions: unknown[] = [];
-        b.exercises.forEach((name, i) => actions.push({ op: 'create', kind: 'exercise', ref: `ex${i}`, record: { name, muscle_group: null, tracking_type: 'weight_reps' } }));
+        b.exercises.forEach((name, i) =>
+          actions.push({ op: 'create', kind: 'exercise', ref: `ex${i}`, record: { name, muscle_group: null, tracking_type: 'weight_reps' } }),
+        );
         const exerciseRefs: unknown[] = [seeded.exerciseId, ...b.exercises.map((_, i) => ({ ref: `ex${i}` }))];
         for (const [title, endedHoursAgo, pick, sets] of b.workouts) {
           actions.push({
@@ -108,7 +121,15 @@ test('random valid batches: preparation changes no read model of the record, and
               started_at: hoursAgo(endedHoursAgo + 1),
               ended_at: hoursAgo(endedHoursAgo),
               notes: null,
-              exercises: [{ exercise_id: exerciseRefs[pick % exerciseRefs.length], exercise_order: 0, superset_id: null, notes: null, sets: Array.from({ length: sets }, (_, p) => workoutSet(p, { weight_kg: 40 + p, reps: 8 })) }],
+              exercises: [
+                {
+                  exercise_id: exerciseRefs[pick % exerciseRefs.length],
+                  exercise_order: 0,
+                  superset_id: null,
+                  notes: null,
+                  sets: Array.from({ length: sets }, (_, p) => workoutSet(p, { weight_kg: 40 + p, reps: 8 })),
+                },
+              ],
             },
           });
         }
@@ -119,11 +140,33 @@ test('random valid batches: preparation changes no read model of the record, and
           actions.push({ op: 'create', kind: 'recovery_checkin', record: { date, sleep_quality, energy, soreness, stress } });
         });
         if (b.routine) {
-          actions.push({ op: 'create', kind: 'saved_routine', record: { title: b.routine[0], exercises: [{ position: 0, exercise_id: exerciseRefs[exerciseRefs.length - 1], sets: 3, reps: '8-10', target_rpe: null, rest_seconds: 90 }], scheduled_dates: b.routine[1] } });
+          actions.push({
+            op: 'create',
+            kind: 'saved_routine',
+            record: {
+              title: b.routine[0],
+              exercises: [{ position: 0, exercise_id: exerciseRefs[exerciseRefs.length - 1], sets: 3, reps: '8-10', target_rpe: null, rest_seconds: 90 }],
+              scheduled_dates: b.routine[1],
+            },
+          });
         }
-        if (b.checkin === 'update') actions.push({ op: 'update', kind: 'recovery_checkin', id: seeded.checkinId, base_revision: 1, record: { date: seeded.checkinDate, sleep_quality: 5, energy: 5, soreness: 5, stress: 5 } });
+        if (b.checkin === 'update')
+          actions.push({
+            op: 'update',
+            kind: 'recovery_checkin',
+            id: seeded.checkinId,
+            base_revision: 1,
+            record: { date: seeded.checkinDate, sleep_quality: 5, energy: 5, soreness: 5, stress: 5 },
+          });
         if (b.checkin === 'delete') actions.push({ op: 'delete', kind: 'recovery_checkin', id: seeded.checkinId, base_revision: 1 });
-        if (b.meal === 'update') actions.push({ op: 'update', kind: 'meal', id: seeded.mealId, base_revision: 1, record: { eaten_at: hoursAgo(5), name: 'Porridge', calories_kcal: 300, protein_g: 10, carbohydrate_g: 50, fat_g: 6 } });
+        if (b.meal === 'update')
+          actions.push({
+            op: 'update',
+            kind: 'meal',
+            id: seeded.mealId,
+            base_revision: 1,
+            record: { eaten_at: hoursAgo(5), name: 'Porridge', calories_kcal: 300, protein_g: 10, carbohydrate_g: 50, fat_g: 6 },
+          });
         if (b.meal === 'delete') actions.push({ op: 'delete', kind: 'meal', id: seeded.mealId, base_revision: 1 });
         if (b.workout === 'delete') actions.push({ op: 'delete', kind: 'completed_workout', id: seeded.workoutId, base_revision: 1 });
         if (b.workout === 'update') {
@@ -132,7 +175,15 @@ test('random valid batches: preparation changes no read model of the record, and
             kind: 'completed_workout',
             id: seeded.workoutId,
             base_revision: 1,
-            record: { title: 'Leg day, heavier', started_at: hoursAgo(27), ended_at: hoursAgo(26), notes: 'felt strong', exercises: [{ exercise_id: seeded.exerciseId, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 110, reps: 5 })] }] },
+            record: {
+              title: 'Leg day, heavier',
+              started_at: hoursAgo(27),
+              ended_at: hoursAgo(26),
+              notes: 'felt strong',
+              exercises: [
+                { exercise_id: seeded.exerciseId, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 110, reps: 5 })] },
+              ],
+            },
           });
         }
         return actions;
@@ -154,7 +205,9 @@ test('random valid batches: preparation changes no read model of the record, and
         assert.is(proposal.changes.length, actions.length);
         assert.equal(await models(), before, 'no read model of the record changed');
         const stored = await events();
-        const prepared = (await t.app.events.readStream(streams.record(athleteId))).findLast((e) => e.type === 'proposal.prepared') as unknown as ProposalPrepared;
+        const prepared = (await t.app.events.readStream(streams.record(athleteId))).findLast(
+          (e) => e.type === 'proposal.prepared',
+        ) as unknown as ProposalPrepared;
         assert.is(prepared.data.command_id, body.command_id);
 
         // The same body, the keys of every object in it (actions, records, exercises, sets) in

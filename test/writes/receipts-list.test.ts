@@ -10,7 +10,11 @@ test('receipts by commit time: one prepared first and approved last is the newes
   const t = await openTestApp({ now: '2026-06-01T12:00:00.000Z' });
   const { app, clock } = t;
   const at = (minute: number) => clock.set(new Date(Date.parse('2026-06-01T12:00:00.000Z') + minute * 60_000).toISOString());
-  const meal = (name: string) => ({ op: 'create', kind: 'meal', record: { eaten_at: '2026-06-01T10:00:00.000Z', name, calories_kcal: 400, protein_g: 30, carbohydrate_g: null, fat_g: null } });
+  const meal = (name: string) => ({
+    op: 'create',
+    kind: 'meal',
+    record: { eaten_at: '2026-06-01T10:00:00.000Z', name, calories_kcal: 400, protein_g: 30, carbohydrate_g: null, fat_g: null },
+  });
   try {
     const ada = await registerAthlete(app, { email: 'ada@example.com' });
     const caller = await agentCaller(app, ada);

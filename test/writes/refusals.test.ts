@@ -36,14 +36,22 @@ const createMeal = () => ({ op: 'create', kind: 'meal', record: meal() });
 const routine = (dates: string[]) => ({
   op: 'create',
   kind: 'saved_routine',
-  record: { title: 'Plan', exercises: [{ position: 0, exercise_id: seeded.exerciseId, sets: 3, reps: '5', target_rpe: null, rest_seconds: 120 }], scheduled_dates: dates },
+  record: {
+    title: 'Plan',
+    exercises: [{ position: 0, exercise_id: seeded.exerciseId, sets: 3, reps: '5', target_rpe: null, rest_seconds: 120 }],
+    scheduled_dates: dates,
+  },
 });
 
 /** `value` with the keys of every object in it, at every depth, in reverse order. */
 function reversedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reversedKeys);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversedKeys(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reversedKeys(v)]),
+  );
 }
 
 /** A refusal in the shared shape, never cached, and its command_id still free. */
@@ -72,7 +80,15 @@ test('no write permission: 403 with the permission form link, and the same comma
 
 test('editing without the read scope: 403 insufficient_scope naming the area to read', async () => {
   const { api } = await writer(s, athleteId, ['training'], ['recovery:write']);
-  const body = proposalBody([{ op: 'update', kind: 'recovery_checkin', id: seeded.checkinId, base_revision: 1, record: { date: seeded.checkinDate, sleep_quality: 1, energy: 1, soreness: 1, stress: 1 } }]);
+  const body = proposalBody([
+    {
+      op: 'update',
+      kind: 'recovery_checkin',
+      id: seeded.checkinId,
+      base_revision: 1,
+      record: { date: seeded.checkinDate, sleep_quality: 1, energy: 1, soreness: 1, stress: 1 },
+    },
+  ]);
   const answer = await api.prepare(body);
   const error = await refused(api, answer, 403, 'insufficient_scope', body.command_id);
   assert.is(error.action_index, 0);
@@ -115,7 +131,9 @@ test('a routine scheduled 91 days ahead: 400 naming the date; 90 days ahead is a
   assert.is(repeated.field, 'actions.0.record.scheduled_dates');
   assert.match(repeated.message, 'each date once');
   const shared = routine([addDays(today, 3)]);
-  const samePosition = proposalBody([{ ...shared, record: { ...shared.record, exercises: [shared.record.exercises[0]!, { ...shared.record.exercises[0]!, reps: '8' }] } }]);
+  const samePosition = proposalBody([
+    { ...shared, record: { ...shared.record, exercises: [shared.record.exercises[0]!, { ...shared.record.exercises[0]!, reps: '8' }] } },
+  ]);
   assert.is((await refused(api, await api.prepare(samePosition), 400, 'invalid_input', samePosition.command_id)).field, 'actions.0.record.exercises');
 });
 
@@ -129,7 +147,7 @@ test('a stale base_revision: 400 revision_conflict telling the agent to read the
   assert.match(error.message, 'get_write_record');
 });
 
-test('an unknown id and another athlete\'s id: the same 404, revealing nothing', async () => {
+test("an unknown id and another athlete's id: the same 404, revealing nothing", async () => {
   const bob = await registerPro(s.app, `bob-${randomUUID()}@example.com`);
   const theirs = await seedRecord(s.app, bob);
   const { api } = await writer(s, athleteId, EVERY, ['nutrition:write', 'nutrition:delete']);
@@ -149,7 +167,11 @@ test('a malformed body, a wrong version, a bad field, an unknown field: 400 sayi
   const notJson = await api.prepareRaw('{"version": ');
   await refused(api, notJson, 400, 'invalid_input');
   // JSON, but not an object: said so, not as an unknown parameter and missing fields.
-  for (const [raw, sent] of [['[]', 'an array'], ['null', 'null'], ['"a proposal"', 'a string']] as const) {
+  for (const [raw, sent] of [
+    ['[]', 'an array'],
+    ['null', 'null'],
+    ['"a proposal"', 'a string'],
+  ] as const) {
     const notObject = await refused(api, await api.prepareRaw(raw), 400, 'invalid_input');
     assert.is(notObject.message, `the request body must be a JSON object, not ${sent}`);
     assert.is(notObject.field, 'body');
@@ -166,13 +188,32 @@ test('a malformed body, a wrong version, a bad field, an unknown field: 400 sayi
   const unknown = await refused(api, await api.prepare(unknownField), 400, 'invalid_input', unknownField.command_id);
   assert.is(unknown.field, 'actions.0.record.sugar_g');
   assert.is(unknown.message, 'unknown field actions.0.record.sugar_g', 'the field once, by its whole path');
-  const badRef = proposalBody([routine([]), { ...routine([]), record: { ...routine([]).record, exercises: [{ position: 0, exercise_id: { ref: 'nope' }, sets: 3, reps: '5', target_rpe: null, rest_seconds: null }] } }]);
+  const badRef = proposalBody([
+    routine([]),
+    {
+      ...routine([]),
+      record: { ...routine([]).record, exercises: [{ position: 0, exercise_id: { ref: 'nope' }, sets: 3, reps: '5', target_rpe: null, rest_seconds: null }] },
+    },
+  ]);
   const ref = await refused(api, await api.prepare(badRef), 400, 'invalid_input', badRef.command_id);
   assert.is(ref.field, 'actions.1.record.exercises.0.exercise_id');
   const future = proposalBody([{ op: 'create', kind: 'meal', record: { ...meal(), eaten_at: ago(-86_400_000) } }]);
   assert.is((await refused(api, await api.prepare(future), 400, 'invalid_input', future.command_id)).field, 'actions.0.record.eaten_at');
   // A goal achieved in the future is no more possible than a meal eaten there.
-  const achieved = proposalBody([{ op: 'create', kind: 'goal', record: { goal_type: 'weekly_session_count', status: 'achieved', exercise_id: null, target_value: 3, target_unit: 'sessions', achieved_at: '2099-01-01T00:00:00Z' } }]);
+  const achieved = proposalBody([
+    {
+      op: 'create',
+      kind: 'goal',
+      record: {
+        goal_type: 'weekly_session_count',
+        status: 'achieved',
+        exercise_id: null,
+        target_value: 3,
+        target_unit: 'sessions',
+        achieved_at: '2099-01-01T00:00:00Z',
+      },
+    },
+  ]);
   assert.is((await refused(api, await api.prepare(achieved), 400, 'invalid_input', achieved.command_id)).field, 'actions.0.record.achieved_at');
   // A year mistyped (0999 for 2026) is refused, not recorded: its local date would not even be a date.
   const ancient = proposalBody([{ op: 'create', kind: 'meal', record: { ...meal(), eaten_at: '0999-01-01T12:00:00Z' } }]);
@@ -194,7 +235,7 @@ test('a malformed body, a wrong version, a bad field, an unknown field: 400 sayi
   assert.is((await refused(api, await api.prepare(noId), 400, 'invalid_input', noId.command_id)).field, 'actions.0.id');
 });
 
-test('command_id: an identical replay returns the same proposal; another body is refused naming the proposal; another connection\'s is refused and unreadable', async () => {
+test("command_id: an identical replay returns the same proposal; another body is refused naming the proposal; another connection's is refused and unreadable", async () => {
   const first = await writer(s, athleteId, EVERY, ['nutrition:write']);
   const body = proposalBody([createMeal()]);
   const original = await first.api.prepare(body);

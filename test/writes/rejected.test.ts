@@ -24,7 +24,13 @@ test('a rejected proposal reads decided_at = when it was rejected: over REST, on
     const athleteId = await registerPro(s.app);
     await seedRecord(s.app, athleteId);
     const { api } = await writer(s, athleteId, ['training', 'recovery', 'nutrition', 'body_measurements'], [...WRITE_PERMISSIONS]);
-    const body = proposalBody([{ op: 'create', kind: 'meal', record: { eaten_at: '2026-06-01T11:00:00.000Z', name: 'Toast', calories_kcal: 200, protein_g: null, carbohydrate_g: null, fat_g: null } }]);
+    const body = proposalBody([
+      {
+        op: 'create',
+        kind: 'meal',
+        record: { eaten_at: '2026-06-01T11:00:00.000Z', name: 'Toast', calories_kcal: 200, protein_g: null, carbohydrate_g: null, fat_g: null },
+      },
+    ]);
     const prepared = await api.prepare(body);
     assert.is(prepared.status, 201, JSON.stringify(prepared.body));
     assert.is(prepared.body.data.proposal.decided_at, null, 'not decided yet');
@@ -44,7 +50,10 @@ test('a rejected proposal reads decided_at = when it was rejected: over REST, on
 
       const review = await page.get(`/proposals/${body.command_id}`);
       assert.is(review.status, 200, `${when}: the review page answered ${review.status}`);
-      assert.ok(review.text.includes(REJECTED_ON_PAGE), `${when}: the review page says "${REJECTED_ON_PAGE}": ${/<div class="notice[^"]*"[^>]*>.*?<\/div>/s.exec(review.text)?.[0] ?? review.text.slice(0, 400)}`);
+      assert.ok(
+        review.text.includes(REJECTED_ON_PAGE),
+        `${when}: the review page says "${REJECTED_ON_PAGE}": ${/<div class="notice[^"]*"[^>]*>.*?<\/div>/s.exec(review.text)?.[0] ?? review.text.slice(0, 400)}`,
+      );
     };
 
     await read('as projected');

@@ -31,7 +31,6 @@ async function world(): Promise<World> {
   return { t, athleteId, seeded, caller };
 }
 
-
 async function assertEqualsReplay(w: World) {
   const live = await dumpReadModels(w.t.app);
   await w.t.app.runner.replay();
@@ -47,8 +46,24 @@ const hoursAgo = (h: number) => new Date(Date.parse(NOW) - h * 3_600_000).toISOS
 function batch(s: Seeded, names = { exercise: 'Landmine Press', workout: 'Push' }, deletedRevision = 1) {
   return validBody([
     { op: 'create', kind: 'exercise', ref: 'lm', record: { name: names.exercise, muscle_group: 'shoulders', tracking_type: 'weight_reps' } },
-    { op: 'create', kind: 'completed_workout', record: { title: names.workout, started_at: hoursAgo(3), ended_at: hoursAgo(2), notes: null, exercises: [{ exercise_id: { ref: 'lm' }, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 30, reps: 10 })] }] } },
-    { op: 'update', kind: 'recovery_checkin', id: s.checkinId, base_revision: 1, record: { date: s.checkinDate, sleep_quality: 5, energy: 5, soreness: 5, stress: 1 } },
+    {
+      op: 'create',
+      kind: 'completed_workout',
+      record: {
+        title: names.workout,
+        started_at: hoursAgo(3),
+        ended_at: hoursAgo(2),
+        notes: null,
+        exercises: [{ exercise_id: { ref: 'lm' }, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 30, reps: 10 })] }],
+      },
+    },
+    {
+      op: 'update',
+      kind: 'recovery_checkin',
+      id: s.checkinId,
+      base_revision: 1,
+      record: { date: s.checkinDate, sleep_quality: 5, energy: 5, soreness: 5, stress: 1 },
+    },
     { op: 'delete', kind: 'meal', id: s.mealId, base_revision: deletedRevision },
     { op: 'delete', kind: 'completed_workout', id: s.workoutId, base_revision: deletedRevision },
   ]);
@@ -81,7 +96,10 @@ function splitSealed(value: unknown): { sealed: Sealed[]; clear: string } {
 }
 
 async function refusal(run: Promise<unknown>): Promise<ReviewRefusal> {
-  const error = await run.then(() => null, (e: unknown) => e);
+  const error = await run.then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(error, ReviewRefusal);
   return error as ReviewRefusal;
 }
@@ -100,13 +118,16 @@ test('approve saves every change together with a receipt; undo brings the record
     const receipt = proposal.receipt!;
     assert.is(receipt.committed_at, '2026-06-01T12:10:00.000Z');
     assert.is(receipt.approved_by, 'athlete');
-    assert.equal(receipt.changes.map((c) => [c.op, c.kind, c.revision_before, c.revision_after]), [
-      ['create', 'exercise', null, 1],
-      ['create', 'completed_workout', null, 1],
-      ['update', 'recovery_checkin', 1, 2],
-      ['delete', 'meal', 1, 2],
-      ['delete', 'completed_workout', 1, 2],
-    ]);
+    assert.equal(
+      receipt.changes.map((c) => [c.op, c.kind, c.revision_before, c.revision_after]),
+      [
+        ['create', 'exercise', null, 1],
+        ['create', 'completed_workout', null, 1],
+        ['update', 'recovery_checkin', 1, 2],
+        ['delete', 'meal', 1, 2],
+        ['delete', 'completed_workout', 1, 2],
+      ],
+    );
     const after = await recordModels(w.t.app);
     assert.is((after.meals as unknown[]).length, 0, 'the meal is gone');
     assert.is((after.feedback as unknown[]).length, 0, 'the deleted workout took its feedback');
@@ -118,7 +139,8 @@ test('approve saves every change together with a receipt; undo brings the record
     assert.is((await w.t.app.proposals.get(w.caller, body.command_id))!.status, 'undone');
     const undone = await recordModels(w.t.app);
     // Revisions and update times move on (undo is new events); the bodies and creation times are as before.
-    const bodies = (m: Record<string, unknown>) => JSON.parse(JSON.stringify(m, (k, v) => (k === 'revision' || k === 'updated_at' || k === 'computed_at' ? undefined : v)));
+    const bodies = (m: Record<string, unknown>) =>
+      JSON.parse(JSON.stringify(m, (k, v) => (k === 'revision' || k === 'updated_at' || k === 'computed_at' ? undefined : v)));
     assert.equal(bodies(undone), bodies(before), 'the record reads as before the batch');
     await assertEqualsReplay(w);
     assert.is((await refusal(w.t.app.proposals.undo(w.athleteId, body.command_id))).reason, 'not_committed');
@@ -165,10 +187,21 @@ test('expiry: at 30 minutes the proposal reads expired at once, and an approval 
 test('two proposals updating the same check-in, both approved: the second is conflicted, names the check-in, and saves nothing', async () => {
   const w = await world();
   try {
-    const update = (energy: number) => validBody([
-      { op: 'create', kind: 'meal', record: { eaten_at: hoursAgo(1), name: `Snack ${energy}`, calories_kcal: 100, protein_g: null, carbohydrate_g: null, fat_g: null } },
-      { op: 'update', kind: 'recovery_checkin', id: w.seeded.checkinId, base_revision: 1, record: { date: w.seeded.checkinDate, sleep_quality: 3, energy, soreness: 3, stress: 3 } },
-    ]);
+    const update = (energy: number) =>
+      validBody([
+        {
+          op: 'create',
+          kind: 'meal',
+          record: { eaten_at: hoursAgo(1), name: `Snack ${energy}`, calories_kcal: 100, protein_g: null, carbohydrate_g: null, fat_g: null },
+        },
+        {
+          op: 'update',
+          kind: 'recovery_checkin',
+          id: w.seeded.checkinId,
+          base_revision: 1,
+          record: { date: w.seeded.checkinDate, sleep_quality: 3, energy, soreness: 3, stress: 3 },
+        },
+      ]);
     const first = update(4);
     const second = update(5);
     await w.t.app.proposals.prepare(w.caller, first);
@@ -189,11 +222,39 @@ test('two proposals updating the same check-in, both approved: the second is con
 test('a dependency changed since preparation (the exercise a new workout uses was renamed): conflicted', async () => {
   const w = await world();
   try {
-    const body = validBody([{ op: 'create', kind: 'completed_workout', record: { title: 'Legs', started_at: null, ended_at: hoursAgo(1), notes: null, exercises: [{ exercise_id: w.seeded.exerciseId, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0)] }] } }]);
+    const body = validBody([
+      {
+        op: 'create',
+        kind: 'completed_workout',
+        record: {
+          title: 'Legs',
+          started_at: null,
+          ended_at: hoursAgo(1),
+          notes: null,
+          exercises: [{ exercise_id: w.seeded.exerciseId, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0)] }],
+        },
+      },
+    ]);
     await w.t.app.proposals.prepare(w.caller, body);
-    await w.t.app.records.change(w.athleteId, [{ op: 'update', kind: 'exercise', item: { id: w.seeded.exerciseId, name: 'Front Squat', muscle_group: 'legs', tracking_type: 'weight_reps' }, base_revision: 1 }], { type: 'athlete', id: w.athleteId });
+    await w.t.app.records.change(
+      w.athleteId,
+      [
+        {
+          op: 'update',
+          kind: 'exercise',
+          item: { id: w.seeded.exerciseId, name: 'Front Squat', muscle_group: 'legs', tracking_type: 'weight_reps' },
+          base_revision: 1,
+        },
+      ],
+      { type: 'athlete', id: w.athleteId },
+    );
     assert.is((await w.t.app.proposals.approve(w.athleteId, body.command_id)).outcome, 'conflicted');
-    assert.equal((await w.t.app.proposals.get(w.caller, body.command_id))!.conflict, { action_index: null, kind: 'exercise', id: w.seeded.exerciseId, reason: 'changed' });
+    assert.equal((await w.t.app.proposals.get(w.caller, body.command_id))!.conflict, {
+      action_index: null,
+      kind: 'exercise',
+      id: w.seeded.exerciseId,
+      reason: 'changed',
+    });
   } finally {
     await w.t.close();
   }
@@ -205,7 +266,18 @@ test('undo is prevented as a whole when one affected record changed after the sa
     const body = batch(w.seeded);
     await w.t.app.proposals.prepare(w.caller, body);
     await w.t.app.proposals.approve(w.athleteId, body.command_id);
-    await w.t.app.records.change(w.athleteId, [{ op: 'update', kind: 'checkin', item: { id: w.seeded.checkinId, date: w.seeded.checkinDate, sleep_quality: 1, energy: 1, soreness: 1, stress: 1 }, base_revision: 2 }], { type: 'athlete', id: w.athleteId });
+    await w.t.app.records.change(
+      w.athleteId,
+      [
+        {
+          op: 'update',
+          kind: 'checkin',
+          item: { id: w.seeded.checkinId, date: w.seeded.checkinDate, sleep_quality: 1, energy: 1, soreness: 1, stress: 1 },
+          base_revision: 2,
+        },
+      ],
+      { type: 'athlete', id: w.athleteId },
+    );
     const changed = await recordModels(w.t.app);
     const refused = await refusal(w.t.app.proposals.undo(w.athleteId, body.command_id));
     assert.is(refused.reason, 'undo_blocked');
@@ -235,7 +307,8 @@ test('undo after 30 days is refused; retention then leaves a minimal receipt wit
     await w.t.app.proposals.prepare(w.caller, body);
     await w.t.app.proposals.approve(w.athleteId, body.command_id);
     const sealedDetails = new SealedDetails(w.t.app.keys, w.t.app.clock);
-    const proposalEvents = async () => (await w.t.app.events.readStream(streams.record(w.athleteId))).filter((e) => e.type.startsWith('proposal.')).map((e) => e.data);
+    const proposalEvents = async () =>
+      (await w.t.app.events.readStream(streams.record(w.athleteId))).filter((e) => e.type.startsWith('proposal.')).map((e) => e.data);
     const markers = Object.values(MARKERS);
 
     // Before retention: the values are in the sealed details (the actions) and undo bodies (the
@@ -258,7 +331,10 @@ test('undo after 30 days is refused; retention then leaves a minimal receipt wit
     const kept = (await w.t.app.proposals.get(w.caller, body.command_id))!;
     assert.is(kept.actions, null);
     assert.ok(kept.changes.every((c) => c.summary === null));
-    assert.equal(kept.receipt!.changes.map((c) => c.kind), ['exercise', 'completed_workout', 'recovery_checkin', 'meal', 'completed_workout']);
+    assert.equal(
+      kept.receipt!.changes.map((c) => c.kind),
+      ['exercise', 'completed_workout', 'recovery_checkin', 'meal', 'completed_workout'],
+    );
     // No field value of the batch is anywhere in the clear, not in the log, not in the read model;
     // what is sealed no longer opens, its key destroyed.
     const log = splitSealed(await proposalEvents());
@@ -281,14 +357,21 @@ test('undo after 30 days is refused; retention then leaves a minimal receipt wit
   }
 });
 
-test('another athlete\'s proposal: not found for approve, reject, undo and review', async () => {
+test("another athlete's proposal: not found for approve, reject, undo and review", async () => {
   const w = await world();
   try {
     const body = batch(w.seeded);
     await w.t.app.proposals.prepare(w.caller, body);
     const bob = await registerAthlete(w.t.app, { email: 'bob@example.com' });
-    for (const move of [() => w.t.app.proposals.approve(bob, body.command_id), () => w.t.app.proposals.reject(bob, body.command_id), () => w.t.app.proposals.undo(bob, body.command_id)]) {
-      const error = await move().then(() => null, (e: unknown) => e as { code?: string });
+    for (const move of [
+      () => w.t.app.proposals.approve(bob, body.command_id),
+      () => w.t.app.proposals.reject(bob, body.command_id),
+      () => w.t.app.proposals.undo(bob, body.command_id),
+    ]) {
+      const error = await move().then(
+        () => null,
+        (e: unknown) => e as { code?: string },
+      );
       assert.is(error?.code, 'not_found');
     }
     assert.is(await w.t.app.proposals.review(bob, body.command_id), null);

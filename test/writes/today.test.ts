@@ -52,8 +52,10 @@ test("get_write_context's today and horizon, and prepare's check-in and schedule
       const context = await t.app.proposals.context(caller);
       assert.equal(context.record, { timezone: a.zone, today: a.today, latest_scheduling_date: last }, `${a.zone} at ${a.now}`);
 
-      const checkin = (date: string) => validBody([{ op: 'create', kind: 'recovery_checkin', record: { date, sleep_quality: 4, energy: 3, soreness: 2, stress: 2 } }]);
-      const routine = (...dates: string[]) => validBody([{ op: 'create', kind: 'saved_routine', record: { title: 'Plan', exercises: [], scheduled_dates: dates } }]);
+      const checkin = (date: string) =>
+        validBody([{ op: 'create', kind: 'recovery_checkin', record: { date, sleep_quality: 4, energy: 3, soreness: 2, stress: 2 } }]);
+      const routine = (...dates: string[]) =>
+        validBody([{ op: 'create', kind: 'saved_routine', record: { title: 'Plan', exercises: [], scheduled_dates: dates } }]);
 
       const today = await accepted(t.app.proposals.prepare(caller, checkin(a.today)), `${a.zone}: a check-in dated today (${a.today})`);
       assert.is(today.status, 'prepared');
@@ -63,7 +65,10 @@ test("get_write_context's today and horizon, and prepare's check-in and schedule
 
       const plan = await accepted(t.app.proposals.prepare(caller, routine(a.today, last)), `${a.zone}: a routine from today (${a.today}) to ${last}`);
       assert.is(plan.status, 'prepared');
-      const past = await refusal(t.app.proposals.prepare(caller, routine(addDays(a.today, -1))), `${a.zone}: a routine scheduled the day before today (${a.today})`);
+      const past = await refusal(
+        t.app.proposals.prepare(caller, routine(addDays(a.today, -1))),
+        `${a.zone}: a routine scheduled the day before today (${a.today})`,
+      );
       assert.is(past.reason, 'beyond_horizon');
       const beyond = await refusal(t.app.proposals.prepare(caller, routine(addDays(last, 1))), `${a.zone}: a routine scheduled the day after ${last}`);
       assert.is(beyond.reason, 'beyond_horizon');

@@ -24,7 +24,15 @@ test('renaming an exercise that a committed batch’s new workout used blocks th
         {
           op: 'create',
           kind: 'completed_workout',
-          record: { title, started_at: hoursAgo(3), ended_at: hoursAgo(2), notes: null, exercises: [{ exercise_id: seeded.exerciseId, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 110, reps: 3 })] }] },
+          record: {
+            title,
+            started_at: hoursAgo(3),
+            ended_at: hoursAgo(2),
+            notes: null,
+            exercises: [
+              { exercise_id: seeded.exerciseId, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 110, reps: 3 })] },
+            ],
+          },
         },
       ]);
 
@@ -47,7 +55,18 @@ test('renaming an exercise that a committed batch’s new workout used blocks th
     assert.is(await t.app.proposals.record(athleteId, 'completed_workout', { id: firstWorkout }), null, 'the first workout was removed');
 
     // The athlete renames the exercise, as the web app would.
-    await t.app.records.change(athleteId, [{ op: 'update', kind: 'exercise', item: { id: seeded.exerciseId, name: 'Low-bar Squat', muscle_group: 'legs', tracking_type: 'weight_reps' }, base_revision: 1 }], { type: 'athlete', id: athleteId });
+    await t.app.records.change(
+      athleteId,
+      [
+        {
+          op: 'update',
+          kind: 'exercise',
+          item: { id: seeded.exerciseId, name: 'Low-bar Squat', muscle_group: 'legs', tracking_type: 'weight_reps' },
+          base_revision: 1,
+        },
+      ],
+      { type: 'athlete', id: athleteId },
+    );
     const before = await recordModels(t.app);
     const workoutBefore = await t.app.proposals.record(athleteId, 'completed_workout', { id: secondWorkout });
     assert.ok(workoutBefore, 'the second workout is in the record');
@@ -67,7 +86,11 @@ test('renaming an exercise that a committed batch’s new workout used blocks th
     assert.is(refusal.message, `the exercise ${seeded.exerciseId} changed after this batch was saved, so nothing was undone`);
 
     // Nothing restored, nothing removed: the workout, the record and the proposal are as they were.
-    assert.equal(await t.app.proposals.record(athleteId, 'completed_workout', { id: secondWorkout }), workoutBefore, 'the new workout is still there, unchanged');
+    assert.equal(
+      await t.app.proposals.record(athleteId, 'completed_workout', { id: secondWorkout }),
+      workoutBefore,
+      'the new workout is still there, unchanged',
+    );
     assert.equal(await recordModels(t.app), before, 'the record reads as before the attempt');
     const proposal = (await t.app.proposals.get(caller, second.command_id))!;
     assert.is(proposal.status, 'committed');

@@ -16,9 +16,18 @@ export default class AthletesList extends AppCommand {
       page = page.length < 500 ? [] : await app.athletes.list(500, [last.email, last.id]);
     }
     if (!this.jsonEnabled()) {
-      const rows = [['ID', 'E-MAIL', 'NAME', 'TIMEZONE', 'UNITS', 'TIER'], ...athletes.map((a) => [a.id, a.email, a.display_name, a.timezone, a.unit_preference, a.tier])];
+      const rows = [
+        ['ID', 'E-MAIL', 'NAME', 'TIMEZONE', 'UNITS', 'TIER'],
+        ...athletes.map((a) => [a.id, a.email, a.display_name, a.timezone, a.unit_preference, a.tier]),
+      ];
       const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-      for (const r of rows) this.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+      for (const r of rows)
+        this.log(
+          r
+            .map((c, i) => c.padEnd(widths[i]!))
+            .join('  ')
+            .trimEnd(),
+        );
       if (athletes.length === 0) this.logStyled(ux.colorize('dim', 'no athletes yet: repledger athletes create --help'));
     }
     return { athletes };

@@ -13,7 +13,13 @@ export default class BotTokensList extends AppCommand {
     const tokens = (await app.botTokens.list(athlete.athlete_id)).map(({ token_sha256: _hash, ...rest }) => rest);
     const rows = [['ID', 'NAME', 'CREATED', 'STATUS'], ...tokens.map((t) => [t.id, t.name, t.created_at, t.revoked_at ? `revoked ${t.revoked_at}` : 'active'])];
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    for (const r of rows) this.log(r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+    for (const r of rows)
+      this.log(
+        r
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd(),
+      );
     return { tokens };
   }
 }

@@ -14,7 +14,8 @@ interface ConnectionActivity extends ConnectionHistory {
 }
 
 export default class ConnectionsActivity extends AppCommand {
-  static override description = `What an athlete's connected AI clients read (each operation: calls, items, last call) and proposed (how many, what came of them) over the last ${ACCESS_HISTORY_DAYS} days, the period the counts are kept. Counts a running server has not written yet (at most ${ACCESS_HISTORY_FLUSH_EVERY_MS / 1000} seconds' worth) are not included.`;
+  static override description =
+    `What an athlete's connected AI clients read (each operation: calls, items, last call) and proposed (how many, what came of them) over the last ${ACCESS_HISTORY_DAYS} days, the period the counts are kept. Counts a running server has not written yet (at most ${ACCESS_HISTORY_FLUSH_EVERY_MS / 1000} seconds' worth) are not included.`;
 
   static override flags = {
     athlete: athleteFlag,
@@ -34,7 +35,8 @@ export default class ConnectionsActivity extends AppCommand {
     const tz = athlete.profile.timezone;
     const all = await app.connections.list(athlete.athlete_id);
     const chosen = flags.connection === undefined ? all : all.filter((c) => c.id === flags.connection);
-    if (flags.connection !== undefined && chosen.length === 0) throw new DomainError('not_found', `athlete ${athlete.athlete_id} has no connection ${flags.connection}`);
+    if (flags.connection !== undefined && chosen.length === 0)
+      throw new DomainError('not_found', `athlete ${athlete.athlete_id} has no connection ${flags.connection}`);
     const connections: ConnectionActivity[] = [];
     for (const c of chosen) {
       const history = await app.access.connection(athlete.athlete_id, c.id, tz, flags.days);
@@ -48,7 +50,9 @@ export default class ConnectionsActivity extends AppCommand {
         if (rows.length) for (const line of table(['OPERATION', 'AREA', 'CALLS', 'ITEMS', 'LAST CALL'], rows)) this.log(`  ${line}`);
         else this.log('  read nothing');
         const p = c.proposals;
-        const outcomes = Object.entries(p.counts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
+        const outcomes = Object.entries(p.counts)
+          .filter(([, n]) => n > 0)
+          .map(([s, n]) => `${n} ${s}`);
         this.log(`  proposals: ${p.total}${outcomes.length ? ` (${outcomes.join(', ')})` : ''}`);
         this.log('');
       }

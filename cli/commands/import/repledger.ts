@@ -8,7 +8,8 @@ import { athleteFlag, findAthlete } from '../../athlete.ts';
 import { progressBar } from '../../progress.ts';
 
 export default class ImportRepledger extends AppCommand {
-  static override description = `Import a RepLedger export (${EXPORT_FORMAT}, from \`repledger export\` or "Download my record") into an empty account: the same ids, revisions and values, and the export's timezone, units and name. All of it, or nothing.`;
+  static override description =
+    `Import a RepLedger export (${EXPORT_FORMAT}, from \`repledger export\` or "Download my record") into an empty account: the same ids, revisions and values, and the export's timezone, units and name. All of it, or nothing.`;
   static override flags = {
     athlete: athleteFlag,
     file: Flags.file({ required: true, description: 'the JSON document `repledger export` wrote' }),
@@ -32,7 +33,9 @@ export default class ImportRepledger extends AppCommand {
     } finally {
       bar.stop();
     }
-    this.log(`imported ${result.items_added} items (${result.workouts_added} workouts, ${result.exercises_added} exercises)${result.profile_updated ? "; the account now has the export's timezone, units and name" : ''}`);
+    this.log(
+      `imported ${result.items_added} items (${result.workouts_added} workouts, ${result.exercises_added} exercises)${result.profile_updated ? "; the account now has the export's timezone, units and name" : ''}`,
+    );
     return result;
   }
 }

@@ -24,7 +24,10 @@ export default class ProjectionsReplay extends AppCommand {
     const lease = app.projectionMode === 'worker' ? new ProjectorLease(app.reads, app.clock, app.config.projectionLeaseMs) : null;
     if (lease && (await lease.acquire()) === null) {
       const holder = await leaseHolder(app.reads);
-      throw new DomainError('busy', `a projection worker (${holder?.holder ?? 'another process'}) holds the projector lease until ${holder?.expires_at ?? 'it stops'}; stop the projection workers, and restart the services with serve --no-projector, then replay`);
+      throw new DomainError(
+        'busy',
+        `a projection worker (${holder?.holder ?? 'another process'}) holds the projector lease until ${holder?.expires_at ?? 'it stops'}; stop the projection workers, and restart the services with serve --no-projector, then replay`,
+      );
     }
     app.runner.fencedBy(lease && ((docs) => lease.fence(docs)));
     const bar = progressBar('replaying', this.progressEnabled());

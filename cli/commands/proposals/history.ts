@@ -7,7 +7,10 @@ export default class ProposalsHistory extends AppCommand {
   static override args = { command_id: commandIdArg };
   static override flags = auditFlags;
 
-  static override examples = ['<%= config.bin %> proposals history 0b7d1c52-3f4e-4c3a-9a51-2f1d6f0e8a11', '<%= config.bin %> proposals history 0b7d1c52-3f4e-4c3a-9a51-2f1d6f0e8a11 --json'];
+  static override examples = [
+    '<%= config.bin %> proposals history 0b7d1c52-3f4e-4c3a-9a51-2f1d6f0e8a11',
+    '<%= config.bin %> proposals history 0b7d1c52-3f4e-4c3a-9a51-2f1d6f0e8a11 --json',
+  ];
 
   async run() {
     const { proposalHistory } = await import('../../../services/audit/audit.ts');

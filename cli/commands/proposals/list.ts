@@ -31,7 +31,15 @@ export default class ProposalsList extends AppCommand {
       changes: p.doc.changes.length,
     }));
     if (!this.jsonEnabled()) {
-      const rows = proposals.map((p) => [p.command_id, p.athlete_id, p.client.name, p.status, p.prepared_at, p.undone_at ?? p.decided_at ?? '', String(p.changes)]);
+      const rows = proposals.map((p) => [
+        p.command_id,
+        p.athlete_id,
+        p.client.name,
+        p.status,
+        p.prepared_at,
+        p.undone_at ?? p.decided_at ?? '',
+        String(p.changes),
+      ]);
       for (const line of table(['COMMAND ID', 'ATHLETE', 'CLIENT', 'STATUS', 'PREPARED', 'DECIDED', 'CHANGES'], rows)) this.log(line);
       if (proposals.length === 0) this.log('no proposals match');
     }

@@ -2,7 +2,8 @@ import { AppCommand } from '../../base.ts';
 import { WRITE_POLICY } from '../../../contracts/policy.ts';
 
 export default class ProposalsPurge extends AppCommand {
-  static override description = `Remove the full recovery data of proposals older than ${WRITE_POLICY.recoveryRetentionDays} days (their actions and earlier values); minimal receipts stay. The server also does this every hour.`;
+  static override description =
+    `Remove the full recovery data of proposals older than ${WRITE_POLICY.recoveryRetentionDays} days (their actions and earlier values); minimal receipts stay. The server also does this every hour.`;
 
   static override examples = ['<%= config.bin %> proposals purge', '<%= config.bin %> proposals purge --json'];
 

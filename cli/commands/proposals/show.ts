@@ -7,7 +7,10 @@ export default class ProposalsShow extends AppCommand {
   static override args = { command_id: commandIdArg };
   static override flags = auditFlags;
 
-  static override examples = ['<%= config.bin %> proposals show 0b7d1c52-3f4e-4c3a-9a51-2f1d6f0e8a11', '<%= config.bin %> proposals show 0b7d1c52-3f4e-4c3a-9a51-2f1d6f0e8a11 --athlete ada@example.com --json'];
+  static override examples = [
+    '<%= config.bin %> proposals show 0b7d1c52-3f4e-4c3a-9a51-2f1d6f0e8a11',
+    '<%= config.bin %> proposals show 0b7d1c52-3f4e-4c3a-9a51-2f1d6f0e8a11 --athlete ada@example.com --json',
+  ];
 
   async run() {
     const { showProposal } = await import('../../../services/audit/audit.ts');
@@ -23,12 +26,19 @@ export default class ProposalsShow extends AppCommand {
       this.log(`  prepared  ${p.prepared_at}, expires ${p.expires_at}`);
       if (p.decided_at) this.log(`  decided   ${p.decided_at}`);
       if (p.undone_at) this.log(`  undone    ${p.undone_at}`);
-      if (p.conflict) this.log(`  conflict  ${p.conflict.kind} ${p.conflict.id} ${p.conflict.reason}${p.conflict.action_index === null ? ' (a record relied on)' : ` (action #${p.conflict.action_index})`}`);
+      if (p.conflict)
+        this.log(
+          `  conflict  ${p.conflict.kind} ${p.conflict.id} ${p.conflict.reason}${p.conflict.action_index === null ? ' (a record relied on)' : ` (action #${p.conflict.action_index})`}`,
+        );
       this.log('Changes');
-      for (const c of p.changes) this.log(`  #${c.index} ${c.op} ${c.kind} ${c.id}${c.base_revision === null ? '' : ` at revision ${c.base_revision}`}: ${c.summary ?? '(summary removed by retention)'}`);
+      for (const c of p.changes)
+        this.log(
+          `  #${c.index} ${c.op} ${c.kind} ${c.id}${c.base_revision === null ? '' : ` at revision ${c.base_revision}`}: ${c.summary ?? '(summary removed by retention)'}`,
+        );
       if (p.receipt) {
         this.log(`Receipt: committed ${p.receipt.committed_at}, approved by the ${p.receipt.approved_by}`);
-        for (const c of p.receipt.changes) this.log(`  #${c.index} ${c.op} ${c.kind} ${c.id}: revision ${c.revision_before ?? '(new)'} -> ${c.revision_after ?? '(none)'}`);
+        for (const c of p.receipt.changes)
+          this.log(`  #${c.index} ${c.op} ${c.kind} ${c.id}: revision ${c.revision_before ?? '(new)'} -> ${c.revision_after ?? '(none)'}`);
         if (p.receipt_link) this.log(`  receipt chain link #${p.receipt_link.sequence} ${p.receipt_link.digest}`);
         if (p.undo_link) this.log(`  undo chain link #${p.undo_link.sequence} ${p.undo_link.digest}`);
       } else {

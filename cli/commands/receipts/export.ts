@@ -12,10 +12,16 @@ export default class ReceiptsExport extends AppCommand {
 
   static override flags = {
     ...auditFlags,
-    output: Flags.string({ char: 'o', description: 'write the lines to this file instead of stdout (then stdout gets a summary, or JSON with --json); - is stdout' }),
+    output: Flags.string({
+      char: 'o',
+      description: 'write the lines to this file instead of stdout (then stdout gets a summary, or JSON with --json); - is stdout',
+    }),
   };
 
-  static override examples = ['<%= config.bin %> receipts export --athlete ada@example.com > ada-receipts.jsonl', '<%= config.bin %> receipts export --output receipts.jsonl --json'];
+  static override examples = [
+    '<%= config.bin %> receipts export --athlete ada@example.com > ada-receipts.jsonl',
+    '<%= config.bin %> receipts export --output receipts.jsonl --json',
+  ];
 
   async run(): Promise<{ receipts: number; output: string }> {
     const { exportReceipts } = await import('../../../services/audit/audit.ts');
@@ -23,7 +29,8 @@ export default class ReceiptsExport extends AppCommand {
     // `-` is stdout, as for `export --file -`, not a file of that name.
     const flags = { ...given, output: given.output === '-' ? undefined : given.output };
     // The lines are JSON already; a JSON summary mixed into them would spoil both.
-    if (this.jsonEnabled() && !flags.output) throw new DomainError('invalid_input', '--json needs --output: without it the receipts themselves are written to stdout as JSON Lines');
+    if (this.jsonEnabled() && !flags.output)
+      throw new DomainError('invalid_input', '--json needs --output: without it the receipts themselves are written to stdout as JSON Lines');
     const app = await this.app();
     const athleteId = await athleteIdOf(app, flags.athlete);
     const file = flags.output ? await OutputFile.open(flags.output) : null;

@@ -21,12 +21,22 @@ Keep it somewhere the store's operators cannot write; \`receipts verify --athlet
     } finally {
       bar.stop();
     }
-    const heads = chains.map((c) => ({ athlete_id: c.athlete_id, links: c.links, sequence: c.head?.sequence ?? 0, digest: c.head?.digest ?? null, at: c.head?.at ?? null, broken: c.broken }));
+    const heads = chains.map((c) => ({
+      athlete_id: c.athlete_id,
+      links: c.links,
+      sequence: c.head?.sequence ?? 0,
+      digest: c.head?.digest ?? null,
+      at: c.head?.at ?? null,
+      broken: c.broken,
+    }));
     const failed = heads.find((h) => h.broken);
     if (!this.jsonEnabled()) {
       const rows = heads.filter((h) => !h.broken).map((h) => [h.athlete_id, String(h.sequence), h.digest ?? '(no links yet)', h.at ?? '']);
       for (const line of table(['ATHLETE', 'LINKS', 'HEAD DIGEST', 'AT'], rows)) this.log(line);
-      if (failed) this.logToStderr(`BROKEN: athlete ${failed.athlete_id}, link #${failed.broken!.sequence}: ${failed.broken!.reason}; run \`repledger receipts verify --athlete ${failed.athlete_id}\``);
+      if (failed)
+        this.logToStderr(
+          `BROKEN: athlete ${failed.athlete_id}, link #${failed.broken!.sequence}: ${failed.broken!.reason}; run \`repledger receipts verify --athlete ${failed.athlete_id}\``,
+        );
     }
     // A broken chain has no head worth keeping.
     if (failed) process.exitCode = 1;

@@ -21,7 +21,16 @@ export default class ReceiptsList extends AppCommand {
     const app = await this.app();
     const receipts = await listReceipts(app, { athleteId: await athleteIdOf(app, flags.athlete), client: flags.client, since, until }, flags.limit);
     if (!this.jsonEnabled()) {
-      const rows = receipts.map((r) => [r.command_id, r.athlete_id, r.receipt.client.name, r.receipt.committed_at, r.receipt.approved_by, String(r.receipt.changes.length), r.undone_at ?? '', r.receipt_link ? `#${r.receipt_link.sequence} ${r.receipt_link.digest.slice(0, 12)}` : '']);
+      const rows = receipts.map((r) => [
+        r.command_id,
+        r.athlete_id,
+        r.receipt.client.name,
+        r.receipt.committed_at,
+        r.receipt.approved_by,
+        String(r.receipt.changes.length),
+        r.undone_at ?? '',
+        r.receipt_link ? `#${r.receipt_link.sequence} ${r.receipt_link.digest.slice(0, 12)}` : '',
+      ]);
       for (const line of table(['COMMAND ID', 'ATHLETE', 'CLIENT', 'COMMITTED', 'APPROVED BY', 'CHANGES', 'UNDONE', 'LINK'], rows)) this.log(line);
       if (receipts.length === 0) this.log('no receipts match');
     }

@@ -21,7 +21,8 @@ export default class ReceiptsShow extends AppCommand {
       this.log(`  approved by  the ${r.receipt.approved_by}`);
       this.log(`  client       ${r.receipt.client.name} (${r.receipt.client.client_id})`);
       if (r.undone_at) this.log(`  undone       ${r.undone_at}`);
-      for (const c of r.receipt.changes) this.log(`  #${c.index} ${c.op} ${c.kind} ${c.id}: revision ${c.revision_before ?? '(new)'} -> ${c.revision_after ?? '(none)'}`);
+      for (const c of r.receipt.changes)
+        this.log(`  #${c.index} ${c.op} ${c.kind} ${c.id}: revision ${c.revision_before ?? '(new)'} -> ${c.revision_after ?? '(none)'}`);
       this.log(`  chain link   ${r.receipt_link ? `#${r.receipt_link.sequence} ${r.receipt_link.digest}` : 'none (committed before the chain)'}`);
       if (r.undo_link) this.log(`  undo link    #${r.undo_link.sequence} ${r.undo_link.digest}`);
     }

@@ -10,7 +10,10 @@ Each commit and undo of a proposal is a link: SHA-256 over the previous link and
 
   static override flags = {
     ...auditFlags,
-    head: Flags.string({ description: 'a head digest recorded earlier with `receipts head` (needs --athlete): also check that it is still a link of the chain', dependsOn: ['athlete'] }),
+    head: Flags.string({
+      description: 'a head digest recorded earlier with `receipts head` (needs --athlete): also check that it is still a link of the chain',
+      dependsOn: ['athlete'],
+    }),
   };
 
   static override examples = ['<%= config.bin %> receipts verify', '<%= config.bin %> receipts verify --athlete ada@example.com --head 3f1c…e9 --json'];
@@ -18,7 +21,8 @@ Each commit and undo of a proposal is a link: SHA-256 over the previous link and
   async run() {
     const { verifyChains } = await import('../../../services/audit/audit.ts');
     const { flags } = await this.parse(ReceiptsVerify);
-    if (flags.head !== undefined && !/^[0-9a-f]{64}$/i.test(flags.head)) throw new DomainError('invalid_input', `--head must be a SHA-256 digest (64 hex digits), not "${flags.head}"`);
+    if (flags.head !== undefined && !/^[0-9a-f]{64}$/i.test(flags.head))
+      throw new DomainError('invalid_input', `--head must be a SHA-256 digest (64 hex digits), not "${flags.head}"`);
     const app = await this.app();
     const bar = progressBar('Verifying receipt chains', this.progressEnabled());
     let chains: Awaited<ReturnType<typeof verifyChains>>;

@@ -89,9 +89,7 @@ function toStored(resolved: AnyResolved): StoredEvent {
     type: e.type,
     data: e.data,
     metadata:
-      metadata && typeof metadata === 'object' && !Array.isArray(metadata) && !(metadata instanceof Uint8Array)
-        ? (metadata as Record<string, unknown>)
-        : {},
+      metadata && typeof metadata === 'object' && !Array.isArray(metadata) && !(metadata instanceof Uint8Array) ? (metadata as Record<string, unknown>) : {},
   };
 }
 
@@ -129,9 +127,7 @@ export class KurrentEventStore implements EventStore {
     // The client's typings mark the getter protected; it is the one place this setting is decided
     // (the connection string parser accepts several spellings), so read it rather than re-parse.
     if (Reflect.get(client, 'throwOnAppendFailure') !== true) {
-      throw new Error(
-        'KURRENTDB_URL sets throwOnAppendFailure=false; RepLedger needs conflicting appends to fail. Remove the option.',
-      );
+      throw new Error('KURRENTDB_URL sets throwOnAppendFailure=false; RepLedger needs conflicting appends to fail. Remove the option.');
     }
     this.#client = client;
     this.#connection = redact(connectionString);
@@ -139,10 +135,8 @@ export class KurrentEventStore implements EventStore {
 
   async append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const proposed = events.map((e) =>
-      jsonEvent({ type: e.type, data: e.data as JSONType, metadata: e.metadata as JSONType }),
-    );
-    let result: Awaited<ReturnType<KurrentDBClient["appendToStream"]>>;
+    const proposed = events.map((e) => jsonEvent({ type: e.type, data: e.data as JSONType, metadata: e.metadata as JSONType }));
+    let result: Awaited<ReturnType<KurrentDBClient['appendToStream']>>;
     try {
       // One append is one atomic write, whatever its size: the client splits the request into
       // gRPC messages of 3 MiB (batchAppendSize), but the server commits all events or none.
@@ -169,9 +163,7 @@ export class KurrentEventStore implements EventStore {
     }
     const revision = toNumber(result.nextExpectedRevision, 'stream revision');
     // The server reports the commit position of the last event written; older servers may omit it.
-    const position = result.position
-      ? toNumber(result.position.commit, 'commit position')
-      : await this.#positionOf(stream, revision);
+    const position = result.position ? toNumber(result.position.commit, 'commit position') : await this.#positionOf(stream, revision);
     return { revision, position };
   }
 
@@ -255,11 +247,7 @@ export class KurrentEventStore implements EventStore {
     }
   }
 
-  subscribeAll(
-    after: number,
-    handler: (event: StoredEvent) => Promise<void>,
-    onError: (error: unknown) => void,
-  ): Subscription {
+  subscribeAll(after: number, handler: (event: StoredEvent) => Promise<void>, onError: (error: unknown) => void): Subscription {
     // A catch-up subscription: KurrentDB delivers the events after `fromPosition`, then live ones.
     // Iterating the subscription stream applies backpressure, so one handler call runs at a time.
     const subscription = this.#client.subscribeToAll({ fromPosition: readFrom(after), filter: excludeSystemEvents() });

@@ -70,10 +70,16 @@ export class KurrentKeyStore implements KeyStore {
    * conflict, and the key already stored decides: the same bytes, nothing to do; others, refused.
    */
   async put(key: ProposalKey): Promise<void> {
-    await this.#client.appendToStream(KEY_INDEX_STREAM, jsonEvent({ type: 'proposal_key.listed', data: { key_id: key.id, created_at: key.created_at } satisfies IndexEntry }), { streamState: ANY });
+    await this.#client.appendToStream(
+      KEY_INDEX_STREAM,
+      jsonEvent({ type: 'proposal_key.listed', data: { key_id: key.id, created_at: key.created_at } satisfies IndexEntry }),
+      { streamState: ANY },
+    );
     const data: KeyEventData = { key_id: key.id, athlete_id: key.athlete_id, key: key.key.toString('base64'), created_at: key.created_at };
     try {
-      const result = await this.#client.appendToStream(keyStream(key.id), jsonEvent({ type: 'proposal_key.created', data: data as unknown as JSONType }), { streamState: NO_STREAM });
+      const result = await this.#client.appendToStream(keyStream(key.id), jsonEvent({ type: 'proposal_key.created', data: data as unknown as JSONType }), {
+        streamState: NO_STREAM,
+      });
       if (!result.success) await this.#assertStored(key);
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) return this.#assertStored(key);

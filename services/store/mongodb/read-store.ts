@@ -16,7 +16,17 @@
 // by this process or, after a crash, by whichever process starts next.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { MongoClient, MongoServerError, type AnyBulkWriteOperation, type ClientSession, type Collection, type Db, type Document, type Filter, type TransactionOptions } from 'mongodb';
+import {
+  MongoClient,
+  MongoServerError,
+  type AnyBulkWriteOperation,
+  type ClientSession,
+  type Collection,
+  type Db,
+  type Document,
+  type Filter,
+  type TransactionOptions,
+} from 'mongodb';
 import { processAlive } from '../process-alive.ts';
 import type { CollectionSpec, Doc, Documents, DocumentWrite, FinishSwap, KeyValue, PageQuery, ReadStore, Rebuild, RebuildLabel } from '../read-store.ts';
 
@@ -126,9 +136,7 @@ class MongoDocuments implements Documents {
   }
 
   async get<T extends Doc>(collection: string, partition: string, id: string): Promise<T | null> {
-    const row = await this.#run(() =>
-      this.#coll(collection).findOne({ _id: keyOf(partition, id) }, { projection: { doc: 1 }, ...this.#opts() }),
-    );
+    const row = await this.#run(() => this.#coll(collection).findOne({ _id: keyOf(partition, id) }, { projection: { doc: 1 }, ...this.#opts() }));
     return row ? (row.doc as T) : null;
   }
 
@@ -145,9 +153,7 @@ class MongoDocuments implements Documents {
 
   async upsert(collection: string, partition: string, doc: Doc): Promise<void> {
     const _id = keyOf(partition, doc.id);
-    await this.#run(() =>
-      this.#coll(collection).replaceOne({ _id }, { partition, doc: asJson(doc) }, { upsert: true, ...this.#opts() }),
-    );
+    await this.#run(() => this.#coll(collection).replaceOne({ _id }, { partition, doc: asJson(doc) }, { upsert: true, ...this.#opts() }));
   }
 
   async delete(collection: string, partition: string, id: string): Promise<void> {
@@ -197,8 +203,7 @@ class MongoDocuments implements Documents {
         const equal: Document = {};
         for (let j = 0; j < i; j++) equal[path(rest[j]!)] = after[j];
         const value = after[i];
-        const beyond: unknown[] =
-          q.direction === 'asc' ? [value === null ? { $ne: null } : { $gt: value }] : value === null ? [] : [{ $lt: value }, null];
+        const beyond: unknown[] = q.direction === 'asc' ? [value === null ? { $ne: null } : { $gt: value }] : value === null ? [] : [{ $lt: value }, null];
         return beyond.map((condition) => ({ ...equal, [path(field)]: condition }));
       });
       if (clauses.length === 0) return [];
@@ -207,7 +212,9 @@ class MongoDocuments implements Documents {
     const dir = q.direction === 'asc' ? 1 : -1;
     const sort = new Map<string, 1 | -1>([['partition', dir], ...fields.map((f): [string, 1 | -1] => [path(f), dir])]);
     const rows = await this.#run(() =>
-      this.#coll(collection).find(filter, { projection: { doc: 1 }, sort, limit: q.limit, ...this.#opts() }).toArray(),
+      this.#coll(collection)
+        .find(filter, { projection: { doc: 1 }, sort, limit: q.limit, ...this.#opts() })
+        .toArray(),
     );
     return rows.map((r) => r.doc as T);
   }
@@ -475,10 +482,7 @@ export class MongoReadStore extends MongoDocuments implements ReadStore {
    * after a crash midway), then, in one transaction retried on transient errors, reads the
    * position they carry, runs `finish` from it, and removes the markers and the rebuild's record.
    */
-  async #completeSwap(
-    rebuild: Pick<RebuildRecord, '_id' | 'collections' | 'label'>,
-    finish: (live: Documents, from: number) => Promise<void>,
-  ): Promise<void> {
+  async #completeSwap(rebuild: Pick<RebuildRecord, '_id' | 'collections' | 'label'>, finish: (live: Documents, from: number) => Promise<void>): Promise<void> {
     const suffix = `${REBUILD_SUFFIX}${rebuild._id}`;
     const existing = new Set(
       (await this.#db.listCollections({ name: { $in: rebuild.collections.map((c) => c + suffix) } }, { nameOnly: true }).toArray()).map((c) => c.name),

@@ -45,7 +45,11 @@ async function begin(writer: DatabaseSync): Promise<void> {
     } catch (error) {
       const busy = (error as { errcode?: number }).errcode === 5; // SQLITE_BUSY
       if (!busy) throw error;
-      if (Date.now() > giveUp) throw new Error(`the store is held by another process's write (an import or a replay) for longer than ${LOCK_WAIT_MS / 1000} s; try again when it has finished`, { cause: error });
+      if (Date.now() > giveUp)
+        throw new Error(
+          `the store is held by another process's write (an import or a replay) for longer than ${LOCK_WAIT_MS / 1000} s; try again when it has finished`,
+          { cause: error },
+        );
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }

@@ -36,7 +36,10 @@ function parseStored(row: EventRow, text: string, column: 'data' | 'metadata'): 
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new Error(`the store is damaged: the ${column} of event ${row.revision} of stream ${row.stream} (${row.type}, position ${row.position}) is not JSON (${(error as Error).message})`, { cause: error });
+    throw new Error(
+      `the store is damaged: the ${column} of event ${row.revision} of stream ${row.stream} (${row.type}, position ${row.position}) is not JSON (${(error as Error).message})`,
+      { cause: error },
+    );
   }
 }
 
@@ -80,15 +83,10 @@ export class SqliteEventStore implements EventStore {
     if (events.length === 0) throw new Error('append needs at least one event');
     const stored = await this.#db.write(async () => {
       const w = this.#db.writer;
-      const head = statement(w, 'SELECT revision FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1').get(stream) as
-        | { revision: number }
-        | undefined;
+      const head = statement(w, 'SELECT revision FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1').get(stream) as { revision: number } | undefined;
       const actual = head ? head.revision : 'no_stream';
       if (expected !== 'any' && expected !== actual) throw new WrongExpectedRevisionError(stream, expected, actual);
-      const insert = statement(
-        w,
-        'INSERT INTO events (stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?) RETURNING position',
-      );
+      const insert = statement(w, 'INSERT INTO events (stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?) RETURNING position');
       let revision = head ? head.revision : -1;
       const out: StoredEvent[] = [];
       for (const e of events) {
@@ -114,7 +112,10 @@ export class SqliteEventStore implements EventStore {
   async readRevisions(stream: string, revisions: readonly number[]): Promise<StoredEvent[]> {
     if (revisions.length === 0) return [];
     // One statement for any number of revisions: a JSON array read as a table, not a list of `?`.
-    return this.#query('SELECT * FROM events WHERE stream = ? AND revision IN (SELECT value FROM json_each(?)) ORDER BY revision', [stream, JSON.stringify(revisions)]);
+    return this.#query('SELECT * FROM events WHERE stream = ? AND revision IN (SELECT value FROM json_each(?)) ORDER BY revision', [
+      stream,
+      JSON.stringify(revisions),
+    ]);
   }
 
   async streamRevision(stream: string): Promise<number | 'no_stream'> {
@@ -131,11 +132,7 @@ export class SqliteEventStore implements EventStore {
     return row.p;
   }
 
-  subscribeAll(
-    after: number,
-    handler: (event: StoredEvent) => Promise<void>,
-    onError: (error: unknown) => void,
-  ): Subscription {
+  subscribeAll(after: number, handler: (event: StoredEvent) => Promise<void>, onError: (error: unknown) => void): Subscription {
     let position = after;
     let stopped = false;
     let wake: (() => void) | null = null;
