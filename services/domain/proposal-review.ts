@@ -10,6 +10,7 @@ import { WRITE_KINDS, type NormalisedAction } from '../../contracts/write.ts';
 import { DomainError } from './errors.ts';
 import { recordChangesOf, statusAt, type ProposalEntry } from './proposal.ts';
 import { decideChanges, itemKey, live, type ItemImage, type RecordChange, type RecordState } from './record.ts';
+import { nextLink, receiptOf, recordEventsDigest, type ReceiptLink } from './receipt-chain.ts';
 
 /** The body an affected item had before a commit (null: the commit created it), for undo. */
 export interface BeforeImage {
@@ -295,4 +296,62 @@ function undoChanges(affected: readonly AffectedItem[], before: readonly BeforeI
     else updates.push({ op: 'update', kind: x.kind, item: image.item, base_revision: x.revision_after });
   });
   return [...dependencies.map((d): RecordChange => ({ op: 'expect', kind: d.kind, id: d.id, revision: d.revision })), ...restores, ...updates, ...removals];
+}
+
+type ProposalCommitted = Extract<ProposalEvent, { type: 'proposal.committed' }>;
+
+/**
+ * The commit of an approved batch, after its record events: with the receipt chain's next link,
+ * which goes in the commit itself, so that one append writes both (receipt-chain.ts). `undo` is
+ * the batch's earlier bodies, sealed.
+ */
+export function committedEvent(input: {
+  athleteId: string;
+  lastLink: ReceiptLink | null;
+  prepared: ProposalPrepared['data'];
+  committedAt: string;
+  decision: Extract<ApproveDecision, { outcome: 'committed' }>;
+  undo: ProposalCommitted['data']['undo'];
+}): ProposalCommitted {
+  const { prepared, decision, committedAt } = input;
+  const link = nextLink(
+    input.athleteId,
+    input.lastLink,
+    {
+      event: 'proposal.committed',
+      command_id: prepared.command_id,
+      receipt: receiptOf({ client_id: prepared.client_id, name: prepared.client_name }, { committed_at: committedAt, changes: decision.changes }),
+      affected: decision.affected,
+      record_events_sha256: recordEventsDigest(decision.recordEvents),
+    },
+    decision.recordEvents.length,
+  );
+  return {
+    type: 'proposal.committed',
+    data: { command_id: prepared.command_id, committed_at: committedAt, changes: decision.changes, affected: decision.affected, undo: input.undo, link },
+  };
+}
+
+/** The undo of a committed batch, after its record events, with the receipt chain's next link. */
+export function undoneEvent(input: {
+  athleteId: string;
+  lastLink: ReceiptLink | null;
+  commandId: string;
+  undoneAt: string;
+  decision: { recordEvents: RecordEvent[]; affected: AffectedItem[] };
+}): ProposalEvent {
+  const { commandId, undoneAt, decision } = input;
+  const link = nextLink(
+    input.athleteId,
+    input.lastLink,
+    {
+      event: 'proposal.undone',
+      command_id: commandId,
+      undone_at: undoneAt,
+      affected: decision.affected,
+      record_events_sha256: recordEventsDigest(decision.recordEvents),
+    },
+    decision.recordEvents.length,
+  );
+  return { type: 'proposal.undone', data: { command_id: commandId, undone_at: undoneAt, affected: decision.affected, link } };
 }

@@ -3,7 +3,7 @@
 // life cycle (spec 3) is folded from its events on the record stream by `evolveProposals`.
 import { createHash } from 'node:crypto';
 import { WRITE_POLICY, type ReadScope } from '../../contracts/common.ts';
-import type { ProposalEvent } from '../../contracts/events.ts';
+import type { ProposalEvent, ProposalPrepared } from '../../contracts/events.ts';
 import type { RecordItem, RecordKind } from '../../contracts/record.ts';
 import {
   WRITE_KINDS,
@@ -755,3 +755,22 @@ function summarise(action: NormalisedAction, before: Record<string, unknown> | n
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 const isScalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 const show = (v: unknown) => (v === null ? 'none' : typeof v === 'string' ? `"${v}"` : String(v));
+
+/** The event a prepared proposal is stored as: its metadata in the clear, its details as sealed. */
+export function preparedEvent(p: PreparedProposal, details: ProposalPrepared['data']['details']): ProposalPrepared {
+  return {
+    type: 'proposal.prepared',
+    data: {
+      command_id: p.command_id,
+      grant_id: p.grant_id,
+      client_id: p.client_id,
+      client_name: p.client_name,
+      body_sha256: p.body_sha256,
+      prepared_at: p.prepared_at,
+      expires_at: p.expires_at,
+      changes: p.changes.map(({ summary: _summary, ...change }) => change),
+      dependencies: p.dependencies,
+      details,
+    },
+  };
+}

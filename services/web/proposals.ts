@@ -15,7 +15,8 @@ import { DomainError } from '../domain/errors.ts';
 import { ReviewRefusal } from '../domain/proposal-review.ts';
 import { statusAt } from '../domain/proposal.ts';
 import { itemKey } from '../domain/record.ts';
-import { WritesPaused, type ProposalReview } from '../writes/proposals.ts';
+import { WritesPaused } from '../writes/moves.ts';
+import type { ProposalReview } from '../writes/proposals.ts';
 import {
   approveLabel,
   blockWords,

@@ -1,7 +1,7 @@
-// The agent's side of write proposals: what a connection may propose, the current write shape of
-// an item, preparing a batch (decided against the record as it is, stored as an event, nothing in
-// the record changed) and reading a proposal back. The athlete's review builds on the same events.
-import { randomUUID } from 'node:crypto';
+// A connection's write proposals and the athlete's view of them: what a connection may propose,
+// the current write shape of an item, a proposal read back, the review, history and pending lists;
+// and the transitions (prepare.ts, approve.ts, reject.ts, undo.ts, retention.ts), each in a file
+// of its own, run from here with the service's ports.
 import { WRITE_POLICY } from '../../contracts/common.ts';
 import type { ProposalEvent, ProposalPrepared } from '../../contracts/events.ts';
 
@@ -24,48 +24,26 @@ import {
   type WriteProposalBody,
 } from '../../contracts/write.ts';
 import { areaOf, permissionFormPath, WRITE_PERMISSIONS, type WritePermission } from '../../contracts/write-permissions.ts';
-import { PROPOSALS, proposalDocOf, WAITING, type ProposalDoc, type WaitingDoc, type WaitingItem } from '../../projections/proposals.ts';
+import { PROPOSALS, WAITING, type ProposalDoc, type WaitingDoc, type WaitingItem } from '../../projections/proposals.ts';
 import { WORKOUT_DETAILS, WORKOUTS } from '../../projections/workouts.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import type { Caller } from '../identity/caller.ts';
-import { DomainError } from '../domain/errors.ts';
-import { decidePrepare, itemKeysOf, refuseOverBytes, sealedBytes, statusAt, type PreparedProposal } from '../domain/proposal.ts';
-import {
-  approvalKeys,
-  decideApprove,
-  decideReject,
-  decideUndo,
-  ReviewRefusal,
-  staleRecords,
-  undoDeadline,
-  type BeforeImage,
-  type StaleRecord,
-} from '../domain/proposal-review.ts';
+import { statusAt } from '../domain/proposal.ts';
+import { approvalKeys, staleRecords, undoDeadline, type BeforeImage, type StaleRecord } from '../domain/proposal-review.ts';
 import { itemKey, type ItemImage } from '../domain/record.ts';
 import { changeSummary, type ChangedBy, type ChangeInput } from '../words/changes.ts';
 import type { WordsContext } from '../words/record-fields.ts';
-import type { Loaded, RecordService } from '../commands/record-service.ts';
-import type { Clock } from '../domain/clock.ts';
-import type { ReadStore } from '../store/read-store.ts';
+import type { Loaded } from '../commands/record-service.ts';
 import { addDays, todayIn } from '../domain/time.ts';
-import { nextLink, receiptOf, recordEventsDigest } from '../domain/receipt-chain.ts';
 import { SealedDetails } from './sealed.ts';
+import { approveProposal, type ApproveOutcome } from './approve.ts';
+import type { ProposalCommandContext, ProposalDeps, ProposalDetails } from './moves.ts';
+import { prepareProposal } from './prepare.ts';
+import { rejectProposal } from './reject.ts';
+import { purgeProposalKeys } from './retention.ts';
+import { undoProposal } from './undo.ts';
 import { pagesOf } from '../store/read-store.ts';
 import { NotYetProjected, projectedPast } from '../reads/projected.ts';
-import type { Config } from '../config.ts';
-import type { KeyStore } from '../store/key-store.ts';
-import type { Maintenance } from '../operations/maintenance.ts';
-import type { ProjectionRunner } from '../../projections/runner.ts';
-
-/**
- * What the sealed part of a prepared proposal holds: the actions, and the client's reason in its
- * own words (absent from proposals prepared before reasons were taken). Proposals sealed before
- * summaries were made at view time also hold `summaries`, which nothing reads.
- */
-export interface ProposalDetails {
-  actions: NormalisedAction[];
-  reason?: string | null;
-}
 
 /** Proposals read at a time when the pending ones or a page of history are gathered. */
 const PROPOSALS_PAGE = 100;
@@ -95,23 +73,40 @@ export function approvalUrl(baseUrl: string, commandId: string): string {
 }
 
 /** What proposals are made of: the record stream, the read models, the keys that seal their details, the clock and the write switch. */
-export interface ProposalDeps {
-  config: Config;
-  clock: Clock;
-  reads: ReadStore;
-  keys: KeyStore;
-  records: RecordService;
-  maintenance: Maintenance;
-  runner: ProjectionRunner;
-}
-
 export class ProposalService {
   readonly #app: ProposalDeps;
   readonly #sealed: SealedDetails;
+  /** What the transitions (prepare.ts, approve.ts, reject.ts, undo.ts, retention.ts) run with. */
+  readonly #ctx: ProposalCommandContext;
 
   constructor(deps: ProposalDeps) {
     this.#app = deps;
     this.#sealed = new SealedDetails(deps.keys, deps.clock);
+    this.#ctx = { deps, sealed: this.#sealed };
+  }
+
+  /** `prepare_write_proposal` (prepare.ts), answered as the connection sees the proposal. */
+  async prepare(caller: Caller, body: WriteProposalBody): Promise<Proposal> {
+    const now = this.#app.clock.now();
+    return this.#view(caller, await prepareProposal(this.#ctx, caller, body, now), now);
+  }
+
+  /** The athlete approves (approve.ts): web app only, as are the other moves. */
+  approve(athleteId: string, commandId: string): Promise<{ outcome: ApproveOutcome; position: number | null }> {
+    return approveProposal(this.#ctx, athleteId, commandId);
+  }
+
+  reject(athleteId: string, commandId: string): Promise<{ outcome: 'rejected' | 'expired'; position: number | null }> {
+    return rejectProposal(this.#ctx, athleteId, commandId);
+  }
+
+  undo(athleteId: string, commandId: string): Promise<{ position: number | null }> {
+    return undoProposal(this.#ctx, athleteId, commandId);
+  }
+
+  /** Retention (retention.ts). */
+  purge(): Promise<{ keysDestroyed: number; cutoff: string }> {
+    return purgeProposalKeys(this.#ctx);
   }
 
   static readonly collections = SealedDetails.collections;
@@ -198,72 +193,6 @@ export class ProposalService {
     };
   }
 
-  /**
-   * `prepare_write_proposal`. Decided against the record stream as it is (not a read model), so a
-   * stale revision is caught however far projections lag; the proposal event is appended at the
-   * revision decided against, so the `command_id` is claimed by the same append that found it free.
-   */
-  async prepare(caller: Caller, body: WriteProposalBody): Promise<Proposal> {
-    const athleteId = caller.athlete.athlete_id;
-    const now = this.#app.clock.now();
-    const actor = { type: 'agent_proposal' as const, id: body.command_id };
-    // The same new ids each time the batch is decided: a decision run again for what the record
-    // had to load (a cold one) must look up the same keys, or it would never stop missing one.
-    const minted: string[] = [];
-    const found = await this.#app.records.command(athleteId, actor, async (loaded) => {
-      let next = 0;
-      const images = await loaded.images(itemKeysOf(body));
-      const decision = decidePrepare(
-        {
-          body,
-          caller: {
-            grantId: caller.grantId,
-            clientId: caller.clientId,
-            clientName: caller.clientName,
-            scopes: caller.scopes,
-            writePermissions: caller.writePermissions,
-          },
-          now,
-          timezone: caller.athlete.profile.timezone,
-          newId: () => (minted[next++] ??= randomUUID()),
-          limits: this.#app.config.proposalLimits,
-        },
-        loaded.state,
-        loaded.proposals,
-        images,
-      );
-      // A replay answers from the stream it was decided on: a projection worker may not have caught up.
-      if (decision.outcome === 'replay') return { events: [], result: proposalDocOf(await loaded.proposalEvents(decision.command_id), decision.command_id)! };
-      const details: ProposalDetails = { actions: decision.proposal.actions, reason: body.reason ?? null };
-      // Before sealing, which stores a key: what the proposal will store is known from what is sealed.
-      refuseOverBytes(loaded.proposals, caller.grantId, now, sealedBytes(details), this.#app.config.proposalLimits);
-      const event = await this.#preparedEvent(athleteId, decision.proposal, details);
-      return {
-        events: [event],
-        result: proposalDocOf([{ ...event, revision: loaded.revision === 'no_stream' ? 0 : Number(loaded.revision) + 1 }], body.command_id)!,
-      };
-    });
-    return this.#view(caller, found, now);
-  }
-
-  async #preparedEvent(athleteId: string, p: PreparedProposal, details: ProposalDetails): Promise<ProposalPrepared> {
-    return {
-      type: 'proposal.prepared',
-      data: {
-        command_id: p.command_id,
-        grant_id: p.grant_id,
-        client_id: p.client_id,
-        client_name: p.client_name,
-        body_sha256: p.body_sha256,
-        prepared_at: p.prepared_at,
-        expires_at: p.expires_at,
-        changes: p.changes.map(({ summary: _summary, ...change }) => change),
-        dependencies: p.dependencies,
-        details: await this.#sealed.seal(athleteId, details),
-      },
-    };
-  }
-
   /** `get_write_proposal`: only the connection that prepared it sees it; to any other it does not exist. */
   async get(caller: Caller, commandId: string): Promise<Proposal | null> {
     const athleteId = caller.athlete.athlete_id;
@@ -330,137 +259,6 @@ export class ProposalService {
       conflict: doc.conflict && { ...doc.conflict, kind: writeKindOf(doc.conflict.kind) ?? 'exercise' },
       undone_at: doc.undone_at,
     };
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // The athlete's moves (web app only: no REST or MCP operation reaches these)
-
-  /**
-   * Approves a proposal: its record changes and its commit in one append at the record's revision,
-   * or, if the record changed since preparation, the proposal becomes conflicted and nothing is
-   * saved; past its expiry it becomes expired. A refusal (not awaiting review) changes nothing.
-   */
-  async approve(athleteId: string, commandId: string): Promise<{ outcome: 'committed' | 'expired' | 'conflicted'; position: number | null }> {
-    await this.#refuseWhilePaused();
-    const now = this.#app.clock.now();
-    const { result, position } = await this.#app.records.commandAt<{ outcome: 'committed' | 'expired' | 'conflicted' }>(
-      athleteId,
-      athleteActor(athleteId),
-      async (loaded) => {
-        const { entry, prepared } = await this.#found(loaded, commandId);
-        const details = await this.#sealed.open<ProposalDetails>(prepared.details);
-        const decision = decideApprove({
-          now,
-          record: loaded.state,
-          entry,
-          prepared,
-          actions: details?.actions ?? null,
-          images: await loaded.images(approvalKeys(details?.actions ?? [])),
-        });
-        if (decision.outcome !== 'committed') return { events: decision.events, result: { outcome: decision.outcome } };
-        const committedAt = now.toISOString();
-        // The receipt's chain link goes in the commit itself: one append writes both (receipt-chain.ts).
-        const link = nextLink(
-          athleteId,
-          loaded.lastLink,
-          {
-            event: 'proposal.committed',
-            command_id: commandId,
-            receipt: receiptOf({ client_id: prepared.client_id, name: prepared.client_name }, { committed_at: committedAt, changes: decision.changes }),
-            affected: decision.affected,
-            record_events_sha256: recordEventsDigest(decision.recordEvents),
-          },
-          decision.recordEvents.length,
-        );
-        const committed: ProposalEvent = {
-          type: 'proposal.committed',
-          data: {
-            command_id: commandId,
-            committed_at: committedAt,
-            changes: decision.changes,
-            affected: decision.affected,
-            undo: await this.#sealed.sealWith(prepared.details.key_id, decision.before),
-            link,
-          },
-        };
-        return { events: [...decision.recordEvents, committed], result: { outcome: 'committed' as const } };
-      },
-    );
-    return { ...result, position };
-  }
-
-  async reject(athleteId: string, commandId: string): Promise<{ outcome: 'rejected' | 'expired'; position: number | null }> {
-    await this.#refuseWhilePaused();
-    const now = this.#app.clock.now();
-    const { result, position } = await this.#app.records.commandAt(athleteId, athleteActor(athleteId), async (loaded) => {
-      const events = decideReject((await this.#found(loaded, commandId)).entry, now);
-      return { events, result: { outcome: events[0]!.type === 'proposal.rejected' ? ('rejected' as const) : ('expired' as const) } };
-    });
-    return { ...result, position };
-  }
-
-  /**
-   * Undoes a committed batch as a whole, or refuses (`ReviewRefusal`) and changes nothing; answers
-   * the log position of the undo, for a read that must show it.
-   */
-  async undo(athleteId: string, commandId: string): Promise<{ position: number | null }> {
-    await this.#refuseWhilePaused();
-    const now = this.#app.clock.now();
-    const { position } = await this.#app.records.commandAt(athleteId, athleteActor(athleteId), async (loaded) => {
-      const { entry, prepared, committed } = await this.#found(loaded, commandId);
-      if (!committed) throw new ReviewRefusal('not_committed', `this proposal is ${statusAt(entry, now)}; only a committed proposal can be undone`);
-      const before = await this.#sealed.open<BeforeImage[]>(committed.undo);
-      const decision = decideUndo({
-        now,
-        record: loaded.state,
-        entry,
-        committedAt: committed.committed_at,
-        affected: committed.affected,
-        dependencies: prepared.dependencies,
-        before,
-      });
-      const undoneAt = now.toISOString();
-      const link = nextLink(
-        athleteId,
-        loaded.lastLink,
-        {
-          event: 'proposal.undone',
-          command_id: commandId,
-          undone_at: undoneAt,
-          affected: decision.affected,
-          record_events_sha256: recordEventsDigest(decision.recordEvents),
-        },
-        decision.recordEvents.length,
-      );
-      const undone: ProposalEvent = { type: 'proposal.undone', data: { command_id: commandId, undone_at: undoneAt, affected: decision.affected, link } };
-      return { events: [...decision.recordEvents, undone], result: undefined };
-    });
-    return { position };
-  }
-
-  /**
-   * Retention (spec 3 rule 3): destroys the keys of proposals prepared longer ago than the undo
-   * window allows (retention, plus the expiry within which a commit happens), so their actions,
-   * summaries and earlier bodies can no longer be read; the minimal receipts stay in the clear.
-   */
-  async purge(): Promise<{ keysDestroyed: number; cutoff: string }> {
-    const cutoff = retentionCutoff(this.#app.clock.now());
-    return { keysDestroyed: await this.#sealed.destroyBefore(cutoff), cutoff: cutoff.toISOString() };
-  }
-
-  /** While an operator pauses writes, the athlete's moves save nothing either: they append to the record. */
-  async #refuseWhilePaused(): Promise<void> {
-    const wait = await this.#app.maintenance.retryAfter('write');
-    if (wait !== null) throw new WritesPaused(wait);
-  }
-
-  async #found(loaded: Loaded, commandId: string) {
-    const entry = loaded.proposals.get(commandId);
-    const events: ProposalEvent[] = await loaded.proposalEvents(commandId);
-    const prepared = events.find((e): e is ProposalPrepared => e.type === 'proposal.prepared');
-    if (!entry || !prepared) throw new DomainError('not_found', `there is no proposal ${commandId}`);
-    const committed = events.find((e): e is ProposalCommitted => e.type === 'proposal.committed');
-    return { entry, prepared: prepared.data, committed: committed?.data ?? null };
   }
 
   /**
@@ -707,15 +505,6 @@ function exerciseIdsIn(kind: WriteKind, body: Body | null): string[] {
 }
 
 /** The athlete's moves refused while writes are paused for maintenance: nothing is saved. */
-export class WritesPaused extends Error {
-  readonly retryAfter: number;
-  constructor(seconds: number) {
-    super(`changing the record is paused for maintenance; try again in ${seconds} seconds`);
-    this.name = 'WritesPaused';
-    this.retryAfter = seconds;
-  }
-}
-
 export interface ProposalReview {
   doc: ProposalDoc;
   status: ProposalStatus;
@@ -731,13 +520,6 @@ export interface ProposalReview {
   /** A committed batch's records as they are now, by `kind/id` (null: no longer in the record), for the receipt's links. */
   receiptItems: Map<string, Body | null>;
   undoDeadline: string | null;
-}
-
-const athleteActor = (athleteId: string) => ({ type: 'athlete' as const, id: athleteId });
-
-/** Keys made before this instant belong to proposals past every undo: prepared + expiry + retention. */
-export function retentionCutoff(now: Date): Date {
-  return new Date(now.getTime() - WRITE_POLICY.recoveryRetentionDays * 86_400_000 - WRITE_POLICY.proposalExpiryMinutes * 60_000);
 }
 
 const GOAL_AREAS = {

@@ -1,0 +1,77 @@
+// What the proposal transitions share (one file each: prepare, approve, reject, undo, retention):
+// the ports they use, the guard every athlete's move passes first, and a proposal found on the
+// record stream as the command loop loaded it.
+import { WRITE_POLICY } from '../../contracts/common.ts';
+import type { ProposalEvent, ProposalPrepared } from '../../contracts/events.ts';
+import type { NormalisedAction } from '../../contracts/write.ts';
+import type { ProjectionRunner } from '../../projections/runner.ts';
+import type { Loaded, RecordService } from '../commands/record-service.ts';
+import type { Config } from '../config.ts';
+import type { Clock } from '../domain/clock.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { Maintenance } from '../operations/maintenance.ts';
+import type { KeyStore } from '../store/key-store.ts';
+import type { ReadStore } from '../store/read-store.ts';
+import type { SealedDetails } from './sealed.ts';
+
+type ProposalCommitted = Extract<ProposalEvent, { type: 'proposal.committed' }>;
+
+/** What the proposal service and its transitions use of the app. */
+export interface ProposalDeps {
+  config: Config;
+  clock: Clock;
+  reads: ReadStore;
+  keys: KeyStore;
+  records: RecordService;
+  maintenance: Maintenance;
+  runner: ProjectionRunner;
+}
+
+/** A transition's context: the ports, and the sealing of proposals' details under their keys. */
+export interface ProposalCommandContext {
+  deps: ProposalDeps;
+  sealed: SealedDetails;
+}
+
+/**
+ * What the sealed part of a prepared proposal holds: the actions, and the client's reason in its
+ * own words (absent from proposals prepared before reasons were taken). Proposals sealed before
+ * summaries were made at view time also hold `summaries`, which nothing reads.
+ */
+export interface ProposalDetails {
+  actions: NormalisedAction[];
+  reason?: string | null;
+}
+
+/** While an operator pauses writes: the athlete's moves append to the record, so they wait too. */
+export class WritesPaused extends Error {
+  readonly retryAfter: number;
+  constructor(seconds: number) {
+    super(`changing the record is paused for maintenance; try again in ${seconds} seconds`);
+    this.name = 'WritesPaused';
+    this.retryAfter = seconds;
+  }
+}
+
+/** The guard of every athlete's move: refused while an operator pauses writes. */
+export async function refuseWhilePaused(deps: ProposalDeps): Promise<void> {
+  const wait = await deps.maintenance.retryAfter('write');
+  if (wait !== null) throw new WritesPaused(wait);
+}
+
+export const athleteActor = (athleteId: string) => ({ type: 'athlete' as const, id: athleteId });
+
+/** The proposal as the record stream holds it: its state, its prepared event, its commit if any; not found otherwise. */
+export async function foundOnStream(loaded: Loaded, commandId: string) {
+  const entry = loaded.proposals.get(commandId);
+  const events: ProposalEvent[] = await loaded.proposalEvents(commandId);
+  const prepared = events.find((e): e is ProposalPrepared => e.type === 'proposal.prepared');
+  if (!entry || !prepared) throw new DomainError('not_found', `there is no proposal ${commandId}`);
+  const committed = events.find((e): e is ProposalCommitted => e.type === 'proposal.committed');
+  return { entry, prepared: prepared.data, committed: committed?.data ?? null };
+}
+
+/** Keys made before this instant belong to proposals past every undo: prepared + expiry + retention. */
+export function retentionCutoff(now: Date): Date {
+  return new Date(now.getTime() - WRITE_POLICY.recoveryRetentionDays * 86_400_000 - WRITE_POLICY.proposalExpiryMinutes * 60_000);
+}
