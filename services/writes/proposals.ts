@@ -24,7 +24,7 @@ import {
   type WriteProposalBody,
 } from '../../contracts/write.ts';
 import { areaOf, permissionFormPath, WRITE_PERMISSIONS, type WritePermission } from '../../contracts/write-permissions.ts';
-import { PROPOSALS, WAITING, type ProposalDoc, type WaitingDoc, type WaitingItem } from '../../projections/proposals.ts';
+import { PROPOSALS, type ProposalDoc, type WaitingItem } from '../../projections/proposals.ts';
 import { WORKOUT_DETAILS, WORKOUTS } from '../../projections/workouts.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import type { Caller } from '../identity/caller.ts';
@@ -36,25 +36,14 @@ import type { WordsContext } from '../words/record-fields.ts';
 import type { Loaded } from '../commands/record-service.ts';
 import { addDays, todayIn } from '../domain/time.ts';
 import { SealedDetails } from './sealed.ts';
+import { pendingProposals, proposalHistory, waitingProposals } from '../reads/proposals.ts';
 import { approveProposal, type ApproveOutcome } from './approve.ts';
 import type { ProposalCommandContext, ProposalDeps, ProposalDetails } from './moves.ts';
 import { prepareProposal } from './prepare.ts';
 import { rejectProposal } from './reject.ts';
 import { purgeProposalKeys } from './retention.ts';
 import { undoProposal } from './undo.ts';
-import { pagesOf } from '../store/read-store.ts';
 import { NotYetProjected, projectedPast } from '../reads/projected.ts';
-
-/** Proposals read at a time when the pending ones or a page of history are gathered. */
-const PROPOSALS_PAGE = 100;
-/** The `by_prepared` keyset of a proposal. */
-const byPrepared = (d: ProposalDoc): [string, string] => [d.prepared_at, d.id];
-const compareByPrepared = (a: ProposalDoc, b: ProposalDoc) => a.prepared_at.localeCompare(b.prepared_at) || a.id.localeCompare(b.id);
-
-/** One document at a time from pages of them. */
-async function* docsOf<T>(pages: AsyncGenerator<T[]>): AsyncGenerator<T> {
-  for await (const page of pages) yield* page;
-}
 
 /** Where each kind's current items are read from. */
 const COLLECTIONS: Record<Exclude<WriteKind, 'completed_workout'>, string> = {
@@ -336,61 +325,19 @@ export class ProposalService {
   // -------------------------------------------------------------------------------------------
   // What the athlete's pages show
 
-  /**
-   * The athlete's decided or expired proposals, newest prepared first, `limit` at a time: `before`
-   * is the previous page's `next` (its last proposal's preparation time and id), null at the end.
-   * Read without the proposals awaiting review, however many: the decided ones by the `open` index,
-   * merged with those that expired unasked (still open, prepared more than one expiry ago).
-   */
-  async history(athleteId: string, limit: number, before?: [string, string]): Promise<{ docs: ProposalDoc[]; next: [string, string] | null }> {
-    const now = this.#app.clock.now();
-    const since = new Date(now.getTime() - WRITE_POLICY.proposalExpiryMinutes * 60_000).toISOString();
-    const query = { partition: athleteId, index: 'by_open', direction: 'desc' as const, limit: Math.min(PROPOSALS_PAGE, limit + 1) };
-    const decided = docsOf(pagesOf<ProposalDoc>(this.#app.reads, PROPOSALS, { ...query, prefix: [false] }, byPrepared, before));
-    const expired = docsOf(pagesOf<ProposalDoc>(this.#app.reads, PROPOSALS, { ...query, prefix: [true], range: { lte: since } }, byPrepared, before));
-    const docs: ProposalDoc[] = [];
-    let [d, e] = await Promise.all([decided.next(), expired.next()]);
-    while (!d.done || !e.done) {
-      // Both come newest prepared first: take the newer of the two heads.
-      const takeDecided = e.done || (!d.done && compareByPrepared(d.value, e.value) > 0);
-      const doc = takeDecided ? d.value! : e.value!;
-      // One prepared right at the window's edge may still await review: it is not history yet.
-      if (statusAt(doc, now) !== 'prepared') {
-        if (docs.length === limit) return { docs, next: byPrepared(docs[docs.length - 1]!) };
-        docs.push(doc);
-      }
-      if (takeDecided) d = await decided.next();
-      else e = await expired.next();
-    }
-    return { docs, next: null };
+  /** The athlete's decided or expired proposals (reads/proposals.ts). */
+  history(athleteId: string, limit: number, before?: [string, string]): Promise<{ docs: ProposalDoc[]; next: [string, string] | null }> {
+    return proposalHistory(this.#app.reads, this.#app.clock.now(), athleteId, limit, before);
   }
 
-  /**
-   * The proposals awaiting the athlete's review now, soonest to expire first, from the athlete's
-   * waiting list: ids and times only, however many there are (Home and the navigation count them).
-   */
-  async waiting(athleteId: string): Promise<WaitingItem[]> {
-    const now = this.#app.clock.now().toISOString();
-    const doc = await this.#app.reads.get<WaitingDoc>(WAITING, athleteId, athleteId);
-    return (doc?.items ?? []).filter((i) => i.expires_at > now);
+  /** The proposals awaiting the athlete's review now (reads/proposals.ts). */
+  waiting(athleteId: string): Promise<WaitingItem[]> {
+    return waitingProposals(this.#app.reads, this.#app.clock.now(), athleteId);
   }
 
-  /** The documents of waiting proposals (a page of `waiting`), in its order, those still awaiting review. */
-  async pending(athleteId: string, items: readonly WaitingItem[]): Promise<ProposalDoc[]> {
-    const now = this.#app.clock.now();
-    const docs = new Map(
-      (
-        await this.#app.reads.getMany<ProposalDoc>(
-          PROPOSALS,
-          athleteId,
-          items.map((i) => i.id),
-        )
-      ).map((d) => [d.id, d]),
-    );
-    return items.flatMap((i) => {
-      const doc = docs.get(i.id);
-      return doc && statusAt(doc, now) === 'prepared' ? [doc] : [];
-    });
+  /** The documents of waiting proposals still awaiting review (reads/proposals.ts). */
+  pending(athleteId: string, items: readonly WaitingItem[]): Promise<ProposalDoc[]> {
+    return pendingProposals(this.#app.reads, this.#app.clock.now(), athleteId, items);
   }
 
   /**
