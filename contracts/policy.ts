@@ -96,3 +96,33 @@ export const ACCESS_HISTORY_FLUSH_EVERY_MS = 10_000;
 
 /** The name and version of a RepLedger export document (contracts/export.ts). */
 export const EXPORT_FORMAT = 'repledger.export.v1';
+
+/**
+ * The security limits: how long credentials live and how often an address or an account may try.
+ * One place, so that a review reads them together and the prose that states them is built from
+ * them; each is used where it applies (oauth/provider.ts, identity/sessions.ts, web/app.ts).
+ */
+export const SECURITY_POLICY = {
+  /** An access token lives this long; its refresh token makes the next one. */
+  accessTokenSeconds: 15 * 60,
+  /** A refresh token lives this long (unused, it lapses; the connection stays until disconnected). */
+  refreshTokenSeconds: 30 * 86_400,
+  /** An authorization code must be exchanged within this long. */
+  authorizationCodeSeconds: 60,
+  /** A web session ends this long after sign-in. */
+  sessionMs: 12 * 3_600_000,
+  /** A one-time value for a session's next page (a new bot token, in clear) not shown within this long is swept. */
+  flashMs: 10 * 60_000,
+  /** Wrong passwords allowed per account, and per address, within `signInWindowMs`. */
+  signInAttemptsPerAccount: 5,
+  signInAttemptsPerAddress: 20,
+  signInWindowMs: 15 * 60_000,
+  /** Sign-ups from one address within `signUpWindowMs`: enough for a household, too few to enumerate e-mail addresses. */
+  signUpsPerAddress: 10,
+  signUpWindowMs: 60 * 60_000,
+  /** Client registrations per address within `registrationWindowMs`: a real client registers once per install. */
+  registrationsPerAddress: 20,
+  registrationWindowMs: 60 * 60_000,
+  /** The largest form body the web app reads. */
+  formBodyBytes: 16 * 1024,
+} as const;

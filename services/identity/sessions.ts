@@ -8,17 +8,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../domain/clock.ts';
 import { sha256Hex } from '../domain/ids.ts';
 import type { Doc, ReadStore } from '../store/read-store.ts';
+import { SECURITY_POLICY } from '../../contracts/policy.ts';
 
 export const SESSIONS = 'web_sessions';
 const PARTITION = 'sessions';
 /** One-time values for a session's next page, apart from the session rows themselves. */
 const FLASH_PARTITION = 'flash';
 /** A one-time value not shown within this long is swept (it may be a new bot token in clear). */
-const FLASH_TTL_MS = 10 * 60_000;
+const FLASH_TTL_MS = SECURITY_POLICY.flashMs;
 export const SESSION_COOKIE = 'repledger_session';
 /** The CSRF token of a visitor who has not signed in. */
 export const VISITOR_CSRF_COOKIE = 'repledger_csrf';
-const TTL_MS = 12 * 3600_000;
+const TTL_MS = SECURITY_POLICY.sessionMs;
 /** How many expired rows one sweep deletes per read, so a sweep never holds the store for long. */
 const SWEEP_BATCH = 200;
 

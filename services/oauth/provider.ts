@@ -18,8 +18,7 @@ import { scheduleOAuthCleanup } from './cleanup.ts';
 import { clientMetadataProblem, URI_MAX } from './client-policy.ts';
 import { loadOrCreateKeys, type OAuthKeys } from './keys.ts';
 import { OUTBOUND_MAX_BYTES, pinnedFetch } from './outbound.ts';
-
-const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
+import { SECURITY_POLICY } from '../../contracts/policy.ts';
 
 /**
  * The one resource oidc-provider resolves from several (its `defaultResource(ctx, client, oneOf)`):
@@ -159,7 +158,7 @@ ${new Html(form)}
           if (Array.isArray(requested) && requested.length > 1) throw new errors.InvalidTarget('only one resource may be requested');
           if (!resources.has(indicator)) throw new errors.InvalidTarget(`${indicator} is not a RepLedger resource`);
           // Opaque tokens: looked up on every request, so revocation and disconnect act at once.
-          return { scope: READ_SCOPES.join(' '), audience: indicator, accessTokenFormat: 'opaque', accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS };
+          return { scope: READ_SCOPES.join(' '), audience: indicator, accessTokenFormat: 'opaque', accessTokenTTL: SECURITY_POLICY.accessTokenSeconds };
         },
       },
     },
@@ -178,7 +177,14 @@ ${new Html(form)}
       return true;
     },
     expiresWithSession: () => false,
-    ttl: { AccessToken: ACCESS_TOKEN_TTL_SECONDS, AuthorizationCode: 60, RefreshToken: 30 * 86400, Grant: 365 * 86400, Session: 14 * 86400, Interaction: 3600 },
+    ttl: {
+      AccessToken: SECURITY_POLICY.accessTokenSeconds,
+      AuthorizationCode: SECURITY_POLICY.authorizationCodeSeconds,
+      RefreshToken: SECURITY_POLICY.refreshTokenSeconds,
+      Grant: 365 * 86400,
+      Session: 14 * 86400,
+      Interaction: 3600,
+    },
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
     findAccount: async (_ctx, sub) => ((await app.athletes.get(sub)) ? { accountId: sub, claims: () => ({ sub }) } : undefined),
     renderError: async (ctx, out) => {
@@ -272,10 +278,6 @@ export function revokingAccount(ctx: KoaContextWithOIDC): string | undefined {
   );
 }
 
-/** Registrations per address and window: a real client registers once per install. */
-export const REGISTRATIONS_PER_ADDRESS = 20;
-export const REGISTRATION_WINDOW_MS = 60 * 60_000;
-
 /** Past this many addresses remembered, those without a recent registration are forgotten. */
 const REGISTRANTS_REMEMBERED = 10_000;
 
@@ -293,7 +295,7 @@ const OAUTH_BODY_LIMIT = 56 * 1024;
  */
 export async function mountProvider(server: FastifyInstance, provider: Provider, app: Services): Promise<void> {
   const callback = provider.callback();
-  const registrations = new AttemptLimiter(REGISTRATIONS_PER_ADDRESS, REGISTRATION_WINDOW_MS, app.clock);
+  const registrations = new AttemptLimiter(SECURITY_POLICY.registrationsPerAddress, SECURITY_POLICY.registrationWindowMs, app.clock);
   const sessionCookie = provider.cookieName('session');
   const stopCleanup = scheduleOAuthCleanup(app.reads, app.clock, (error) => server.log.error({ err: error }, 'OAuth clean-up failed'));
   server.addHook('onClose', async () => stopCleanup());

@@ -29,11 +29,8 @@ import { registerExport } from './export.ts';
 import { csrfMatches, Sessions, type Session } from '../identity/sessions.ts';
 import { NotYetProjected, projectedPast } from '../reads/projected.ts';
 import { z } from 'zod';
+import { SECURITY_POLICY } from '../../contracts/policy.ts';
 
-const SIGN_IN_WINDOW_MS = 15 * 60_000;
-/** Sign-ups from one address: enough for a household, too few to enumerate e-mail addresses. */
-const SIGN_UPS_PER_ADDRESS = 10;
-const SIGN_UP_WINDOW_MS = 60 * 60_000;
 /** Where the log stood after the athlete's last change, for the next page to wait for (worker mode). */
 const SEEN_COOKIE = 'repledger_seen';
 /** Expired web sessions are deleted this often. */
@@ -62,15 +59,15 @@ declare module 'fastify' {
 }
 
 /** The largest form any page posts (sign-in, settings, a proposal's review), in bytes. Uploads have their own. */
-export const FORM_BODY_LIMIT = 16 * 1024;
+export const FORM_BODY_LIMIT = SECURITY_POLICY.formBodyBytes;
 
 export async function registerWebApp(server: FastifyInstance, app: Services, provider: Provider): Promise<void> {
   const secure = app.config.baseUrl.startsWith('https://');
   const sessions = new Sessions(app.reads, app.clock, secure);
   await sessions.ensureCollection();
-  const perEmail = new AttemptLimiter(5, SIGN_IN_WINDOW_MS, app.clock);
-  const perAddress = new AttemptLimiter(20, SIGN_IN_WINDOW_MS, app.clock);
-  const signUpsPerAddress = new AttemptLimiter(SIGN_UPS_PER_ADDRESS, SIGN_UP_WINDOW_MS, app.clock);
+  const perEmail = new AttemptLimiter(SECURITY_POLICY.signInAttemptsPerAccount, SECURITY_POLICY.signInWindowMs, app.clock);
+  const perAddress = new AttemptLimiter(SECURITY_POLICY.signInAttemptsPerAddress, SECURITY_POLICY.signInWindowMs, app.clock);
+  const signUpsPerAddress = new AttemptLimiter(SECURITY_POLICY.signUpsPerAddress, SECURITY_POLICY.signUpWindowMs, app.clock);
   const sweeper = setInterval(
     () => void sessions.sweep().catch((err: unknown) => server.log.error({ err }, 'sweeping web sessions failed')),
     SESSION_SWEEP_EVERY_MS,
@@ -283,7 +280,7 @@ export async function registerWebApp(server: FastifyInstance, app: Services, pro
     registerProposals(web, app, show);
     registerPermissionForm(web, app, show);
     registerBotTokens(web, app, sessions, show);
-    registerPasswordChange(web, app, sessions, new AttemptLimiter(5, SIGN_IN_WINDOW_MS, app.clock), show);
+    registerPasswordChange(web, app, sessions, new AttemptLimiter(SECURITY_POLICY.signInAttemptsPerAccount, SECURITY_POLICY.signInWindowMs, app.clock), show);
 
     registerHome(web, app, sessions, show);
     registerRecordPages(web, app, show);

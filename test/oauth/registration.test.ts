@@ -8,7 +8,7 @@ import { OAUTH } from '../../services/identity/oauth-store.ts';
 import { cleanUpOAuthState, scheduleOAuthCleanup } from '../../services/oauth/cleanup.ts';
 import { AttemptLimiter } from '../../services/web/limiter.ts';
 import { clientMetadataProblem, redirectUriProblem } from '../../services/oauth/client-policy.ts';
-import { REGISTRATIONS_PER_ADDRESS } from '../../services/oauth/provider.ts';
+import { SECURITY_POLICY } from '../../contracts/policy.ts';
 import { addressKey as registrantKey } from '../../services/web/limiter.ts';
 import { connect, registerPro } from '../support/connect.ts';
 import { eventually } from '../support/eventually.ts';
@@ -162,7 +162,7 @@ test('registrations outside that flow are refused', () =>
 test('registration is limited per address: 429 with Retry-After, open again after the window', async () => {
   const clock = fixedClock('2026-06-01T12:00:00.000Z');
   await withServer(async (s) => {
-    for (let i = 0; i < REGISTRATIONS_PER_ADDRESS; i++) assert.is((await register(s, client())).status, 201, `registration ${i + 1}`);
+    for (let i = 0; i < SECURITY_POLICY.registrationsPerAddress; i++) assert.is((await register(s, client())).status, 201, `registration ${i + 1}`);
     // oidc-provider would take `/oauth/register/` for the same endpoint: it is no way round the limit (review finding).
     assert.is.not((await register(s, client(), '/oauth/register/')).status, 201, 'the trailing slash registers nothing');
     const refused = await register(s, client());
