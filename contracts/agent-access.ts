@@ -66,7 +66,6 @@ export const textWrapper = z.strictObject({
 export type TextWrapper = z.infer<typeof textWrapper>;
 
 export const provenance = z.enum(['derived', 'recorded', 'prescribed', 'self_reported']);
-export type Provenance = z.infer<typeof provenance>;
 
 const calculationVersion = z.string().min(LIMITS.calculationVersion.min).max(LIMITS.calculationVersion.max);
 
@@ -84,10 +83,8 @@ export const derivedMetricMetadata = z.strictObject({
 export type DerivedMetricMetadata = z.infer<typeof derivedMetricMetadata>;
 
 export const derivedCount = z.strictObject({ value: nonNegativeInt, metadata: derivedMetricMetadata });
-export type DerivedCount = z.infer<typeof derivedCount>;
 
 export const derivedBoolean = z.strictObject({ value: z.boolean(), metadata: derivedMetricMetadata });
-export type DerivedBoolean = z.infer<typeof derivedBoolean>;
 
 // ---------------------------------------------------------------------------------------------
 // 4.1 list query parameters and the resolved date window
@@ -133,7 +130,6 @@ function windowedList<I extends z.ZodType>(item: I) {
     next_cursor: nextCursor,
   });
 }
-export type DateWindow = z.infer<typeof dateWindow>;
 
 // Query strings arrive as text while MCP tool arguments arrive as JSON: `pageLimit` reads both.
 /**
@@ -226,7 +222,6 @@ export const accessContext = z.strictObject({
     maximum_range_days: z.literal(LIMITS.rangeDaysMax),
   }),
 });
-export type AccessContext = z.infer<typeof accessContext>;
 
 // ---------------------------------------------------------------------------------------------
 // 2.6 goal
@@ -264,10 +259,8 @@ export const feedbackEntry = z.strictObject({
   recorded_at: dateTime,
   provenance: z.literal('self_reported'),
 });
-export type FeedbackEntry = z.infer<typeof feedbackEntry>;
 
 export const recentFeedback = z.strictObject({ workout_id: uuid, ...feedbackEntry.shape });
-export type RecentFeedback = z.infer<typeof recentFeedback>;
 
 export const exerciseFrequency = z.strictObject({
   exercise_id: uuid,
@@ -276,7 +269,6 @@ export const exerciseFrequency = z.strictObject({
   achieved_sets: nonNegativeInt,
   metadata: derivedMetricMetadata,
 });
-export type ExerciseFrequency = z.infer<typeof exerciseFrequency>;
 
 export const trainingSnapshot = z.strictObject({
   summary: z.strictObject({
@@ -348,7 +340,6 @@ export const historicalRecordAtCompletion = z.strictObject({
     sample_count: nonNegativeInt,
   }),
 });
-export type HistoricalRecordAtCompletion = z.infer<typeof historicalRecordAtCompletion>;
 
 // Performance fields are "number or null" in the spec with no range; we do not invent one.
 const performanceShape = {
@@ -373,7 +364,6 @@ export const workoutSetEntry = z.strictObject({
   historical_record_at_completion: historicalRecordAtCompletion,
   provenance: z.literal('recorded'),
 });
-export type WorkoutSetEntry = z.infer<typeof workoutSetEntry>;
 
 export const workoutExerciseEntry = z.strictObject({
   exercise_id: uuid,
@@ -384,7 +374,6 @@ export const workoutExerciseEntry = z.strictObject({
   superset_id: uuid.nullable(),
   sets: z.array(workoutSetEntry).max(LIMITS.setsPerWorkoutExercise),
 });
-export type WorkoutExerciseEntry = z.infer<typeof workoutExerciseEntry>;
 
 export const workoutDetail = z
   .strictObject({
@@ -405,14 +394,12 @@ export const historySetEntry = z.strictObject({
   ...performanceShape,
   provenance: z.literal('recorded'),
 });
-export type HistorySetEntry = z.infer<typeof historySetEntry>;
 
 export const exerciseHistoryItem = z.strictObject({
   workout_id: uuid,
   ended_at: dateTime,
   sets: z.array(historySetEntry),
 });
-export type ExerciseHistoryItem = z.infer<typeof exerciseHistoryItem>;
 
 export const exerciseHistory = z.strictObject({
   window: dateWindow,
@@ -436,7 +423,6 @@ export const exerciseListItem = z.strictObject({
   /** When the latest of them ended; null when none has. */
   last_done_at: dateTime.nullable(),
 });
-export type ExerciseListItem = z.infer<typeof exerciseListItem>;
 
 export const exerciseList = z.strictObject({
   items: z.array(exerciseListItem).max(LIMITS.pageSizeMax),
@@ -505,7 +491,6 @@ export const routineExerciseEntry = z.strictObject({
   rest_seconds: z.number().int().nullable(),
   provenance: z.literal('prescribed'),
 });
-export type RoutineExerciseEntry = z.infer<typeof routineExerciseEntry>;
 
 export const routineDetail = z
   .strictObject({
@@ -530,7 +515,6 @@ export const recoveryCheckin = z.strictObject({
   updated_at: dateTime,
   provenance: z.literal('self_reported'),
 });
-export type RecoveryCheckin = z.infer<typeof recoveryCheckin>;
 
 export const recoveryCheckins = z.strictObject({
   window: dateWindow,
@@ -578,7 +562,6 @@ export const derivedNutrientTotal = z.strictObject({
   value: z.number().nonnegative().nullable(),
   metadata: derivedMetricMetadata,
 });
-export type DerivedNutrientTotal = z.infer<typeof derivedNutrientTotal>;
 
 /** One local day with at least one logged meal; days without meals are not listed. */
 export const dailyNutritionSummary = z.strictObject({
@@ -589,7 +572,6 @@ export const dailyNutritionSummary = z.strictObject({
   carbohydrate_g: derivedNutrientTotal,
   fat_g: derivedNutrientTotal,
 });
-export type DailyNutritionSummary = z.infer<typeof dailyNutritionSummary>;
 
 export const dailyNutritionSummaries = windowedList(dailyNutritionSummary);
 export type DailyNutritionSummaries = z.infer<typeof dailyNutritionSummaries>;
@@ -730,14 +712,7 @@ export const listBodyMeasurementsResponse = envelope('list_body_measurements', a
 
 export type GetAccessContextResponse = z.infer<typeof getAccessContextResponse>;
 export type GetTrainingSnapshotResponse = z.infer<typeof getTrainingSnapshotResponse>;
-export type ListCompletedWorkoutsResponse = z.infer<typeof listCompletedWorkoutsResponse>;
-export type GetCompletedWorkoutResponse = z.infer<typeof getCompletedWorkoutResponse>;
-export type GetExerciseHistoryResponse = z.infer<typeof getExerciseHistoryResponse>;
-export type ListSavedRoutinesResponse = z.infer<typeof listSavedRoutinesResponse>;
-export type GetSavedRoutineResponse = z.infer<typeof getSavedRoutineResponse>;
-export type ListRecoveryCheckinsResponse = z.infer<typeof listRecoveryCheckinsResponse>;
 export type ListMealsResponse = z.infer<typeof listMealsResponse>;
-export type ListDailyNutritionResponse = z.infer<typeof listDailyNutritionResponse>;
 export type ListBodyMeasurementsResponse = z.infer<typeof listBodyMeasurementsResponse>;
 
 export const agentAccessResponses = {
@@ -834,4 +809,3 @@ export const errorDetails = {
 export const agentAccessError = z.strictObject({
   error: z.strictObject({ code: agentAccessErrorCode, message: z.string().min(1), request_id: uuid, ...errorDetails }),
 });
-export type AgentAccessError = z.infer<typeof agentAccessError>;

@@ -23,7 +23,6 @@ export const eventMetadata = z.strictObject({
   /** Whose record or account the event belongs to (absent on events written before it was kept). */
   athlete_id: uuid.optional(),
 });
-export type EventMetadata = z.infer<typeof eventMetadata>;
 
 function recordEventSchemas<K extends RecordKind>(kind: K) {
   const item = recordItemSchemas[kind] as unknown as z.ZodType<RecordItem<K>>;

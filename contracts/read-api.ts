@@ -69,7 +69,6 @@ export const readApiListQuery = z.strictObject({
 export type ReadApiListQuery = z.infer<typeof readApiListQuery>;
 
 export const readApiIdParams = z.strictObject({ id: opaqueId });
-export type ReadApiIdParams = z.infer<typeof readApiIdParams>;
 
 // ---------------------------------------------------------------------------------------------
 // GET /api/v1/me
@@ -90,7 +89,6 @@ export const statsPeriod = z.strictObject({
   to: localDate,
   completed_workouts: nonNegativeInt,
 });
-export type StatsPeriod = z.infer<typeof statsPeriod>;
 
 const dayOf = (date: string): number => Math.round(Date.parse(date) / 86_400_000);
 const isMonday = (date: string): boolean => new Date(date).getUTCDay() === 1;
@@ -202,7 +200,6 @@ export const savedWorkoutExercise = z.strictObject({
   reps: z.string().min(LIMITS.repsText.min).max(LIMITS.repsText.max),
   rest_seconds: nonNegativeInt.nullable(),
 });
-export type SavedWorkoutExercise = z.infer<typeof savedWorkoutExercise>;
 
 export const savedWorkoutDetail = z
   .strictObject({
@@ -226,12 +223,7 @@ export const workoutResponse = success(workoutDetail);
 export const savedWorkoutListResponse = success(page(savedWorkoutSummary));
 export const savedWorkoutResponse = success(savedWorkoutDetail);
 
-export type MeResponse = z.infer<typeof meResponse>;
-export type StatsResponse = z.infer<typeof statsResponse>;
 export type WorkoutListResponse = z.infer<typeof workoutListResponse>;
-export type WorkoutResponse = z.infer<typeof workoutResponse>;
-export type SavedWorkoutListResponse = z.infer<typeof savedWorkoutListResponse>;
-export type SavedWorkoutResponse = z.infer<typeof savedWorkoutResponse>;
 
 // ---------------------------------------------------------------------------------------------
 // The operations table of the Read API: one entry per route. It drives the tRPC procedures, the

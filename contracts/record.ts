@@ -162,7 +162,6 @@ export const checkin = z.strictObject({
   soreness: checkinScaleValue,
   stress: checkinScaleValue,
 });
-export type Checkin = z.infer<typeof checkin>;
 
 export const meal = z.strictObject({
   id: uuid,
@@ -190,7 +189,6 @@ export const equipmentSetup = z.strictObject({
   name: recordText,
   equipment: z.array(z.string().min(1).max(100)).max(100),
 });
-export type EquipmentSetup = z.infer<typeof equipmentSetup>;
 
 export const fitnessPreferences = z.strictObject({
   /** One set of preferences per athlete; it shares the athlete's id. */
@@ -200,7 +198,6 @@ export const fitnessPreferences = z.strictObject({
   session_minutes: z.number().int().min(5).max(600).nullable(),
   focus: z.array(z.string().min(1).max(100)).max(20),
 });
-export type FitnessPreferences = z.infer<typeof fitnessPreferences>;
 
 /** Every kind of item the record holds, with its schema. Each item has an id and a revision. */
 export const recordItemSchemas = {
