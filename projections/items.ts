@@ -71,16 +71,29 @@ export async function applyItemChange<K extends RecordKind>(
   });
 }
 
+/** The read-model collection of each kind of item (workouts have projections of their own: workouts.ts). */
+export const ITEM_COLLECTIONS = {
+  exercise: 'exercises',
+  routine: 'routines',
+  goal: 'goals',
+  feedback: 'feedback',
+  checkin: 'checkins',
+  meal: 'meals',
+  body_measurement: 'body_measurements',
+  equipment_setup: 'equipment_setups',
+  fitness_preferences: 'fitness_preferences',
+} as const satisfies Record<Exclude<RecordKind, 'workout'>, string>;
+
 export const itemProjections: Projection[] = [
-  itemProjection({ name: 'exercises', kind: 'exercise', indexes: [{ name: 'by_name', fields: ['name', 'id'] }] }),
+  itemProjection({ name: ITEM_COLLECTIONS.exercise, kind: 'exercise', indexes: [{ name: 'by_name', fields: ['name', 'id'] }] }),
   itemProjection({
-    name: 'routines',
+    name: ITEM_COLLECTIONS.routine,
     kind: 'routine',
     indexes: [{ name: 'by_updated', fields: ['updated_at', 'id'] }],
     derive: (r) => ({ exercise_count: r.exercises.length }),
   }),
   itemProjection({
-    name: 'goals',
+    name: ITEM_COLLECTIONS.goal,
     kind: 'goal',
     indexes: [{ name: 'by_status', fields: ['status', 'updated_at', 'id'] }],
     derive: (g) => {
@@ -88,16 +101,16 @@ export const itemProjections: Projection[] = [
       return { canonical_target_value: canonical.value, canonical_target_unit: canonical.unit };
     },
   }),
-  itemProjection({ name: 'feedback', kind: 'feedback', indexes: [{ name: 'by_recorded', fields: ['recorded_at', 'id'] }] }),
-  itemProjection({ name: 'checkins', kind: 'checkin', indexes: [{ name: 'by_date', fields: ['date', 'id'] }] }),
+  itemProjection({ name: ITEM_COLLECTIONS.feedback, kind: 'feedback', indexes: [{ name: 'by_recorded', fields: ['recorded_at', 'id'] }] }),
+  itemProjection({ name: ITEM_COLLECTIONS.checkin, kind: 'checkin', indexes: [{ name: 'by_date', fields: ['date', 'id'] }] }),
   itemProjection({
-    name: 'meals',
+    name: ITEM_COLLECTIONS.meal,
     kind: 'meal',
     indexes: [{ name: 'by_local_date', fields: ['local_date', 'eaten_at', 'id'] }],
     instant: (m) => m.eaten_at,
   }),
   itemProjection({
-    name: 'body_measurements',
+    name: ITEM_COLLECTIONS.body_measurement,
     kind: 'body_measurement',
     indexes: [
       { name: 'by_local_date', fields: ['local_date', 'measured_at', 'id'] },
@@ -105,6 +118,6 @@ export const itemProjections: Projection[] = [
     ],
     instant: (b) => b.measured_at,
   }),
-  itemProjection({ name: 'equipment_setups', kind: 'equipment_setup', indexes: [{ name: 'by_name', fields: ['name', 'id'] }] }),
-  itemProjection({ name: 'fitness_preferences', kind: 'fitness_preferences', indexes: [] }),
+  itemProjection({ name: ITEM_COLLECTIONS.equipment_setup, kind: 'equipment_setup', indexes: [{ name: 'by_name', fields: ['name', 'id'] }] }),
+  itemProjection({ name: ITEM_COLLECTIONS.fitness_preferences, kind: 'fitness_preferences', indexes: [] }),
 ];

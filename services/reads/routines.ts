@@ -4,6 +4,7 @@ import type { KeyObject } from 'node:crypto';
 import type { PageQuery, RoutineDetail, RoutineListItem } from '../../contracts/agent-access.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
+import { ITEM_COLLECTIONS } from '../../projections/items.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { RecordOwner } from './owner.ts';
 import type { ReadStore } from '../store/read-store.ts';
@@ -26,10 +27,10 @@ export async function loadSavedRoutine(
   routineId: string,
 ): Promise<{ routine: RoutineDoc; exercises: Array<{ entry: RecordItem<'routine'>['exercises'][number]; exercise: ExerciseDoc | null }> } | null> {
   // Read in the athlete's own partition: another athlete's id is as absent as a made-up one.
-  const routine = await reads.get<RoutineDoc>('routines', athleteId, routineId);
+  const routine = await reads.get<RoutineDoc>(ITEM_COLLECTIONS.routine, athleteId, routineId);
   if (!routine) return null;
   const exercises = new Map(
-    (await reads.getMany<ExerciseDoc>('exercises', athleteId, [...new Set(routine.exercises.map((e) => e.exercise_id))])).map((e) => [e.id, e]),
+    (await reads.getMany<ExerciseDoc>(ITEM_COLLECTIONS.exercise, athleteId, [...new Set(routine.exercises.map((e) => e.exercise_id))])).map((e) => [e.id, e]),
   );
   return {
     routine,

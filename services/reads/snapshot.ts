@@ -4,6 +4,7 @@
 import type { DerivedMetricMetadata, Goal, TrainingSnapshot } from '../../contracts/agent-access.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
+import { ITEM_COLLECTIONS } from '../../projections/items.ts';
 import type { RecordOwner } from './owner.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { trainingStats } from './stats.ts';
@@ -22,7 +23,7 @@ export async function getTrainingSnapshot(reads: ReadStore, owner: RecordOwner, 
   const computedAt = now.toISOString();
   const [{ today, monday, from30, days, counts, streak }, goals, feedback] = await Promise.all([
     trainingStats(reads, athleteId, owner.timezone, now),
-    reads.page<GoalDoc>('goals', { partition: athleteId, index: 'by_status', prefix: ['active'], direction: 'desc', limit: GOALS }),
+    reads.page<GoalDoc>(ITEM_COLLECTIONS.goal, { partition: athleteId, index: 'by_status', prefix: ['active'], direction: 'desc', limit: GOALS }),
     reads.page<ItemDoc & RecordItem<'feedback'>>('feedback', { partition: athleteId, index: 'by_recorded', direction: 'desc', limit: FEEDBACK }),
   ]);
   const meta = (version: string, from: string, to: string, sampleCount: number): DerivedMetricMetadata => ({

@@ -4,6 +4,7 @@ import type { KeyObject } from 'node:crypto';
 import type { ListQuery, WorkoutDetail, WorkoutDuration, WorkoutSummary } from '../../contracts/agent-access.ts';
 import type { RecordItem, WorkoutSet } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
+import { ITEM_COLLECTIONS } from '../../projections/items.ts';
 import { RECORD_INDICATORS, setKey, type RecordEntryDoc } from '../../projections/records.ts';
 import { WORKOUT_DETAILS, WORKOUTS, type WorkoutDetailDoc, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -80,13 +81,13 @@ export async function loadCompletedWorkout(reads: ReadStore, athleteId: string, 
   if (!summary || !detail) return null;
   const exerciseIds = [...new Set(detail.exercises.map((e) => e.exercise_id))];
   const [exercises, records, feedback] = await Promise.all([
-    reads.getMany<ExerciseDoc>('exercises', athleteId, exerciseIds),
+    reads.getMany<ExerciseDoc>(ITEM_COLLECTIONS.exercise, athleteId, exerciseIds),
     reads.getMany<RecordEntryDoc>(
       RECORD_INDICATORS,
       athleteId,
       exerciseIds.map((id) => `${workoutId}:${id}`),
     ),
-    reads.get<FeedbackDoc>('feedback', athleteId, workoutId),
+    reads.get<FeedbackDoc>(ITEM_COLLECTIONS.feedback, athleteId, workoutId),
   ]);
   const exerciseById = new Map(exercises.map((e) => [e.id, e]));
   const recordsByExercise = new Map(records.map((r) => [r.exercise_id, r]));

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RecordItem } from '../../contracts/record.ts';
 import { ACTIVITY_WEEKS, type ActivityWeekDoc } from '../../projections/activity.ts';
 import type { ItemDoc } from '../../projections/items.ts';
+import { ITEM_COLLECTIONS } from '../../projections/items.ts';
 import { BY_EXERCISE, RECORD_INDICATORS, type RecordEntryDoc } from '../../projections/records.ts';
 import type { Services } from '../api/services.ts';
 import { sessionProgress, type SessionProgress } from '../domain/progress.ts';
@@ -47,7 +48,7 @@ export function registerProgress(web: FastifyInstance, app: Services, show: Show
         range: { gte: firstWeek, lte: thisWeek },
         limit: WEEKS_CHARTED,
       }),
-      app.reads.page<MeasurementDoc>('body_measurements', {
+      app.reads.page<MeasurementDoc>(ITEM_COLLECTIONS.body_measurement, {
         partition: athleteId,
         index: 'by_metric',
         prefix: ['bodyweight'],
@@ -104,7 +105,7 @@ ${pager('/progress', exercises, 'exercises', { newer: 'Previous exercises', olde
     const athleteId = athlete.athlete_id;
     const latest = { partition: athleteId, prefix: [id], direction: 'desc' as const, limit: SESSIONS_CHARTED + 1 };
     const [exercise, entries] = await Promise.all([
-      app.reads.get<ExerciseDoc>('exercises', athleteId, id),
+      app.reads.get<ExerciseDoc>(ITEM_COLLECTIONS.exercise, athleteId, id),
       app.reads.page<RecordEntryDoc>(RECORD_INDICATORS, { ...latest, index: BY_EXERCISE }),
     ]);
     if (!exercise) return notFound();

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WorkoutDetail } from '../../contracts/agent-access.ts';
 import { canonicalGoalTarget, type Profile, type RecordItem, type WorkoutSet } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
+import { ITEM_COLLECTIONS } from '../../projections/items.ts';
 import { WORKOUT_DETAILS, WORKOUTS, type WorkoutDetailDoc, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
 import type { Services } from '../api/services.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -337,7 +338,7 @@ ${pager('/routines', page, 'routines')}</div>`,
       if (error instanceof DomainError && error.code === 'not_found') return notFound();
       throw error;
     }
-    const doc = await app.reads.get<ItemDoc & RecordItem<'routine'>>('routines', who.athlete.athlete_id, id);
+    const doc = await app.reads.get<ItemDoc & RecordItem<'routine'>>(ITEM_COLLECTIONS.routine, who.athlete.athlete_id, id);
     const dates = [...(doc?.scheduled_dates ?? [])].sort();
     const rest = (s: number | null) => (s === null ? '—' : clock(s));
     return show(
@@ -371,7 +372,13 @@ ${pager('/routines', page, 'routines')}</div>`,
     const statuses = ['active', 'achieved', 'archived'] as const;
     const byStatus = await Promise.all(
       statuses.map((status) =>
-        app.reads.page<GoalDoc>('goals', { partition: athleteId, index: 'by_status', prefix: [status], direction: 'desc', limit: GOALS_PER_STATUS }),
+        app.reads.page<GoalDoc>(ITEM_COLLECTIONS.goal, {
+          partition: athleteId,
+          index: 'by_status',
+          prefix: [status],
+          direction: 'desc',
+          limit: GOALS_PER_STATUS,
+        }),
       ),
     );
     const exerciseIds = [...new Set(byStatus.flat().flatMap((g) => (g.exercise_id ? [g.exercise_id] : [])))];

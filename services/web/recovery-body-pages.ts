@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
+import { ITEM_COLLECTIONS } from '../../projections/items.ts';
 import { NUTRITION_DAYS, type NutritionDayDoc } from '../../projections/nutrition.ts';
 import type { Services } from '../api/services.ts';
 import { html, scrollTable, type Html } from './html.ts';
@@ -102,7 +103,7 @@ ${pager('/recovery', page, 'check-ins')}</div>`,
     const oldest = days.docs[days.docs.length - 1]?.id;
     const meals =
       newest && oldest
-        ? await app.reads.page<MealDoc>('meals', {
+        ? await app.reads.page<MealDoc>(ITEM_COLLECTIONS.meal, {
             partition: athleteId,
             index: 'by_local_date',
             direction: 'asc',

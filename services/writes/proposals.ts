@@ -27,6 +27,7 @@ import { areaOf, permissionFormPath, WRITE_PERMISSIONS, type WritePermission } f
 import { PROPOSALS, type ProposalDoc, type WaitingItem } from '../../projections/proposals.ts';
 import { WORKOUT_DETAILS, WORKOUTS } from '../../projections/workouts.ts';
 import type { ItemDoc } from '../../projections/items.ts';
+import { ITEM_COLLECTIONS } from '../../projections/items.ts';
 import type { Caller } from '../identity/caller.ts';
 import { statusAt } from '../domain/proposal.ts';
 import { approvalKeys, staleRecords, undoDeadline, type BeforeImage, type StaleRecord } from '../domain/proposal-review.ts';
@@ -47,14 +48,14 @@ import { NotYetProjected, projectedPast } from '../reads/projected.ts';
 
 /** Where each kind's current items are read from. */
 const COLLECTIONS: Record<Exclude<WriteKind, 'completed_workout'>, string> = {
-  exercise: 'exercises',
-  saved_routine: 'routines',
-  meal: 'meals',
-  recovery_checkin: 'checkins',
-  body_measurement: 'body_measurements',
-  goal: 'goals',
-  equipment_setup: 'equipment_setups',
-  fitness_preferences: 'fitness_preferences',
+  exercise: ITEM_COLLECTIONS.exercise,
+  saved_routine: ITEM_COLLECTIONS.routine,
+  meal: ITEM_COLLECTIONS.meal,
+  recovery_checkin: ITEM_COLLECTIONS.checkin,
+  body_measurement: ITEM_COLLECTIONS.body_measurement,
+  goal: ITEM_COLLECTIONS.goal,
+  equipment_setup: ITEM_COLLECTIONS.equipment_setup,
+  fitness_preferences: ITEM_COLLECTIONS.fitness_preferences,
 };
 
 export function approvalUrl(baseUrl: string, commandId: string): string {
