@@ -16,6 +16,7 @@ import {
   type AgentAccessOperation,
 } from './agent-access.ts';
 import { commandId, localDate, uuid, type AccessKind, type ReadScope } from './common.ts';
+import { LIMITS, WRITE_POLICY } from './policy.ts';
 import { writeKind, writeProposalBody, WRITE_VERSION } from './write.ts';
 
 /** What a call does, as MCP tool annotations say it: surfaces read these, never guess them. */
@@ -86,8 +87,7 @@ export const operations = {
     scope: null,
     weight: 1,
     summary: 'What this connection may read',
-    description:
-      'The grant behind the token: its scopes, the record timezone and units, and the limits every read keeps (read-only, no background sync, at most 10 items a page, at most 90 days a range).',
+    description: `The grant behind the token: its scopes, the record timezone and units, and the limits every read keeps (read-only, no background sync, at most ${LIMITS.pageSizeMax} items a page, at most ${LIMITS.rangeDaysMax} days a range).`,
     input: z.strictObject({}),
   }),
   get_training_snapshot: read({
@@ -254,7 +254,7 @@ export const operations = {
     access: 'write',
     weight: 10,
     summary: 'Propose changes for the athlete to approve',
-    description: `Prepares a batch of up to 50 changes (create, update, delete) for the athlete to review. ${APPROVAL_ONLY_IN_BROWSER} Returns the proposal with status "prepared", approval_url (give it to the athlete) and expires_at (30 minutes). Updates and deletes carry the item's id and the base_revision from get_write_record. A create may name its record with ref, and a later action of the same batch may use {"ref": name} where an exercise id is expected. Choose command_id (a new uuid) once per proposal: if the response is lost, call get_write_proposal with it, and resending the identical body returns the same proposal instead of a second one. Every action is checked now; a refusal names the action index and field, and stores nothing.`,
+    description: `Prepares a batch of up to ${WRITE_POLICY.changesPerProposal} changes (create, update, delete) for the athlete to review. ${APPROVAL_ONLY_IN_BROWSER} Returns the proposal with status "prepared", approval_url (give it to the athlete) and expires_at (${WRITE_POLICY.proposalExpiryMinutes} minutes). Updates and deletes carry the item's id and the base_revision from get_write_record. A create may name its record with ref, and a later action of the same batch may use {"ref": name} where an exercise id is expected. Choose command_id (a new uuid) once per proposal: if the response is lost, call get_write_proposal with it, and resending the identical body returns the same proposal instead of a second one. Every action is checked now; a refusal names the action index and field, and stores nothing.`,
     input: writeProposalBody,
     body: writeProposalBody,
     annotations: { readOnly: false, destructive: false, idempotent: true },

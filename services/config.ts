@@ -1,6 +1,6 @@
 // Configuration from the environment. Nothing set means the embedded store under ./data,
 // served on http://localhost:3000.
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { WRITE_POLICY } from '../contracts/policy.ts';
 import type { PendingWorkLimits } from './domain/proposal.ts';
@@ -12,6 +12,7 @@ const env = z.object({
   BASE_URL: z.url().optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   KURRENTDB_URL: z.string().min(1).optional(),
+  OAUTH_KEYS_FILE: z.string().min(1).optional(),
   MONGODB_URL: z.string().min(1).optional(),
   /**
    * `worker`: on the embedded store, project in a worker (`projections run`, or `serve`'s own) as
@@ -50,6 +51,8 @@ export interface Config {
   baseUrl: string;
   dataDir: string;
   kurrentdbUrl: string | null;
+  /** The authorization server's signing and cookie keys (oauth/keys.ts): DATA_DIR/secrets/oauth-keys.json unless OAUTH_KEYS_FILE names another. */
+  oauthKeysFile: string;
   mongodbUrl: string | null;
   embeddedProjections: 'inline' | 'worker';
   logLevel: z.infer<typeof env>['LOG_LEVEL'];
@@ -78,6 +81,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     dataDir: resolve(e.DATA_DIR),
     kurrentdbUrl: e.KURRENTDB_URL ?? null,
+    oauthKeysFile: resolve(e.OAUTH_KEYS_FILE ?? join(e.DATA_DIR, 'secrets', 'oauth-keys.json')),
     mongodbUrl: e.MONGODB_URL ?? null,
     embeddedProjections: e.EMBEDDED_PROJECTIONS,
     logLevel: e.LOG_LEVEL,

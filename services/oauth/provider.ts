@@ -1,7 +1,6 @@
 // The bundled OAuth 2.0 authorization server (oidc-provider), mounted in our Fastify server with
 // the issuer at the base URL and its endpoints under /oauth. Configuration is data; each feature
 // is switched on deliberately.
-import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC, type TokenEndpointGrantContext } from 'oidc-provider';
 import type { DisconnectReason } from '../../contracts/events.ts';
@@ -55,7 +54,7 @@ export function targetProblem(requested: unknown, granted: ReadonlySet<unknown>,
 }
 
 export function serverKeys(app: Services): OAuthKeys {
-  return loadOrCreateKeys(process.env.OAUTH_KEYS_FILE ?? join(app.config.dataDir, 'secrets', 'oauth-keys.json'));
+  return loadOrCreateKeys(app.config.oauthKeysFile);
 }
 
 export async function createProvider(app: Services, keys: OAuthKeys): Promise<Provider> {

@@ -38,6 +38,7 @@ import type { Show } from './layout.ts';
 import { recordFields, recordLists } from './review.ts';
 import type { Session } from '../identity/sessions.ts';
 import { dateTime, timeOfDay } from '../words/units.ts';
+import { WRITE_POLICY } from '../../contracts/policy.ts';
 
 /** Each status as the athlete reads it (the connection's activity page uses them too). */
 export const STATUS_WORDS: Record<ProposalStatus, string> = {
@@ -256,7 +257,7 @@ export function reviewPage(review: ProposalReview, profile: Profile, now: Date, 
   const stage = stageOf(review.status);
   const cards = changes
     ? html`${changes.map((c, i) => changeCard(i, c, ctx, stage))}`
-    : html`<div class="card"><p>The details of this proposal were removed after 30 days; the receipt below remains.</p></div>`;
+    : html`<div class="card"><p>The details of this proposal were removed after ${WRITE_POLICY.recoveryRetentionDays} days; the receipt below remains.</p></div>`;
   const pending = review.status === 'prepared';
   return html`<h1>${doc.changes.length === 1 ? '1 change' : `${doc.changes.length} changes`} from ${doc.client_name}</h1>
 <p class="meta">Prepared ${dateTime(doc.prepared_at, tz)} by ${doc.client_name}.</p>
@@ -386,7 +387,7 @@ export function registerProposals(web: FastifyInstance, app: Services, show: Sho
         return `This proposal is ${doc ? STATUS_WORDS[doc].toLowerCase() : 'no longer waiting'}; ${error.reason === 'not_pending' ? 'only a proposal waiting for your review can be approved or rejected' : 'only a saved batch can be undone'}.`;
       }
       case 'undo_window_passed':
-        return 'A batch can be undone for 30 days after it was saved; that time has passed for this one.';
+        return `A batch can be undone for ${WRITE_POLICY.undoWindowDays} days after it was saved; that time has passed for this one.`;
       case 'recovery_data_removed':
         return 'The earlier values of this batch were removed after 30 days, so it can no longer be undone.';
       case 'undo_blocked': {
