@@ -3,7 +3,7 @@
 // of the history. Each workout's contribution is remembered so that an edit, a delete or a
 // timezone change moves it.
 import type { RecordItem } from '../contracts/record.ts';
-import { isDone } from '../services/domain/records.ts';
+import { isDone } from '../services/domain/record-indicators.ts';
 import { addDays, localDateOf, weekStart } from '../services/domain/time.ts';
 import type { Doc, Documents } from '../services/store/read-store.ts';
 import { timezoneOf } from './athletes.ts';

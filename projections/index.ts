@@ -4,7 +4,7 @@ import { botTokensProjection } from './bot-tokens.ts';
 import { connectionsProjection } from './connections.ts';
 import { nutritionProjection } from './nutrition.ts';
 import { proposalsProjection } from './proposals.ts';
-import { recordsProjection } from './records.ts';
+import { recordsProjection } from './record-entries.ts';
 import { itemProjections } from './items.ts';
 import type { Projection } from './projection.ts';
 import type { Retired } from './runner.ts';

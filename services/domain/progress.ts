@@ -2,7 +2,7 @@
 // estimated one-rep max and the top set of each session, over the sets the record indicators
 // count (no warm-ups, nothing not completed, no drop set without an eligible parent), so that the
 // line and the record badges always agree.
-import { eligibleSets, INDICATORS, indicatorValue, type Indicator, type RecordSet } from './records.ts';
+import { eligibleSets, INDICATORS, indicatorValue, type Indicator, type RecordSet } from './record-indicators.ts';
 
 export interface SessionProgress {
   workout_id: string;

@@ -4,7 +4,7 @@ import type { KeyObject } from 'node:crypto';
 import type { ExerciseHistory, ListQuery } from '../../contracts/agent-access.ts';
 import type { RecordItem, WorkoutSet } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
-import { BY_EXERCISE_DATE, RECORD_INDICATORS, type RecordEntryDoc } from '../../projections/records.ts';
+import { BY_EXERCISE_DATE, RECORD_INDICATORS, type RecordEntryDoc } from '../../projections/record-entries.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { RecordOwner } from './owner.ts';
 import type { ReadStore } from '../store/read-store.ts';

@@ -14,13 +14,13 @@ import type {
   PersonalRecordsQuery,
 } from '../../contracts/agent-access.ts';
 import { LIMITS } from '../../contracts/common.ts';
-import { BY_SORT_NAME, EXERCISE_SUMMARIES, type ExerciseSummaryDoc, type RecordHolder } from '../../projections/records.ts';
+import { BY_SORT_NAME, EXERCISE_SUMMARIES, type ExerciseSummaryDoc, type RecordHolder } from '../../projections/record-entries.ts';
 import { WORKOUTS, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { RecordOwner } from './owner.ts';
 import { matchesWords, nameWords } from '../domain/exercise-search.ts';
-import { INDICATORS } from '../domain/records.ts';
+import { INDICATORS } from '../domain/record-indicators.ts';
 import { localDateOf } from '../domain/time.ts';
 import type { KeyValue, ReadStore } from '../store/read-store.ts';
 import { recordText } from './text.ts';

@@ -5,10 +5,10 @@ import type { ListQuery, WorkoutDetail, WorkoutDuration, WorkoutSummary } from '
 import type { RecordItem, WorkoutSet } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { ITEM_COLLECTIONS } from '../../projections/items.ts';
-import { RECORD_INDICATORS, setKey, type RecordEntryDoc } from '../../projections/records.ts';
+import { RECORD_INDICATORS, setKey, type RecordEntryDoc } from '../../projections/record-entries.ts';
 import { WORKOUT_DETAILS, WORKOUTS, type WorkoutDetailDoc, type WorkoutSummaryDoc } from '../../projections/workouts.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { Indicator } from '../domain/records.ts';
+import type { Indicator } from '../domain/record-indicators.ts';
 import type { RecordOwner } from './owner.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import { performanceOf } from './exercise-history.ts';

@@ -8,7 +8,7 @@ import type { RecordItem } from '../../contracts/record.ts';
 import { ACTIVITY_WEEKS, type ActivityWeekDoc } from '../../projections/activity.ts';
 import type { ItemDoc } from '../../projections/items.ts';
 import { ITEM_COLLECTIONS } from '../../projections/items.ts';
-import { BY_EXERCISE, RECORD_INDICATORS, type RecordEntryDoc } from '../../projections/records.ts';
+import { BY_EXERCISE, RECORD_INDICATORS, type RecordEntryDoc } from '../../projections/record-entries.ts';
 import type { Services } from '../api/services.ts';
 import { sessionProgress, type SessionProgress } from '../domain/progress.ts';
 import { addDays, todayIn, weekStart } from '../domain/time.ts';

@@ -15,7 +15,7 @@ import type { AthleteState } from '../domain/athlete.ts';
 import { getSavedRoutine } from '../reads/routines.ts';
 import { getCompletedWorkout } from '../reads/workouts.ts';
 import { RECORD_FIELDS, supersetLetter } from '../words/record-fields.ts';
-import type { Indicator } from '../domain/records.ts';
+import type { Indicator } from '../domain/record-indicators.ts';
 import { todayIn } from '../domain/time.ts';
 import { html, scrollTable, type Html } from './html.ts';
 import { workoutLine } from './home.ts';

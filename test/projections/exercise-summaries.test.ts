@@ -1,4 +1,4 @@
-// The exercise summaries the record projection keeps (projections/records.ts), built one change at
+// The exercise summaries the record projection keeps (projections/record-entries.ts), built one change at
 // a time — workouts added, edited and deleted in any order of completion, exercises renamed —
 // equal each exercise's records, session count and last workout computed from the final history
 // by the rules stated again in test/support/personal-records-reference.ts.
@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RecordItem } from '../../contracts/record.ts';
-import { EXERCISE_SUMMARIES, type ExerciseSummaryDoc } from '../../projections/records.ts';
+import { EXERCISE_SUMMARIES, type ExerciseSummaryDoc } from '../../projections/record-entries.ts';
 import { nameUuid } from '../../services/domain/ids.ts';
 import { openTestApp, registerAthlete } from '../support/app.ts';
 import { expectedRecords, LABELS } from '../support/personal-records-reference.ts';

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import type { RecordItem, RecordKind } from '../../contracts/record.ts';
 import { ACTIVITY_RUNS } from '../../projections/activity.ts';
 import type { ItemDoc } from '../../projections/items.ts';
-import { RECORD_INDICATORS, type RecordEntryDoc } from '../../projections/records.ts';
+import { RECORD_INDICATORS, type RecordEntryDoc } from '../../projections/record-entries.ts';
 import { CHECKPOINTS } from '../../projections/runner.ts';
 import type { App } from '../../services/app.ts';
 import { DomainError } from '../../services/domain/errors.ts';

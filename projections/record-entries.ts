@@ -12,7 +12,7 @@
 // exercise instead of walking its history.
 import type { RecordItem, WorkoutSet } from '../contracts/record.ts';
 import { sortName } from '../services/domain/exercise-search.ts';
-import { isDone, NO_BEST, recordsOf, indicatorValue, type Best, type Indicator } from '../services/domain/records.ts';
+import { isDone, NO_BEST, recordsOf, indicatorValue, type Best, type Indicator } from '../services/domain/record-indicators.ts';
 import { localDateOf } from '../services/domain/time.ts';
 import type { StoredEvent } from '../services/store/event-store.ts';
 import type { Doc, Documents, KeyValue } from '../services/store/read-store.ts';

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WorkoutSet } from '../../contracts/record.ts';
-import { INDICATORS, NO_BEST, recordsOf, indicatorValue, type Best } from '../../services/domain/records.ts';
+import { INDICATORS, NO_BEST, recordsOf, indicatorValue, type Best } from '../../services/domain/record-indicators.ts';
 import { workoutSet } from '../support/sets.ts';
 
 const set = (position: number, weight: number | null, reps: number | null, o: Partial<WorkoutSet> = {}): WorkoutSet =>

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RecordItem } from '../../contracts/record.ts';
-import { RECORD_INDICATORS, type RecordEntryDoc } from '../../projections/records.ts';
+import { RECORD_INDICATORS, type RecordEntryDoc } from '../../projections/record-entries.ts';
 import { nameUuid } from '../../services/domain/ids.ts';
 import { openTestApp, registerAthlete } from '../support/app.ts';
 import { expectedRecords } from '../support/personal-records-reference.ts';
