@@ -1,8 +1,8 @@
 // The one load-decide-append loop for the small streams (an athlete's account, connections, bot
 // tokens): read the stream, decide on it, append at the revision decided against; when another
 // writer got there first, decide again on what it wrote; after ATTEMPTS lost races, `busy` (the
-// API answers 503 with Retry-After). The record stream has its own loop in RecordService, for its
-// kept folds and snapshots, with the same rule.
+// API answers 503 with Retry-After). The record stream loads through RecordService's kept folds
+// and snapshots, and retries through the same `retryLostRaces`.
 import type { Actor } from '../../contracts/events.ts';
 import type { Clock } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -24,11 +24,10 @@ export interface StreamCommand<T> {
 }
 
 export async function decideAndAppend<T>(store: EventStore, clock: Clock, command: StreamCommand<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+  return retryLostRaces(command.what, ATTEMPTS, async () => {
     const history = await store.readStream(command.stream);
     const { events, result } = await command.decide(history);
-    if (events.length === 0) return result;
-    try {
+    if (events.length > 0)
       await appendEvents(
         store,
         clock,
@@ -37,10 +36,28 @@ export async function decideAndAppend<T>(store: EventStore, clock: Clock, comman
         history.at(-1)?.revision ?? 'no_stream',
         command.actor,
       );
-      return result;
+    return result;
+  });
+}
+
+/**
+ * The retry every command loop shares: `attempt` loads, decides and appends at the revision it
+ * decided against; when another writer got there first (`WrongExpectedRevisionError`), `lost`
+ * hears of it and the command is decided again; after `attempts` lost races, `busy`.
+ */
+export async function retryLostRaces<T>(
+  what: string,
+  attempts: number,
+  attempt: () => Promise<T>,
+  lost?: (error: WrongExpectedRevisionError) => void,
+): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (attempt === ATTEMPTS) throw new DomainError('busy', `${command.what} kept changing while this change was decided; try again`);
+      lost?.(error);
+      if (n === attempts) throw new DomainError('busy', `${what} kept changing while this change was decided; try again`);
     }
   }
 }

@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { recordStreamEvent, streams, type Actor, type ProposalEvent, type RecordEvent, type RecordStreamEvent } from '../../contracts/events.ts';
 import { appendEvents } from './append.ts';
+import { retryLostRaces } from './handler.ts';
 import type { Clock } from '../domain/clock.ts';
-import { DomainError } from '../domain/errors.ts';
 import { decideImport, type ImportCommand, type ImportDecision } from '../domain/import.ts';
 import type { ProposalState } from '../domain/proposal.ts';
 import type { ReceiptLink } from '../domain/receipt-chain.ts';
@@ -27,7 +27,7 @@ import {
 } from '../domain/record-fold.ts';
 import { foldOfHead, mergeBucket, snapshotOf, type SnapshotHead } from '../domain/record-snapshot.ts';
 import type { FoldSnapshots } from '../store/fold-snapshots.ts';
-import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision, type StoredEvent } from '../store/event-store.ts';
+import type { EventStore, ExpectedRevision, StoredEvent } from '../store/event-store.ts';
 
 /** Other processes (an import from the CLI) may append too; after this many lost races, give up. */
 const ATTEMPTS = 5;
@@ -400,22 +400,25 @@ export class RecordService {
   }
 
   async #attempt<T>(athleteId: string, actor: Actor, decide: (loaded: Loaded) => Decided<T> | Promise<Decided<T>>): Promise<Committed<T>> {
-    for (let attempt = 1; ; attempt++) {
-      const { loaded, events, result } = await this.#withFold(athleteId, async (fold) => {
-        const loaded = this.#loaded(fold);
-        return { loaded, ...(await decide(loaded)) };
-      });
-      if (events.length === 0) return { result, position: null };
-      for (const e of events) recordStreamEvent.parse(e);
-      try {
+    let decidedOn: ExpectedRevision = 'no_stream';
+    return retryLostRaces(
+      'the record',
+      ATTEMPTS,
+      async () => {
+        const { loaded, events, result } = await this.#withFold(athleteId, async (fold) => {
+          const loaded = this.#loaded(fold);
+          return { loaded, ...(await decide(loaded)) };
+        });
+        if (events.length === 0) return { result, position: null };
+        for (const e of events) recordStreamEvent.parse(e);
+        decidedOn = loaded.revision;
         const appended = await appendEvents(this.#events, this.#clock, { stream: streams.record(athleteId), athleteId }, events, loaded.revision, actor);
         return { result, position: appended.position };
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      },
+      (error) => {
         // A stream behind the fold was not appended to but replaced (a restored store): fold it anew.
-        if (error.actual === 'no_stream' || (typeof loaded.revision === 'number' && error.actual < loaded.revision)) this.#folds.delete(athleteId);
-        if (attempt === ATTEMPTS) throw new DomainError('busy', 'the record kept changing while this change was decided; try again');
-      }
-    }
+        if (error.actual === 'no_stream' || (typeof decidedOn === 'number' && error.actual < decidedOn)) this.#folds.delete(athleteId);
+      },
+    );
   }
 }
