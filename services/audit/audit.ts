@@ -101,16 +101,21 @@ export async function listProposals(app: AuditDeps, filter: ProposalFilter, limi
 }
 
 /**
- * Finds a proposal by command id. The read model is partitioned by athlete, so without the athlete
- * every athlete's partition is asked once (a keyed read each): fine for an operator's tool.
+ * Finds a proposal by command id. Command ids are unique per athlete only (each agent chooses its
+ * own), so without the athlete every athlete's partition is asked (a keyed read each: fine for an
+ * operator's tool), and an id two athletes' proposals share is refused, naming them by e-mail:
+ * the operator says which with `--athlete`, rather than being shown the first one found.
  */
 export async function findProposal(app: AuditDeps, commandId: string, athleteId?: string): Promise<{ athlete_id: string; doc: ProposalDoc }> {
-  const ids = athleteId ? [athleteId] : athleteIds(app);
-  for await (const id of ids) {
+  const found: Array<{ athlete_id: string; doc: ProposalDoc }> = [];
+  for await (const id of athleteId ? [athleteId] : athleteIds(app)) {
     const doc = await app.reads.get<ProposalDoc>(PROPOSALS, id, commandId);
-    if (doc) return { athlete_id: id, doc };
+    if (doc) found.push({ athlete_id: id, doc });
   }
-  throw new DomainError('not_found', `there is no proposal ${commandId}${athleteId ? ` of athlete ${athleteId}` : ''}`);
+  if (found.length === 1) return found[0]!;
+  if (found.length === 0) throw new DomainError('not_found', `there is no proposal ${commandId}${athleteId ? ` of athlete ${athleteId}` : ''}`);
+  const owners = await Promise.all(found.map(async (f) => `${(await app.athletes.get(f.athlete_id))?.email ?? 'an athlete since deleted'} (${f.athlete_id})`));
+  throw new DomainError('invalid_input', `${found.length} athletes have a proposal ${commandId}: ${owners.join(', ')}; say which with --athlete`);
 }
 
 /** A proposal as an operator sees it: what the read model keeps, and the summaries while retention keeps them. */

@@ -3,7 +3,9 @@
 import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { openTestApp } from '../support/app.ts';
 import { auditStore, type AuditStore } from '../support/audit.ts';
+import { agentCaller, validBody } from '../support/writes.ts';
 import { cli, cliJson } from '../support/cli.ts';
 
 let s: AuditStore;
@@ -149,6 +151,43 @@ test('--help shows an example', async () => {
     assert.match(help.stdout, /EXAMPLES/);
     assert.match(help.stdout, `repledger proposals ${command}`);
   }
+});
+
+// Last: it adds a proposal to the store the tests above list.
+test("a command id two athletes' agents both used: show, history and receipts refuse to pick one, name both athletes by e-mail, and take --athlete", async () => {
+  const t = await openTestApp({ dataDir: s.dataDir, now: '2026-06-01T13:00:00.000Z' });
+  try {
+    // Grace's agent chooses the command id Ada's agent chose for a proposal of its own (ids are unique per athlete only).
+    const body = validBody(
+      [
+        {
+          op: 'create',
+          kind: 'meal',
+          record: { eaten_at: '2026-06-01T12:00:00.000Z', name: 'Toast', calories_kcal: 300, protein_g: 10, carbohydrate_g: null, fat_g: null },
+        },
+      ],
+      s.committed,
+    );
+    await t.app.proposals.prepare(await agentCaller(t.app, s.grace), body);
+  } finally {
+    await t.close();
+  }
+  for (const args of [
+    ['proposals', 'show', s.committed],
+    ['proposals', 'history', s.committed],
+    ['receipts', 'show', s.committed],
+  ]) {
+    const refused = await cli(args, env);
+    assert.is(refused.code, 2, `${args.join(' ')}: ${refused.stderr}`);
+    assert.match(refused.stderr, `2 athletes have a proposal ${s.committed}`);
+    assert.match(refused.stderr, 'ada@example.com');
+    assert.match(refused.stderr, 'grace@example.com');
+    assert.match(refused.stderr, '--athlete');
+  }
+  const ada = await cliJson<{ athlete_id: string; status: string }>(['proposals', 'show', s.committed, '--athlete', 'ada@example.com'], env);
+  assert.equal([ada.athlete_id, ada.status], [s.ada, 'committed']);
+  const grace = await cliJson<{ athlete_id: string; status: string }>(['proposals', 'show', s.committed, '--athlete', 'grace@example.com'], env);
+  assert.equal([grace.athlete_id, grace.status], [s.grace, 'expired']);
 });
 
 test.run();
