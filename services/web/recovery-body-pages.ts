@@ -13,6 +13,7 @@ import { pager, signedInAthlete } from './record-pages.ts';
 import { keysetPage, positionOf } from './record-reads.ts';
 import { bodyweight, count, length, localDate, shortDate, timeOfDay, trim } from '../words/units.ts';
 import type { Profile } from '../../contracts/record.ts';
+import { BODY_METRICS } from '../words/record-fields.ts';
 
 const CHECKINS_PER_PAGE = 30;
 const NUTRITION_DAYS_PER_PAGE = 7;
@@ -31,18 +32,6 @@ function recoveryNav(here: '/recovery' | '/nutrition'): Html {
   ] as const;
   return html`<nav class="subnav" aria-label="Recovery and nutrition">${links.map(([href, label]) => html`<a href="${href}"${href === here ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>`;
 }
-
-const METRICS: Record<RecordItem<'body_measurement'>['metric'], string> = {
-  bodyweight: 'Bodyweight',
-  body_fat: 'Body fat',
-  height: 'Height',
-  waist: 'Waist',
-  chest: 'Chest',
-  hips: 'Hips',
-  arm: 'Arm',
-  thigh: 'Thigh',
-  neck: 'Neck',
-};
 
 /** A measurement's value in the athlete's units. */
 export function measurementValue(m: Pick<RecordItem<'body_measurement'>, 'metric' | 'value'>, p: Profile): string {
@@ -165,7 +154,7 @@ ${pager('/nutrition', days, 'days')}`,
               'Body measurements',
               html`<table><thead><tr><th scope="col">Date</th><th scope="col">Time</th><th scope="col">Measurement</th><th scope="col" class="num">Value</th></tr></thead><tbody>${page.docs.map(
                 (m) =>
-                  html`<tr><td class="nowrap">${shortDate(m.local_date)}</td><td>${timeOfDay(m.measured_at, p.timezone)}</td><th scope="row">${METRICS[m.metric]}</th><td class="num">${measurementValue(m, p)}</td></tr>`,
+                  html`<tr><td class="nowrap">${shortDate(m.local_date)}</td><td>${timeOfDay(m.measured_at, p.timezone)}</td><th scope="row">${BODY_METRICS[m.metric]}</th><td class="num">${measurementValue(m, p)}</td></tr>`,
               )}</tbody></table>`,
             )
           : html`<p>No body measurements yet.</p>`

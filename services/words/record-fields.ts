@@ -3,7 +3,7 @@
 // and a walk that shows each field of a record, or compares two bodies of the same item field by
 // field, from that table alone. Pages and sentences are made from what this returns, never from
 // field names or stored units.
-import type { Profile } from '../../contracts/record.ts';
+import type { Profile, RecordItem } from '../../contracts/record.ts';
 import type { WriteKind, WriteRecord } from '../../contracts/write.ts';
 import { bodyweight, clock, dateTime, distance, length, localDate, trim, weight } from './units.ts';
 
@@ -87,7 +87,7 @@ export const BODY_METRICS = {
   arm: 'Arm',
   thigh: 'Thigh',
   neck: 'Neck',
-} as const;
+} as const satisfies Record<RecordItem<'body_measurement'>['metric'], string>;
 const EXPERIENCE = { beginner: 'Beginner', intermediate: 'Intermediate', advanced: 'Advanced' } as const;
 
 const field = (label: string, format: Format, usual?: string | boolean): FieldRow => (usual === undefined ? { label, format } : { label, format, usual });
