@@ -94,13 +94,12 @@ export class RecordService {
   /** Records whose snapshot is being written: the next waits for it, as it is written as a change of it. */
   readonly #writingFor = new Set<string>();
   /**
-   * The snapshot each fold writes its next one as a change of: the one it was read from, then each
-   * it wrote. Null: one it wrote was refused (another instance keeps the record's snapshots), so it
-   * writes no more unless whole. None: a fold of the whole stream, which writes every bucket.
+   * The snapshot a fold read from one stands on: the one it was read from, then each it wrote. It
+   * loads its missing buckets from it, and writes its next snapshot as a change of it unless one it
+   * wrote was refused (`writes` false: another instance keeps the record's snapshots; it then writes
+   * no more unless whole). None for a fold of the whole stream, which writes every bucket.
    */
-  readonly #bases = new WeakMap<RecordFold, SnapshotHead | null>();
-  /** The snapshot each fold read from one loads its missing buckets from: the one it was read from, or a later one it wrote. */
-  readonly #sources = new WeakMap<RecordFold, SnapshotHead>();
+  readonly #bases = new WeakMap<RecordFold, { head: SnapshotHead; writes: boolean }>();
 
   constructor(events: EventStore, clock: Clock, snapshots: FoldSnapshots | null = null) {
     this.#events = events;
@@ -184,7 +183,7 @@ export class RecordService {
    */
   async #loadBuckets(fold: RecordFold, section: FoldSection, wanted: number[] | null): Promise<boolean> {
     const [map] = sectionMaps(fold, section);
-    const base = this.#sources.get(fold);
+    const base = this.#bases.get(fold)?.head;
     const buckets = (wanted ?? Array.from({ length: map!.buckets }, (_, b) => b)).filter((b) => !map!.isLoaded(b));
     if (buckets.length === 0) return true;
     if (!base || !this.#snapshots) throw new Error(`a partial fold of ${fold.state.athleteId} without the snapshot it was read from`);
@@ -265,8 +264,7 @@ export class RecordService {
     const fold = foldOfHead(head, athleteId);
     if (!fold) return null;
     this.#snapshotAt.set(athleteId, head.revision);
-    this.#sources.set(fold, head);
-    this.#bases.set(fold, head);
+    this.#bases.set(fold, { head, writes: true });
     return fold;
   }
 
@@ -285,7 +283,8 @@ export class RecordService {
       fold.revision - (this.#snapshotAt.get(athleteId) ?? -1) < SNAPSHOT_EVERY
     )
       return;
-    const base = this.#bases.get(fold) ?? null;
+    const standing = this.#bases.get(fold);
+    const base = standing?.writes ? standing.head : null;
     if (!base && !isWhole(fold)) return;
     const taken = Object.fromEntries(FOLD_SECTIONS.map((section) => [section, sectionMaps(fold, section).map((map) => map.takeDirty())])) as Record<
       FoldSection,
@@ -315,9 +314,11 @@ export class RecordService {
     const done = this.#snapshots
       .put(write)
       .then((kept) => {
-        if (kept) this.#sources.set(fold, write.head);
-        else giveBack();
-        this.#bases.set(fold, kept ? write.head : null);
+        if (kept) this.#bases.set(fold, { head: write.head, writes: true });
+        else {
+          giveBack();
+          if (standing) this.#bases.set(fold, { head: standing.head, writes: false });
+        }
       })
       .catch(() => giveBack())
       .finally(() => this.#writingFor.delete(athleteId));
