@@ -25,6 +25,7 @@ import {
   type UndoCommand,
 } from '../support/deciders.ts';
 import { validBody } from '../support/writes.ts';
+import { workoutSet } from '../support/sets.ts';
 
 const uid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 const ATHLETE = uid(0xa7);
@@ -233,20 +234,7 @@ test('given a committed batch, when an item it created was removed since, then t
  */
 function givenCommittedWorkout() {
   const records = [created('exercise', squat('Back Squat'))];
-  const set = {
-    position: 0,
-    set_number: 1,
-    set_type: 'normal',
-    parent_position: null,
-    weight_kg: 100,
-    reps: 5,
-    rpe: null,
-    target_rpe: null,
-    duration_seconds: null,
-    distance_metres: null,
-    incline_percent: null,
-    completed: true,
-  };
+  const set = workoutSet(0, { weight_kg: 100, reps: 5 });
   const command = preparing(
     [
       {

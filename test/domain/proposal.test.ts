@@ -9,6 +9,7 @@ import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
 import { bodyDigest, canonicalJson, statusAt, type PrepareCommand } from '../../services/domain/proposal.ts';
 import { DeciderSpecification } from '../support/decider-spec.ts';
 import { created, prepareDecider, preparedEvent, preparedProposal } from '../support/deciders.ts';
+import { workoutSet } from '../support/sets.ts';
 
 const uid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 const ATHLETE = uid(0xa7);
@@ -18,20 +19,7 @@ const MEAL = uid(3);
 const GRANT = uid(0x90);
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 
-const set = {
-  position: 0,
-  set_number: 1,
-  set_type: 'normal',
-  parent_position: null,
-  weight_kg: 100,
-  reps: 5,
-  rpe: null,
-  target_rpe: null,
-  duration_seconds: null,
-  distance_metres: null,
-  incline_percent: null,
-  completed: true,
-} as const;
+const set = workoutSet(0, { weight_kg: 100, reps: 5 });
 const oats = { eaten_at: '2026-06-01T07:00:00.000Z', name: 'Oats', calories_kcal: 350, protein_g: 12, carbohydrate_g: null, fat_g: null };
 
 /** The proposal decider, specified on the record stream: given its events (each occurred at NOW), when a batch is prepared. */
