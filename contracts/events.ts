@@ -176,9 +176,37 @@ export const proposalEvent = z.discriminatedUnion('type', [
 export type ProposalEvent = z.infer<typeof proposalEvent>;
 export type ProposalPrepared = Extract<ProposalEvent, { type: 'proposal.prepared' }>;
 
-/** Every event of a record stream: record changes, imports and proposal transitions. */
-export const recordStreamEvent = z.union([recordEvent, proposalEvent]);
-export type RecordStreamEvent = RecordEvent | ProposalEvent;
+/** What an item was before a change that can be undone (null `item`: the change created it). */
+export const beforeImage = z.strictObject({
+  kind: z.enum(recordKinds as [RecordKind, ...RecordKind[]]),
+  id: uuid,
+  item: z.looseObject({ id: uuid }).nullable(),
+  /** When it was first created; a restored item keeps it. */
+  created_at: dateTime.nullable(),
+});
+
+/**
+ * The athlete's own change to their record, made in the web app: appended after its record events,
+ * in one append. It keeps what the changed items were before (the athlete's own earlier values,
+ * which the stream holds anyway), so that the athlete can undo their last change.
+ */
+export const editEvent = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('edit.saved'),
+    data: z.strictObject({ edit_id: uuid, saved_at: dateTime, affected: z.array(affectedItem).min(1), before: z.array(beforeImage).min(1) }),
+  }),
+  z.strictObject({
+    // The athlete undid their last change: appended with the restoring record events.
+    type: z.literal('edit.undone'),
+    data: z.strictObject({ edit_id: uuid, undone_at: dateTime, affected: z.array(affectedItem).min(1) }),
+  }),
+]);
+export type EditEvent = z.infer<typeof editEvent>;
+export type EditSaved = Extract<EditEvent, { type: 'edit.saved' }>;
+
+/** Every event of a record stream: record changes, imports, proposal transitions and the athlete's edits. */
+export const recordStreamEvent = z.union([recordEvent, proposalEvent, editEvent]);
+export type RecordStreamEvent = RecordEvent | ProposalEvent | EditEvent;
 
 export type RecordChangeOp = 'created' | 'updated' | 'deleted';
 export type RecordChangeEvent<K extends RecordKind = RecordKind> = K extends RecordKind

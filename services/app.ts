@@ -15,6 +15,7 @@ import { Maintenance } from './operations/maintenance.ts';
 import { RecordService } from './commands/record-service.ts';
 import { ReadStoreFoldSnapshots } from './store/fold-snapshots.ts';
 import { ProposalService } from './writes/proposals.ts';
+import { EditService } from './writes/edits.ts';
 import { moveKeysOutOfReadStore } from './writes/sealed.ts';
 import type { EventStore } from './store/event-store.ts';
 import type { KeyStore } from './store/key-store.ts';
@@ -96,6 +97,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     botTokens,
     maintenance,
     proposals: new ProposalService({ config, clock, reads, keys, records, maintenance, runner }),
+    edits: new EditService({ clock, records, maintenance }),
     access,
     async close() {
       // What this process counted and has not written yet, before the stores go. Counts that

@@ -13,6 +13,7 @@ import type { Maintenance } from '../operations/maintenance.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { KeyStore } from '../store/key-store.ts';
 import type { ReadStore } from '../store/read-store.ts';
+import type { EditService } from '../writes/edits.ts';
 import type { ProposalService } from '../writes/proposals.ts';
 
 export interface Services {
@@ -39,6 +40,8 @@ export interface Services {
   botTokens: BotTokenService;
   maintenance: Maintenance;
   proposals: ProposalService;
+  /** The athlete's own edits from the web app. */
+  edits: EditService;
   /** What each connection read (counted in this process's memory, flushed) and proposed. */
   access: AccessHistory;
 }

@@ -2,11 +2,20 @@
 // decision was made against. A concurrent writer makes the append fail; the command is then
 // decided again on the new state, so a decision never lands on a record it did not see.
 import { randomUUID } from 'node:crypto';
-import { recordStreamEvent, streams, type Actor, type ProposalEvent, type RecordEvent, type RecordStreamEvent } from '../../contracts/events.ts';
+import {
+  recordStreamEvent,
+  streams,
+  type Actor,
+  type EditSaved,
+  type ProposalEvent,
+  type RecordEvent,
+  type RecordStreamEvent,
+} from '../../contracts/events.ts';
 import { appendEvents } from './append.ts';
 import { retryLostRaces } from './handler.ts';
 import type { Clock } from '../domain/clock.ts';
 import { decideImport, type ImportCommand, type ImportDecision } from '../domain/import.ts';
+import type { LastEdit } from '../domain/athlete-edit.ts';
 import type { ProposalState } from '../domain/proposal.ts';
 import type { ReceiptLink } from '../domain/receipt-chain.ts';
 import { decideChanges, itemImages, type ItemImage, type RecordChange, type RecordState } from '../domain/record.ts';
@@ -56,6 +65,8 @@ export interface Loaded {
   proposalEvents(commandId: string): Promise<Array<ProposalEvent & { revision: number }>>;
   /** When an item (`kind/id`) last changed and by whom; null for an item the record never held. */
   lastChange(key: string): Promise<LastChange | null>;
+  /** The athlete's last edit, while it is not undone (its `edit.saved`), read back from the stream. */
+  lastEdit(): Promise<LastEdit>;
 }
 
 export interface LastChange {
@@ -146,6 +157,11 @@ export class RecordService {
         if (!at) return null;
         const [event] = await read([at.latest]);
         return event ? { at: event.occurred_at, actor: event.actor, batch: batchOfLatest(fold, key) } : null;
+      },
+      lastEdit: async () => {
+        if (!fold.lastEdit) return null;
+        const [event] = await read([fold.lastEdit.revision]);
+        return event?.type === 'edit.saved' ? (event.data as EditSaved['data']) : null;
       },
     };
   }

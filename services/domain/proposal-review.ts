@@ -81,7 +81,7 @@ export type ApproveDecision =
   | { outcome: 'conflicted'; events: ProposalEvent[]; conflict: Conflict };
 
 /** The items whose current bodies approval needs: every action's item, and a deleted workout's feedback. */
-export function approvalKeys(actions: readonly NormalisedAction[]): Set<string> {
+export function approvalKeys(actions: ReadonlyArray<Pick<NormalisedAction, 'op' | 'kind' | 'id'>>): Set<string> {
   const keys = new Set<string>();
   for (const a of actions) {
     const kind = WRITE_KINDS[a.kind];
@@ -120,19 +120,33 @@ export function decideApprove(ctx: ApproveContext): ApproveDecision {
     const conflict = conflictOf(error, changes, ctx.prepared.dependencies.length);
     return { outcome: 'conflicted', conflict, events: [{ type: 'proposal.conflicted', data: { command_id: commandId, conflicted_at: at, conflict } }] };
   }
-  const affected = recordEvents.map((event): AffectedItem => {
-    const { kind, op } = recordChangeOf(event.type)!;
-    const data = event.data as { item?: { id: string }; id?: string; revision: number };
-    const id = data.item?.id ?? data.id!;
-    const before = live(ctx.record, kind, id);
-    return { kind, id, change: op, revision_before: before?.revision ?? null, revision_after: data.revision };
-  });
+  const { affected, before } = savedItems(recordEvents, ctx.record, ctx.images);
   const receipt = ctx.actions.map((a, index) => {
     const line = affected.find((x) => x.kind === WRITE_KINDS[a.kind] && x.id === a.id)!;
     return { index, op: a.op, kind: a.kind, id: a.id, revision_before: line.revision_before, revision_after: line.revision_after };
   });
+  return { outcome: 'committed', recordEvents, changes: receipt, affected, before };
+}
+
+/**
+ * What a change about to be saved does to each item (`record` as it is before it), and each
+ * item's body before it from `images` (the current images of every item it updates or deletes):
+ * what undoing it needs.
+ */
+export function savedItems(
+  recordEvents: readonly RecordEvent[],
+  record: RecordState,
+  images: ReadonlyMap<string, ItemImage>,
+): { affected: AffectedItem[]; before: BeforeImage[] } {
+  const affected = recordEvents.map((event): AffectedItem => {
+    const { kind, op } = recordChangeOf(event.type)!;
+    const data = event.data as { item?: { id: string }; id?: string; revision: number };
+    const id = data.item?.id ?? data.id!;
+    const before = live(record, kind, id);
+    return { kind, id, change: op, revision_before: before?.revision ?? null, revision_after: data.revision };
+  });
   const before = affected.map((x): BeforeImage => {
-    const image = ctx.images.get(itemKey(x.kind, x.id));
+    const image = images.get(itemKey(x.kind, x.id));
     return {
       kind: x.kind,
       id: x.id,
@@ -140,7 +154,7 @@ export function decideApprove(ctx: ApproveContext): ApproveDecision {
       created_at: x.revision_before === null ? null : (image?.created_at ?? null),
     };
   });
-  return { outcome: 'committed', recordEvents, changes: receipt, affected, before };
+  return { affected, before };
 }
 
 /** A record a prepared batch saw that is no longer as it saw it: what approving now would run into. */
@@ -237,13 +251,30 @@ export function undoDeadline(committedAt: string): Date {
 export function decideUndo(ctx: UndoContext): { recordEvents: RecordEvent[]; affected: AffectedItem[] } {
   if (ctx.entry.status !== 'committed')
     throw new ReviewRefusal('not_committed', `this proposal is ${statusAt(ctx.entry, ctx.now)}; only a committed proposal can be undone`);
-  if (ctx.now.getTime() >= undoDeadline(ctx.committedAt).getTime()) {
+  return decideReversal({ ...ctx, savedAt: ctx.committedAt, noun: 'batch' });
+}
+
+/**
+ * Reverses a saved change (an approved batch, or the athlete's own edit) as a whole: within the
+ * undo window, only if every affected record and dependency is as the change left it, with new
+ * record events. `noun` names the change in refusals ("batch").
+ */
+export function decideReversal(ctx: {
+  now: Date;
+  record: RecordState;
+  savedAt: string;
+  affected: readonly AffectedItem[];
+  dependencies: UndoContext['dependencies'];
+  before: readonly BeforeImage[] | null;
+  noun: string;
+}): { recordEvents: RecordEvent[]; affected: AffectedItem[] } {
+  if (ctx.now.getTime() >= undoDeadline(ctx.savedAt).getTime()) {
     throw new ReviewRefusal(
       'undo_window_passed',
-      `a batch can be undone for ${WRITE_POLICY.undoWindowDays} days after it was saved; this one was saved on ${ctx.committedAt.slice(0, 10)}`,
+      `a ${ctx.noun} can be undone for ${WRITE_POLICY.undoWindowDays} days after it was saved; this one was saved on ${ctx.savedAt.slice(0, 10)}`,
     );
   }
-  if (!ctx.before) throw new ReviewRefusal('recovery_data_removed', 'the earlier values of this batch were removed, so it can no longer be undone');
+  if (!ctx.before) throw new ReviewRefusal('recovery_data_removed', `the earlier values of this ${ctx.noun} were removed, so it can no longer be undone`);
   const changes = undoChanges(ctx.affected, ctx.before, ctx.dependencies);
   let recordEvents: RecordEvent[];
   try {
@@ -252,14 +283,14 @@ export function decideUndo(ctx: UndoContext): { recordEvents: RecordEvent[]; aff
     if (!(error instanceof DomainError)) throw error;
     const match = /^changes\[(\d+)\]/.exec(error.issues[0]?.path ?? '');
     const change = changes[match ? Number(match[1]) : 0]!;
-    // Why, as the decider found it: changed or removed since, or (an exercise the batch created)
+    // Why, as the decider found it: changed or removed since, or (an exercise the change created)
     // used by something saved since.
     const how = error.code === 'not_found' ? 'removed' : error.code === 'not_supported' ? 'in_use' : 'changed';
     const item = { kind: change.kind, id: 'id' in change ? change.id : (change.item as { id: string }).id, how } as const;
     const why = {
-      removed: 'was removed after this batch was saved',
+      removed: `was removed after this ${ctx.noun} was saved`,
       in_use: 'is used by a workout, routine or goal saved since',
-      changed: 'changed after this batch was saved',
+      changed: `changed after this ${ctx.noun} was saved`,
     }[how];
     throw new ReviewRefusal('undo_blocked', `the ${item.kind.replace('_', ' ')} ${item.id} ${why}, so nothing was undone`, item);
   }

@@ -446,7 +446,7 @@ export function itemKeysOf(body: WriteProposalBody): Set<string> {
 }
 
 /** Assigns ids to created records and resolves every `{ref}` to the id of the record it names. */
-function normalise(actions: WriteAction[], record: RecordState, newId: () => string): NormalisedAction[] {
+export function normalise(actions: WriteAction[], record: RecordState, newId: () => string): NormalisedAction[] {
   const refs = new Map<string, { index: number; kind: WriteKind; id: string }>();
   return actions.map((action, index) => {
     const id = action.op !== 'create' ? action.id! : action.kind === 'fitness_preferences' ? record.athleteId : newId();
@@ -485,7 +485,7 @@ function resolveRefs(
   return walk(value, path) as Record<string, unknown>;
 }
 
-function imageOf(images: ReadonlyMap<string, ItemImage>, action: NormalisedAction, index: number): Record<string, unknown> {
+export function imageOf(images: ReadonlyMap<string, ItemImage>, action: NormalisedAction, index: number): Record<string, unknown> {
   const image = images.get(itemKey(WRITE_KINDS[action.kind], action.id));
   // An id of another athlete and an id that never existed are the same answer (spec 7.5).
   if (!image?.item)
@@ -529,7 +529,12 @@ function checkPermission(action: NormalisedAction, before: object | null, caller
 }
 
 /** Scheduling stays within the horizon (spec 4.3 rule 4); what is recorded as done is not in the future. */
-function checkDates(action: NormalisedAction, before: Record<string, unknown> | null, command: PrepareCommand, index: number): void {
+export function checkDates(
+  action: NormalisedAction,
+  before: Record<string, unknown> | null,
+  command: Pick<PrepareCommand, 'now' | 'timezone'>,
+  index: number,
+): void {
   const r = action.record;
   if (!r) return;
   const today = todayIn(command.timezone, command.now.getTime());
@@ -575,7 +580,7 @@ function checkDates(action: NormalisedAction, before: Record<string, unknown> | 
  * revision the first one makes, which the agent never read, and its refusal ("current revision is
  * 2; read it again") would send the agent to re-read an item that is still at 1.
  */
-function refuseRepeatedItems(actions: readonly NormalisedAction[]): void {
+export function refuseRepeatedItems(actions: readonly NormalisedAction[]): void {
   const first = new Map<string, number>();
   actions.forEach((action, index) => {
     const key = `${action.kind} ${action.id}`;
@@ -674,7 +679,7 @@ function decideRecordChanges(
 }
 
 /** A record decision's refusal, told in the body's terms: `changes[3].item.date` is `actions.N.record.date`. */
-function refusalOf(error: DomainError, changeCount: number, dependencies: ReturnType<typeof dependenciesOf>): WriteRefusal {
+export function refusalOf(error: DomainError, changeCount: number, dependencies: ReturnType<typeof dependenciesOf>): WriteRefusal {
   const issue: Issue | undefined = error.issues[0];
   const match = /^(?:changes\[(\d+)\]\.?)?(.*)$/.exec(issue?.path ?? '')!;
   const changeIndex = match[1] !== undefined ? Number(match[1]) : changeCount === 1 ? 0 : null;

@@ -28,6 +28,8 @@ export interface RecordFold {
    * of its event). The athlete is the actor of an approval's record events; this tells which batch.
    */
   itemBatches: PartialMap<{ command_id: string; revision: number; move: 'commit' | 'undo' }>;
+  /** The athlete's last edit (its `edit.saved` at this stream revision), while it is not undone. */
+  lastEdit: { edit_id: string; revision: number } | null;
 }
 
 /** The sections a snapshot keeps by bucket, each with the maps its rows carry (keyed alike). */
@@ -85,6 +87,7 @@ export function emptyFold(athleteId: string): RecordFold {
     itemEvents: new PartialMap('items'),
     proposalEvents: new PartialMap('proposals'),
     itemBatches: new PartialMap('items'),
+    lastEdit: null,
   };
 }
 
@@ -109,6 +112,8 @@ export function foldEvent(fold: RecordFold, event: FoldedEvent): RecordFold {
   fold.revision = event.revision;
   const link = linkOf(event);
   if (link) fold.lastLink = link;
+  if (event.type === 'edit.saved') fold.lastEdit = { edit_id: (event.data as { edit_id: string }).edit_id, revision: event.revision };
+  if (event.type === 'edit.undone') fold.lastEdit = null;
   const change = recordChangeOf(event.type);
   if (change) {
     const data = event.data as { item?: { id: string }; id?: string };

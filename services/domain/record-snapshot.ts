@@ -14,7 +14,7 @@ import { emptyFold, FOLD_SECTIONS, sectionMaps, type FoldSection, type RecordFol
 import type { ItemState } from './record.ts';
 
 /** Raised when what a snapshot holds, or how, changes: older snapshots are then ignored. */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 
 /** The rows a bucket is sized for: a bucket is read whole, so a few tens of kilobytes. */
 const BUCKET_ROWS = 128;
@@ -59,6 +59,8 @@ export interface SnapshotHead {
   /** The global log position of the event at `revision`: a stream replaced since (a restored store) does not match it. */
   position: number;
   last_link: ReceiptLink | null;
+  /** The athlete's last edit, while not undone: its id and the stream revision of its `edit.saved`. */
+  last_edit: [edit_id: string, revision: number] | null;
   imported_files: string[];
   checkins: Array<[date: string, id: string]>;
   exercise_names: Array<[name: string, id: string]>;
@@ -148,6 +150,7 @@ export function snapshotOf(
     revision: fold.revision,
     position,
     last_link: fold.lastLink,
+    last_edit: fold.lastEdit ? [fold.lastEdit.edit_id, fold.lastEdit.revision] : null,
     imported_files: [...s.importedFiles],
     checkins: [...s.checkinIdByDate],
     exercise_names: [...s.exerciseIdByName],
@@ -199,6 +202,7 @@ export function foldOfHead(head: SnapshotHead, athleteId: string): RecordFold | 
   const fold = emptyFold(athleteId);
   fold.revision = head.revision;
   fold.lastLink = head.last_link;
+  fold.lastEdit = head.last_edit ? { edit_id: head.last_edit[0], revision: head.last_edit[1] } : null;
   const s = fold.state;
   for (const file of head.imported_files) s.importedFiles.add(file);
   for (const [date, id] of head.checkins) {

@@ -54,7 +54,7 @@ export class WritesPaused extends Error {
 }
 
 /** The guard of every athlete's move: refused while an operator pauses writes. */
-export async function refuseWhilePaused(deps: ProposalDeps): Promise<void> {
+export async function refuseWhilePaused(deps: Pick<ProposalDeps, 'maintenance'>): Promise<void> {
   const wait = await deps.maintenance.retryAfter('write');
   if (wait !== null) throw new WritesPaused(wait);
 }

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { streams } from '../../contracts/events.ts';
 import type { FoldSection } from '../../services/domain/record-fold.ts';
-import type { SnapshotHead, SnapshotWrite } from '../../services/domain/record-snapshot.ts';
+import { SNAPSHOT_FORMAT, type SnapshotHead, type SnapshotWrite } from '../../services/domain/record-snapshot.ts';
 import { RecordService, SNAPSHOT_EVERY } from '../../services/commands/record-service.ts';
 import { ProposalService } from '../../services/writes/proposals.ts';
 import type { Caller } from '../../services/identity/caller.ts';
@@ -252,12 +252,13 @@ test("a fold whose snapshot's buckets are gone (a newer one replaced them) is re
 function emptyHead(athleteId: string, generation: string, revision: number): SnapshotHead {
   const section = { buckets: 1, generations: [null], rows: [0] };
   return {
-    format: 2,
+    format: SNAPSHOT_FORMAT,
     athlete_id: athleteId,
     generation,
     revision,
     position: revision,
     last_link: null,
+    last_edit: null,
     imported_files: [],
     checkins: [],
     exercise_names: [],
