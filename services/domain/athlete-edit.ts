@@ -5,7 +5,7 @@
 // keeps what the items were before, so the athlete can undo their last edit under the rules of
 // undoing a batch (within the undo window, and only while nothing it changed has changed since).
 import type { EditEvent, EditSaved, RecordEvent } from '../../contracts/events.ts';
-import type { WriteAction } from '../../contracts/write.ts';
+import { writeAction, type WriteAction } from '../../contracts/write.ts';
 import { DomainError } from './errors.ts';
 import { approvalKeys, decideReversal, ReviewRefusal, savedItems } from './proposal-review.ts';
 import { checkDates, imageOf, normalise, recordChangesOf, refusalOf, refuseRepeatedItems, WriteRefusal } from './proposal.ts';
@@ -38,6 +38,12 @@ export function editKeys(actions: readonly WriteAction[], athleteId: string): Se
  */
 export function decideEdit(command: EditCommand, record: RecordState, images: ReadonlyMap<string, ItemImage>): Array<RecordEvent | EditEvent> {
   if (command.actions.length === 0) throw new WriteRefusal('invalid_action', 'an edit changes at least one item');
+  command.actions.forEach((action, index) => {
+    const parsed = writeAction.safeParse(action);
+    if (parsed.success) return;
+    const issue = parsed.error.issues[0]!;
+    throw new WriteRefusal('invalid_action', issue.message, { actionIndex: index, field: ['actions', index, ...issue.path].join('.') });
+  });
   const actions = normalise(command.actions, record, command.newId);
   refuseRepeatedItems(actions);
   actions.forEach((action, index) => {

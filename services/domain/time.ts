@@ -52,7 +52,7 @@ function numbersOf(text: string): number[] {
   return out;
 }
 
-function localParts(epochMs: number, timeZone: string): LocalDateTime {
+export function localParts(epochMs: number, timeZone: string): LocalDateTime {
   // `format` costs under half of `formatToParts`, which builds an object per part; an import
   // converts every workout's times and projects each workout's local date several times.
   formatInOrder ??= numbersOf(partsFormatter('UTC').format(Date.UTC(2001, 1, 3, 4, 5, 6))).join() === '2001,2,3,4,5,6';

@@ -183,6 +183,33 @@ const STYLE = `
     table.stack td[data-label]::before { content: attr(data-label) " "; color: var(--muted); font-size: .85rem; }
   }
   input[type=file] { width: 100%; font: inherit; }
+  /* The athlete's record forms */
+  textarea, input[type=date], input[type=datetime-local] { width: 100%; max-width: 100%; padding: .6rem .7rem; font: inherit; border: 1px solid var(--line); border-radius: 8px; background: #fff; }
+  input[aria-invalid=true], select[aria-invalid=true], textarea[aria-invalid=true] { border: 2px solid var(--bad); }
+  .with-unit { display: flex; gap: .5rem; align-items: center; }
+  .with-unit input { flex: 1 1 auto; min-width: 0; }
+  .with-unit select { width: auto; flex: none; }
+  .unit { color: var(--muted); flex: none; }
+  .default-submit { position: absolute; left: -9999px; width: 1px; height: 1px; overflow: hidden; }
+  fieldset.list { margin-top: 1.25rem; }
+  fieldset.list > legend { font-weight: 700; font-size: 1.1rem; }
+  fieldset.item { border: 1px solid var(--line); border-radius: 10px; padding: .25rem .75rem .75rem; margin: .75rem 0; }
+  fieldset.item > legend { font-weight: 600; padding: 0 .3rem; }
+  fieldset.item-set { background: #fafbfc; }
+  fieldset.item-set .fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(8.5rem, 1fr)); gap: 0 .75rem; }
+  fieldset.item-set label { margin: .5rem 0 .2rem; font-size: .9rem; }
+  fieldset.item-set label.check { margin-top: 2rem; }
+  fieldset.texts input { margin-bottom: .4rem; }
+  details.new-exercise { margin: .5rem 0; }
+  details.new-exercise summary { cursor: pointer; color: var(--accent); }
+  button.small { padding: .45rem .8rem; font-size: .9rem; margin-top: .6rem; }
+  label.check { display: flex; gap: .5rem; align-items: center; }
+  label.check input { flex: none; width: 1.1rem; height: 1.1rem; }
+  .form-actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; margin-top: 1.2rem; }
+  .form-actions button, .form-actions .button { margin-top: 0; }
+  a.danger { color: var(--bad); font-weight: 600; }
+  .edit-links { display: flex; flex-wrap: wrap; gap: .25rem 1rem; font-size: .95rem; }
+  .last-change ul { margin: .25rem 0; padding-left: 1.1rem; }
   progress { display: block; width: 100%; height: 1.25rem; margin: .75rem 0 .25rem; accent-color: var(--accent); }
   svg.chart { display: block; width: 100%; max-width: 36rem; height: auto; margin: .5rem 0; }
   svg.chart text { font: 20px system-ui, -apple-system, "Segoe UI", sans-serif; fill: var(--muted); }

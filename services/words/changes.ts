@@ -174,12 +174,12 @@ export function receiptLine(op: WriteOp, subject: string): string {
   return op === 'create' ? `Added ${a(subject)}` : op === 'update' ? `Changed ${the(subject)}` : `Removed ${the(subject)}`;
 }
 
-/** What undoing a batch does to one record it changed. */
-export function undoLine(change: 'created' | 'updated' | 'deleted', subject: string): string {
+/** What undoing a batch (or the athlete's own change) does to one record it changed. */
+export function undoLine(change: 'created' | 'updated' | 'deleted', subject: string, noun: 'batch' | 'change' = 'batch'): string {
   return change === 'created'
-    ? `Remove ${the(subject)} (added by this batch)`
+    ? `Remove ${the(subject)} (added by this ${noun})`
     : change === 'deleted'
-      ? `Bring back ${the(subject)} (removed by this batch)`
+      ? `Bring back ${the(subject)} (removed by this ${noun})`
       : `Set ${the(subject)} back as it was`;
 }
 

@@ -2,12 +2,15 @@
 // move is a command on the record stream (guard: writes not paused; decide: athlete-edit.ts;
 // append), with the athlete as its actor, so the record's history says who made the change.
 import { randomUUID } from 'node:crypto';
-import type { WriteAction } from '../../contracts/write.ts';
+import { WRITE_KINDS, writeKindOf, type WriteAction, type WriteKind } from '../../contracts/write.ts';
 import type { RecordService } from '../commands/record-service.ts';
 import { decideEdit, decideEditUndo, editKeys, type LastEdit } from '../domain/athlete-edit.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Maintenance } from '../operations/maintenance.ts';
-import { athleteActor, refuseWhilePaused } from './moves.ts';
+import { itemKey } from '../domain/record.ts';
+import type { ChangedBy } from '../words/changes.ts';
+import { athleteActor, changedBy, refuseWhilePaused } from './moves.ts';
+import { writeShape } from './proposals.ts';
 
 export interface EditDeps {
   clock: Clock;
@@ -20,6 +23,24 @@ export interface SavedEdit {
   edit_id: string;
   created: Array<string | null>;
   position: number | null;
+}
+
+type Body = Record<string, unknown>;
+
+/** An item as a form reads it: its write shape and revision, and its last change. */
+export interface EditedItem {
+  record: Body;
+  revision: number;
+  at: string | null;
+  by: ChangedBy;
+}
+
+/** The athlete's last edit as a page tells it. */
+export interface ShownEdit {
+  edit_id: string;
+  saved_at: string;
+  /** The items it changed that a page names (a removed workout's feedback goes with the workout). */
+  changes: Array<{ change: 'created' | 'updated' | 'deleted'; kind: WriteKind; id: string; before: Body | null; after: Body | null }>;
 }
 
 export class EditService {
@@ -58,8 +79,39 @@ export class EditService {
     return { position };
   }
 
+  /**
+   * An item as the record holds it now, in its kind's write shape, with its revision (what a form
+   * is read at) and when and by whom it last changed; null for an item the record does not hold.
+   */
+  item(athleteId: string, kind: WriteKind, id: string): Promise<EditedItem | null> {
+    return this.#deps.records.read(athleteId, async (loaded) => {
+      const key = itemKey(WRITE_KINDS[kind], id);
+      const image = (await loaded.images(new Set([key]))).get(key);
+      if (!image?.item) return null;
+      const change = await loaded.lastChange(key);
+      return { record: writeShape(kind, image.item as Body), revision: image.revision, at: change?.at ?? null, by: await changedBy(loaded, change) };
+    });
+  }
+
   /** The athlete's last edit, while it is not undone. */
   last(athleteId: string): Promise<LastEdit> {
     return this.#deps.records.read(athleteId, (loaded) => loaded.lastEdit());
+  }
+
+  /** The athlete's last edit as a page tells it: each item it changed, before and as it is now (in write shapes); null when none. */
+  lastShown(athleteId: string): Promise<ShownEdit | null> {
+    return this.#deps.records.read(athleteId, async (loaded) => {
+      const last = await loaded.lastEdit();
+      if (!last) return null;
+      const now = await loaded.images(new Set(last.affected.map((x) => itemKey(x.kind, x.id))));
+      const changes = last.affected.flatMap((x, i) => {
+        const kind = writeKindOf(x.kind);
+        if (!kind) return [];
+        const before = last.before[i]?.item ?? null;
+        const after = now.get(itemKey(x.kind, x.id))?.item ?? null;
+        return [{ change: x.change, kind, id: x.id, before: before && writeShape(kind, before), after: after && writeShape(kind, after) }];
+      });
+      return { edit_id: last.edit_id, saved_at: last.saved_at, changes };
+    });
   }
 }

@@ -5,7 +5,8 @@ import { WRITE_POLICY } from '../../contracts/common.ts';
 import type { ProposalEvent, ProposalPrepared } from '../../contracts/events.ts';
 import type { NormalisedAction } from '../../contracts/write.ts';
 import type { ProjectionRunner } from '../../projections/runner.ts';
-import type { Loaded, RecordService } from '../commands/record-service.ts';
+import type { LastChange, Loaded, RecordService } from '../commands/record-service.ts';
+import type { ChangedBy } from '../words/changes.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -74,4 +75,20 @@ export async function foundOnStream(loaded: Loaded, commandId: string) {
 /** Keys made before this instant belong to proposals past every undo: prepared + expiry + retention. */
 export function retentionCutoff(now: Date): Date {
   return new Date(now.getTime() - WRITE_POLICY.recoveryRetentionDays * 86_400_000 - WRITE_POLICY.proposalExpiryMinutes * 60_000);
+}
+
+/** Who made a change to the record, as the athlete is told: a batch (by its client), an import, the athlete, an operator. */
+export async function changedBy(loaded: Loaded, change: LastChange | null): Promise<ChangedBy> {
+  if (change?.batch) {
+    const events: ProposalEvent[] = await loaded.proposalEvents(change.batch.command_id);
+    const made = events.find((e): e is ProposalPrepared => e.type === 'proposal.prepared');
+    return {
+      type: 'proposal',
+      client_name: made?.data.client_name ?? 'an AI app',
+      command_id: change.batch.command_id,
+      move: change.batch.move === 'undo' ? 'undid' : 'approved',
+    };
+  }
+  const actor = change?.actor.type;
+  return actor === 'import' || actor === 'athlete' || actor === 'operator' ? { type: actor } : { type: 'unknown' };
 }

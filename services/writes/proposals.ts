@@ -39,7 +39,7 @@ import { addDays, todayIn } from '../domain/time.ts';
 import { SealedDetails } from './sealed.ts';
 import { pendingProposals, proposalHistory, waitingProposals } from '../reads/proposals.ts';
 import { approveProposal, type ApproveOutcome } from './approve.ts';
-import type { ProposalCommandContext, ProposalDeps, ProposalDetails } from './moves.ts';
+import { changedBy, type ProposalCommandContext, type ProposalDeps, type ProposalDetails } from './moves.ts';
 import { prepareProposal } from './prepare.ts';
 import { rejectProposal } from './reject.ts';
 import { purgeProposalKeys } from './retention.ts';
@@ -408,21 +408,7 @@ export class ProposalService {
         const kind = writeKindOf(x.holder.kind) ?? 'exercise';
         const item = holders.get(key)?.item ?? null;
         const change = await loaded.lastChange(key);
-        let by: ChangedBy = { type: 'unknown' };
-        if (change?.batch) {
-          const events: ProposalEvent[] = await loaded.proposalEvents(change.batch.command_id);
-          const made = events.find((e): e is ProposalPrepared => e.type === 'proposal.prepared');
-          by = {
-            type: 'proposal',
-            client_name: made?.data.client_name ?? 'an AI app',
-            command_id: change.batch.command_id,
-            move: change.batch.move === 'undo' ? 'undid' : 'approved',
-          };
-        } else if (change) {
-          const actor = change.actor.type;
-          by = actor === 'import' || actor === 'athlete' || actor === 'operator' ? { type: actor } : { type: 'unknown' };
-        }
-        return { ...x, kind, body: item ? writeShape(kind, item as Body) : null, at: change?.at ?? null, by };
+        return { ...x, kind, body: item ? writeShape(kind, item as Body) : null, at: change?.at ?? null, by: await changedBy(loaded, change) };
       }),
     );
   }
