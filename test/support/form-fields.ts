@@ -4,10 +4,10 @@
 // regular enough to read with patterns; a form of another shape fails loudly here, not silently.
 export type FormValues = Array<[name: string, value: string]>;
 
-const unescape = (s: string) => s.replace(/&(lt|gt|quot|#39|amp);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[e]!);
+const unescapeHtml = (s: string) => s.replace(/&(lt|gt|quot|#39|amp);/g, (_, e: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[e]!);
 const attr = (tag: string, name: string) => {
   const m = new RegExp(`\\s${name}="([^"]*)"`).exec(tag);
-  return m ? unescape(m[1]!) : null;
+  return m ? unescapeHtml(m[1]!) : null;
 };
 
 /** The form posting to `action` on the page, as a browser would send it without any button pressed. */
@@ -32,7 +32,7 @@ export function formValues(page: string, action: string): FormValues {
       if (chosen) values.push([name, attr(chosen, 'value') ?? '']);
     } else {
       const body = form.slice(m.index! + tag.length, form.indexOf('</textarea>', m.index!));
-      values.push([name, unescape(body)]);
+      values.push([name, unescapeHtml(body)]);
     }
   }
   return values;
