@@ -22,6 +22,7 @@ import { registerPasswordChange } from './password.ts';
 import { registerHome } from './home.ts';
 import { registerRecordPages } from './record-pages.ts';
 import { registerRecordEdits } from './record-edits.ts';
+import { registerPreferencesPage } from './preferences-page.ts';
 import { registerRecoveryBodyPages } from './recovery-body-pages.ts';
 import { registerSettings } from './settings.ts';
 import { registerImport } from './import.ts';
@@ -286,6 +287,7 @@ export async function registerWebApp(server: FastifyInstance, app: Services, pro
     registerHome(web, app, sessions, show);
     registerRecordPages(web, app, show);
     registerRecordEdits(web, app, show);
+    registerPreferencesPage(web, app, show);
     registerProgress(web, app, show);
     registerRecoveryBodyPages(web, app, show);
     registerSettings(web, app, show);

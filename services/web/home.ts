@@ -1,5 +1,6 @@
 // Home (`/account`): this week, the last 30 days and the streak, from the same snapshot read as
 // Agent Access's get_training_snapshot; the newest workouts; and how to connect an AI client.
+import { lastChangeOn } from './record-links.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../api/services.ts';
 import type { AthleteState } from '../domain/athlete.ts';
@@ -64,6 +65,7 @@ export function registerHome(web: FastifyInstance, app: Services, sessions: Sess
 <div class="stat"><span class="value">${s.workouts_last_30_days.value}</span><span class="label">${s.workouts_last_30_days.value === 1 ? 'workout' : 'workouts'} in the last 30 days</span></div>
 <div class="stat"><span class="value">${streak}</span><span class="label">${streak === 1 ? 'week' : 'weeks'} in a row with a workout</span></div>
 </div><p class="hint">${streakHint}</p></section>
+${await lastChangeOn(app, athlete)}
 ${
   waiting.length
     ? html`<section class="notice" aria-labelledby="waiting-title"><h2 id="waiting-title">${waiting.length === 1 ? '1 proposal waits' : `${waiting.length} proposals wait`} for your review</h2>

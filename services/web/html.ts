@@ -196,7 +196,7 @@ const STYLE = `
   fieldset.item { border: 1px solid var(--line); border-radius: 10px; padding: .25rem .75rem .75rem; margin: .75rem 0; }
   fieldset.item > legend { font-weight: 600; padding: 0 .3rem; }
   fieldset.item-set { background: #fafbfc; }
-  fieldset.item-set .fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(8.5rem, 1fr)); gap: 0 .75rem; }
+  fieldset.item-set .fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(7rem, 1fr)); gap: 0 .75rem; }
   fieldset.item-set label { margin: .5rem 0 .2rem; font-size: .9rem; }
   fieldset.item-set label.check { margin-top: 2rem; }
   fieldset.texts input { margin-bottom: .4rem; }
@@ -411,10 +411,10 @@ export interface PageOptions {
 /** The app's places, in the order the navigation lists them; `match` says which paths belong to each. */
 export const NAVIGATION: ReadonlyArray<{ href: string; label: string; match: RegExp }> = [
   { href: '/account', label: 'Home', match: /^\/account\/?$/ },
-  { href: '/workouts', label: 'Workouts', match: /^\/(workouts|routines|goals)(\/|$)/ },
+  { href: '/workouts', label: 'Workouts', match: /^\/(workouts|routines|goals|preferences|record\/(workout|routine|goal|equipment|preferences))(\/|$)/ },
   { href: '/progress', label: 'Progress', match: /^\/progress(\/|$)/ },
-  { href: '/recovery', label: 'Recovery & nutrition', match: /^\/(recovery|nutrition)(\/|$)/ },
-  { href: '/body', label: 'Body', match: /^\/body(\/|$)/ },
+  { href: '/recovery', label: 'Recovery & nutrition', match: /^\/(recovery|nutrition|record\/(checkin|meal))(\/|$)/ },
+  { href: '/body', label: 'Body', match: /^\/(body|record\/measurement)(\/|$)/ },
   { href: '/proposals', label: 'Proposals', match: /^\/proposals(\/|$)/ },
   { href: '/connections', label: 'Connected apps', match: /^\/connections(\/|$)/ },
   { href: '/bot-tokens', label: 'Bot tokens', match: /^\/bot-tokens(\/|$)/ },

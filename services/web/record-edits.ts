@@ -13,15 +13,16 @@ import { ReviewRefusal, undoDeadline } from '../domain/proposal-review.ts';
 import { WriteRefusal } from '../domain/proposal.ts';
 import { todayIn } from '../domain/time.ts';
 import type { Session } from '../identity/sessions.ts';
-import { capitalise, changeHeading, changeWords, KIND_NOUNS, recordSubject, receiptLine, undoLine, changedByWords } from '../words/changes.ts';
+import { capitalise, changeHeading, changeWords, KIND_NOUNS, recordSubject, undoLine, changedByWords } from '../words/changes.ts';
 import { compareRecords, RECORD_FIELDS, type WordsContext } from '../words/record-fields.ts';
 import { dateTime } from '../words/units.ts';
-import type { EditedItem, ShownEdit } from '../writes/edits.ts';
+import type { EditedItem } from '../writes/edits.ts';
 import { WritesPaused } from '../writes/moves.ts';
 import { html, type Html } from './html.ts';
 import type { Show } from './layout.ts';
 import { applyButton, formControls, readTree, treeOf, treeOfBody, type FormContext, type FormProblem, type Tree } from './record-forms.ts';
 import { signedInAthlete, UUID } from './record-pages.ts';
+import { EDITABLE, editPath, pageOf, type Slug } from './record-links.ts';
 
 /** The largest record form (a workout of 200 sets, every field with its shown value beside it), in bytes. */
 export const RECORD_FORM_BYTES = 512 * 1024;
@@ -29,29 +30,6 @@ export const RECORD_FORM_BYTES = 512 * 1024;
 const PICKER_EXERCISES = 2000;
 
 type Body = Record<string, unknown>;
-
-/** Each kind the athlete edits, by the name its addresses use, with the page that lists it. */
-export const EDITABLE = {
-  workout: { kind: 'completed_workout', page: (id: string | null) => (id ? `/workouts/${id}` : '/workouts') },
-  routine: { kind: 'saved_routine', page: (id: string | null) => (id ? `/routines/${id}` : '/routines') },
-  goal: { kind: 'goal', page: () => '/goals' },
-  checkin: { kind: 'recovery_checkin', page: () => '/recovery' },
-  meal: { kind: 'meal', page: () => '/nutrition' },
-  measurement: { kind: 'body_measurement', page: () => '/body' },
-  equipment: { kind: 'equipment_setup', page: () => '/preferences' },
-  preferences: { kind: 'fitness_preferences', page: () => '/preferences' },
-} as const satisfies Record<string, { kind: WriteKind; page: (id: string | null) => string }>;
-type Slug = keyof typeof EDITABLE;
-
-const slugOf = (kind: WriteKind) => (Object.keys(EDITABLE) as Slug[]).find((s) => EDITABLE[s].kind === kind) ?? null;
-/** Where the athlete sees an item of `kind`. */
-export const pageOf = (kind: WriteKind, id: string | null) => {
-  const slug = slugOf(kind);
-  return slug ? EDITABLE[slug].page(id) : '/account';
-};
-/** The address of the form that adds an item of `kind`, and of the one that changes item `id`. */
-export const newPath = (kind: WriteKind) => `/record/${slugOf(kind)}/new`;
-export const editPath = (kind: WriteKind, id: string) => `/record/${slugOf(kind)}/${id}`;
 
 /** What a new item's form starts with: now, today, the usual choices. */
 function startingRecord(kind: WriteKind, now: Date, timezone: string): Body {
@@ -452,14 +430,4 @@ function withoutShownValues(tree: Tree): Tree {
     out[k] = Array.isArray(v) && typeof v[0] !== 'string' ? (v as Tree[]).map(withoutShownValues) : v;
   }
   return out;
-}
-
-/** The athlete's last change, as a page shows it with the way to undo it; nothing when there is none to undo. */
-export function lastChangeCard(last: ShownEdit | null, ctx: WordsContext, now: Date, kinds?: readonly WriteKind[]): Html | '' {
-  if (!last || now >= undoDeadline(last.saved_at)) return '';
-  if (kinds && !last.changes.some((c) => kinds.includes(c.kind))) return '';
-  const op = { created: 'create', updated: 'update', deleted: 'delete' } as const;
-  return html`<aside class="notice neutral last-change" aria-label="Your last change"><p><strong>Your last change</strong>, ${dateTime(last.saved_at, ctx.profile.timezone)}:</p>
-<ul>${last.changes.map((c) => html`<li>${receiptLine(op[c.change], recordSubject(c.kind, c.after ?? c.before, ctx))}</li>`)}</ul>
-<p><a href="/record/undo">Undo this change…</a></p></aside>`;
 }

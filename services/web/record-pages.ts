@@ -3,6 +3,8 @@
 // incline, sets not done) in the athlete's units, and its record badges; routines with their
 // scheduled dates; goals. Everything
 // the athlete or a client wrote is interpolated by `html`, so it is shown as text, never markup.
+import { addButton, changeLink, editPath, lastChangeOn } from './record-links.ts';
+import { recordSubject } from '../words/changes.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WorkoutDetail } from '../../contracts/agent-access.ts';
 import { canonicalGoalTarget, type Profile, type RecordItem, type WorkoutSet } from '../../contracts/record.ts';
@@ -54,11 +56,12 @@ export function pager(path: string, page: KeysetPage<unknown>, what: string, wor
 }
 
 /** Links between the training pages. */
-function trainingNav(here: '/workouts' | '/routines' | '/goals'): Html {
+export function trainingNav(here: '/workouts' | '/routines' | '/goals' | '/preferences'): Html {
   const links = [
     ['/workouts', 'Workouts'],
     ['/routines', 'Routines'],
     ['/goals', 'Goals'],
+    ['/preferences', 'Preferences'],
   ] as const;
   return html`<nav class="subnav" aria-label="Training">${links.map(([href, label]) => html`<a href="${href}"${href === here ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>`;
 }
@@ -222,6 +225,8 @@ export function registerRecordPages(web: FastifyInstance, app: Services, show: S
       'Workouts',
       who.session,
       html`${trainingNav('/workouts')}<h1>Workouts</h1>
+<p>${addButton('completed_workout', 'Log a workout')}</p>
+${await lastChangeOn(app, who.athlete, ['completed_workout'])}
 <div class="card">${
         page.docs.length
           ? html`<ul class="plain">${page.docs.map(workoutLine)}</ul>`
@@ -275,6 +280,8 @@ ${pager('/workouts', page, 'workouts')}</div>`,
       html`${trainingNav('/workouts')}<p><a href="/workouts">← All workouts</a></p>
 <h1>${workout.title.value}</h1>
 <p class="meta">${facts.join(' · ')}${detail?.source ? ` · imported from ${detail.source.app === 'hevy' ? 'Hevy' : 'Strong'}` : ''}</p>
+<p class="edit-links"><a href="${editPath('completed_workout', id)}">Change this workout</a><a class="danger" href="${editPath('completed_workout', id)}/remove">Remove it…</a></p>
+${await lastChangeOn(app, athlete, ['completed_workout'])}
 ${detail?.notes ? html`<div class="card"><h2>Notes</h2><p class="notes">${detail.notes}</p></div>` : ''}
 ${workout.feedback ? html`<p>You found it <strong>${DIFFICULTY[workout.feedback.difficulty]}</strong> and chose to <strong>${workout.feedback.next_time_intent === 'keep' ? 'keep it' : 'review it'}</strong> next time.</p>` : ''}
 ${exerciseTables(workout, detail, unit)}
@@ -300,6 +307,8 @@ ${exerciseTables(workout, detail, unit)}
       'Routines',
       who.session,
       html`${trainingNav('/routines')}<h1>Routines</h1>
+<p>${addButton('saved_routine', 'Add a routine')}</p>
+${await lastChangeOn(app, who.athlete, ['saved_routine'])}
 <div class="card">${
         page.docs.length
           ? html`<ul class="plain">${page.docs.map((r) => {
@@ -347,6 +356,8 @@ ${pager('/routines', page, 'routines')}</div>`,
       who.session,
       html`${trainingNav('/routines')}<p><a href="/routines">← All routines</a></p>
 <h1>${routine.title.value}</h1>
+<p class="edit-links"><a href="${editPath('saved_routine', id)}">Change this routine</a><a class="danger" href="${editPath('saved_routine', id)}/remove">Remove it…</a></p>
+${await lastChangeOn(app, who.athlete, ['saved_routine'])}
 <div class="card"><h2>Exercises</h2>${
         routine.exercises.length
           ? scrollTable(
@@ -391,7 +402,7 @@ ${pager('/routines', page, 'routines')}</div>`,
               (g) =>
                 html`<li>${goalText(g, names, p)}${
                   g.achieved_at ? html`<br><span class="meta">Achieved ${dateTime(g.achieved_at, p.timezone)}</span>` : ''
-                }</li>`,
+                }<br>${changeLink('goal', g.id, recordSubject('goal', g, { profile: p, exerciseName: (id) => names.get(id) ?? null }))}</li>`,
             )}</ul>`
           : html`<p>${empty}</p>`
       }</section>`;
@@ -400,6 +411,8 @@ ${pager('/routines', page, 'routines')}</div>`,
       'Goals',
       who.session,
       html`${trainingNav('/goals')}<h1>Goals</h1>
+<p>${addButton('goal', 'Add a goal')}</p>
+${await lastChangeOn(app, who.athlete, ['goal'])}
 ${section('Active', byStatus[0]!, 'No active goals.')}
 ${section('Achieved', byStatus[1]!, 'None achieved yet.')}
 ${byStatus[2]!.length ? section('Archived', byStatus[2]!, '') : ''}`,

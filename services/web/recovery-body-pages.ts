@@ -1,6 +1,7 @@
 // Recovery check-ins, meals with their daily totals, and body measurements: read-only, newest
 // first, paged through the whole history. Daily totals come from the nutrition_days read model
 // that Agent Access's list_daily_nutrition reads.
+import { addButton, changeLink, editPath, lastChangeOn } from './record-links.ts';
 import type { FastifyInstance } from 'fastify';
 import type { RecordItem } from '../../contracts/record.ts';
 import type { ItemDoc } from '../../projections/items.ts';
@@ -59,14 +60,16 @@ export function registerRecoveryBodyPages(web: FastifyInstance, app: Services, s
       'Recovery check-ins',
       who.session,
       html`${recoveryNav('/recovery')}<h1>Recovery check-ins</h1>
-<div class="card"><p class="hint">Each is scored 1 to 5, higher is better: for soreness, 5 means no soreness.</p>
+<p>${addButton('recovery_checkin', 'Add a check-in')}</p>
+${await lastChangeOn(app, who.athlete, ['recovery_checkin'])}
+<div class="card"><p class="hint">Each is scored 1 to 5, higher is better: for soreness, 5 means no soreness. Choose a day to change or remove its check-in.</p>
 ${
   page.docs.length
     ? scrollTable(
         'Recovery check-ins',
         html`<table><thead><tr><th scope="col">Date</th><th scope="col" class="num">Sleep</th><th scope="col" class="num">Energy</th><th scope="col" class="num">Soreness</th><th scope="col" class="num">Stress</th></tr></thead><tbody>${page.docs.map(
           (c) =>
-            html`<tr><th scope="row">${localDate(c.date)}</th><td class="num">${scale(c.sleep_quality)}</td><td class="num">${scale(c.energy)}</td><td class="num">${scale(c.soreness)}</td><td class="num">${scale(c.stress)}</td></tr>`,
+            html`<tr><th scope="row"><a href="${editPath('recovery_checkin', c.id)}"><span class="visually-hidden">Change the check-in of </span>${localDate(c.date)}</a></th><td class="num">${scale(c.sleep_quality)}</td><td class="num">${scale(c.energy)}</td><td class="num">${scale(c.soreness)}</td><td class="num">${scale(c.stress)}</td></tr>`,
         )}</tbody></table>`,
       )
     : html`<p>No check-ins yet.</p>`
@@ -112,17 +115,19 @@ ${pager('/recovery', page, 'check-ins')}</div>`,
       'Meals and daily totals',
       who.session,
       html`${recoveryNav('/nutrition')}<h1>Meals and daily totals</h1>
+<p>${addButton('meal', 'Add a meal')}</p>
+${await lastChangeOn(app, who.athlete, ['meal'])}
 ${days.docs.length ? '' : html`<div class="card"><p>No meals yet.</p></div>`}
 ${days.docs.map(
   (d) => html`<section class="card" aria-labelledby="day-${d.id}"><h2 id="day-${d.id}">${localDate(d.id)}</h2>
 <p><strong>${total(d, 'calories_kcal', kcal)}</strong> · protein ${total(d, 'protein_g', grams)} · carbohydrate ${total(d, 'carbohydrate_g', grams)} · fat ${total(d, 'fat_g', grams)} <span class="meta">from ${count(d.meals, 'meal')}</span></p>
 ${scrollTable(
   `Meals on ${shortDate(d.id)}`,
-  html`<table class="stack"><caption class="visually-hidden">Meals on ${shortDate(d.id)}</caption><thead><tr><th scope="col">Time</th><th scope="col">Meal</th><th scope="col" class="num">Energy</th><th scope="col" class="num">Protein</th><th scope="col" class="num">Carbohydrate</th><th scope="col" class="num">Fat</th></tr></thead><tbody>${(
+  html`<table class="stack"><caption class="visually-hidden">Meals on ${shortDate(d.id)}</caption><thead><tr><th scope="col">Time</th><th scope="col">Meal</th><th scope="col" class="num">Energy</th><th scope="col" class="num">Protein</th><th scope="col" class="num">Carbohydrate</th><th scope="col" class="num">Fat</th><th scope="col"><span class="visually-hidden">Change</span></th></tr></thead><tbody>${(
     byDay.get(d.id) ?? []
   ).map(
     (m) =>
-      html`<tr><td>${timeOfDay(m.eaten_at, tz)}</td><td class="lead">${m.name}</td><td class="num" data-label="Energy">${kcal(m.calories_kcal)}</td><td class="num" data-label="Protein">${grams(m.protein_g)}</td><td class="num" data-label="Carbohydrate">${grams(m.carbohydrate_g)}</td><td class="num" data-label="Fat">${grams(m.fat_g)}</td></tr>`,
+      html`<tr><td>${timeOfDay(m.eaten_at, tz)}</td><td class="lead">${m.name}</td><td class="num" data-label="Energy">${kcal(m.calories_kcal)}</td><td class="num" data-label="Protein">${grams(m.protein_g)}</td><td class="num" data-label="Carbohydrate">${grams(m.carbohydrate_g)}</td><td class="num" data-label="Fat">${grams(m.fat_g)}</td><td>${changeLink('meal', m.id, `the meal “${m.name}” at ${timeOfDay(m.eaten_at, tz)}`)}</td></tr>`,
   )}</tbody></table>`,
 )}</section>`,
 )}
@@ -148,19 +153,21 @@ ${pager('/nutrition', days, 'days')}`,
       'Body measurements',
       who.session,
       html`<h1>Body measurements</h1>
+<p>${addButton('body_measurement', 'Add a measurement')}</p>
+${await lastChangeOn(app, who.athlete, ['body_measurement'])}
 <div class="card">${
         page.docs.length
           ? scrollTable(
               'Body measurements',
               html`<table><thead><tr><th scope="col">Date</th><th scope="col">Time</th><th scope="col">Measurement</th><th scope="col" class="num">Value</th></tr></thead><tbody>${page.docs.map(
                 (m) =>
-                  html`<tr><td class="nowrap">${shortDate(m.local_date)}</td><td>${timeOfDay(m.measured_at, p.timezone)}</td><th scope="row">${BODY_METRICS[m.metric]}</th><td class="num">${measurementValue(m, p)}</td></tr>`,
+                  html`<tr><td class="nowrap">${shortDate(m.local_date)}</td><td>${timeOfDay(m.measured_at, p.timezone)}</td><th scope="row"><a href="${editPath('body_measurement', m.id)}"><span class="visually-hidden">Change the </span>${BODY_METRICS[m.metric]}<span class="visually-hidden"> of ${shortDate(m.local_date)}</span></a></th><td class="num">${measurementValue(m, p)}</td></tr>`,
               )}</tbody></table>`,
             )
           : html`<p>No body measurements yet.</p>`
       }
 ${pager('/body', page, 'measurements')}
-<p class="hint">Shown in your units (change them in <a href="/settings">Settings</a>).</p></div>`,
+<p class="hint">Shown in your units (change them in <a href="/settings">Settings</a>). Choose a measurement to change or remove it.</p></div>`,
       200,
       { wide: true },
     );
