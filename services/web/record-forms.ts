@@ -142,7 +142,8 @@ function readText(format: Format, typed: string, siblings: Tree, p: Profile): Re
   if (typeof format === 'object' || format === 'text' || format === 'exercise' || format === 'superset') return { value: typed };
   const n = Number(typed.replace(',', '.'));
   if (typed === '' || !Number.isFinite(n)) return { problem: 'give a number' };
-  return { value: n * factorOf(format, siblings, p) };
+  // Fifteen significant digits: what was typed, converted, without the binary noise of the product (82.5 cm is 0.825 m, not 0.8250000000000001).
+  return { value: Number((n * factorOf(format, siblings, p)).toPrecision(15)) };
 }
 
 // ---------------------------------------------------------------------------------------------
