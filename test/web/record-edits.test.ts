@@ -168,7 +168,7 @@ for (const k of KINDS) {
         assert.is(removed.status, 303, removed.text);
         assert.is(await s.app.reads.get(k.collection, athleteId, doc.id), null);
       }
-      const actors = (await s.app.events.readStream(streams.record(athleteId))).map((e) => e.metadata.actor);
+      const actors = (await s.app.events.readStream(streams.record(athleteId))).map((e) => e.metadata.actor as { type: string; id: string });
       assert.ok(actors.every((a) => a.type === 'athlete' && a.id === athleteId));
     } finally {
       await s.close();
