@@ -139,44 +139,52 @@ ${f.id !== null && kind !== 'fitness_preferences' ? html`<p><a class="danger" hr
   /** Fitness preferences are one per athlete and share their id: their form is always the one to change them. */
   const itemIdOf = (slug: Slug, id: string | null, athlete: AthleteState) => (EDITABLE[slug].kind === 'fitness_preferences' ? athlete.athlete_id : id);
 
-  const openForm = async (request: FastifyRequest, reply: FastifyReply) => {
+  /**
+   * What every form's address needs: the signed-in athlete, the kind and item it names, the
+   * controls' context, and the item as the record holds it; null once answered (signed out, or an
+   * address of nothing).
+   */
+  const formTarget = async (request: FastifyRequest, reply: FastifyReply) => {
     const who = await signedInAthlete(app, request, reply);
-    if (!who) return reply;
+    if (!who) return null;
     const t = target(request.params);
-    if (!t) return notFound(reply, who.session);
+    if (!t) {
+      void notFound(reply, who.session);
+      return null;
+    }
     const kind = EDITABLE[t.slug].kind;
-    const ctx = await formContext(who.athlete);
     const id = itemIdOf(t.slug, t.id, who.athlete);
-    const current = id ? await app.edits.item(who.athlete.athlete_id, kind, id) : null;
-    if (t.id !== null && !current) return notFound(reply, who.session);
-    const tz = who.athlete.profile.timezone;
-    return formPage(reply, who.session, ctx, {
-      slug: t.slug,
-      id: current ? id : null,
-      revision: current?.revision ?? null,
-      current,
-      tree: treeOf(kind, current?.record ?? startingRecord(kind, app.clock.now(), tz), who.athlete.profile),
+    const [ctx, current] = await Promise.all([formContext(who.athlete), id ? app.edits.item(who.athlete.athlete_id, kind, id) : null]);
+    return { ...who, ...t, kind, itemId: id, ctx, current };
+  };
+
+  const openForm = async (request: FastifyRequest, reply: FastifyReply) => {
+    const f = await formTarget(request, reply);
+    if (!f) return reply;
+    if (f.id !== null && !f.current) return notFound(reply, f.session);
+    const start = f.current?.record ?? startingRecord(f.kind, app.clock.now(), f.athlete.profile.timezone);
+    return formPage(reply, f.session, f.ctx, {
+      slug: f.slug,
+      id: f.current ? f.itemId : null,
+      revision: f.current?.revision ?? null,
+      current: f.current,
+      tree: treeOf(f.kind, start, f.athlete.profile),
     });
   };
   web.get('/record/:slug/new', openForm);
   web.get('/record/:slug/:id', openForm);
 
   const save = async (request: FastifyRequest, reply: FastifyReply) => {
-    const who = await signedInAthlete(app, request, reply);
-    if (!who) return reply;
-    const t = target(request.params);
-    if (!t) return notFound(reply, who.session);
-    const kind = EDITABLE[t.slug].kind;
+    const f = await formTarget(request, reply);
+    if (!f) return reply;
+    const { kind, ctx, current, session, athlete } = f;
     const body = (request.body ?? {}) as Record<string, unknown>;
-    const ctx = await formContext(who.athlete);
-    const id = itemIdOf(t.slug, t.id, who.athlete);
-    const current = id ? await app.edits.item(who.athlete.athlete_id, kind, id) : null;
     const revision = typeof body._revision === 'string' && /^\d{1,9}$/.test(body._revision) ? Number(body._revision) : null;
     // A form for a new item whose kind is one per athlete (fitness preferences) that exists by now changes it.
-    const base = t.id === null && current === null ? null : revision;
+    const base = f.id === null && current === null ? null : revision;
     let tree = treeOfBody(body);
     const again = (more: Partial<FormPage>) =>
-      formPage(reply, who.session, ctx, { slug: t.slug, id: base === null ? null : id, revision: base, current, tree, ...more });
+      formPage(reply, session, ctx, { slug: f.slug, id: base === null ? null : f.itemId, revision: base, current, tree, ...more });
 
     const button = typeof body._do === 'string' ? body._do : 'save';
     if (button !== 'save') {
@@ -185,24 +193,26 @@ ${f.id !== null && kind !== 'fitness_preferences' ? html`<p><a class="danger" hr
       tree = changed;
       return again({ tree });
     }
-    if (t.id !== null && base === null)
+    if (f.id !== null && base === null)
       return again({ problems: [{ name: '', message: 'This form is missing what it was read at. Open it again.' }], status: 400 });
-    if (base !== null && !current) return removedMeanwhile(reply, who.session, ctx, t.slug, tree);
+    if (base !== null && !current) return removedMeanwhile(reply, session, ctx, f.slug, tree);
 
     const read = readTree(kind, tree, ctx);
     if (!read.ok) return again({ problems: read.problems, status: 400 });
     const main: WriteAction =
-      base === null ? { op: 'create', kind, record: read.record as never } : { op: 'update', kind, id: id!, base_revision: base, record: read.record as never };
+      base === null
+        ? { op: 'create', kind, record: read.record as never }
+        : { op: 'update', kind, id: f.itemId!, base_revision: base, record: read.record as never };
     try {
-      const saved = await app.edits.save(who.athlete.athlete_id, who.athlete.profile.timezone, [...read.exercises, main]);
-      return reply.redirect(EDITABLE[t.slug].page(base === null ? (saved.created.at(-1) ?? null) : id), 303);
+      const saved = await app.edits.save(athlete.athlete_id, athlete.profile.timezone, [...read.exercises, main]);
+      return reply.redirect(EDITABLE[f.slug].page(base === null ? (saved.created.at(-1) ?? null) : f.itemId), 303);
     } catch (error) {
-      if (error instanceof WritesPaused) return paused(reply, who.session, who.athlete, error);
+      if (error instanceof WritesPaused) return paused(reply, session, athlete, error);
       if (!(error instanceof WriteRefusal)) throw error;
       const mainIndex = read.exercises.length;
       if ((error.reason === 'stale_revision' || error.reason === 'unknown_item') && error.actionIndex === mainIndex) {
-        const now = await app.edits.item(who.athlete.athlete_id, kind, id!);
-        if (!now) return removedMeanwhile(reply, who.session, ctx, t.slug, tree);
+        const now = await app.edits.item(athlete.athlete_id, kind, f.itemId!);
+        if (!now) return removedMeanwhile(reply, session, ctx, f.slug, tree);
         return again({ revision: now.revision, current: now, notice: conflictNotice(kind, now, read.record, wordsOf(ctx)), status: 409 });
       }
       return again({ problems: [problemOf(kind, error, mainIndex, read.exercises.length)], status: 400 });
@@ -238,15 +248,21 @@ ${f.id !== null && kind !== 'fitness_preferences' ? html`<p><a class="danger" hr
   };
 
   // Removal asks first.
+  /** The item a removal's address names, as the record holds it; null once answered. Fitness preferences are changed, never removed. */
+  const removalTarget = async (request: FastifyRequest, reply: FastifyReply) => {
+    const f = await formTarget(request, reply);
+    if (!f) return null;
+    if (f.id === null || !f.current || f.kind === 'fitness_preferences') {
+      void notFound(reply, f.session);
+      return null;
+    }
+    return { ...f, id: f.id, current: f.current };
+  };
+
   web.get('/record/:slug/:id/remove', async (request, reply) => {
-    const who = await signedInAthlete(app, request, reply);
-    if (!who) return reply;
-    const t = target(request.params);
-    if (!t || t.id === null || EDITABLE[t.slug].kind === 'fitness_preferences') return notFound(reply, who?.session);
-    const kind = EDITABLE[t.slug].kind;
-    const current = await app.edits.item(who.athlete.athlete_id, kind, t.id);
-    if (!current) return notFound(reply, who.session);
-    return removePage(reply, who.session, await formContext(who.athlete), t.slug, t.id, current);
+    const f = await removalTarget(request, reply);
+    if (!f) return reply;
+    return removePage(reply, f.session, f.ctx, f.slug, f.id, f.current);
   });
 
   const removePage = (
@@ -275,44 +291,25 @@ ${f.id !== null && kind !== 'fitness_preferences' ? html`<p><a class="danger" hr
   };
 
   web.post('/record/:slug/:id/remove', async (request, reply) => {
-    const who = await signedInAthlete(app, request, reply);
-    if (!who) return reply;
-    const t = target(request.params);
-    if (!t || t.id === null || EDITABLE[t.slug].kind === 'fitness_preferences') return notFound(reply, who?.session);
-    const kind = EDITABLE[t.slug].kind;
+    const f = await removalTarget(request, reply);
+    if (!f) return reply;
+    const { kind, ctx, session, athlete } = f;
     const body = (request.body ?? {}) as Record<string, unknown>;
     const revision = typeof body._revision === 'string' && /^\d{1,9}$/.test(body._revision) ? Number(body._revision) : null;
-    const ctx = await formContext(who.athlete);
-    const current = await app.edits.item(who.athlete.athlete_id, kind, t.id);
-    if (!current) return notFound(reply, who.session);
-    if (revision === null)
-      return removePage(
-        reply,
-        who.session,
-        ctx,
-        t.slug,
-        t.id,
-        current,
-        html`<p class="error" role="alert">This form is missing what it was read at; nothing was removed.</p>`,
-        400,
-      );
+    const again = (current: EditedItem, notice: Html, status: number) => removePage(reply, session, ctx, f.slug, f.id, current, notice, status);
+    if (revision === null) return again(f.current, html`<p class="error" role="alert">This form is missing what it was read at; nothing was removed.</p>`, 400);
     try {
-      await app.edits.save(who.athlete.athlete_id, who.athlete.profile.timezone, [{ op: 'delete', kind, id: t.id, base_revision: revision }]);
-      return reply.redirect(EDITABLE[t.slug].page(null), 303);
+      await app.edits.save(athlete.athlete_id, athlete.profile.timezone, [{ op: 'delete', kind, id: f.id, base_revision: revision }]);
+      return reply.redirect(EDITABLE[f.slug].page(null), 303);
     } catch (error) {
-      if (error instanceof WritesPaused) return paused(reply, who.session, who.athlete, error);
+      if (error instanceof WritesPaused) return paused(reply, session, athlete, error);
       if (!(error instanceof WriteRefusal)) throw error;
-      const now = await app.edits.item(who.athlete.athlete_id, kind, t.id);
-      if (!now) return notFound(reply, who.session);
-      const by = now.at ? html` by ${changedByWords(now.by)} on ${dateTime(now.at, who.athlete.profile.timezone)}` : '';
-      return removePage(
-        reply,
-        who.session,
-        ctx,
-        t.slug,
-        t.id,
+      const now = await app.edits.item(athlete.athlete_id, kind, f.id);
+      if (!now) return notFound(reply, session);
+      const by = now.at ? html` by ${changedByWords(now.by)} on ${dateTime(now.at, athlete.profile.timezone)}` : '';
+      return again(
         now,
-        html`<div class="error" role="alert"><p><strong>Nothing was removed:</strong> it was changed${by} after you opened this page. <a href="${editPath(kind, t.id)}">Look at it as it is now</a>, or remove it still.</p></div>`,
+        html`<div class="error" role="alert"><p><strong>Nothing was removed:</strong> it was changed${by} after you opened this page. <a href="${editPath(kind, f.id)}">Look at it as it is now</a>, or remove it still.</p></div>`,
         409,
       );
     }

@@ -39,7 +39,7 @@ export interface FormProblem {
 
 /** The most items a list of the form holds (a workout's exercises, an exercise's sets, dates). */
 const MAX_ITEMS = 200;
-/** Where a field keeps the text it was shown with and the canonical value behind it (`shown|value`). */
+/** The suffix of the hidden field that keeps the text a field was shown with and the value behind it (`[shown, value]` as JSON). */
 const WAS = '~was';
 /** Blank inputs offered after a list of texts or dates. */
 const SPARE_TEXTS = 2;

@@ -12,6 +12,7 @@ import { fixedClock } from '../../services/domain/clock.ts';
 import { registerPro } from '../support/connect.ts';
 import { formValues, withValues, type FormValues } from '../support/form-fields.ts';
 import { startServer } from '../support/server.ts';
+import { workoutSet } from '../support/sets.ts';
 import { signedInClient } from '../support/web-record.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261128);
@@ -39,22 +40,7 @@ test('every record form, fuzzed: no 5xx, a page or a redirect, and nothing half-
               exercise_order: 0,
               superset_id: null,
               notes: null,
-              sets: [
-                {
-                  position: 0,
-                  set_number: 1,
-                  set_type: 'normal',
-                  parent_position: null,
-                  weight_kg: 100,
-                  reps: 5,
-                  rpe: null,
-                  target_rpe: null,
-                  duration_seconds: null,
-                  distance_metres: null,
-                  incline_percent: null,
-                  completed: true,
-                },
-              ],
+              sets: [workoutSet(0, { weight_kg: 100, reps: 5 })],
             },
           ],
         },

@@ -52,6 +52,13 @@ async function start(units: 'kg' | 'lbs' = 'kg'): Promise<{ s: TestServer; c: Fo
 }
 
 type Doc = { id: string; revision: number } & Record<string, unknown>;
+
+const LUNCH = { eaten_at: NOW, name: 'Lunch', calories_kcal: 600, protein_g: null, carbohydrate_g: null, fat_g: null };
+
+/** A meal the athlete saved earlier: its id. */
+async function lunch(s: TestServer, athleteId: string): Promise<string> {
+  return (await s.app.edits.save(athleteId, 'Europe/London', [{ op: 'create', kind: 'meal', record: LUNCH }])).created[0]!;
+}
 const onlyDoc = async (s: TestServer, collection: string, athleteId: string): Promise<Doc> => {
   const docs = await s.app.reads.page<Doc>(collection, { partition: athleteId, index: 'by_id', direction: 'asc', limit: 10 });
   assert.is(docs.length, 1, `one ${collection} document`);
@@ -271,10 +278,7 @@ test('a form left with a field wrong comes back with what was typed and what is 
 test('a change made meanwhile by an approved batch is a conflict: it names the batch, keeps what was typed, saves nothing until saved again', async () => {
   const { s, c, athleteId } = await start();
   try {
-    const saved = await s.app.edits.save(athleteId, 'Europe/London', [
-      { op: 'create', kind: 'meal', record: { eaten_at: NOW, name: 'Lunch', calories_kcal: 600, protein_g: null, carbohydrate_g: null, fat_g: null } },
-    ]);
-    const id = saved.created[0]!;
+    const id = await lunch(s, athleteId);
     const path = `/record/meal/${id}`;
     const form = await formAfter(c, path, path);
     const agent = await agentCaller(s.app, athleteId);
@@ -308,10 +312,7 @@ test('a change made meanwhile by an approved batch is a conflict: it names the b
 test("an edit makes a pending proposal stale on its review page; the athlete's last change is undone from the record's page", async () => {
   const { s, c, athleteId } = await start();
   try {
-    const saved = await s.app.edits.save(athleteId, 'Europe/London', [
-      { op: 'create', kind: 'meal', record: { eaten_at: NOW, name: 'Lunch', calories_kcal: 600, protein_g: null, carbohydrate_g: null, fat_g: null } },
-    ]);
-    const id = saved.created[0]!;
+    const id = await lunch(s, athleteId);
     const batch = validBody([
       {
         op: 'update',
@@ -340,6 +341,29 @@ test("an edit makes a pending proposal stale on its review page; the athlete's l
     assert.not.match((await c.get('/nutrition')).text, 'Your last change');
     // Undone once only; an undo posted twice (a double click) changes nothing more.
     assert.is((await send(c, '/record/undo', formValues(confirm.text, '/record/undo'))).status, 409);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a removal confirmed after the item changed removes nothing, and says what changed it', async () => {
+  const { s, c, athleteId } = await start();
+  try {
+    const id = await lunch(s, athleteId);
+    const path = `/record/meal/${id}/remove`;
+    const confirm = await c.get(path);
+    await s.app.records.change(athleteId, [{ op: 'update', kind: 'meal', item: { ...LUNCH, id, name: 'Brunch' }, base_revision: 1 }], {
+      type: 'import',
+      id: 'test',
+    });
+    const refused = await send(c, path, formValues(confirm.text, path));
+    assert.is(refused.status, 409);
+    assert.match(refused.text, 'Nothing was removed');
+    assert.match(refused.text, 'by an import');
+    assert.is((await s.app.reads.get<Doc>('meals', athleteId, id))?.name, 'Brunch');
+    // The page now holds the new revision: confirming again removes it.
+    assert.is((await send(c, path, formValues(refused.text, path))).status, 303);
+    assert.is(await s.app.reads.get('meals', athleteId, id), null);
   } finally {
     await s.close();
   }
