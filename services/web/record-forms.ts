@@ -316,13 +316,17 @@ function fromTree(fields: Fields, schema: z.ZodObject, tree: Tree, prefix: strin
     const fieldSchema = shapeOf(schema, name);
     if (isList(row)) {
       const items = (Array.isArray(tree[name]) ? tree[name] : []) as Tree[];
-      out[name] = items.map((item, i) => {
+      const positions = positionsOf(items, row.key);
+      const bodies = items.map((item, i) => {
         const body = fromTree(row.fields as Fields, elementOf(fieldSchema), item, `${at}.${i}.`, r);
-        // An item's place is its place in the form; a set keeps its number, and a new one is numbered by its place.
-        body[row.key] = i;
+        body[row.key] = positions[i];
+        // A set keeps its number; a new one is numbered by its place.
         if ('set_number' in (row.fields as Fields)) body.set_number = /^\d{1,3}$/.test(text(item.set_number)) ? Number(item.set_number) : i + 1;
         return body;
       });
+      // A drop set names its parent by its place in the form; the record names it by position.
+      for (const body of bodies) if (typeof body.parent_position === 'number') body.parent_position = positions[body.parent_position] ?? body.parent_position;
+      out[name] = bodies;
       continue;
     }
     const format = row.format;
@@ -381,6 +385,18 @@ function fromTree(fields: Fields, schema: z.ZodObject, tree: Tree, prefix: strin
   return out;
 }
 
+/**
+ * The positions of a list's items: each keeps the one it had (carried in a hidden input), a new
+ * one follows the largest, so that saving a workout unchanged keeps an imported workout's
+ * positions; the places in the form where kept ones are missing or repeated.
+ */
+function positionsOf(items: readonly Tree[], key: string): number[] {
+  const kept = items.map((item) => (/^\d{1,4}$/.test(text(item[key])) ? Number(item[key]) : null));
+  let next = Math.max(-1, ...kept.filter((k) => k !== null)) + 1;
+  const positions = kept.map((k) => k ?? next++);
+  return new Set(positions).size === positions.length ? positions : items.map((_, i) => i);
+}
+
 /** The exercise a typed new name stands for: the catalog's of that name, or one this save creates. */
 function newExercise(name: string, tracking: string, r: Reading): string | { ref: string } {
   const key = exerciseNameKey(name);
@@ -418,8 +434,10 @@ function controls(fields: Fields, schema: z.ZodObject, tree: Tree, prefix: strin
     const at = `${prefix}${name}`;
     const fieldSchema = shapeOf(schema, name);
     if (isList(row)) return listControls(row, elementOf(fieldSchema), (Array.isArray(tree[name]) ? tree[name] : []) as Tree[], at, s);
-    if (name === 'set_number') return tree[name] === undefined ? '' : html`<input type="hidden" name="f.${at}" value="${text(tree[name])}">`;
-    if (row.format === 'order' || (typeof row.format === 'object' && 'within' in row.format)) return '';
+    // What the form does not show but keeps: an item's position and a set's number.
+    if (row.format === 'order' || name === 'set_number')
+      return tree[name] === undefined ? '' : html`<input type="hidden" name="f.${at}" value="${text(tree[name])}">`;
+    if (typeof row.format === 'object' && 'within' in row.format) return '';
     if (fieldSchema instanceof z.ZodArray) return textsControl(row, at, (Array.isArray(tree[name]) ? tree[name] : []) as string[], s.wrong);
     return control(row, name, at, tree, fields, schema, s);
   })}`;

@@ -3,6 +3,7 @@
 // left alone; a workout with a superset and a drop set is logged; a change made meanwhile is a
 // conflict that names it and keeps what was typed; a pending proposal the edit makes stale shows
 // as stale; the last change is undone.
+import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { streams } from '../../contracts/events.ts';
@@ -10,6 +11,7 @@ import { fixedClock } from '../../services/domain/clock.ts';
 import { registerPro } from '../support/connect.ts';
 import { formValues, withValues, type FormValues } from '../support/form-fields.ts';
 import { type FormClient, startServer, type TestServer } from '../support/server.ts';
+import { workoutSet } from '../support/sets.ts';
 import { signedInClient } from '../support/web-record.ts';
 import { agentCaller, validBody } from '../support/writes.ts';
 
@@ -246,6 +248,60 @@ test('a workout with a superset and a drop set, logged in pounds; left alone, ev
     assert.is(again.status, 303, again.text);
     const [after] = (await s.app.records.load(athleteId).then((l) => l.images(new Set([`workout/${id}`])))).values();
     assert.equal(after!.item, { ...workout!.item, title: 'Upper A' });
+    // A third exercise put in superset A joins the superset the first two are in.
+    const third = await formAfter(c, `/record/workout/${id}`, `/record/workout/${id}`, ['add:exercises']);
+    const joined = await send(
+      c,
+      `/record/workout/${id}`,
+      withValues(third.values, { 'f.exercises.2.new_exercise_name': 'Dip', 'f.exercises.2.superset_id': 'A', 'f.exercises.2.sets.0.reps': '12' }),
+    );
+    assert.is(joined.status, 303, joined.text);
+    const [three] = (await s.app.records.load(athleteId).then((l) => l.images(new Set([`workout/${id}`])))).values();
+    const supersets = (three!.item as unknown as { exercises: Array<{ superset_id: string | null }> }).exercises.map((e) => e.superset_id);
+    assert.equal(supersets, [w.exercises[0]!.superset_id, w.exercises[0]!.superset_id, w.exercises[0]!.superset_id]);
+  } finally {
+    await s.close();
+  }
+});
+
+test("an imported workout's positions, set numbers and drop-set parents survive a save that changes only its title", async () => {
+  const { s, c, athleteId } = await start();
+  try {
+    const [exerciseId, id] = [randomUUID(), randomUUID()];
+    const item = {
+      id,
+      title: 'Imported',
+      started_at: '2026-06-09T07:00:00.000Z',
+      ended_at: '2026-06-09T08:00:00.000Z',
+      notes: null,
+      source: { app: 'hevy' as const, ref: 'Imported|2026-06-09T07:00' },
+      exercises: [
+        {
+          exercise_id: exerciseId,
+          exercise_order: 3,
+          superset_id: null,
+          notes: null,
+          sets: [
+            workoutSet(2, { set_type: 'warmup', set_number: 1, weight_kg: 60, reps: 5 }),
+            workoutSet(5, { set_number: 1, weight_kg: 100.5, reps: 5 }),
+            workoutSet(9, { set_type: 'drop_set', parent_position: 5, set_number: 2, weight_kg: 80, reps: 8 }),
+          ],
+        },
+      ],
+    };
+    await s.app.records.change(
+      athleteId,
+      [
+        { op: 'create', kind: 'exercise', item: { id: exerciseId, name: 'Squat', muscle_group: null, tracking_type: 'weight_reps' } },
+        { op: 'create', kind: 'workout', item },
+      ],
+      { type: 'import', id: 'test' },
+    );
+    const path = `/record/workout/${id}`;
+    const form = await formAfter(c, path, path);
+    assert.is((await send(c, path, withValues(form.values, { 'f.title': 'Squats' }))).status, 303);
+    const [after] = (await s.app.records.load(athleteId).then((l) => l.images(new Set([`workout/${id}`])))).values();
+    assert.equal(after!.item, { ...item, title: 'Squats' });
   } finally {
     await s.close();
   }
