@@ -1,12 +1,14 @@
 // Our deciders as decider-spec.ts takes them (`decide(command, state)`, `evolve`, `initialState`),
 // and the events a test gives them. The record and import deciders decide on `RecordState`, folded
-// by the record's own `evolve`. The proposal deciders (prepare, approve, reject, undo) decide on the
-// record stream as the service loads it (services/record-service.ts): the fold its commands
-// decide on (`foldEvent`, from `emptyFold`), and its events, from which item bodies and a
-// proposal's own events are read back by revision as the service reads them.
-import type { ProposalEvent, ProposalPrepared, RecordChangeEvent, RecordEvent, RecordStreamEvent, Sealed } from '../../contracts/events.ts';
+// by the record's own `evolve`. The proposal deciders (prepare, approve, reject, undo) and the
+// athlete's edit deciders (save, undo) decide on the record stream as the service loads it
+// (services/record-service.ts): the fold its commands decide on (`foldEvent`, from `emptyFold`),
+// and its events, from which item bodies, a proposal's own events and the athlete's last edit are
+// read back by revision as the service reads them.
+import type { EditEvent, ProposalEvent, ProposalPrepared, RecordChangeEvent, RecordEvent, RecordStreamEvent, Sealed } from '../../contracts/events.ts';
 import type { RecordItem, RecordKind } from '../../contracts/record.ts';
 import type { NormalisedAction } from '../../contracts/write.ts';
+import { decideEdit, decideEditUndo, editKeys, type EditCommand, type LastEdit } from '../../services/domain/athlete-edit.ts';
 import type { DomainErrorCode, DomainError } from '../../services/domain/errors.ts';
 import {
   approvalKeys,
@@ -187,6 +189,39 @@ export function undoDecider(options: StreamOptions): StreamDecider<UndoCommand, 
         before: command.before,
       });
     },
+    refusals: reviewRefusals,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The athlete's own edits: decided on the same loaded stream, their last edit read back by revision
+
+/** An edit: the athlete's batch of write actions, decided on the record with the bodies its updates and deletes name. */
+export function editDecider(options: StreamOptions): StreamDecider<EditCommand, Array<RecordEvent | EditEvent>, WriteRefusal, WriteRefusalReason> {
+  return {
+    ...streamOf(options),
+    decide: (command, s) => decideEdit(command, s.fold.state, imagesOf(s, editKeys(command.actions, options.athleteId))),
+    refusals: writeRefusals,
+  };
+}
+
+/** The athlete's last edit, read back from the stream as the service reads it (`Loaded.lastEdit`). */
+export function lastEditOf(stream: LoadedStream): LastEdit {
+  const at = stream.fold.lastEdit;
+  const event = at ? stream.events[at.revision] : undefined;
+  return event?.type === 'edit.saved' ? event.data : null;
+}
+
+/** The athlete undoes the edit `edit_id` at `now`. */
+export interface EditUndoCommand {
+  edit_id: string;
+  now: Date;
+}
+
+export function editUndoDecider(options: StreamOptions): StreamDecider<EditUndoCommand, Array<RecordEvent | EditEvent>, ReviewRefusal, ReviewRefusalReason> {
+  return {
+    ...streamOf(options),
+    decide: (command, s) => decideEditUndo({ now: command.now, record: s.fold.state, last: lastEditOf(s), editId: command.edit_id }),
     refusals: reviewRefusals,
   };
 }

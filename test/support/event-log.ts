@@ -3,12 +3,13 @@
 // the log, a worker killed and restarted, a replay, another adapter) must arrive at.
 //
 // New event types and projections join here (proposals prepared, approved, rejected, undone, with
-// their receipts, are), and every suite built on this file
-// (test/projections/projection-runner.contract.ts, the worker tests, the distributed suites)
-// then checks them on every adapter. New collections need nothing: they come from the runner.
+// their receipts, are, and so are the athletes' own edits, saved and undone), and every suite
+// built on this file (test/projections/projection-runner.contract.ts, the worker tests, the
+// distributed suites) then checks them on every adapter. New collections need nothing: they come
+// from the runner.
 import { randomUUID } from 'node:crypto';
 import type { RecordItem } from '../../contracts/record.ts';
-import type { WriteProposalBody } from '../../contracts/write.ts';
+import type { WriteAction, WriteProposalBody } from '../../contracts/write.ts';
 import { projections } from '../../projections/index.ts';
 import { CHECKPOINTS } from '../../projections/runner.ts';
 import type { EventStore, StoredEvent } from '../../services/store/event-store.ts';
@@ -30,7 +31,7 @@ function writeShape({ id: _id, source: _source, ...record }: RecordItem<'workout
   return record;
 }
 
-/** The log (two athletes, every kind of record item, edits, deletes and a timezone change). */
+/** The log (two athletes, every kind of record item, edits, deletes, the athletes' own edits and a timezone change). */
 export function recordLog(): Promise<ReferenceLog> {
   return (cached ??= build());
 }
@@ -94,7 +95,8 @@ async function build(): Promise<ReferenceLog> {
       }
       await change([{ op: 'update', kind: 'workout', item: { ...workouts[3]!, title: 'Renamed' }, base_revision: 1 }]);
       await change([{ op: 'delete', kind: 'workout', id: workouts[7]!.id, base_revision: 1 }]);
-      await change([{ op: 'create', kind: 'checkin', item: { id: randomUUID(), date: '2026-02-10', sleep_quality: 4, energy: null, soreness: 3, stress: 2 } }]);
+      const checkin = randomUUID();
+      await change([{ op: 'create', kind: 'checkin', item: { id: checkin, date: '2026-02-10', sleep_quality: 4, energy: null, soreness: 3, stress: 2 } }]);
       // An agent's proposal, prepared on the record stream (the review adds its later moves).
       const { password_hash: _hash, ...account } = (await t.app.athletes.get(athleteId))!;
       const agent = {
@@ -129,6 +131,68 @@ async function build(): Promise<ReferenceLog> {
       );
       await t.app.proposals.reject(athleteId, await propose([{ op: 'delete', kind: 'completed_workout', id: workouts[6]!.id, base_revision: 1 }]));
       await propose([{ op: 'delete', kind: 'completed_workout', id: workouts[9]!.id, base_revision: 1 }]);
+      // The athlete's own edits from the web app: creates, updates and deletes of several kinds
+      // (a workout with the custom exercise it uses, by ref), and the last one undone.
+      const edit = (actions: WriteAction[]) => {
+        t.clock.advance(60_000);
+        return t.app.edits.save(athleteId, timezone, actions);
+      };
+      const dinner = { eaten_at: '2026-02-20T19:00:00.000Z', name: 'Dinner', calories_kcal: 700, protein_g: 45, carbohydrate_g: 80, fat_g: 20 };
+      const sledWorkout = {
+        title: 'Sled day',
+        started_at: '2026-02-21T07:00:00.000Z',
+        ended_at: '2026-02-21T07:40:00.000Z',
+        notes: null,
+        exercises: [
+          { exercise_id: { ref: 'sled' }, exercise_order: 0, superset_id: null, notes: null, sets: [workoutSet(0, { weight_kg: 90, distance_metres: 20 })] },
+        ],
+      };
+      const first = await edit([
+        { op: 'create', kind: 'exercise', ref: 'sled', record: { name: 'Sled push', muscle_group: null, tracking_type: 'weight_distance' } },
+        { op: 'create', kind: 'completed_workout', record: sledWorkout },
+        { op: 'create', kind: 'meal', record: dinner },
+        { op: 'create', kind: 'recovery_checkin', record: { date: '2026-02-20', sleep_quality: 2, energy: 3, soreness: 4, stress: 3 } },
+        { op: 'create', kind: 'body_measurement', record: { measured_at: '2026-02-20T06:00:00.000Z', metric: 'waist', value: 0.82 } },
+        {
+          op: 'create',
+          kind: 'goal',
+          record: { goal_type: 'target_1rm', status: 'active', exercise_id: exercise, target_value: 140, target_unit: 'kg', achieved_at: null },
+        },
+      ]);
+      const [, , dinnerId, checkinId, waistId, goalId] = first.created as string[];
+      await edit([
+        { op: 'update', kind: 'meal', id: dinnerId!, base_revision: 1, record: { ...dinner, calories_kcal: 750 } },
+        {
+          op: 'update',
+          kind: 'recovery_checkin',
+          id: checkinId!,
+          base_revision: 1,
+          record: { date: '2026-02-20', sleep_quality: 3, energy: 3, soreness: 4, stress: 3 },
+        },
+        { op: 'delete', kind: 'body_measurement', id: waistId!, base_revision: 1 },
+        { op: 'delete', kind: 'recovery_checkin', id: checkin, base_revision: 1 },
+      ]);
+      const last = await edit([
+        {
+          op: 'update',
+          kind: 'goal',
+          id: goalId!,
+          base_revision: 1,
+          record: {
+            goal_type: 'target_1rm',
+            status: 'achieved',
+            exercise_id: exercise,
+            target_value: 140,
+            target_unit: 'kg',
+            achieved_at: '2026-02-25T08:00:00.000Z',
+          },
+        },
+        { op: 'update', kind: 'completed_workout', id: workouts[10]!.id, base_revision: 1, record: { ...writeShape(workouts[10]!), title: 'Edited' } },
+        { op: 'delete', kind: 'completed_workout', id: workouts[11]!.id, base_revision: 1 },
+        { op: 'delete', kind: 'meal', id: dinnerId!, base_revision: 2 },
+      ]);
+      t.clock.advance(60_000);
+      await t.app.edits.undo(athleteId, last.edit_id);
       const athlete = (await t.app.athletes.get(athleteId))!;
       await t.app.athletes.updateProfile(email, { ...athlete.profile, timezone: 'Asia/Tokyo' }, actor);
     }
@@ -144,6 +208,8 @@ async function build(): Promise<ReferenceLog> {
       'proposal.committed',
       'proposal.undone',
       'proposal.rejected',
+      'edit.saved',
+      'edit.undone',
     ]) {
       if (!events.some((e) => e.type === type)) throw new Error(`the reference log holds no ${type}`);
     }
