@@ -22,13 +22,8 @@ export interface EditCommand {
 }
 
 /** The items whose current bodies an edit needs (`kind/id`): every item it updates or removes, and a removed workout's feedback. */
-export function editKeys(actions: readonly WriteAction[], athleteId: string): Set<string> {
-  return approvalKeys(
-    actions.flatMap((a) => {
-      const id = a.kind === 'fitness_preferences' ? athleteId : a.id;
-      return a.op === 'create' || id === undefined ? [] : [{ op: a.op, kind: a.kind, id }];
-    }),
-  );
+export function editKeys(actions: readonly WriteAction[]): Set<string> {
+  return approvalKeys(actions.flatMap((a) => (a.op === 'create' || a.id === undefined ? [] : [{ op: a.op, kind: a.kind, id: a.id }])));
 }
 
 /**

@@ -60,7 +60,7 @@ export class EditService {
       let minted = 0;
       const newId = () => (ids[minted++] ??= randomUUID());
       const now = this.#deps.clock.now();
-      const images = await loaded.images(editKeys(actions, athleteId));
+      const images = await loaded.images(editKeys(actions));
       const events = decideEdit({ editId, actions, now, timezone, newId }, loaded.state, images);
       let next = 0;
       const created = actions.map((a) => (a.op !== 'create' ? null : a.kind === 'fitness_preferences' ? athleteId : ids[next++]!));

@@ -200,7 +200,7 @@ export function undoDecider(options: StreamOptions): StreamDecider<UndoCommand, 
 export function editDecider(options: StreamOptions): StreamDecider<EditCommand, Array<RecordEvent | EditEvent>, WriteRefusal, WriteRefusalReason> {
   return {
     ...streamOf(options),
-    decide: (command, s) => decideEdit(command, s.fold.state, imagesOf(s, editKeys(command.actions, options.athleteId))),
+    decide: (command, s) => decideEdit(command, s.fold.state, imagesOf(s, editKeys(command.actions))),
     refusals: writeRefusals,
   };
 }
