@@ -404,29 +404,16 @@ async function readRecordStream(app: AuditDeps, athleteId: string, each: (e: Cha
 
 /**
  * Where the read model's copies of an athlete's receipts differ from the log's: every proposal of
- * the athlete in the read model, a page at a time, against the receipts read from the log; a
- * receipt of the log that the read model lacks is drift too.
+ * the athlete in the read model (newest prepared first, a page at a time) against the receipts
+ * read from the log; a receipt of the log that the read model lacks is drift too.
  */
 async function driftOf(app: AuditDeps, athleteId: string, logged: LogReceipts): Promise<Drift[]> {
   const found: Array<Omit<Drift, 'athlete_email'>> = [];
   const seen = new Set<string>();
-  let after: [string, string] | undefined;
-  for (;;) {
-    const page = await app.reads.page<ProposalDoc>(PROPOSALS, {
-      partition: athleteId,
-      index: 'by_prepared',
-      direction: 'asc',
-      limit: PAGE,
-      ...(after && { after }),
-    });
-    for (const doc of page) {
-      seen.add(doc.id);
-      const fields = receiptDrift(copyOf(doc), logged.get(doc.id));
-      if (fields.length) found.push({ athlete_id: athleteId, command_id: doc.id, fields });
-    }
-    if (page.length < PAGE) break;
-    const last = page[page.length - 1]!;
-    after = [last.prepared_at, last.id];
+  for await (const { doc } of athleteProposals(app, athleteId, {})) {
+    seen.add(doc.id);
+    const fields = receiptDrift(copyOf(doc), logged.get(doc.id));
+    if (fields.length) found.push({ athlete_id: athleteId, command_id: doc.id, fields });
   }
   for (const log of logged.values())
     if (!seen.has(log.command_id)) found.push({ athlete_id: athleteId, command_id: log.command_id, fields: receiptDrift(null, log) });
