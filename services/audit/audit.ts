@@ -43,10 +43,15 @@ export async function* athleteIds(app: AuditDeps): AsyncGenerator<string> {
   }
 }
 
+/** An athlete's e-mail; null for an athlete since deleted. */
+async function emailOf(app: AuditDeps, athleteId: string): Promise<string | null> {
+  return (await app.athletes.get(athleteId))?.email ?? null;
+}
+
 /** Each athlete's e-mail, looked up once each; null for an athlete since deleted. */
 export async function emailsOf(app: AuditDeps, athleteIds: Iterable<string>): Promise<Map<string, string | null>> {
   const ids = [...new Set(athleteIds)];
-  const emails = await Promise.all(ids.map(async (id) => (await app.athletes.get(id))?.email ?? null));
+  const emails = await Promise.all(ids.map((id) => emailOf(app, id)));
   return new Map(ids.map((id, i) => [id, emails[i]!]));
 }
 
@@ -193,7 +198,7 @@ export async function proposalHistory(
   athleteId?: string,
 ): Promise<{ athlete_id: string; athlete_email: string | null; command_id: string; events: HistoryEntry[] }> {
   const found = await findProposal(app, commandId, athleteId);
-  const athlete_email = (await app.athletes.get(found.athlete_id))?.email ?? null;
+  const athlete_email = await emailOf(app, found.athlete_id);
   const stream = await app.events.readStream(streams.record(found.athlete_id));
   const events: HistoryEntry[] = [];
   for (const e of stream) {
@@ -313,7 +318,7 @@ function copyOf(doc: ProposalDoc): LogReceipt | null {
  */
 async function checkReceipts(app: AuditDeps, athleteId: string, docs: readonly ProposalDoc[]): Promise<CheckedReceipt[]> {
   const events = await app.records.read(athleteId, (loaded) => Promise.all(docs.map((d) => loaded.proposalEvents(d.id))));
-  const athlete_email = (await app.athletes.get(athleteId))?.email ?? null;
+  const athlete_email = await emailOf(app, athleteId);
   return docs.map((doc, i) => {
     const log = logReceiptOf(events[i]!, doc.id);
     return {
@@ -418,7 +423,7 @@ async function driftOf(app: AuditDeps, athleteId: string, logged: LogReceipts): 
   for (const log of logged.values())
     if (!seen.has(log.command_id)) found.push({ athlete_id: athleteId, command_id: log.command_id, fields: receiptDrift(null, log) });
   if (found.length === 0) return [];
-  const athlete_email = (await app.athletes.get(athleteId))?.email ?? null;
+  const athlete_email = await emailOf(app, athleteId);
   return found.map((d) => ({ ...d, athlete_email }));
 }
 
