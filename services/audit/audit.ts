@@ -8,12 +8,13 @@ import type { ProposalStatus, Receipt } from '../../contracts/write.ts';
 import { PROPOSALS, type ProposalDoc } from '../../projections/proposals.ts';
 import { DomainError } from '../domain/errors.ts';
 import { statusAt } from '../domain/proposal.ts';
-import { ChainVerifier, linkOf, type ChainReport } from '../domain/receipt-chain.ts';
+import { ChainVerifier, linkOf, logReceiptOf, LogReceipts, receiptDrift, type ChainEvent, type ChainReport, type LogReceipt } from '../domain/receipt-chain.ts';
 import { changeSummary } from '../words/changes.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { AthleteService } from '../identity/athletes.ts';
 import type { ProposalService } from '../writes/proposals.ts';
+import type { RecordService } from '../commands/record-service.ts';
 import type { Clock } from '../domain/clock.ts';
 
 export interface AuditDeps {
@@ -21,6 +22,8 @@ export interface AuditDeps {
   events: EventStore;
   athletes: AthleteService;
   proposals: ProposalService;
+  /** One proposal's events, by the record stream's own index of them (not the read model's). */
+  records: Pick<RecordService, 'read'>;
   clock: Clock;
 }
 
@@ -40,6 +43,21 @@ export async function* athleteIds(app: AuditDeps): AsyncGenerator<string> {
   }
 }
 
+/** An athlete's e-mail; null for an athlete since deleted. */
+async function emailOf(app: AuditDeps, athleteId: string): Promise<string | null> {
+  return (await app.athletes.get(athleteId))?.email ?? null;
+}
+
+/** Each athlete's e-mail, looked up once each; null for an athlete since deleted. */
+export async function emailsOf(app: AuditDeps, athleteIds: Iterable<string>): Promise<Map<string, string | null>> {
+  const ids = [...new Set(athleteIds)];
+  const emails = await Promise.all(ids.map((id) => emailOf(app, id)));
+  return new Map(ids.map((id, i) => [id, emails[i]!]));
+}
+
+/** An athlete as an operator's message names them: the e-mail, then the id. */
+export const athleteName = (email: string | null, athleteId: string) => `${email ?? 'an athlete since deleted'} (${athleteId})`;
+
 export interface ProposalFilter {
   /** One athlete; all when absent. */
   athleteId?: string;
@@ -53,12 +71,13 @@ export interface ProposalFilter {
 
 export interface ListedProposal {
   athlete_id: string;
+  athlete_email: string | null;
   doc: ProposalDoc;
   status: ProposalStatus;
 }
 
 /** One athlete's proposals matching a filter, newest prepared first, paged from the read model. */
-async function* athleteProposals(app: AuditDeps, athleteId: string, filter: ProposalFilter): AsyncGenerator<ListedProposal> {
+async function* athleteProposals(app: AuditDeps, athleteId: string, filter: ProposalFilter): AsyncGenerator<Omit<ListedProposal, 'athlete_email'>> {
   const now = app.clock.now();
   const range = filter.since || filter.until ? { ...(filter.since && { gte: filter.since }), ...(filter.until && { lte: filter.until }) } : undefined;
   let after: [string, string] | undefined;
@@ -88,7 +107,7 @@ async function* athleteProposals(app: AuditDeps, athleteId: string, filter: Prop
  * athlete contributes at most `limit`, so memory is bounded by athletes × limit, not by history.
  */
 export async function listProposals(app: AuditDeps, filter: ProposalFilter, limit: number): Promise<ListedProposal[]> {
-  const out: ListedProposal[] = [];
+  const out: Array<Omit<ListedProposal, 'athlete_email'>> = [];
   const ids = filter.athleteId ? [filter.athleteId] : athleteIds(app);
   for await (const athleteId of ids) {
     let n = 0;
@@ -97,7 +116,12 @@ export async function listProposals(app: AuditDeps, filter: ProposalFilter, limi
       if (++n >= limit) break;
     }
   }
-  return out.sort((a, b) => b.doc.prepared_at.localeCompare(a.doc.prepared_at) || b.doc.id.localeCompare(a.doc.id)).slice(0, limit);
+  const listed = out.sort((a, b) => b.doc.prepared_at.localeCompare(a.doc.prepared_at) || b.doc.id.localeCompare(a.doc.id)).slice(0, limit);
+  const emails = await emailsOf(
+    app,
+    listed.map((p) => p.athlete_id),
+  );
+  return listed.map((p) => ({ ...p, athlete_email: emails.get(p.athlete_id)! }));
 }
 
 /**
@@ -114,7 +138,11 @@ export async function findProposal(app: AuditDeps, commandId: string, athleteId?
   }
   if (found.length === 1) return found[0]!;
   if (found.length === 0) throw new DomainError('not_found', `there is no proposal ${commandId}${athleteId ? ` of athlete ${athleteId}` : ''}`);
-  const owners = await Promise.all(found.map(async (f) => `${(await app.athletes.get(f.athlete_id))?.email ?? 'an athlete since deleted'} (${f.athlete_id})`));
+  const emails = await emailsOf(
+    app,
+    found.map((f) => f.athlete_id),
+  );
+  const owners = found.map((f) => athleteName(emails.get(f.athlete_id)!, f.athlete_id));
   throw new DomainError('invalid_input', `${found.length} athletes have a proposal ${commandId}: ${owners.join(', ')}; say which with --athlete`);
 }
 
@@ -125,8 +153,10 @@ export async function showProposal(app: AuditDeps, commandId: string, athleteId?
   const athlete = await app.athletes.get(found.athlete_id);
   const words = athlete && { profile: athlete.profile, exerciseName: review.exerciseName };
   const d = found.doc;
+  const [checked] = await checkReceipts(app, found.athlete_id, [d]);
   return {
     athlete_id: found.athlete_id,
+    athlete_email: athlete?.email ?? null,
     command_id: d.id,
     status: review.status,
     client: { client_id: d.client_id, name: d.client_name },
@@ -134,15 +164,17 @@ export async function showProposal(app: AuditDeps, commandId: string, athleteId?
     prepared_at: d.prepared_at,
     expires_at: d.expires_at,
     decided_at: d.decided_at,
-    undone_at: d.undone_at,
+    undone_at: checked!.undone_at,
     /** Null once the retention purge removed the summaries. */
     changes: d.changes.map((c, i) => ({ ...c, summary: review.changes && words ? changeSummary(review.changes[i]!, words) : null })),
     details_kept: review.details !== null,
     conflict: d.conflict,
-    receipt: d.receipt,
+    /** The receipt and its links as the event log holds them; `drift` names where the read model's copy differs. */
+    receipt: checked!.receipt,
     affected: d.affected,
-    receipt_link: d.receipt_link ?? null,
-    undo_link: d.undo_link ?? null,
+    receipt_link: checked!.receipt_link,
+    undo_link: checked!.undo_link,
+    drift: checked!.drift,
   };
 }
 
@@ -164,8 +196,9 @@ export async function proposalHistory(
   app: AuditDeps,
   commandId: string,
   athleteId?: string,
-): Promise<{ athlete_id: string; command_id: string; events: HistoryEntry[] }> {
+): Promise<{ athlete_id: string; athlete_email: string | null; command_id: string; events: HistoryEntry[] }> {
   const found = await findProposal(app, commandId, athleteId);
+  const athlete_email = await emailOf(app, found.athlete_id);
   const stream = await app.events.readStream(streams.record(found.athlete_id));
   const events: HistoryEntry[] = [];
   for (const e of stream) {
@@ -187,7 +220,7 @@ export async function proposalHistory(
       data: clearPart(data),
     });
   }
-  return { athlete_id: found.athlete_id, command_id: commandId, events };
+  return { athlete_id: found.athlete_id, athlete_email, command_id: commandId, events };
 }
 
 /** The event's data without its sealed parts (ciphertext says nothing to an operator). */
@@ -221,46 +254,103 @@ function detailOf(type: string, d: Record<string, unknown>): string {
 }
 
 // -------------------------------------------------------------------------------------------
-// Receipts
+// Receipts: read from the event log, never from the read model alone (issue 39). The proposals read
+// model keeps a copy of each receipt for lists; every receipt shown or exported is the log's, and
+// where the copy differs that is named (`drift`), never shown as if it were true.
 
-export interface ReceiptRow {
+export interface ReceiptRow extends LogReceipt {
   athlete_id: string;
-  command_id: string;
-  receipt: Receipt;
-  /** When the athlete undid the batch (the receipt stays; the undo is a link of its own). */
-  undone_at: string | null;
-  receipt_link: ProposalDoc['receipt_link'] | null;
-  undo_link: ProposalDoc['undo_link'] | null;
 }
 
-function receiptRow(athleteId: string, doc: ProposalDoc): ReceiptRow | null {
-  if (!doc.receipt) return null;
-  return {
-    athlete_id: athleteId,
-    command_id: doc.id,
-    receipt: doc.receipt,
-    undone_at: doc.undone_at,
-    receipt_link: doc.receipt_link ?? null,
-    undo_link: doc.undo_link ?? null,
-  };
+/** A receipt as the log holds it (null: the log holds none), and where the read model's copy differs from it. */
+export interface CheckedReceipt {
+  athlete_id: string;
+  athlete_email: string | null;
+  command_id: string;
+  receipt: LogReceipt['receipt'] | null;
+  undone_at: string | null;
+  receipt_link: LogReceipt['receipt_link'];
+  undo_link: LogReceipt['undo_link'];
+  /** The fields of the read model's copy that differ from the log's (empty: it agrees). */
+  drift: string[];
+}
+
+/** A receipt the read model holds otherwise than the log, as `receipts verify` and `export` name it. */
+export interface Drift {
+  athlete_id: string;
+  athlete_email: string | null;
+  command_id: string;
+  fields: string[];
+}
+
+/** The drift among receipts checked one by one. */
+export function driftIn(checked: readonly CheckedReceipt[]): Drift[] {
+  return checked
+    .filter((c) => c.drift.length)
+    .map((c) => ({ athlete_id: c.athlete_id, athlete_email: c.athlete_email, command_id: c.command_id, fields: c.drift }));
 }
 
 /**
- * Receipts matching a filter (`since`/`until` on the commit time), newest committed first. The read
- * model is ordered by preparation, and a commit comes at most the expiry after its preparation, so
- * the index is read from `since` minus the expiry and the commit time filtered exactly; and an
- * athlete's scan, newest prepared first, goes on past `limit` receipts until a proposal was
- * prepared more than the expiry before the oldest commit kept: a proposal prepared earlier may
- * have been committed later than one prepared after it.
+ * What the CLI says of drift, on stderr: a line a receipt, naming the athlete, the proposal and
+ * the fields, then what to make of it. Distinct from a broken chain (`BROKEN: …`): the log holds;
+ * the copy the read model keeps does not.
  */
-export async function listReceipts(app: AuditDeps, filter: Omit<ProposalFilter, 'status'>, limit: number): Promise<ReceiptRow[]> {
-  const out: ReceiptRow[] = [];
+export function driftReport(drift: readonly Drift[]): string[] {
+  if (drift.length === 0) return [];
+  return [
+    ...drift.map(
+      (d) =>
+        `DRIFT: receipt ${d.command_id} of ${athleteName(d.athlete_email, d.athlete_id)}: the read model's copy differs from the event log in ${d.fields.join(', ')}`,
+    ),
+    `${drift.length} receipt(s) in the read model differ from the event log; what is shown is the log's. The read model is derived from the log: find out who changed it, then \`repledger projections replay\` rebuilds it.`,
+  ];
+}
+
+/** The read model's copy of a proposal's receipt, as `receiptDrift` compares it with the log's; null when it shows none. */
+function copyOf(doc: ProposalDoc): LogReceipt | null {
+  if (!doc.receipt) return null;
+  return { command_id: doc.id, receipt: doc.receipt, undone_at: doc.undone_at, receipt_link: doc.receipt_link ?? null, undo_link: doc.undo_link ?? null };
+}
+
+/**
+ * Proposals' receipts (one athlete's, a few) as the log holds them, each read from the proposal's
+ * own events by the record stream's index of them, and checked against the read model's copy.
+ */
+async function checkReceipts(app: AuditDeps, athleteId: string, docs: readonly ProposalDoc[]): Promise<CheckedReceipt[]> {
+  const events = await app.records.read(athleteId, (loaded) => Promise.all(docs.map((d) => loaded.proposalEvents(d.id))));
+  const athlete_email = await emailOf(app, athleteId);
+  return docs.map((doc, i) => {
+    const log = logReceiptOf(events[i]!, doc.id);
+    return {
+      athlete_id: athleteId,
+      athlete_email,
+      command_id: doc.id,
+      receipt: log?.receipt ?? null,
+      undone_at: log?.undone_at ?? null,
+      receipt_link: log?.receipt_link ?? null,
+      undo_link: log?.undo_link ?? null,
+      drift: receiptDrift(copyOf(doc), log),
+    };
+  });
+}
+
+/**
+ * Receipts matching a filter (`since`/`until` on the commit time), newest committed first, as the
+ * log holds them. They are chosen from the read model, which is ordered by preparation, and a
+ * commit comes at most the expiry after its preparation, so the index is read from `since` minus
+ * the expiry and the commit time filtered exactly; and an athlete's scan, newest prepared first,
+ * goes on past `limit` receipts until a proposal was prepared more than the expiry before the
+ * oldest commit kept: a proposal prepared earlier may have been committed later than one prepared
+ * after it. The ones chosen are then read from the log (`checkReceipts`).
+ */
+export async function listReceipts(app: AuditDeps, filter: Omit<ProposalFilter, 'status'>, limit: number): Promise<CheckedReceipt[]> {
+  const out: Array<{ athlete_id: string; doc: ProposalDoc; receipt: Receipt }> = [];
   const ids = filter.athleteId ? [filter.athleteId] : athleteIds(app);
   const expiryMs = WRITE_POLICY.proposalExpiryMinutes * 60_000;
   const prepared = { ...filter, since: filter.since && new Date(Date.parse(filter.since) - expiryMs).toISOString() };
   for await (const athleteId of ids) {
     /** This athlete's receipts so far; cut back to its `limit` newest commits whenever it doubles. */
-    let rows: ReceiptRow[] = [];
+    let rows: typeof out = [];
     /** The commit time of the `limit`-th newest receipt at the last cut: no earlier preparation can beat it. */
     let cutoffMs = -Infinity;
     const cut = () => {
@@ -269,82 +359,128 @@ export async function listReceipts(app: AuditDeps, filter: Omit<ProposalFilter, 
     };
     for await (const p of athleteProposals(app, athleteId, prepared)) {
       if (Date.parse(p.doc.prepared_at) + expiryMs < cutoffMs) break;
-      const row = receiptRow(athleteId, p.doc);
-      if (!row) continue;
-      if ((filter.since && row.receipt.committed_at < filter.since) || (filter.until && row.receipt.committed_at > filter.until)) continue;
-      rows.push(row);
+      const receipt = p.doc.receipt;
+      if (!receipt) continue;
+      if ((filter.since && receipt.committed_at < filter.since) || (filter.until && receipt.committed_at > filter.until)) continue;
+      rows.push({ athlete_id: athleteId, doc: p.doc, receipt });
       if (rows.length >= 2 * limit) cut();
     }
     cut();
     out.push(...rows);
   }
-  return out.sort(newestCommitFirst).slice(0, limit);
+  const chosen = out.sort(newestCommitFirst).slice(0, limit);
+  const byAthlete = Map.groupBy(chosen, (r) => r.athlete_id);
+  const checked = new Map<ProposalDoc, CheckedReceipt>();
+  for (const [athleteId, rows] of byAthlete) {
+    const docs = rows.map((r) => r.doc);
+    (await checkReceipts(app, athleteId, docs)).forEach((c, i) => checked.set(docs[i]!, c));
+  }
+  return chosen.map((r) => checked.get(r.doc)!);
 }
 
-const newestCommitFirst = (a: ReceiptRow, b: ReceiptRow) => b.receipt.committed_at.localeCompare(a.receipt.committed_at);
+const newestCommitFirst = (a: { receipt: Receipt }, b: { receipt: Receipt }) => b.receipt.committed_at.localeCompare(a.receipt.committed_at);
 
-export async function showReceipt(app: AuditDeps, commandId: string, athleteId?: string): Promise<ReceiptRow> {
+/** One proposal's receipt as the log holds it, and where the read model's copy differs; refused when neither holds one. */
+export async function showReceipt(app: AuditDeps, commandId: string, athleteId?: string): Promise<CheckedReceipt> {
   const found = await findProposal(app, commandId, athleteId);
-  const row = receiptRow(found.athlete_id, found.doc);
-  if (!row) throw new DomainError('not_found', `the proposal ${commandId} has no receipt: it is ${statusAt(found.doc, app.clock.now())}, not committed`);
-  return row;
+  const [checked] = await checkReceipts(app, found.athlete_id, [found.doc]);
+  if (!checked!.receipt && checked!.drift.length === 0)
+    throw new DomainError('not_found', `the proposal ${commandId} has no receipt: it is ${statusAt(found.doc, app.clock.now())}, not committed`);
+  return checked!;
 }
 
 /**
- * Every receipt of one athlete or all, oldest prepared first within an athlete, a page at a time:
- * memory stays flat however long the history. `progress` is told how many proposals were read of
- * how many there are.
+ * An athlete's record stream from the event log, a page at a time (small pages die young, so the
+ * heap does not grow with the history), each event handed to `each`; `read` is told each page's
+ * length.
+ */
+async function readRecordStream(app: AuditDeps, athleteId: string, each: (e: ChainEvent) => void, read: (events: number) => void): Promise<void> {
+  for (let from = 0; ; ) {
+    const page = await app.events.readStream(streams.record(athleteId), from, EVENT_PAGE);
+    for (const e of page) each(e);
+    read(page.length);
+    if (page.length < EVENT_PAGE) return;
+    from = page[page.length - 1]!.revision + 1;
+    // The embedded store reads synchronously: without a turn of the event loop between pages,
+    // nothing else (a progress bar's redraw) would run until the whole stream was read.
+    await setImmediate();
+  }
+}
+
+/**
+ * Where the read model's copies of an athlete's receipts differ from the log's: every proposal of
+ * the athlete in the read model (newest prepared first, a page at a time) against the receipts
+ * read from the log; a receipt of the log that the read model lacks is drift too.
+ */
+async function driftOf(app: AuditDeps, athleteId: string, logged: LogReceipts): Promise<Drift[]> {
+  const found: Array<Omit<Drift, 'athlete_email'>> = [];
+  const seen = new Set<string>();
+  for await (const { doc } of athleteProposals(app, athleteId, {})) {
+    seen.add(doc.id);
+    const fields = receiptDrift(copyOf(doc), logged.get(doc.id));
+    if (fields.length) found.push({ athlete_id: athleteId, command_id: doc.id, fields });
+  }
+  for (const log of logged.values())
+    if (!seen.has(log.command_id)) found.push({ athlete_id: athleteId, command_id: log.command_id, fields: receiptDrift(null, log) });
+  if (found.length === 0) return [];
+  const athlete_email = await emailOf(app, athleteId);
+  return found.map((d) => ({ ...d, athlete_email }));
+}
+
+/**
+ * Every receipt of one athlete or all, as the log holds them: each athlete's record stream is read
+ * once, a page at a time, and the receipts it makes are written in the order of their commits;
+ * then the read model's copies are checked against them and where they differ is handed to
+ * `drift`. `progress` counts the receipts written of those found so far (the total grows as each
+ * athlete's stream is read). Holds one athlete's receipts at a time (a few hundred bytes each).
  */
 export async function* exportReceipts(
   app: AuditDeps,
   athleteId: string | undefined,
   progress: (done: number, total: number) => void,
+  drift: (d: Drift) => void,
 ): AsyncGenerator<ReceiptRow> {
-  const ids: string[] = [];
-  let total = 0;
-  // Counting first gives the bar its total; only ids are held, not documents.
-  for await (const id of athleteId ? [athleteId] : athleteIds(app)) {
-    ids.push(id);
-    total += await app.reads.count(PROPOSALS, id);
-  }
   let done = 0;
-  progress(0, total);
-  for (const id of ids) {
-    let after: [string, string] | undefined;
-    for (;;) {
-      const page = await app.reads.page<ProposalDoc>(PROPOSALS, {
-        partition: id,
-        index: 'by_prepared',
-        direction: 'asc',
-        limit: PAGE,
-        ...(after && { after }),
-      });
-      for (const doc of page) {
-        const row = receiptRow(id, doc);
-        if (row) yield row;
-      }
-      done += page.length;
-      progress(Math.min(done, total), Math.max(done, total));
-      if (page.length < PAGE) break;
-      const last = page[page.length - 1]!;
-      after = [last.prepared_at, last.id];
+  let total = 0;
+  for await (const id of athleteId ? [athleteId] : athleteIds(app)) {
+    const logged = new LogReceipts();
+    await readRecordStream(
+      app,
+      id,
+      (e) => logged.add(e),
+      () => undefined,
+    );
+    total += logged.size;
+    progress(done, total);
+    for (const log of logged.values()) {
+      yield { athlete_id: id, ...log };
+      // The generator resumes once its consumer has written the row.
+      progress(++done, total);
     }
+    for (const d of await driftOf(app, id, logged)) drift(d);
   }
+}
+
+export interface VerifiedChain extends ChainReport {
+  athlete_email: string | null;
 }
 
 /**
  * Recomputes the receipt chain of one athlete or of every athlete from the event log (never the
- * read models, which are derived and could be rebuilt to match anything). Stops at the first
- * broken chain. Streams are read a page at a time, so memory stays flat however long a record's
- * history; `progress` counts the events read of all there are.
+ * read models, which are derived and could be rebuilt to match anything), and stops after the
+ * first broken chain; with `drift`, also checks the read model's copies of the receipts against
+ * the log's. Streams are read a page at a time, so memory stays flat however long a record's
+ * history (but for its receipts, a few hundred bytes each); `progress` counts the events read of
+ * all there are.
  */
 export async function verifyChains(
   app: AuditDeps,
   athleteId: string | undefined,
   progress: (done: number, total: number) => void,
-  expectHead?: string,
-): Promise<ChainReport[]> {
+  options: { head?: string; drift?: boolean } = {},
+): Promise<{ chains: VerifiedChain[]; drift: Drift[] }> {
   const reports: ChainReport[] = [];
+  const drift: Drift[] = [];
   const streamsOf: Array<{ id: string; events: number }> = [];
   let total = 0;
   // Counting first gives the bar its total; only ids and counts are held.
@@ -358,32 +494,35 @@ export async function verifyChains(
   progress(0, total);
   for (const { id } of streamsOf) {
     const verifier = new ChainVerifier(id);
-    for (let from = 0; ; ) {
-      const page = await app.events.readStream(streams.record(id), from, EVENT_PAGE);
-      for (const e of page) verifier.add(e);
-      done += page.length;
-      // Events appended since the count make the total grow, never the bar run past it.
-      total = Math.max(total, done);
-      progress(done, total);
-      if (page.length < EVENT_PAGE || verifier.broken) break;
-      from = page[page.length - 1]!.revision + 1;
-      // The embedded store reads synchronously: without a turn of the event loop between pages,
-      // nothing else (a progress bar's redraw) would run until the whole stream was read.
-      await setImmediate();
-    }
+    await readRecordStream(
+      app,
+      id,
+      (e) => verifier.add(e),
+      (events) => {
+        done += events;
+        // Events appended since the count make the total grow, never the bar run past it.
+        total = Math.max(total, done);
+        progress(done, total);
+      },
+    );
     const report = verifier.report();
     // A head kept elsewhere that is no longer a link: the chain was rebuilt (or cut back) since.
-    if (expectHead && !report.broken && !verifier.holds(expectHead)) {
+    if (options.head && !report.broken && !verifier.holds(options.head)) {
       report.broken = {
         sequence: report.links + 1,
         command_id: null,
         event: null,
         revision: null,
-        reason: `the head ${expectHead} kept earlier is not a link of this chain: the chain was rewritten or cut back since it was recorded`,
+        reason: `the head ${options.head} kept earlier is not a link of this chain: the chain was rewritten or cut back since it was recorded`,
       };
     }
     reports.push(report);
+    if (options.drift) drift.push(...(await driftOf(app, id, verifier.receipts)));
     if (report.broken) break;
   }
-  return reports;
+  const emails = await emailsOf(
+    app,
+    reports.map((r) => r.athlete_id),
+  );
+  return { chains: reports.map((r) => ({ ...r, athlete_email: emails.get(r.athlete_id)! })), drift };
 }

@@ -150,8 +150,12 @@ export class ChainVerifier {
   readonly #digests = new Set<string>();
   /** The stream's last events, for the record events a link covers; bounded by the longest append seen. */
   #recent: ChainEvent[] = [];
-  /** Prepared proposals' clients: the receipt names them. */
-  readonly #clients = new Map<string, { client_id: string; name: string }>();
+  /**
+   * Every receipt of the stream as the log holds it, folded from every event read (past a broken
+   * link too): a commit's link covers exactly the receipt this gives, so what an auditor is shown
+   * from it is what the chain vouches for.
+   */
+  readonly receipts = new LogReceipts();
 
   constructor(athleteId: string) {
     this.#athleteId = athleteId;
@@ -163,11 +167,9 @@ export class ChainVerifier {
   }
 
   add(e: ChainEvent): void {
+    this.receipts.add(e);
     if (this.#broken) return;
     const data = e.data as Record<string, unknown>;
-    if (e.type === 'proposal.prepared') {
-      this.#clients.set(String(data.command_id), { client_id: String(data.client_id), name: String(data.client_name) });
-    }
     if (e.type === 'proposal.committed' || e.type === 'proposal.undone') this.#link(e, data);
     this.#recent.push(e);
     // A commit writes at most a few events per change; keep a generous bound, not the whole stream.
@@ -224,9 +226,9 @@ export class ChainVerifier {
       record_events_sha256: recordEventsDigest(covered),
     };
     if (type === 'proposal.undone') return { event: 'proposal.undone', ...common, undone_at: String(data.undone_at) };
-    const client = this.#clients.get(commandId);
-    if (!client) return null;
-    return { event: 'proposal.committed', ...common, receipt: receiptOf(client, data as { committed_at: string; changes: Receipt['changes'] }) };
+    const logged = this.receipts.get(commandId);
+    if (!logged) return null;
+    return { event: 'proposal.committed', ...common, receipt: logged.receipt };
   }
 
   /** Whether a link with this digest was verified (a head recorded earlier is still in the chain). */
@@ -264,3 +266,94 @@ export function verifyChain(athleteId: string, events: Iterable<ChainEvent>): Ch
   for (const e of events) v.add(e);
   return v.report();
 }
+
+// ---------------------------------------------------------------------------------------------
+// Receipts as the log holds them, and a read model's copy checked against them (issue 39)
+
+/** A committed proposal's receipt as the event log holds it, with the links of its commit and its undo. */
+export interface LogReceipt {
+  command_id: string;
+  /** What the commit's link covers: the client named by its `proposal.prepared`, the commit's time and changes. */
+  receipt: Receipt;
+  undone_at: string | null;
+  /** Null for a commit (or undo) from before the chain. */
+  receipt_link: ReceiptLink | null;
+  undo_link: ReceiptLink | null;
+}
+
+/**
+ * The receipts a record stream's events make, folded in stream order: a whole stream read in pages,
+ * or one proposal's events. The one place a receipt is made from the log, for the chain's links
+ * and for every surface that shows one.
+ */
+export class LogReceipts {
+  /** Prepared proposals' clients: a receipt names its proposal's. */
+  readonly #clients = new Map<string, Receipt['client']>();
+  /** In the order of their commits. */
+  readonly #receipts = new Map<string, LogReceipt>();
+
+  add(e: { type: string; data: unknown }): void {
+    const data = e.data as Record<string, unknown>;
+    const commandId = String(data.command_id);
+    if (e.type === 'proposal.prepared') this.#clients.set(commandId, { client_id: String(data.client_id), name: String(data.client_name) });
+    else if (e.type === 'proposal.committed') {
+      const client = this.#clients.get(commandId);
+      // A commit without its preparation makes no receipt (verify names it a broken link).
+      if (!client) return;
+      const receipt = receiptOf(client, data as { committed_at: string; changes: Receipt['changes'] });
+      this.#receipts.set(commandId, { command_id: commandId, receipt, undone_at: null, receipt_link: linkOf(e), undo_link: null });
+    } else if (e.type === 'proposal.undone') {
+      const logged = this.#receipts.get(commandId);
+      if (logged) Object.assign(logged, { undone_at: String(data.undone_at), undo_link: linkOf(e) });
+    }
+  }
+
+  get(commandId: string): LogReceipt | null {
+    return this.#receipts.get(commandId) ?? null;
+  }
+
+  get size(): number {
+    return this.#receipts.size;
+  }
+
+  values(): IterableIterator<LogReceipt> {
+    return this.#receipts.values();
+  }
+}
+
+/** One proposal's receipt as the log holds it, from its events (in stream order); null when it was never committed. */
+export function logReceiptOf(events: Iterable<{ type: string; data: unknown }>, commandId: string): LogReceipt | null {
+  const fold = new LogReceipts();
+  for (const e of events) fold.add(e);
+  return fold.get(commandId);
+}
+
+/**
+ * Where a read model's copy of a receipt differs from the log's, as paths of the fields that differ
+ * (`receipt.changes[0].revision_after`, `undo_link.digest`); empty when they agree. A receipt one
+ * side holds and the other does not is named as such.
+ */
+export function receiptDrift(copy: LogReceipt | null, log: LogReceipt | null): string[] {
+  if (!copy && !log) return [];
+  if (!log) return ['receipt (the event log holds none)'];
+  if (!copy) return ['receipt (the read model holds none)'];
+  const found: string[] = [];
+  differences(copy, log, '', found);
+  return found;
+}
+
+/** The paths at which two JSON values differ: objects by key, arrays by index. */
+function differences(a: unknown, b: unknown, path: string, found: string[]): void {
+  if (Object.is(a, b)) return;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.max(a.length, b.length); i++) differences(a[i], b[i], `${path}[${i}]`, found);
+    return;
+  }
+  if (isRecord(a) && isRecord(b) && !Array.isArray(a) && !Array.isArray(b)) {
+    for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) differences(a[key], b[key], path ? `${path}.${key}` : key, found);
+    return;
+  }
+  found.push(path || '(the whole value)');
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;

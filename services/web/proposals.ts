@@ -147,7 +147,7 @@ function recordPath(kind: WriteKind, id: string): string | null {
 /** What a committed batch changed, from its receipt: each record named and linked while it is in the record; revisions and ids in a disclosure. */
 function receiptCard(review: ProposalReview, ctx: WordsContext, timezone: string): Html {
   const { doc } = review;
-  const r = doc.receipt!;
+  const r = review.receipt!;
   const lines = r.changes.map((c) => {
     const change = review.changes?.[c.index];
     const now = review.receiptItems.get(itemKey(WRITE_KINDS[c.kind], c.id)) ?? null;
@@ -264,7 +264,7 @@ export function reviewPage(review: ProposalReview, profile: Profile, now: Date, 
 ${statusCard(review, ctx, now)}
 ${overviewCard(review, ctx, cards)}
 ${cards}
-${doc.receipt ? receiptCard(review, ctx, tz) : ''}
+${review.receipt ? receiptCard(review, ctx, tz) : ''}
 <p><a href="/proposals">All proposals</a></p>
 ${pending ? decisionBar(review, csrf) : ''}
 ${pending ? html`<script>${COUNTDOWN_SCRIPT}</script>` : ''}`;

@@ -22,6 +22,7 @@ import {
   type Proposal,
   type WriteKind,
   type WriteProposalBody,
+  type Receipt,
 } from '../../contracts/write.ts';
 import { areaOf, permissionFormPath, WRITE_PERMISSIONS, type WritePermission } from '../../contracts/write-permissions.ts';
 import { PROPOSALS, type ProposalDoc, type WaitingItem } from '../../projections/proposals.ts';
@@ -32,6 +33,7 @@ import type { Caller } from '../identity/caller.ts';
 import { statusAt } from '../domain/proposal.ts';
 import { approvalKeys, staleRecords, undoDeadline, type BeforeImage, type StaleRecord } from '../domain/proposal-review.ts';
 import { itemKey, type ItemImage } from '../domain/record.ts';
+import { logReceiptOf } from '../domain/receipt-chain.ts';
 import { changeSummary, type ChangedBy, type ChangeInput } from '../words/changes.ts';
 import type { WordsContext } from '../words/record-fields.ts';
 import type { Loaded } from '../commands/record-service.ts';
@@ -227,7 +229,7 @@ export class ProposalService {
   async #view(caller: Caller, doc: ProposalDoc, now: Date): Promise<Proposal> {
     const athleteId = caller.athlete.athlete_id;
     const status = statusAt(doc, now);
-    const { details, before } = await this.#opened(athleteId, doc);
+    const { details, before, receipt } = await this.#opened(athleteId, doc);
     const changes = details ? await this.#changeInputs(athleteId, doc, details.actions, before, null) : null;
     const words: WordsContext | null = details && {
       profile: caller.athlete.profile,
@@ -245,7 +247,7 @@ export class ProposalService {
       changes: doc.changes.map((c, i) => ({ ...c, summary: changes && words ? changeSummary(changes[i]!, words) : null })),
       reason: details?.reason ?? null,
       actions: details?.actions ?? null,
-      receipt: doc.receipt,
+      receipt,
       conflict: doc.conflict && { ...doc.conflict, kind: writeKindOf(doc.conflict.kind) ?? 'exercise' },
       undone_at: doc.undone_at,
     };
@@ -254,12 +256,12 @@ export class ProposalService {
   /**
    * A proposal's sealed parts, read from its events in the log (the read model keeps where they
    * are, not a copy): the actions and reason, and a saved batch's earlier bodies; null once
-   * retention destroyed their key.
+   * retention destroyed their key. And its receipt as the log holds it (`#receipt`).
    */
   async #opened(
     athleteId: string,
     doc: ProposalDoc,
-  ): Promise<{ prepared: ProposalPrepared['data']; details: ProposalDetails | null; before: BeforeImage[] | null }> {
+  ): Promise<{ prepared: ProposalPrepared['data']; details: ProposalDetails | null; before: BeforeImage[] | null; receipt: Receipt | null }> {
     const revisions = doc.committed_revision === null ? [doc.prepared_revision] : [doc.prepared_revision, doc.committed_revision];
     const events = (await this.#app.records.readEvents(athleteId, revisions)) as ProposalEvent[];
     const prepared = events.find((e): e is ProposalPrepared => e.type === 'proposal.prepared' && e.data.command_id === doc.id);
@@ -269,7 +271,19 @@ export class ProposalService {
       this.#sealed.open<ProposalDetails>(prepared.data.details),
       committed ? this.#sealed.open<BeforeImage[]>(committed.data.undo) : null,
     ]);
-    return { prepared: prepared.data, details, before };
+    return { prepared: prepared.data, details, before, receipt: await this.#receipt(athleteId, doc, events) };
+  }
+
+  /**
+   * A proposal's receipt as the event log holds it (issue 39), never the read model's copy, which
+   * someone with the store could have edited: made from the events at the revisions the document
+   * names, read anyway, when they hold its commit. A document that claims a commit they do not hold
+   * is checked against the proposal's events by the record stream's own index of them.
+   */
+  async #receipt(athleteId: string, doc: ProposalDoc, events: ReadonlyArray<{ type: string; data: unknown }>): Promise<Receipt | null> {
+    const logged = logReceiptOf(events, doc.id);
+    if (logged || (doc.receipt === null && doc.committed_revision === null)) return logged?.receipt ?? null;
+    return logReceiptOf(await this.#app.records.read(athleteId, (loaded) => loaded.proposalEvents(doc.id)), doc.id)?.receipt ?? null;
   }
 
   /**
@@ -351,7 +365,7 @@ export class ProposalService {
     if (!doc) return null;
     const now = this.#app.clock.now();
     const status = statusAt(doc, now);
-    const { prepared, details, before } = await this.#opened(athleteId, doc);
+    const { prepared, details, before, receipt } = await this.#opened(athleteId, doc);
     let current: Map<string, Body | null> | null = null;
     let stale: StaleChange[] = [];
     if (details && status === 'prepared') {
@@ -369,10 +383,10 @@ export class ProposalService {
     }
     const changes = details ? await this.#changeInputs(athleteId, doc, details.actions, before, current) : null;
     const receiptItems = new Map<string, Body | null>();
-    for (const c of doc.receipt?.changes ?? [])
+    for (const c of receipt?.changes ?? [])
       receiptItems.set(itemKey(WRITE_KINDS[c.kind], c.id), (await this.record(athleteId, c.kind, { id: c.id }))?.record ?? null);
     const exerciseName = await this.#exerciseNames(athleteId, details?.actions ?? [], changes ?? [], [
-      ...(doc.receipt?.changes ?? []).flatMap((c) => exerciseIdsIn(c.kind, receiptItems.get(itemKey(WRITE_KINDS[c.kind], c.id)) ?? null)),
+      ...(receipt?.changes ?? []).flatMap((c) => exerciseIdsIn(c.kind, receiptItems.get(itemKey(WRITE_KINDS[c.kind], c.id)) ?? null)),
       ...(doc.conflict?.kind === 'exercise' ? [doc.conflict.id] : []),
       ...stale.flatMap((x) => (x.holder.kind === 'exercise' ? [x.holder.id] : exerciseIdsIn(x.kind, x.body))),
       ...(before ?? []).flatMap((b, i) => {
@@ -388,8 +402,9 @@ export class ProposalService {
       changes,
       stale,
       exerciseName,
+      receipt,
       receiptItems,
-      undoDeadline: doc.receipt ? undoDeadline(doc.receipt.committed_at).toISOString() : null,
+      undoDeadline: receipt ? undoDeadline(receipt.committed_at).toISOString() : null,
     };
   }
 
@@ -451,6 +466,8 @@ export interface ProposalReview {
   stale: StaleChange[];
   /** Names of the exercises the page shows. */
   exerciseName(id: string): string | null;
+  /** A committed batch's receipt as the event log holds it (not the read model's copy in `doc`); null until committed. */
+  receipt: Receipt | null;
   /** A committed batch's records as they are now, by `kind/id` (null: no longer in the record), for the receipt's links. */
   receiptItems: Map<string, Body | null>;
   undoDeadline: string | null;

@@ -17,7 +17,7 @@ test.before(async () => {
 });
 
 interface Listed {
-  proposals: Array<{ athlete_id: string; command_id: string; status: string; client: { name: string }; prepared_at: string }>;
+  proposals: Array<{ athlete_id: string; athlete_email: string | null; command_id: string; status: string; client: { name: string }; prepared_at: string }>;
 }
 
 test.after(() => rmSync(s.dataDir, { recursive: true, force: true }));
@@ -38,10 +38,14 @@ test('proposals list: every athlete, newest prepared first, as a table or JSON',
   const table = await cli(['proposals', 'list'], env);
   assert.is(table.code, 0);
   const lines = table.stdout.trim().split('\n');
-  assert.match(lines[0]!, /^COMMAND ID\s+ATHLETE\s+CLIENT\s+STATUS\s+PREPARED\s+DECIDED\s+CHANGES$/);
+  assert.match(lines[0]!, /^COMMAND ID\s+ATHLETE\s+E-MAIL\s+CLIENT\s+STATUS\s+PREPARED\s+DECIDED\s+CHANGES$/);
   assert.is(lines.length, 6);
   assert.match(lines[1]!, s.graceCommitted);
   assert.match(lines[1]!, 'Other agent');
+  // The athlete's e-mail beside their id, in the table and in JSON.
+  assert.match(lines[1]!, new RegExp(`${s.grace}\\s+grace@example\\.com\\s`));
+  assert.match(lines[5]!, new RegExp(`${s.ada}\\s+ada@example\\.com\\s`));
+  assert.equal([...new Set(proposals.map((p) => `${p.athlete_id} ${p.athlete_email}`))], [`${s.grace} grace@example.com`, `${s.ada} ada@example.com`]);
 });
 
 test('proposals list filters by athlete (id or e-mail), client, status and time', async () => {
@@ -97,6 +101,7 @@ test('proposals show: the changes with their summaries, the outcome and the rece
 
   const text = await cli(['proposals', 'show', s.undone, '--athlete', 'ada@example.com'], env);
   assert.is(text.code, 0);
+  assert.match(text.stdout, `athlete   ada@example.com (${s.ada})`);
   assert.match(text.stdout, /status\s+undone/);
   assert.match(text.stdout, /Receipt: committed 2026-06-01T12:01:00.000Z, approved by the athlete/);
   assert.match(text.stdout, /#0 create meal [0-9a-f-]{36}: revision \(new\) -> 1/);
@@ -139,6 +144,7 @@ test("proposals history: every event of the proposal's life, with times and acto
   assert.equal(h.events[1]!.actor.id, s.ada);
   const text = await cli(['proposals', 'history', s.rejected], env);
   assert.is(text.code, 0);
+  assert.match(text.stdout, `Proposal ${s.rejected} of athlete ada@example.com (${s.ada})`);
   assert.match(text.stdout, /^AT\s+EVENT\s+ACTOR\s+REVISION\s+WHAT$/m);
   assert.match(text.stdout, /prepared\s+agent_proposal:\S+\s+\d+\s+1 change\(s\) by Agent/);
   assert.match(text.stdout, /rejected\s+athlete:\S+\s+\d+\s+rejected; nothing saved/);
@@ -184,6 +190,15 @@ test("a command id two athletes' agents both used: show, history and receipts re
     assert.match(refused.stderr, 'grace@example.com');
     assert.match(refused.stderr, '--athlete');
   }
+  // Listed, both of them, each beside its athlete's e-mail.
+  const listed = (await cli(['proposals', 'list'], env)).stdout.split('\n').filter((l) => l.startsWith(s.committed));
+  assert.equal(
+    listed.map((l) => l.split(/\s+/).slice(1, 3)).sort(),
+    [
+      [s.ada, 'ada@example.com'],
+      [s.grace, 'grace@example.com'],
+    ].sort(),
+  );
   const ada = await cliJson<{ athlete_id: string; status: string }>(['proposals', 'show', s.committed, '--athlete', 'ada@example.com'], env);
   assert.equal([ada.athlete_id, ada.status], [s.ada, 'committed']);
   const grace = await cliJson<{ athlete_id: string; status: string }>(['proposals', 'show', s.committed, '--athlete', 'grace@example.com'], env);

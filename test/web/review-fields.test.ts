@@ -268,6 +268,7 @@ function pageOf(kind: WriteKind, op: 'create' | 'update', record: Body, current:
     changes: [{ op, kind, record, current }],
     stale: [],
     exerciseName: (id) => ctx.names.get(id) ?? null,
+    receipt: null,
     receiptItems: new Map(),
     undoDeadline: null,
   };

@@ -13,13 +13,13 @@ export default class ProposalsHistory extends AppCommand {
   ];
 
   async run() {
-    const { proposalHistory } = await import('../../../services/audit/audit.ts');
+    const { athleteName, proposalHistory } = await import('../../../services/audit/audit.ts');
     const { args, flags } = await this.parse(ProposalsHistory);
     const commandId = commandIdOf(args.command_id);
     const app = await this.app();
     const history = await proposalHistory(app, commandId, await athleteIdOf(app, flags.athlete));
     if (!this.jsonEnabled()) {
-      this.log(`Proposal ${history.command_id} of athlete ${history.athlete_id}`);
+      this.log(`Proposal ${history.command_id} of athlete ${athleteName(history.athlete_email, history.athlete_id)}`);
       const rows = history.events.map((e) => [e.at, e.type.replace('proposal.', ''), `${e.actor.type}:${e.actor.id}`, String(e.revision), e.detail]);
       for (const line of table(['AT', 'EVENT', 'ACTOR', 'REVISION', 'WHAT'], rows)) this.log(line);
     }

@@ -22,6 +22,7 @@ export default class ProposalsList extends AppCommand {
     const found = await listProposals(app, { athleteId, client: flags.client, status: flags.status as ProposalStatus | undefined, since, until }, flags.limit);
     const proposals = found.map((p) => ({
       athlete_id: p.athlete_id,
+      athlete_email: p.athlete_email,
       command_id: p.doc.id,
       status: p.status,
       client: { client_id: p.doc.client_id, name: p.doc.client_name },
@@ -34,13 +35,14 @@ export default class ProposalsList extends AppCommand {
       const rows = proposals.map((p) => [
         p.command_id,
         p.athlete_id,
+        p.athlete_email ?? '(deleted)',
         p.client.name,
         p.status,
         p.prepared_at,
         p.undone_at ?? p.decided_at ?? '',
         String(p.changes),
       ]);
-      for (const line of table(['COMMAND ID', 'ATHLETE', 'CLIENT', 'STATUS', 'PREPARED', 'DECIDED', 'CHANGES'], rows)) this.log(line);
+      for (const line of table(['COMMAND ID', 'ATHLETE', 'E-MAIL', 'CLIENT', 'STATUS', 'PREPARED', 'DECIDED', 'CHANGES'], rows)) this.log(line);
       if (proposals.length === 0) this.log('no proposals match');
     }
     return { proposals };

@@ -2,7 +2,8 @@ import { athleteIdOf, auditFlags, commandIdArg, commandIdOf } from '../../audit.
 import { AppCommand } from '../../base.ts';
 
 export default class ProposalsShow extends AppCommand {
-  static override description = 'Show one proposal: its changes (with their summaries while retention keeps them), its outcome and its receipt';
+  static override description = `Show one proposal: its changes (with their summaries while retention keeps them), its outcome and its receipt.
+The receipt is the event log's; where the read model's copy differs, it names the fields on stderr and exits 1.`;
 
   static override args = { command_id: commandIdArg };
   static override flags = auditFlags;
@@ -13,14 +14,14 @@ export default class ProposalsShow extends AppCommand {
   ];
 
   async run() {
-    const { showProposal } = await import('../../../services/audit/audit.ts');
+    const { athleteName, driftIn, driftReport, showProposal } = await import('../../../services/audit/audit.ts');
     const { args, flags } = await this.parse(ProposalsShow);
     const commandId = commandIdOf(args.command_id);
     const app = await this.app();
     const p = await showProposal(app, commandId, await athleteIdOf(app, flags.athlete));
     if (!this.jsonEnabled()) {
       this.log(`Proposal ${p.command_id}`);
-      this.log(`  athlete   ${p.athlete_id}`);
+      this.log(`  athlete   ${athleteName(p.athlete_email, p.athlete_id)}`);
       this.log(`  client    ${p.client.name} (${p.client.client_id}), grant ${p.grant_id}`);
       this.log(`  status    ${p.status}`);
       this.log(`  prepared  ${p.prepared_at}, expires ${p.expires_at}`);
@@ -44,7 +45,9 @@ export default class ProposalsShow extends AppCommand {
       } else {
         this.log('Receipt: none (not committed)');
       }
+      for (const line of driftReport(driftIn([p]))) this.logToStderr(line);
     }
+    if (p.drift.length) process.exitCode = 1;
     return p;
   }
 }

@@ -15,14 +15,15 @@ Keep it somewhere the store's operators cannot write; \`receipts verify --athlet
     const { flags } = await this.parse(ReceiptsHead);
     const app = await this.app();
     const bar = progressBar('Reading receipt chains', this.progressEnabled());
-    let chains: Awaited<ReturnType<typeof verifyChains>>;
+    let chains: Awaited<ReturnType<typeof verifyChains>>['chains'];
     try {
-      chains = await verifyChains(app, await athleteIdOf(app, flags.athlete), (done, total) => bar.update(done, total));
+      ({ chains } = await verifyChains(app, await athleteIdOf(app, flags.athlete), (done, total) => bar.update(done, total)));
     } finally {
       bar.stop();
     }
     const heads = chains.map((c) => ({
       athlete_id: c.athlete_id,
+      athlete_email: c.athlete_email,
       links: c.links,
       sequence: c.head?.sequence ?? 0,
       digest: c.head?.digest ?? null,
@@ -31,8 +32,10 @@ Keep it somewhere the store's operators cannot write; \`receipts verify --athlet
     }));
     const failed = heads.find((h) => h.broken);
     if (!this.jsonEnabled()) {
-      const rows = heads.filter((h) => !h.broken).map((h) => [h.athlete_id, String(h.sequence), h.digest ?? '(no links yet)', h.at ?? '']);
-      for (const line of table(['ATHLETE', 'LINKS', 'HEAD DIGEST', 'AT'], rows)) this.log(line);
+      const rows = heads
+        .filter((h) => !h.broken)
+        .map((h) => [h.athlete_id, h.athlete_email ?? '(deleted)', String(h.sequence), h.digest ?? '(no links yet)', h.at ?? '']);
+      for (const line of table(['ATHLETE', 'E-MAIL', 'LINKS', 'HEAD DIGEST', 'AT'], rows)) this.log(line);
       if (failed)
         this.logToStderr(
           `BROKEN: athlete ${failed.athlete_id}, link #${failed.broken!.sequence}: ${failed.broken!.reason}; run \`repledger receipts verify --athlete ${failed.athlete_id}\``,
