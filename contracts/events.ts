@@ -164,6 +164,12 @@ export const proposalEvent = z.discriminatedUnion('type', [
         kind: z.enum(recordKinds as [RecordKind, ...RecordKind[]]),
         id: uuid,
         reason: z.enum(['changed', 'removed', 'taken']),
+        /**
+         * What last changed the record (absent when the record names no earlier change, and on
+         * events from before it was kept): the athlete's own edit, an import, an operator, or a
+         * batch (`command_id`) the athlete approved or undid.
+         */
+        changed_by: z.strictObject({ type: z.enum(['athlete', 'import', 'operator', 'proposal']), at: dateTime, command_id: uuid.nullable() }).optional(),
       }),
     }),
   }),

@@ -3,7 +3,7 @@
 // the log. Read-only: nothing here appends, so an auditor's tool cannot change what it inspects.
 import { setImmediate } from 'node:timers/promises';
 import { WRITE_POLICY } from '../../contracts/common.ts';
-import { streams } from '../../contracts/events.ts';
+import { streams, type ProposalEvent } from '../../contracts/events.ts';
 import type { ProposalStatus, Receipt } from '../../contracts/write.ts';
 import { PROPOSALS, type ProposalDoc } from '../../projections/proposals.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -229,6 +229,9 @@ function clearPart(data: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
+/** Who made the change that conflicted a batch, as its history says it. */
+const CHANGED_BY = { athlete: "the athlete's own edit", import: 'an import', operator: 'an operator', proposal: 'the batch' } as const;
+
 function detailOf(type: string, d: Record<string, unknown>): string {
   const n = (v: unknown) => (Array.isArray(v) ? v.length : 0);
   const link = d.link as { sequence: number; digest: string } | undefined;
@@ -241,8 +244,11 @@ function detailOf(type: string, d: Record<string, unknown>): string {
     case 'proposal.undone':
       return `${n(d.affected)} item(s) restored${linked}`;
     case 'proposal.conflicted': {
-      const c = d.conflict as { kind: string; id: string; reason: string; action_index: number | null };
-      return `${c.kind} ${c.id} ${c.reason} since preparation (${c.action_index === null ? 'a record relied on' : `action #${c.action_index}`}); nothing saved`;
+      const c = d.conflict as Extract<ProposalEvent, { type: 'proposal.conflicted' }>['data']['conflict'];
+      const by = c.changed_by
+        ? `, by ${CHANGED_BY[c.changed_by.type]}${c.changed_by.command_id ? ` ${c.changed_by.command_id}` : ''} at ${c.changed_by.at}`
+        : '';
+      return `${c.kind} ${c.id} ${c.reason} since preparation${by} (${c.action_index === null ? 'a record relied on' : `action #${c.action_index}`}); nothing saved`;
     }
     case 'proposal.rejected':
       return 'rejected; nothing saved';

@@ -166,6 +166,14 @@ function receiptCard(review: ProposalReview, ctx: WordsContext, timezone: string
   )}</tbody></table></div></details></section>`;
 }
 
+/** Who made the change that conflicted a batch, as its page says it. */
+const CHANGED_BY = {
+  athlete: 'by you',
+  import: 'by an import',
+  operator: 'by whoever runs this RepLedger',
+  proposal: 'by another batch you approved or undid',
+} as const;
+
 /** A conflicted or stale record in words: which, how. */
 function blockedSubject(
   review: ProposalReview,
@@ -211,7 +219,8 @@ ${undoable ? html`<p>You can undo the whole batch until ${dateTime(review.undoDe
     case 'conflicted': {
       const c = doc.conflict;
       const words = c ? blockWords(blockedSubject(review, c.kind, c.id, c.action_index, null, ctx), c.reason) : 'your record changed';
-      return html`<div class="error" role="status"><p><strong>Not saved.</strong> When you approved it, ${words} after ${doc.client_name} prepared it, so nothing was saved. Ask ${doc.client_name} to prepare it again from your record as it is now.</p></div>`;
+      const by = c?.changed_by ? ` (${CHANGED_BY[c.changed_by.type]}, on ${dateTime(c.changed_by.at, tz)})` : '';
+      return html`<div class="error" role="status"><p><strong>Not saved.</strong> When you approved it, ${words} after ${doc.client_name} prepared it${by}, so nothing was saved. Ask ${doc.client_name} to prepare it again from your record as it is now.</p></div>`;
     }
     case 'undone':
       return html`<div class="notice neutral" role="status"><p><strong>Undone</strong> ${dateTime(doc.undone_at!, tz)}: your record is as it was before this batch.</p></div>`;

@@ -248,7 +248,12 @@ export class ProposalService {
       reason: details?.reason ?? null,
       actions: details?.actions ?? null,
       receipt,
-      conflict: doc.conflict && { ...doc.conflict, kind: writeKindOf(doc.conflict.kind) ?? 'exercise' },
+      conflict: doc.conflict && {
+        action_index: doc.conflict.action_index,
+        kind: writeKindOf(doc.conflict.kind) ?? 'exercise',
+        id: doc.conflict.id,
+        reason: doc.conflict.reason,
+      },
       undone_at: doc.undone_at,
     };
   }

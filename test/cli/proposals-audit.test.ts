@@ -150,6 +150,27 @@ test("proposals history: every event of the proposal's life, with times and acto
   assert.match(text.stdout, /rejected\s+athlete:\S+\s+\d+\s+rejected; nothing saved/);
 });
 
+test("proposals history: a batch conflicted by the athlete's own edit says so, with when", async () => {
+  const t = await openTestApp({ dataDir: s.dataDir, now: '2026-06-01T14:00:00.000Z' });
+  let commandId: string;
+  try {
+    const meal = { eaten_at: '2026-06-01T12:00:00.000Z', name: 'Soup', calories_kcal: 300, protein_g: null, carbohydrate_g: null, fat_g: null };
+    const id = (await t.app.edits.save(s.ada, 'Europe/London', [{ op: 'create', kind: 'meal', record: meal }])).created[0]!;
+    const body = validBody([{ op: 'update', kind: 'meal', id, base_revision: 1, record: { ...meal, calories_kcal: 350 } }]);
+    commandId = body.command_id;
+    await t.app.proposals.prepare(await agentCaller(t.app, s.ada), body);
+    t.clock.advance(60_000);
+    await t.app.edits.save(s.ada, 'Europe/London', [{ op: 'update', kind: 'meal', id, base_revision: 1, record: { ...meal, name: 'Soup and bread' } }]);
+    t.clock.advance(60_000);
+    assert.is((await t.app.proposals.approve(s.ada, commandId)).outcome, 'conflicted');
+  } finally {
+    await t.close();
+  }
+  const text = await cli(['proposals', 'history', commandId], env);
+  assert.is(text.code, 0, text.stderr);
+  assert.match(text.stdout, /conflicted\s+athlete:\S+\s+\d+\s+meal \S+ changed since preparation, by the athlete's own edit at 2026-06-01T14:01:00.000Z \(action #0\); nothing saved/);
+});
+
 test('--help shows an example', async () => {
   for (const command of ['list', 'show', 'history']) {
     const help = await cli(['proposals', command, '--help'], env);

@@ -385,6 +385,9 @@ test("an edit makes a pending proposal stale on its review page; the athlete's l
     const review = await c.get(`/proposals/${batch.command_id}`);
     assert.match(review.text, 'by you');
     assert.match(review.text, /changed/);
+    // Approved anyway, it is not saved; the page says the athlete's own change was in the way.
+    assert.is((await s.app.proposals.approve(athleteId, batch.command_id)).outcome, 'conflicted');
+    assert.match((await c.get(`/proposals/${batch.command_id}`)).text, 'after Agent prepared it (by you, on 10 Jun 2026, 11:00)');
 
     const nutrition = await c.get('/nutrition');
     assert.match(nutrition.text, 'Your last change');
