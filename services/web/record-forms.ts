@@ -421,7 +421,8 @@ function controls(fields: Fields, schema: z.ZodObject, tree: Tree, prefix: strin
     if (name === 'set_number') return tree[name] === undefined ? '' : html`<input type="hidden" name="f.${at}" value="${text(tree[name])}">`;
     if (row.format === 'order' || (typeof row.format === 'object' && 'within' in row.format)) return '';
     if (fieldSchema instanceof z.ZodArray) return textsControl(row, at, (Array.isArray(tree[name]) ? tree[name] : []) as string[], s.wrong);
-    return control(row, name, at, tree, fields, schema, s);
+    // A field's label and control together: laid out side by side (a set's fields), a label stays with its box.
+    return html`<div class="field">${control(row, name, at, tree, fields, schema, s)}</div>`;
   })}`;
 }
 
