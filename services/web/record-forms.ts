@@ -504,7 +504,8 @@ const GOAL_UNITS = [
 
 function textsControl(row: FieldRow, at: string, values: readonly string[], wrong: ReadonlySet<string>): Html {
   const type = row.format === 'local_date' ? 'date' : 'text';
-  const shown = [...values, ...Array<string>(SPARE_TEXTS).fill('')];
+  // The boxes left empty are not shown again: the spare ones follow what was typed, however often the form comes back.
+  const shown = [...values.filter((v) => v.trim() !== ''), ...Array<string>(SPARE_TEXTS).fill('')];
   return html`<fieldset class="texts"><legend>${row.label} <span class="meta">(one a box; leave the rest empty)</span></legend>${shown.map(
     (v, i) =>
       html`<label class="visually-hidden" for="${idOf(`${at}.${i}`)}">${row.label} ${i + 1}</label><input type="${type}" id="${idOf(`${at}.${i}`)}" name="f.${at}" value="${v}" maxlength="100"${wrong.has(at) ? html` aria-invalid="true"` : ''}>`,
