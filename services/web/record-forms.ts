@@ -485,6 +485,13 @@ function control(row: FieldRow, name: string, at: string, tree: Tree, fields: Fi
         ([u, words]) => html`<option value="${u}"${u === text(tree[unitName]) ? html` selected` : ''}>${words}</option>`,
       )}</select></div>`;
     }
+    case 'body_value': {
+      // Its unit follows the measurement chosen above, which a form without script cannot follow as
+      // it changes: every measurement's unit is named beside it instead.
+      const p = s.ctx.profile;
+      const hint = `${id}-units`;
+      return html`${label}<input type="text" inputmode="decimal" id="${id}" name="f.${at}" value="${value}"${optional ? '' : html` required`} aria-describedby="${hint}"${invalid}>${wasInput(name, tree, at)}<p class="hint" id="${hint}">Bodyweight in ${unitOf(format, { metric: 'bodyweight' }, p)}, body fat in %, height and the others in ${unitOf(format, { metric: 'height' }, p)}.</p>`;
+    }
     default: {
       const unit = unitOf(format, tree, s.ctx.profile);
       return html`${label}<div class="with-unit"><input type="text" inputmode="decimal" id="${id}" name="f.${at}" value="${value}"${optional ? '' : html` required`}${invalid}>${
