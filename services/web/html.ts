@@ -196,9 +196,12 @@ const STYLE = `
   fieldset.item { border: 1px solid var(--line); border-radius: 10px; padding: .25rem .75rem .75rem; margin: .75rem 0; }
   fieldset.item > legend { font-weight: 600; padding: 0 .3rem; }
   fieldset.item-set { background: #fafbfc; }
+  /* A set's fields side by side, each label above its box, the boxes of a row level however their labels wrap. */
   fieldset.item-set .fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(7rem, 1fr)); gap: 0 .75rem; }
+  fieldset.item-set .field { display: flex; flex-direction: column; justify-content: flex-end; min-width: 0; }
   fieldset.item-set label { margin: .5rem 0 .2rem; font-size: .9rem; }
-  fieldset.item-set label.check { margin-top: 2rem; }
+  fieldset.item-set label.check { margin: .5rem 0 0; min-height: 2.75rem; }
+  fieldset.texts > legend { font-weight: 600; margin: .9rem 0 .3rem; }
   fieldset.texts input { margin-bottom: .4rem; }
   details.new-exercise { margin: .5rem 0; }
   details.new-exercise summary { cursor: pointer; color: var(--accent); }

@@ -329,6 +329,9 @@ ${f.id !== null && kind !== 'fitness_preferences' ? html`<p><a class="danger" hr
         html`<div class="card"><h1>Nothing to undo</h1><p>You have no change of your own to undo: your last one was undone already, or you have made none here.</p><a class="button" href="/account">Home</a></div>`,
       );
     const deadline = undoDeadline(last.saved_at);
+    // Keeping it goes back to where the change shows.
+    const first = last.changes[0];
+    const back = first ? pageOf(first.kind, first.change === 'deleted' ? null : first.id) : '/account';
     return show(
       reply,
       'Undo your last change?',
@@ -339,7 +342,7 @@ ${f.id !== null && kind !== 'fitness_preferences' ? html`<p><a class="danger" hr
 ${
   app.clock.now() < deadline
     ? html`<form method="post" action="/record/undo"><input type="hidden" name="_csrf" value="${who.session.csrf}"><input type="hidden" name="edit_id" value="${last.edit_id}">
-<button type="submit" class="danger">Undo this change</button> <a class="button secondary" href="/account">Keep it</a></form>`
+<button type="submit" class="danger">Undo this change</button> <a class="button secondary" href="${back}">Keep it</a></form>`
     : html`<p>A change can be undone for ${WRITE_POLICY.undoWindowDays} days; that time has passed for this one.</p>`
 }</div>`,
     );

@@ -439,7 +439,8 @@ function controls(fields: Fields, schema: z.ZodObject, tree: Tree, prefix: strin
       return tree[name] === undefined ? '' : html`<input type="hidden" name="f.${at}" value="${text(tree[name])}">`;
     if (typeof row.format === 'object' && 'within' in row.format) return '';
     if (fieldSchema instanceof z.ZodArray) return textsControl(row, at, (Array.isArray(tree[name]) ? tree[name] : []) as string[], s.wrong);
-    return control(row, name, at, tree, fields, schema, s);
+    // A field's label and control together: laid out side by side (a set's fields), a label stays with its box.
+    return html`<div class="field">${control(row, name, at, tree, fields, schema, s)}</div>`;
   })}`;
 }
 
@@ -502,6 +503,13 @@ function control(row: FieldRow, name: string, at: string, tree: Tree, fields: Fi
         ([u, words]) => html`<option value="${u}"${u === text(tree[unitName]) ? html` selected` : ''}>${words}</option>`,
       )}</select></div>`;
     }
+    case 'body_value': {
+      // Its unit follows the measurement chosen above, which a form without script cannot follow as
+      // it changes: every measurement's unit is named beside it instead.
+      const p = s.ctx.profile;
+      const hint = `${id}-units`;
+      return html`${label}<input type="text" inputmode="decimal" id="${id}" name="f.${at}" value="${value}"${optional ? '' : html` required`} aria-describedby="${hint}"${invalid}>${wasInput(name, tree, at)}<p class="hint" id="${hint}">Bodyweight in ${unitOf(format, { metric: 'bodyweight' }, p)}, body fat in %, height and the others in ${unitOf(format, { metric: 'height' }, p)}.</p>`;
+    }
     default: {
       const unit = unitOf(format, tree, s.ctx.profile);
       return html`${label}<div class="with-unit"><input type="text" inputmode="decimal" id="${id}" name="f.${at}" value="${value}"${optional ? '' : html` required`}${invalid}>${
@@ -521,7 +529,8 @@ const GOAL_UNITS = [
 
 function textsControl(row: FieldRow, at: string, values: readonly string[], wrong: ReadonlySet<string>): Html {
   const type = row.format === 'local_date' ? 'date' : 'text';
-  const shown = [...values, ...Array<string>(SPARE_TEXTS).fill('')];
+  // The boxes left empty are not shown again: the spare ones follow what was typed, however often the form comes back.
+  const shown = [...values.filter((v) => v.trim() !== ''), ...Array<string>(SPARE_TEXTS).fill('')];
   return html`<fieldset class="texts"><legend>${row.label} <span class="meta">(one a box; leave the rest empty)</span></legend>${shown.map(
     (v, i) =>
       html`<label class="visually-hidden" for="${idOf(`${at}.${i}`)}">${row.label} ${i + 1}</label><input type="${type}" id="${idOf(`${at}.${i}`)}" name="f.${at}" value="${v}" maxlength="100"${wrong.has(at) ? html` aria-invalid="true"` : ''}>`,
