@@ -189,7 +189,7 @@ const STYLE = `
   .with-unit { display: flex; gap: .5rem; align-items: center; }
   .with-unit input { flex: 1 1 auto; min-width: 0; }
   .with-unit select { width: auto; flex: none; }
-  .unit { color: var(--muted); flex: none; }
+  .unit { color: var(--muted); flex: none; min-width: 2.2rem; }
   .default-submit { position: absolute; left: -9999px; width: 1px; height: 1px; overflow: hidden; }
   fieldset.list { margin-top: 1.25rem; }
   fieldset.list > legend { font-weight: 700; font-size: 1.1rem; }

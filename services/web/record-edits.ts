@@ -213,7 +213,7 @@ ${f.id !== null && kind !== 'fitness_preferences' ? html`<p><a class="danger" hr
       if ((error.reason === 'stale_revision' || error.reason === 'unknown_item') && error.actionIndex === mainIndex) {
         const now = await app.edits.item(athlete.athlete_id, kind, f.itemId!);
         if (!now) return removedMeanwhile(reply, session, ctx, f.slug, tree);
-        return again({ revision: now.revision, current: now, notice: conflictNotice(kind, now, read.record, wordsOf(ctx)), status: 409 });
+        return again({ revision: now.revision, current: now, notice: conflictNotice(kind, f.itemId!, now, read.record, wordsOf(ctx)), status: 409 });
       }
       return again({ problems: [problemOf(kind, error, mainIndex, read.exercises.length)], status: 400 });
     }
@@ -380,16 +380,16 @@ ${
 }
 
 /** What a conflict page says: who changed the item, when, and where the saved one differs from what was typed. */
-function conflictNotice(kind: WriteKind, now: EditedItem, typed: Body, ctx: WordsContext): Html {
+function conflictNotice(kind: WriteKind, id: string, now: EditedItem, typed: Body, ctx: WordsContext): Html {
   const who = changedByWords(now.by);
   const when = now.at ? ` on ${dateTime(now.at, ctx.profile.timezone)}` : '';
   const differences = changeWords(compareRecords(kind, now.record, typed, ctx), ctx);
   return html`<div class="error" role="alert"><p><strong>Nothing was saved:</strong> while you were changing it, this ${KIND_NOUNS[kind].one} was changed by ${who}${when}.</p>
 ${
   differences.length
-    ? html`<p>Your version below differs from the saved one in:</p><ul>${differences.map((d) => html`<li>${d}</li>`)}</ul>`
+    ? html`<p>Where yours differs from the saved one (saved → yours):</p><ul>${differences.map((d) => html`<li>${d}</li>`)}</ul>`
     : html`<p>Your version below is the same as the saved one.</p>`
-}<p>What you typed is kept below. Save it to replace the saved one, or <a href="${editPath(kind, String(now.record.id ?? ''))}">start again from the saved one</a>.</p></div>`;
+}<p>What you typed is kept below. Save it to replace the saved one, or <a href="${editPath(kind, id)}">start again from the saved one</a>.</p></div>`;
 }
 
 /** A refusal of the record's rules, named by the field's label where it names one. */

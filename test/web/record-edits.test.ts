@@ -355,6 +355,7 @@ test('a change made meanwhile by an approved batch is a conflict: it names the b
     assert.match(conflict.text, 'a batch from Agent that you approved');
     assert.match(conflict.text, 'value="Soup and bread"');
     assert.match(conflict.text, '720 kcal → 600 kcal');
+    assert.match(conflict.text, `<a href="/record/meal/${id}">start again from the saved one</a>`);
     assert.is((await s.app.reads.get<Doc>('meals', athleteId, id))?.name, 'Lunch');
     const resent = await send(c, path, formValues(conflict.text, path));
     assert.is(resent.status, 303, resent.text);
