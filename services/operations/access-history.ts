@@ -48,7 +48,15 @@ export interface ProposalOutcomes {
   /** Each status as it stands now (a prepared proposal past its expiry counts as expired). */
   counts: Record<ProposalStatus, number>;
   /** Newest prepared first. */
-  latest: Array<{ command_id: string; status: ProposalStatus; prepared_at: string; decided_at: string | null; changes: number }>;
+  latest: Array<{
+    command_id: string;
+    status: ProposalStatus;
+    prepared_at: string;
+    decided_at: string | null;
+    changes: number;
+    /** For a batch not saved because the record changed: what changed it (the athlete's own edit, an import, …), when known. */
+    changed_by: ChangedByType | null;
+  }>;
 }
 
 export interface ConnectionHistory {
@@ -168,6 +176,8 @@ export class AccessHistory {
   }
 }
 
+type ChangedByType = NonNullable<NonNullable<ProposalDoc['conflict']>['changed_by']>['type'];
+
 function outcomesOf(docs: ProposalDoc[], now: Date): ProposalOutcomes {
   const counts = Object.fromEntries(PROPOSAL_STATUSES.map((s) => [s, 0])) as Record<ProposalStatus, number>;
   for (const d of docs) counts[statusAt(d, now)]++;
@@ -180,6 +190,7 @@ function outcomesOf(docs: ProposalDoc[], now: Date): ProposalOutcomes {
       prepared_at: d.prepared_at,
       decided_at: d.undone_at ?? d.decided_at,
       changes: d.changes.length,
+      changed_by: d.conflict?.changed_by?.type ?? null,
     }));
   return { total: docs.length, counts, latest };
 }

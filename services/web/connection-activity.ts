@@ -45,6 +45,14 @@ const OUTCOMES: Record<ProposalStatus, string> = {
   undone: 'undone',
 };
 
+/** What changed the record under a batch that was not saved, as its line says it. */
+const CHANGED_BY = {
+  athlete: 'you had changed it yourself',
+  import: 'an import had changed it',
+  operator: 'whoever runs this RepLedger had changed it',
+  proposal: 'another batch had changed it',
+} as const;
+
 const plural = (n: number, [one, many]: [string, string]) => `${n.toLocaleString('en-GB')} ${n === 1 ? one : many}`;
 
 function describe(total: OperationTotal): { does: string; counts: string } {
@@ -108,7 +116,7 @@ function proposalsCard(h: ConnectionHistory, name: string, tz: string): Html {
 <h3>Latest</h3>
 <ul class="plain activity">${p.latest.map(
     (l) =>
-      html`<li><a href="/proposals/${l.command_id}">${l.changes === 1 ? '1 change' : `${l.changes} changes`}, suggested on ${at(l.prepared_at, tz)}</a><span class="hint">${STATUS_WORDS[l.status]}${l.decided_at ? ` · ${at(l.decided_at, tz)}` : ''}</span></li>`,
+      html`<li><a href="/proposals/${l.command_id}">${l.changes === 1 ? '1 change' : `${l.changes} changes`}, suggested on ${at(l.prepared_at, tz)}</a><span class="hint">${STATUS_WORDS[l.status]}${l.changed_by ? ` (${CHANGED_BY[l.changed_by]})` : ''}${l.decided_at ? ` · ${at(l.decided_at, tz)}` : ''}</span></li>`,
   )}</ul></div>`;
 }
 

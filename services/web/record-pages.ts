@@ -402,7 +402,7 @@ ${await lastChangeOn(app, who.athlete, ['saved_routine'])}
               (g) =>
                 html`<li>${goalText(g, names, p)}${
                   g.achieved_at ? html`<br><span class="meta">Achieved ${dateTime(g.achieved_at, p.timezone)}</span>` : ''
-                }<br>${changeLink('goal', g.id, recordSubject('goal', g, { profile: p, exerciseName: (id) => names.get(id) ?? null }))}</li>`,
+                }<br>${changeLink('goal', g.id, `the ${recordSubject('goal', g, { profile: p, exerciseName: (id) => names.get(id) ?? null })}`)}</li>`,
             )}</ul>`
           : html`<p>${empty}</p>`
       }</section>`;

@@ -168,7 +168,10 @@ test("proposals history: a batch conflicted by the athlete's own edit says so, w
   }
   const text = await cli(['proposals', 'history', commandId], env);
   assert.is(text.code, 0, text.stderr);
-  assert.match(text.stdout, /conflicted\s+athlete:\S+\s+\d+\s+meal \S+ changed since preparation, by the athlete's own edit at 2026-06-01T14:01:00.000Z \(action #0\); nothing saved/);
+  assert.match(
+    text.stdout,
+    /conflicted\s+athlete:\S+\s+\d+\s+meal \S+ changed since preparation, by the athlete's own edit at 2026-06-01T14:01:00.000Z \(action #0\); nothing saved/,
+  );
 });
 
 test('--help shows an example', async () => {

@@ -13,7 +13,7 @@ import { formValues, withValues, type FormValues } from '../support/form-fields.
 import { type FormClient, startServer, type TestServer } from '../support/server.ts';
 import { workoutSet } from '../support/sets.ts';
 import { signedInClient } from '../support/web-record.ts';
-import { agentCaller, validBody } from '../support/writes.ts';
+import { agentCaller, proposalBody, validBody, writer } from '../support/writes.ts';
 
 const NOW = '2026-06-10T10:00:00.000Z';
 const TODAY = '2026-06-10';
@@ -401,6 +401,28 @@ test("an edit makes a pending proposal stale on its review page; the athlete's l
     assert.not.match((await c.get('/nutrition')).text, 'Your last change');
     // Undone once only; an undo posted twice (a double click) changes nothing more.
     assert.is((await send(c, '/record/undo', formValues(confirm.text, '/record/undo'))).status, 409);
+  } finally {
+    await s.close();
+  }
+});
+
+test("a connected app's batch not saved because of the athlete's own edit: its activity says the athlete changed the record, and get_write_proposal keeps its documented shape", async () => {
+  const { s, c, athleteId } = await start();
+  try {
+    const id = await lunch(s, athleteId);
+    const { api, grantId } = await writer(s, athleteId, ['nutrition'], ['nutrition:write']);
+    const body = proposalBody([{ op: 'update', kind: 'meal', id, base_revision: 1, record: { ...LUNCH, calories_kcal: 650 } }]);
+    assert.is((await api.prepare(body)).status, 201);
+    const path = `/record/meal/${id}`;
+    const form = await formAfter(c, path, path);
+    assert.is((await send(c, path, withValues(form.values, { 'f.name': 'Late lunch' }))).status, 303);
+    assert.is((await s.app.proposals.approve(athleteId, body.command_id)).outcome, 'conflicted');
+    const activity = await c.get(`/connections/${grantId}/activity`);
+    assert.is(activity.status, 200);
+    assert.match(activity.text, 'Not saved — your record had changed (you had changed it yourself)');
+    const answer = await api.proposal(body.command_id);
+    assert.is(answer.status, 200);
+    assert.equal(answer.body.data.proposal.conflict, { action_index: 0, kind: 'meal', id, reason: 'changed' });
   } finally {
     await s.close();
   }
