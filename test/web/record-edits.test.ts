@@ -307,6 +307,32 @@ test("an imported workout's positions, set numbers and drop-set parents survive 
   }
 });
 
+test('a record form without its CSRF token, or from another site, is refused and saves nothing', async () => {
+  const { s, c, athleteId } = await start();
+  try {
+    const form = await formAfter(c, '/record/meal/new', '/record/meal');
+    const filled = withValues(form.values, { 'f.name': 'Soup' });
+    const before = (await s.app.events.readStream(streams.record(athleteId))).length;
+    assert.is(
+      (
+        await send(
+          c,
+          '/record/meal',
+          filled.filter(([name]) => name !== '_csrf'),
+        )
+      ).status,
+      403,
+    );
+    assert.is((await send(c, '/record/meal', withValues(filled, { _csrf: 'not-the-token' }))).status, 403);
+    const crossSite: Record<string, string[]> = {};
+    for (const [k, v] of [...filled, ['_do', 'save'] as [string, string]]) (crossSite[k] ??= []).push(v);
+    assert.is((await c.post('/record/meal', crossSite, { origin: 'https://evil.example' })).status, 403);
+    assert.is((await s.app.events.readStream(streams.record(athleteId))).length, before);
+  } finally {
+    await s.close();
+  }
+});
+
 test('a form left with a field wrong comes back with what was typed and what is wrong, and saves nothing', async () => {
   const { s, c, athleteId } = await start();
   try {
