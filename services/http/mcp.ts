@@ -9,16 +9,22 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
   InitializeRequestSchema,
   isInitializeRequest,
   JSONRPCMessageSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   PingRequestSchema,
+  ReadResourceRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
   type JSONRPCMessage,
   type JSONRPCRequest,
+  type Prompt,
+  type Resource,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -73,6 +79,93 @@ const INSTRUCTIONS = [
   `Writing: you cannot change the record, only propose changes. Call get_write_context first: it says what the athlete allowed this connection to propose (write permissions are granted by the athlete in a separate form; send them its permissions_url) and the limits. Read an item's current revision with get_write_record before editing it. prepare_write_proposal saves nothing: it returns an approval_url, and nothing changes until the athlete approves the whole batch in RepLedger's web app within ${WRITE_POLICY.proposalExpiryMinutes} minutes; they may also reject it. Check a proposal's status with get_write_proposal and its command_id, also before retrying a prepare whose response was lost.`,
   UNTRUSTED_TEXT,
 ].join(' ');
+
+/** RepLedger's mark: a barbell on the brand's green, as a data URI so that it needs no request of its own. */
+const ICON = `data:image/svg+xml;base64,${Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#1f6f5c"/><rect x="10" y="20" width="8" height="24" rx="2" fill="#fff"/><rect x="46" y="20" width="8" height="24" rx="2" fill="#fff"/><rect x="18" y="29" width="28" height="6" fill="#fff"/></svg>',
+).toString('base64')}`;
+
+/** What the server says it is; its website is the athlete's own web app on this service. */
+const serverInfo = (baseUrl: string) => ({
+  name: 'repledger',
+  title: 'RepLedger',
+  version: '1.0.0',
+  description:
+    "The athlete's fitness record (workouts, routines, goals, recovery, nutrition, body measurements), read within the areas they allowed, and changes proposed for them to approve.",
+  websiteUrl: baseUrl,
+  icons: [{ src: ICON, mimeType: 'image/svg+xml', sizes: ['any'] }],
+});
+
+/** JSON-RPC's code for a resource the server does not have (MCP, resources). */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** Resources a model may read without a tool call: what the connection may do, and the athlete's week. Each is its operation's answer. */
+const RESOURCES: ReadonlyArray<Resource & { operation: 'get_access_context' | 'get_training_snapshot' }> = [
+  {
+    uri: 'repledger://access-context',
+    name: 'access-context',
+    title: 'What this connection may read and propose',
+    description: 'The athlete, their units and timezone, the areas this connection may read, and what it may propose (get_access_context).',
+    mimeType: 'application/json',
+    operation: 'get_access_context',
+  },
+  {
+    uri: 'repledger://training/this-week',
+    name: 'training-week',
+    title: "The athlete's week",
+    description: 'Workouts this week and in the last 30 days, and the weekly streak (get_training_snapshot).',
+    mimeType: 'application/json',
+    operation: 'get_training_snapshot',
+  },
+];
+
+function resourcesFor(caller: Caller): Resource[] {
+  return RESOURCES.filter((r) => {
+    const scope = operations[r.operation].scope;
+    return scope === null || caller.scopes.includes(scope);
+  }).map(({ operation: _operation, ...resource }) => resource);
+}
+
+/** Prompts that put the tools to work for the athlete and end, where a change is due, in a proposal they approve. */
+const PROMPTS: ReadonlyArray<Prompt & { needs: 'training'; messages: (args: Record<string, string>) => string }> = [
+  {
+    name: 'review-my-last-week',
+    title: 'Review my last week',
+    description: 'Looks at the last 7 days of training (and recovery, where allowed) and suggests what to change.',
+    arguments: [{ name: 'focus', description: 'What to look at most (strength, volume, recovery…)', required: false }],
+    needs: 'training',
+    messages: (args) =>
+      [
+        'Review my training over the last 7 days.',
+        'Call get_training_snapshot, then list_completed_workouts for the last 7 days and get_completed_workout for the ones worth a closer look; if you may read recovery, list_recovery_checkins for the same days.',
+        args.focus ? `Focus on: ${args.focus}.` : '',
+        'Tell me in a few lines what went well, what did not, and one or two things to change.',
+        'If a change to a saved routine or a goal follows, call get_write_context, then prepare_write_proposal with it, and give me its approval_url: nothing changes until I approve it.',
+      ]
+        .filter(Boolean)
+        .join(' '),
+  },
+  {
+    name: 'plan-next-weeks-routine',
+    title: "Plan next week's routine",
+    description: 'Plans a routine for next week from recent workouts and goals, and proposes it with its dates for the athlete to approve.',
+    arguments: [{ name: 'days', description: 'Training days next week (1-7)', required: false }],
+    needs: 'training',
+    messages: (args) =>
+      [
+        "Plan next week's training for me.",
+        'Read my recent workouts (list_completed_workouts, get_exercise_history for the main lifts), my saved routines (list_saved_routines) and my goals (in get_training_snapshot).',
+        /^[1-7]$/.test(args.days ?? '') ? `I can train ${args.days} days next week.` : '',
+        'Then call get_write_context and prepare_write_proposal with one saved_routine (or an update of an existing one) scheduled on the days of next week, and give me its approval_url: nothing is saved until I approve it.',
+      ]
+        .filter(Boolean)
+        .join(' '),
+  },
+];
+
+function promptsFor(caller: Caller) {
+  return PROMPTS.filter((p) => caller.scopes.includes(p.needs)).map(({ needs: _needs, ...prompt }) => prompt);
+}
 
 function toolOf(op: Operation): Tool {
   return {
@@ -131,10 +224,7 @@ interface Exchange {
  */
 class PooledServer {
   readonly transport = new InProcessTransport();
-  readonly server = new Server(
-    { name: 'repledger', title: 'RepLedger', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR },
-  );
+  readonly server: Server;
   exchange: Exchange | null = null;
 
   static async connected(services: ApiServices, tools: ReadonlyMap<Operation, Tool>): Promise<PooledServer> {
@@ -144,6 +234,11 @@ class PooledServer {
   }
 
   private constructor(services: ApiServices, tools: ReadonlyMap<Operation, Tool>) {
+    this.server = new Server(serverInfo(services.app.config.baseUrl), {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: VALIDATOR,
+    });
     this.server.setRequestHandler(ListToolsRequestSchema, () => {
       const exchange = this.#current();
       // The list carries every tool's schemas (tens of KB): it costs a unit like the cheapest read.
@@ -169,6 +264,39 @@ class PooledServer {
         const body = refusal.body(request.id);
         return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
       }
+    });
+    // Lists of resources and prompts are small: a unit each, like the cheapest read.
+    const listed = <T>(items: (caller: Caller) => T) => {
+      const exchange = this.#current();
+      exchange.wait = services.quota.charge(exchange.caller.grantId, LIST_TOOLS_WEIGHT);
+      if (exchange.wait) exchange.refused ??= rateLimited(services.quota, exchange.wait);
+      return items(exchange.caller);
+    };
+    this.server.setRequestHandler(ListResourcesRequestSchema, () => listed((caller) => ({ resources: resourcesFor(caller) })));
+    this.server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => {
+      const exchange = this.#current();
+      const resource = RESOURCES.find((r) => r.uri === params.uri);
+      if (!resource) throw new McpError(RESOURCE_NOT_FOUND, `no resource ${params.uri}; resources/list names them`);
+      // A resource is its operation's answer: the same procedure, checks and quota as the tool.
+      try {
+        const envelope = await exchange.api({})[resource.operation]();
+        return { contents: [{ uri: resource.uri, mimeType: 'application/json', text: JSON.stringify(envelope) }] };
+      } catch (error) {
+        const refusal = refusalOf(error, exchange.request);
+        if (answeredAsHttp(refusal)) exchange.refused ??= refusal;
+        throw new McpError(ErrorCode.InvalidRequest, refusal.message);
+      }
+    });
+    this.server.setRequestHandler(ListPromptsRequestSchema, () =>
+      listed((caller) => ({ prompts: promptsFor(caller).map(({ messages: _m, ...prompt }) => prompt) })),
+    );
+    this.server.setRequestHandler(GetPromptRequestSchema, ({ params }) => {
+      const prompt = listed((caller) => promptsFor(caller)).find((p) => p.name === params.name);
+      if (!prompt) throw new McpError(ErrorCode.InvalidParams, `no prompt named ${params.name} for this connection; prompts/list names them`);
+      return {
+        description: prompt.description,
+        messages: [{ role: 'user' as const, content: { type: 'text' as const, text: prompt.messages(params.arguments ?? {}) } }],
+      };
     });
   }
 
@@ -209,6 +337,10 @@ const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   ping: PingRequestSchema,
   'tools/list': ListToolsRequestSchema,
   'tools/call': CallToolRequestSchema,
+  'resources/list': ListResourcesRequestSchema,
+  'resources/read': ReadResourceRequestSchema,
+  'prompts/list': ListPromptsRequestSchema,
+  'prompts/get': GetPromptRequestSchema,
 };
 
 /**
