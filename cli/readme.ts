@@ -44,6 +44,12 @@ export async function buildCliDoc(): Promise<string> {
     `Run it as \`npx ${bin} COMMAND\` (or \`npm run ${bin} -- COMMAND\`) from the project directory: both run the`,
     "project's own Node 24. Every command takes `--json`; `--help` prints the text below.",
     '',
+    `\`${bin} help TOPIC\` or \`${bin} TOPIC --help\` lists a topic's commands. A command that does not exist exits 127, naming the`,
+    `nearest one (\`${bin} athlets list\`: "Did you mean ${bin} athletes list?"); at a terminal it asks, and runs that one if you`,
+    `say yes. \`${bin} autocomplete [bash|zsh|powershell]\` prints how to set up completion of commands and flags in your shell`,
+    `(\`${bin} autocomplete --refresh-cache\` after the commands change). \`help\` and \`autocomplete\` are oclif's plugins, not`,
+    'described below.',
+    '',
   ];
   let topic: string | null = null;
   for (const c of commands) {

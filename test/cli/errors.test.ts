@@ -28,9 +28,14 @@ test('--json failures print one error object on stdout, with a code and the exit
     { args: ['subscriptions', 'set', '--athlete', 'ada@example.com'], code: 'invalid_input', message: /Missing required flag tier/, exit: 2 },
     { args: ['athletes', 'list', '--bogus'], code: 'invalid_input', message: /Nonexistent flag: --bogus/, exit: 2 },
     { args: ['status', '--bogus'], code: 'invalid_input', message: /Nonexistent flag: --bogus/, exit: 2 },
-    // Refused by oclif before any command runs.
-    { args: ['nosuch'], code: 'invalid_input', message: /command nosuch not found/, exit: 2 },
-    { args: ['athletes', 'lst'], code: 'invalid_input', message: /command athletes:lst not found/, exit: 2 },
+    // Refused before any command runs (cli/hooks/command-not-found.ts): 127, the shell's "command not found".
+    { args: ['nosuch'], code: 'invalid_input', message: /^nosuch is not a repledger command\. Run repledger help for/, exit: 127 },
+    {
+      args: ['athletes', 'lst'],
+      code: 'invalid_input',
+      message: /athletes lst is not a repledger command\. Did you mean repledger athletes list\?/,
+      exit: 127,
+    },
     {
       args: ['athletes', 'create', '--email', 'blank@example.com', '--password', 'correct horse battery', '--display-name', '   ', '--timezone', 'UTC'],
       code: 'invalid_input',
