@@ -12,6 +12,8 @@ import type { Config } from './config.ts';
 import { ConnectionService } from './identity/connections.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { Maintenance } from './operations/maintenance.ts';
+import { Metrics } from './operations/metrics.ts';
+import { projectionLag } from './operations/readiness.ts';
 import { RecordService } from './commands/record-service.ts';
 import { ReadStoreFoldSnapshots } from './store/fold-snapshots.ts';
 import { ProposalService } from './writes/proposals.ts';
@@ -76,6 +78,8 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
   const records = new RecordService(events, clock, new ReadStoreFoldSnapshots(reads));
   const maintenance = new Maintenance(reads, clock);
   const access = new AccessHistory(reads, clock);
+  const metrics = new Metrics();
+  metrics.measureLagWith(() => projectionLag({ events, runner }));
   return {
     config,
     clock,
@@ -96,9 +100,10 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     connections: new ConnectionService(events, reads, clock),
     botTokens,
     maintenance,
-    proposals: new ProposalService({ config, clock, reads, keys, records, maintenance, runner }),
+    proposals: new ProposalService({ config, clock, reads, keys, records, maintenance, runner, onTransition: (t) => metrics.transition(t) }),
     edits: new EditService({ clock, records, maintenance }),
     access,
+    metrics,
     async close() {
       // What this process counted and has not written yet, before the stores go. Counts that
       // cannot be written are lost, as in a crash: the stores close all the same.

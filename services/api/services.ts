@@ -10,6 +10,7 @@ import type { BotTokenService } from '../identity/bot-tokens.ts';
 import type { ConnectionService } from '../identity/connections.ts';
 import type { AccessHistory } from '../operations/access-history.ts';
 import type { Maintenance } from '../operations/maintenance.ts';
+import type { Metrics } from '../operations/metrics.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { KeyStore } from '../store/key-store.ts';
 import type { ReadStore } from '../store/read-store.ts';
@@ -44,4 +45,6 @@ export interface Services {
   edits: EditService;
   /** What each connection read (counted in this process's memory, flushed) and proposed. */
   access: AccessHistory;
+  /** This app's Prometheus metrics (served at `/metrics`). */
+  metrics: Metrics;
 }

@@ -16,6 +16,7 @@ import { FORM_BODY_LIMIT, registerWebApp } from '../web/app.ts';
 import { errorPage } from '../web/layout.ts';
 import { INVALID_JSON_BODY, registerAgentAccess } from './agent-access.ts';
 import { registerMcp } from './mcp.ts';
+import { registerObservability } from './observability.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerReadApi } from './read-api.ts';
 import { registerRest } from './rest.ts';
@@ -152,6 +153,7 @@ export async function buildServer(app: Services, options: ServerOptions = {}): P
     await Promise.all([app.events.describe(), app.reads.describe()]);
     return { status: 'ok', stores: { events: { engine: app.events.engine }, reads: { engine: app.reads.engine } }, projections: app.projectionMode };
   });
+  registerObservability(server, app);
 
   return server;
 }
@@ -207,7 +209,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 /** Addresses whose callers are programs: their refusals are the API's error shape, never a page. */
-const API_PATHS = /^\/(v1\/|api\/|mcp(\/|$|\?)|oauth\/(token|register|revoke|jwks)|\.well-known\/|openapi\.json|health)/;
+const API_PATHS = /^\/(v1\/|api\/|mcp(\/|$|\?)|oauth\/(token|register|revoke|jwks)|\.well-known\/|openapi\.json|health|livez|readyz|metrics)/;
 
 /** A browser asking for a page (not an API client) gets the refusal as a page, in the web app's style. */
 function wantsPage(request: FastifyRequest): boolean {
