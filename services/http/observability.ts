@@ -1,13 +1,18 @@
 // `/livez`, `/readyz` and `/metrics` (decisions.md, "Observability (issue 40)"). `/health` stays
 // as it was (server.ts).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { Span } from '@opentelemetry/api';
+import { SpanStatusCode } from '@opentelemetry/api';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../api/services.ts';
 import { readiness } from '../operations/readiness.ts';
+import type { Tracing } from '../operations/tracing.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 export function registerObservability(server: FastifyInstance, app: Services): void {
+  if (app.tracing) traceRequests(server, app.tracing);
+
   // The process is up and answering: nothing is asked of the stores, so a store that is down does
   // not make an orchestrator restart every instance.
   server.get('/livez', async () => ({ status: 'live' }));
@@ -38,5 +43,38 @@ export function registerObservability(server: FastifyInstance, app: Services): v
     }
     const { contentType, text } = await app.metrics.exposition();
     return reply.type(contentType).send(text);
+  });
+}
+
+const spans = new WeakMap<FastifyRequest, Span>();
+
+/**
+ * A span per request, named by its route (never the raw path), from its arrival to its answer; its
+ * handler runs inside it (entered once the body is read: a body's stream would not carry it), so
+ * the store calls it makes are its children.
+ */
+function traceRequests(server: FastifyInstance, tracing: Tracing): void {
+  server.addHook('onRequest', (request, _reply, done) => {
+    const route = request.routeOptions.url ?? 'unrouted';
+    spans.set(
+      request,
+      tracing.startRequest(`${request.method} ${route}`, { 'http.request.method': request.method, 'http.route': route, 'repledger.request_id': request.id }),
+    );
+    done();
+  });
+  server.addHook('preHandler', (request, _reply, done) => {
+    const span = spans.get(request);
+    if (span) tracing.within(span, done);
+    else done();
+  });
+  server.addHook('onResponse', (request, reply, done) => {
+    const span = spans.get(request);
+    if (span) {
+      span.setAttribute('http.response.status_code', reply.statusCode);
+      if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+      spans.delete(request);
+    }
+    done();
   });
 }

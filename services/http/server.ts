@@ -107,6 +107,8 @@ export async function buildServer(app: Services, options: ServerOptions = {}): P
     reply.headers(COMMON_HEADERS(request.id));
     done();
   });
+  // Before anything else is registered, so that its hooks (traces) reach every route.
+  registerObservability(server, app);
 
   const keys = serverKeys(app);
   const provider = await createProvider(app, keys);
@@ -153,7 +155,6 @@ export async function buildServer(app: Services, options: ServerOptions = {}): P
     await Promise.all([app.events.describe(), app.reads.describe()]);
     return { status: 'ok', stores: { events: { engine: app.events.engine }, reads: { engine: app.reads.engine } }, projections: app.projectionMode };
   });
-  registerObservability(server, app);
 
   return server;
 }
