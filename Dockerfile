@@ -23,4 +23,9 @@ VOLUME ["/data"]
 EXPOSE 3000
 
 USER node
+# Live: the process answers /livez (it asks nothing of the stores). The image has no curl, so Node's
+# fetch asks. A container running another command (the projection worker) turns it off
+# (docker-compose.yml: `healthcheck: disable: true`).
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/livez').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "cli/bin/run.js", "serve"]

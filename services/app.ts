@@ -12,6 +12,9 @@ import type { Config } from './config.ts';
 import { ConnectionService } from './identity/connections.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { Maintenance } from './operations/maintenance.ts';
+import { Metrics } from './operations/metrics.ts';
+import { projectionLag } from './operations/readiness.ts';
+import { Tracing } from './operations/tracing.ts';
 import { RecordService } from './commands/record-service.ts';
 import { ReadStoreFoldSnapshots } from './store/fold-snapshots.ts';
 import { ProposalService } from './writes/proposals.ts';
@@ -34,16 +37,26 @@ export interface App extends Services {
   close(): Promise<void>;
 }
 
-export async function openApp(config: Config, clock: Clock = systemClock): Promise<App> {
+export interface OpenOptions {
+  /** Traces: by default to OTEL_EXPORTER_OTLP_ENDPOINT's collector when it is set (a test hands its own). */
+  tracing?: Tracing | null;
+}
+
+export async function openApp(config: Config, clock: Clock = systemClock, options: OpenOptions = {}): Promise<App> {
   let sqlite: SqliteDatabase | null = null;
   const embedded = () => (sqlite ??= openSqlite(join(config.dataDir, 'repledger.db')));
+  const tracing = options.tracing === undefined ? await Tracing.toCollector(config.otlpEndpoint) : options.tracing;
+  // Traced, each store call in a request is a span of its trace.
+  const traced = <T extends object>(port: T, name: string): T => (tracing ? tracing.traced(port, name) : port);
 
-  const events: EventStore = config.kurrentdbUrl
-    ? new (await import('./store/kurrentdb/event-store.ts')).KurrentEventStore(config.kurrentdbUrl)
-    : new SqliteEventStore(embedded());
-  const reads: ReadStore = config.mongodbUrl
-    ? await (await import('./store/mongodb/read-store.ts')).MongoReadStore.connect(config.mongodbUrl)
-    : new SqliteReadStore(embedded());
+  const events: EventStore = traced(
+    config.kurrentdbUrl ? new (await import('./store/kurrentdb/event-store.ts')).KurrentEventStore(config.kurrentdbUrl) : new SqliteEventStore(embedded()),
+    'event_store',
+  );
+  const reads: ReadStore = traced(
+    config.mongodbUrl ? await (await import('./store/mongodb/read-store.ts')).MongoReadStore.connect(config.mongodbUrl) : new SqliteReadStore(embedded()),
+    'read_store',
+  );
   // Keys go where the events go: the read store can be dropped and rebuilt, they cannot.
   const keys: KeyStore = config.kurrentdbUrl
     ? new (await import('./store/kurrentdb/key-store.ts')).KurrentKeyStore(config.kurrentdbUrl)
@@ -76,6 +89,8 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
   const records = new RecordService(events, clock, new ReadStoreFoldSnapshots(reads));
   const maintenance = new Maintenance(reads, clock);
   const access = new AccessHistory(reads, clock);
+  const metrics = new Metrics();
+  metrics.measureLagWith(() => projectionLag({ events, runner }));
   return {
     config,
     clock,
@@ -96,9 +111,11 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
     connections: new ConnectionService(events, reads, clock),
     botTokens,
     maintenance,
-    proposals: new ProposalService({ config, clock, reads, keys, records, maintenance, runner }),
+    proposals: new ProposalService({ config, clock, reads, keys, records, maintenance, runner, onTransition: (t) => metrics.transition(t) }),
     edits: new EditService({ clock, records, maintenance }),
     access,
+    metrics,
+    tracing,
     async close() {
       // What this process counted and has not written yet, before the stores go. Counts that
       // cannot be written are lost, as in a crash: the stores close all the same.
@@ -108,6 +125,7 @@ export async function openApp(config: Config, clock: Clock = systemClock): Promi
       await events.close();
       await reads.close(); // the SQLite read store closes the shared database
       if (sqlite && !(reads instanceof SqliteReadStore)) sqlite.close();
+      await tracing?.shutdown();
     },
   };
 }

@@ -43,6 +43,14 @@ const env = z.object({
    * dead projector's read models wait before another process takes over. Shorter in tests.
    */
   PROJECTION_LEASE_MS: z.coerce.number().int().min(300).max(600_000).default(15_000),
+  /** The bearer token `/metrics` asks for. Unset, `/metrics` answers 404: the metrics are not public. */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** `/readyz` answers 503 while the slowest projection is more than this many events behind the log. */
+  READY_MAX_LAG_EVENTS: z.coerce.number().int().min(0).max(10_000).default(1_000),
+  /** How long each of `/readyz`'s checks (each store, the projections' lag) may take before it counts as failed. */
+  READY_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
+  /** An OTLP/HTTP collector (e.g. http://collector:4318): set, each request is traced and its spans exported there. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
 });
 
 export interface Config {
@@ -65,6 +73,12 @@ export interface Config {
   /** Per Agent Access connection: its proposals awaiting review, and the bytes they store a day. */
   proposalLimits: PendingWorkLimits;
   projectionLeaseMs: number;
+  /** `/metrics`'s bearer token; null: `/metrics` is not served. */
+  metricsToken: string | null;
+  /** `/readyz`: the projections' lag it accepts, and how long each check may take. */
+  ready: { maxLagEvents: number; timeoutMs: number };
+  /** Where traces go (OTLP/HTTP); null: not traced. */
+  otlpEndpoint: string | null;
 }
 
 export const QUOTA_WINDOW_SECONDS = 60;
@@ -89,6 +103,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     readApiQuota: { units: e.READ_API_QUOTA_UNITS, windowMs: QUOTA_WINDOW_SECONDS * 1000 },
     proposalLimits: { pendingProposals: e.PROPOSALS_PENDING_MAX, proposalBytesPerDay: e.PROPOSAL_BYTES_PER_DAY_MAX },
     projectionLeaseMs: e.PROJECTION_LEASE_MS,
+    metricsToken: e.METRICS_TOKEN ?? null,
+    ready: { maxLagEvents: e.READY_MAX_LAG_EVENTS, timeoutMs: e.READY_TIMEOUT_MS },
+    otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     trustProxy:
       e.TRUST_PROXY === undefined || e.TRUST_PROXY === 'false' ? false : e.TRUST_PROXY === 'true' ? true : e.TRUST_PROXY.split(',').map((a) => a.trim()),
   };

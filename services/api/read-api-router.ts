@@ -11,6 +11,7 @@ import { getSavedWorkout, getWorkout, listSavedWorkouts, listWorkouts, me, stats
 import type { BotAuth, BotCaller } from './bot-auth.ts';
 import { apiErrorOf, rateLimited, unavailable } from './errors.ts';
 import { parsedInput } from './input.ts';
+import { measured } from './measured.ts';
 import type { Quota } from './quota.ts';
 
 /** What every Read API request shares. */
@@ -42,19 +43,25 @@ const t = initTRPC.context<ReadApiContext>().create();
  * call's options and context).
  */
 function procedure<I extends z.ZodObject, R>(op: ReadApiOperation<ReadApiOperationId, I>, resolve: (ctx: Admitted, input: z.output<I>) => Promise<R> | R) {
-  return t.procedure.query(async ({ ctx }): Promise<R> => {
-    // Every route reads; pausing reads pauses the Read API with Agent Access.
-    const paused = await ctx.app.maintenance.retryAfter('read');
-    if (paused) throw unavailable('read', paused);
-    const caller = await ctx.auth.identify(ctx.token);
-    const wait = ctx.quota.charge(caller.tokenId, op.weight);
-    if (wait) throw rateLimited(ctx.quota, wait, 'this bot token');
-    try {
-      return await resolve({ ...ctx, caller }, parsedInput(op.input, ctx.input));
-    } catch (error) {
-      throw apiErrorOf(error);
-    }
-  });
+  return t.procedure.query(
+    ({ ctx }): Promise<R> =>
+      measured(ctx.app.metrics, 'read_api', op.operationId, async () => {
+        // Every route reads; pausing reads pauses the Read API with Agent Access.
+        const paused = await ctx.app.maintenance.retryAfter('read');
+        if (paused) throw unavailable('read', paused);
+        const caller = await ctx.auth.identify(ctx.token);
+        const wait = ctx.quota.charge(caller.tokenId, op.weight);
+        if (wait) {
+          ctx.app.metrics.quotaRefused('read_api', op.operationId);
+          throw rateLimited(ctx.quota, wait, 'this bot token');
+        }
+        try {
+          return await resolve({ ...ctx, caller }, parsedInput(op.input, ctx.input));
+        } catch (error) {
+          throw apiErrorOf(error);
+        }
+      }),
+  );
 }
 
 /** The Read API envelope (spec 4.4): `data` and the request id that `X-Request-Id` carries too. */

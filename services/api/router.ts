@@ -13,6 +13,7 @@ import { itemsIn } from '../domain/access-history.ts';
 import { ApiError, apiErrorOf, rateLimited, unavailable } from './errors.ts';
 import { parsedInput } from './input.ts';
 import type { Quota } from './quota.ts';
+import { measured } from './measured.ts';
 import { protectedResourceMetadataUrl, unitsOf, type AgentAccessAuth, type Surface } from './auth.ts';
 import type { Caller } from '../identity/caller.ts';
 import { WriteRefusal } from '../domain/proposal.ts';
@@ -70,13 +71,16 @@ const t = initTRPC.context<ApiContext>().create();
  * `invalid_input` naming what was wrong (`parsedInput`).
  */
 function procedure<I extends z.ZodObject, R>(op: Operation<AgentAccessOperation, I>, resolve: (ctx: Admitted, input: z.output<I>) => Promise<R> | R) {
-  const run = async ({ ctx }: { ctx: ApiContext }): Promise<R> => {
+  const checked = async ({ ctx }: { ctx: ApiContext }): Promise<R> => {
     const paused = await ctx.app.maintenance.retryAfter(op.access);
     if (paused) throw unavailable(op.access, paused);
     const caller = await ctx.auth.check(ctx.token, ctx.surface, op.scope);
     const wait = ctx.quota.charge(caller.grantId, op.weight);
     ctx.onCharge?.(caller.grantId, wait);
-    if (wait) throw rateLimited(ctx.quota, wait);
+    if (wait) {
+      ctx.app.metrics.quotaRefused('agent_access', op.operationId);
+      throw rateLimited(ctx.quota, wait);
+    }
     let result: R;
     try {
       result = await resolve({ ...ctx, caller }, parsedInput(op.input, ctx.input));
@@ -88,6 +92,7 @@ function procedure<I extends z.ZodObject, R>(op: Operation<AgentAccessOperation,
       ctx.app.access.record(caller.athlete.athlete_id, caller.grantId, op.operationId, op.scope, itemsIn((result as { data: unknown }).data));
     return result;
   };
+  const run = (opts: { ctx: ApiContext }) => measured(opts.ctx.app.metrics, 'agent_access', op.operationId, () => checked(opts));
   return op.method === 'GET' ? t.procedure.query(run) : t.procedure.mutation(run);
 }
 

@@ -10,6 +10,8 @@ import type { BotTokenService } from '../identity/bot-tokens.ts';
 import type { ConnectionService } from '../identity/connections.ts';
 import type { AccessHistory } from '../operations/access-history.ts';
 import type { Maintenance } from '../operations/maintenance.ts';
+import type { Metrics } from '../operations/metrics.ts';
+import type { Tracing } from '../operations/tracing.ts';
 import type { EventStore } from '../store/event-store.ts';
 import type { KeyStore } from '../store/key-store.ts';
 import type { ReadStore } from '../store/read-store.ts';
@@ -44,4 +46,8 @@ export interface Services {
   edits: EditService;
   /** What each connection read (counted in this process's memory, flushed) and proposed. */
   access: AccessHistory;
+  /** This app's Prometheus metrics (served at `/metrics`). */
+  metrics: Metrics;
+  /** Traces of requests and their store calls; null unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  tracing: Tracing | null;
 }

@@ -16,6 +16,7 @@ import { FORM_BODY_LIMIT, registerWebApp } from '../web/app.ts';
 import { errorPage } from '../web/layout.ts';
 import { INVALID_JSON_BODY, registerAgentAccess } from './agent-access.ts';
 import { registerMcp } from './mcp.ts';
+import { registerObservability } from './observability.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerReadApi } from './read-api.ts';
 import { registerRest } from './rest.ts';
@@ -106,6 +107,8 @@ export async function buildServer(app: Services, options: ServerOptions = {}): P
     reply.headers(COMMON_HEADERS(request.id));
     done();
   });
+  // Before anything else is registered, so that its hooks (traces) reach every route.
+  registerObservability(server, app);
 
   const keys = serverKeys(app);
   const provider = await createProvider(app, keys);
@@ -207,7 +210,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 /** Addresses whose callers are programs: their refusals are the API's error shape, never a page. */
-const API_PATHS = /^\/(v1\/|api\/|mcp(\/|$|\?)|oauth\/(token|register|revoke|jwks)|\.well-known\/|openapi\.json|health)/;
+const API_PATHS = /^\/(v1\/|api\/|mcp(\/|$|\?)|oauth\/(token|register|revoke|jwks)|\.well-known\/|openapi\.json|health|livez|readyz|metrics)/;
 
 /** A browser asking for a page (not an API client) gets the refusal as a page, in the web app's style. */
 function wantsPage(request: FastifyRequest): boolean {

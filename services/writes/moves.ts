@@ -26,7 +26,12 @@ export interface ProposalDeps {
   records: RecordService;
   maintenance: Maintenance;
   runner: ProjectionRunner;
+  /** Told of each transition this process makes (the metrics); none by default. */
+  onTransition?: (transition: ProposalTransition) => void;
 }
+
+/** A proposal's moves, as its events name them. */
+export type ProposalTransition = 'prepared' | 'committed' | 'rejected' | 'expired' | 'conflicted' | 'undone';
 
 /** A transition's context: the ports, and the sealing of proposals' details under their keys. */
 export interface ProposalCommandContext {

@@ -15,13 +15,15 @@ export async function prepareProposal(
   caller: Caller,
   body: WriteProposalBody,
   now = deps.clock.now(),
-): Promise<ProposalDoc> {
+): Promise<{ doc: ProposalDoc; prepared: boolean }> {
   const athleteId = caller.athlete.athlete_id;
   const actor = { type: 'agent_proposal' as const, id: body.command_id };
   // The same new ids each time the batch is decided: a decision run again for what the record
   // had to load (a cold one) must look up the same keys, or it would never stop missing one.
   const minted: string[] = [];
-  return deps.records.command(athleteId, actor, async (loaded) => {
+  // Whether the decision that was appended prepared the proposal (not a replay of one prepared before).
+  let prepared = false;
+  const doc = await deps.records.command(athleteId, actor, async (loaded) => {
     let next = 0;
     const images = await loaded.images(itemKeysOf(body));
     const decision = decidePrepare(
@@ -44,6 +46,7 @@ export async function prepareProposal(
       images,
     );
     // A replay answers from the stream it was decided on: a projection worker may not have caught up.
+    prepared = decision.outcome !== 'replay';
     if (decision.outcome === 'replay') return { events: [], result: proposalDocOf(await loaded.proposalEvents(decision.command_id), decision.command_id)! };
     const details: ProposalDetails = { actions: decision.proposal.actions, reason: body.reason ?? null };
     // Before sealing, which stores a key: what the proposal will store is known from what is sealed.
@@ -54,4 +57,5 @@ export async function prepareProposal(
       result: proposalDocOf([{ ...event, revision: loaded.revision === 'no_stream' ? 0 : Number(loaded.revision) + 1 }], body.command_id)!,
     };
   });
+  return { doc, prepared };
 }

@@ -80,20 +80,28 @@ export class ProposalService {
   /** `prepare_write_proposal` (prepare.ts), answered as the connection sees the proposal. */
   async prepare(caller: Caller, body: WriteProposalBody): Promise<Proposal> {
     const now = this.#app.clock.now();
-    return this.#view(caller, await prepareProposal(this.#ctx, caller, body, now), now);
+    const { doc, prepared } = await prepareProposal(this.#ctx, caller, body, now);
+    if (prepared) this.#app.onTransition?.('prepared');
+    return this.#view(caller, doc, now);
   }
 
   /** The athlete approves (approve.ts): web app only, as are the other moves. */
-  approve(athleteId: string, commandId: string): Promise<{ outcome: ApproveOutcome; position: number | null }> {
-    return approveProposal(this.#ctx, athleteId, commandId);
+  async approve(athleteId: string, commandId: string): Promise<{ outcome: ApproveOutcome; position: number | null }> {
+    const result = await approveProposal(this.#ctx, athleteId, commandId);
+    if (result.position !== null) this.#app.onTransition?.(result.outcome);
+    return result;
   }
 
-  reject(athleteId: string, commandId: string): Promise<{ outcome: 'rejected' | 'expired'; position: number | null }> {
-    return rejectProposal(this.#ctx, athleteId, commandId);
+  async reject(athleteId: string, commandId: string): Promise<{ outcome: 'rejected' | 'expired'; position: number | null }> {
+    const result = await rejectProposal(this.#ctx, athleteId, commandId);
+    if (result.position !== null) this.#app.onTransition?.(result.outcome);
+    return result;
   }
 
-  undo(athleteId: string, commandId: string): Promise<{ position: number | null }> {
-    return undoProposal(this.#ctx, athleteId, commandId);
+  async undo(athleteId: string, commandId: string): Promise<{ position: number | null }> {
+    const result = await undoProposal(this.#ctx, athleteId, commandId);
+    if (result.position !== null) this.#app.onTransition?.('undone');
+    return result;
   }
 
   /** Retention (retention.ts). */
