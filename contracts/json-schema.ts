@@ -80,7 +80,7 @@ function slots(node: Node): Array<{ value: Node; set: (v: Node) => void }> {
 }
 
 /** Drops what restates a format or the safe-integer range, and `type` beside a `const`. */
-function withoutRedundancy(node: Node): Node {
+export function withoutRedundancy(node: Node): Node {
   const out: Node = { ...node };
   if (typeof out.format === 'string' && FORMATS_WITHOUT_PATTERN.has(out.format)) delete out.pattern;
   if (out.maximum === Number.MAX_SAFE_INTEGER) delete out.maximum;

@@ -30,6 +30,8 @@ export interface ReadApiContext extends ReadApiServices {
   requestId: string;
   /** The route's path and query parameters, parsed by the procedure after its checks. */
   input: unknown;
+  /** Told of every charge to a bot token's quota (seconds to wait, 0 when admitted), so the surface can state what is left. */
+  onCharge?: (tokenId: string, wait: number) => void;
 }
 
 /** The context once the bot token has passed the checks. */
@@ -51,6 +53,7 @@ function procedure<I extends z.ZodObject, R>(op: ReadApiOperation<ReadApiOperati
         if (paused) throw unavailable('read', paused);
         const caller = await ctx.auth.identify(ctx.token);
         const wait = ctx.quota.charge(caller.tokenId, op.weight);
+        ctx.onCharge?.(caller.tokenId, wait);
         if (wait) {
           ctx.app.metrics.quotaRefused('read_api', op.operationId);
           throw rateLimited(ctx.quota, wait, 'this bot token');

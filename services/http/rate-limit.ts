@@ -1,5 +1,6 @@
-// The quota a connection has left, on every Agent Access answer to it (REST and MCP), as the IETF
-// RateLimit header fields state it (draft-ietf-httpapi-ratelimit-headers-11):
+// The quota a connection has left, on every Agent Access answer to it (REST and MCP), and the quota
+// a bot token has left, on every Read API answer to it, as the IETF RateLimit header fields state
+// it (draft-ietf-httpapi-ratelimit-headers-11); the policy is named "connection" or "bot_token":
 //   RateLimit-Policy: "connection";q=600;w=60   the budget: units per window, refilled continuously
 //   RateLimit: "connection";r=594;t=1           units left now; seconds until the budget is whole
 // On a 429, t is the Retry-After instead: the draft asks that Retry-After never point before the
@@ -7,16 +8,17 @@
 import type { FastifyReply } from 'fastify';
 import type { Quota } from '../api/quota.ts';
 
-const POLICY = 'connection';
+/** The policy's name in both fields: what the budget belongs to. */
+export type RateLimitPolicy = 'connection' | 'bot_token';
 
-export function rateLimitHeaders(quota: Quota, grantId: string, retryAfter: number): Record<string, string> {
-  const left = quota.left(grantId);
+export function rateLimitHeaders(quota: Quota, key: string, retryAfter: number, policy: RateLimitPolicy = 'connection'): Record<string, string> {
+  const left = quota.left(key);
   return {
-    'RateLimit-Policy': `"${POLICY}";q=${quota.policy.units};w=${quota.policy.windowMs / 1000}`,
-    RateLimit: `"${POLICY}";r=${left.units};t=${retryAfter > 0 ? retryAfter : left.fullInSeconds}`,
+    'RateLimit-Policy': `"${policy}";q=${quota.policy.units};w=${quota.policy.windowMs / 1000}`,
+    RateLimit: `"${policy}";r=${left.units};t=${retryAfter > 0 ? retryAfter : left.fullInSeconds}`,
   };
 }
 
-export function setRateLimitHeaders(reply: FastifyReply, quota: Quota, grantId: string, retryAfter: number): void {
-  reply.headers(rateLimitHeaders(quota, grantId, retryAfter));
+export function setRateLimitHeaders(reply: FastifyReply, quota: Quota, key: string, retryAfter: number, policy: RateLimitPolicy = 'connection'): void {
+  reply.headers(rateLimitHeaders(quota, key, retryAfter, policy));
 }

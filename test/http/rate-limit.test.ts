@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { operations } from '../../contracts/operations.ts';
 import { fixedClock } from '../../services/domain/clock.ts';
 import { connect, registerPro } from '../support/connect.ts';
+import { inlined } from '../support/openapi.ts';
 import { startServer } from '../support/server.ts';
 
 const UNITS = 20;
@@ -86,13 +87,21 @@ test('REST and MCP answers say what is left of the quota, counting down by weigh
     assert.equal(rateLimit(toolError), { r: UNITS - mcpSpent, t: mcpSpent * PER_UNIT }, 'a tool error was charged too');
 
     // And /openapi.json says so, on the answers that carry them.
-    const doc = (await (await fetch(`${s.base}/openapi.json`)).json()) as {
-      paths: Record<string, { get: { responses: Record<string, { headers?: Record<string, { description: string }> }> } }>;
-    };
+    const doc = inlined(
+      (await (await fetch(`${s.base}/openapi.json`)).json()) as {
+        paths: Record<string, { get: { responses: Record<string, { headers?: Record<string, { description: string }> }> } }>;
+      },
+    );
     const responses = doc.paths['/v1/agent-access/training/personal-records']!.get.responses;
     for (const status of ['200', '400', '404', '429']) {
       assert.match(responses[status]!.headers?.['RateLimit-Policy']?.description ?? '', `"connection";q=${UNITS};w=60`, status);
       assert.ok(responses[status]!.headers?.RateLimit, status);
+    }
+    // The Read API's answers state a bot token's budget the same way.
+    const readApi = (doc.paths['/api/v1/me'] as unknown as (typeof doc.paths)[string]).get.responses;
+    for (const status of ['200', '400', '429']) {
+      assert.match(readApi[status]!.headers?.['RateLimit-Policy']?.description ?? '', '"bot_token";q=', status);
+      assert.ok(readApi[status]!.headers?.RateLimit, status);
     }
   } finally {
     await s.close();

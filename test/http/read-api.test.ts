@@ -16,6 +16,7 @@ import { parseHevy } from '../../services/import/hevy.ts';
 import { generateHevyExport } from '../fixtures/hevy-export.ts';
 import { registerPro } from '../support/connect.ts';
 import { botToken, pageAll, readApi } from '../support/read-api.ts';
+import { inlined } from '../support/openapi.ts';
 import { startServer } from '../support/server.ts';
 import { referenceStats } from '../support/stats-reference.ts';
 import { workoutSet } from '../support/sets.ts';
@@ -291,7 +292,7 @@ test('a large imported record: every route answers its contract; lists walk ever
 test('/openapi.json documents the six routes under botBearer, with their statuses; Agent Access keeps its OAuth', async () => {
   const s = await startServer({ env: { READ_API_QUOTA_UNITS: '120' } });
   try {
-    const doc = (await (await fetch(`${s.base}/openapi.json`)).json()) as {
+    const raw = (await (await fetch(`${s.base}/openapi.json`)).json()) as {
       paths: Record<
         string,
         Record<
@@ -308,8 +309,9 @@ test('/openapi.json documents the six routes under botBearer, with their statuse
       components: { securitySchemes: Record<string, { type: string; scheme?: string }> };
       info: { description: string };
     };
-    const result = await new Validator().validate(doc as unknown as Parameters<Validator['validate']>[0]);
+    const result = await new Validator().validate(raw as unknown as Parameters<Validator['validate']>[0]);
     assert.ok(result.valid, JSON.stringify(result.errors, null, 2));
+    const doc = inlined(raw);
     assert.equal(doc.components.securitySchemes.botBearer, { ...doc.components.securitySchemes.botBearer, type: 'http', scheme: 'bearer' });
     assert.match(doc.info.description, 'Each bot token may spend 120 quota units per 60 seconds');
     for (const op of readApiOperationList) {

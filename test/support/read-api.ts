@@ -30,6 +30,9 @@ export async function readApi<Op extends ReadApiOperationId>(
   const text = await res.text();
   assert.is(res.status, 200, `${path}: ${text}`);
   assertCommonHeaders(res);
+  // What the bot token has left, as Agent Access states a connection's (services/http/rate-limit.ts).
+  assert.match(res.headers.get('ratelimit-policy') ?? '', /^"bot_token";q=\d+;w=\d+$/, 'RateLimit-Policy');
+  assert.match(res.headers.get('ratelimit') ?? '', /^"bot_token";r=\d+;t=\d+$/, 'RateLimit');
   const parsed = readApiOperations[op].response.safeParse(JSON.parse(text));
   assert.ok(parsed.success, parsed.success ? '' : `${path}: ${JSON.stringify(parsed.error.issues, null, 1)}`);
   const body = parsed.data as { data: unknown; request_id: string };
