@@ -101,6 +101,17 @@ export async function buildServer(app: Services, options: ServerOptions = {}): P
     );
   });
 
+  // A body over its route's limit is left half read by Fastify's parser: the rest is read and
+  // dropped before the 413 goes out (whichever error handler wrote it), or a client still sending
+  // a large chunked body would have its connection reset instead of seeing the answer.
+  server.addHook('onError', (request, reply, error, done) => {
+    if (error.statusCode !== 413 || request.raw.complete) return done();
+    discardBody(request.raw, (whole) => {
+      if (!whole) reply.header('Connection', 'close');
+      done();
+    });
+  });
+
   // Set as the request comes in, so that every answer carries them (a callback hook: an async one
   // costs a promise on every request).
   server.addHook('onRequest', (request, reply, done) => {

@@ -162,7 +162,7 @@ test('wrong methods and encoded addresses on the OAuth endpoints answer JSON to 
   }
 });
 
-test('a body on a GET is a 413 whatever its size, and a 5 MB chunked one is answered while it is sent', async () => {
+test('a body on a GET is a 413 whatever its size, and a 5 MB chunked body (GET, or POST over the limit) is answered, not reset', async () => {
   const s = await startServer();
   try {
     for (const path of ['/v1/agent-access/context', '/api/v1/workouts', '/health', '/oauth/jwks', '/.well-known/openid-configuration']) {
@@ -178,6 +178,19 @@ test('a body on a GET is a 413 whatever its size, and a 5 MB chunked one is answ
       );
       assert.is(chunked.status, 413, path);
       assert.is(offContract(path, 'GET', chunked), null, `${path}: ${chunked.body}`);
+    }
+    // Over a route's limit, chunked: answered 413, not a reset connection.
+    for (const path of ['/v1/agent-access/writes/proposals', '/mcp', '/sign-in']) {
+      const type = path === '/sign-in' ? 'application/x-www-form-urlencoded' : 'application/json';
+      const answer = await send(
+        s.base,
+        'POST',
+        path,
+        { 'content-type': type },
+        Array.from({ length: 80 }, () => Buffer.alloc(64 * 1024, 'x')),
+      );
+      assert.is(answer.status, 413, path);
+      assert.match(String(answer.headers['content-type']), 'application/json', path);
     }
     const page = await send(s.base, 'GET', '/sign-in', { accept: 'text/html' }, 'x');
     assert.is(page.status, 413);
