@@ -174,6 +174,12 @@ const CHANGED_BY = {
   proposal: 'by another batch you approved or undid',
 } as const;
 
+/** Writes paused for maintenance, in the athlete's words: nothing saved, and when to try again. */
+export function pausedWords(error: WritesPaused, now: Date, timezone: string): string {
+  const until = dateTime(new Date(now.getTime() + error.retryAfter * 1000).toISOString(), timezone);
+  return `Whoever runs this RepLedger has paused changes to records for maintenance, so nothing was saved. Try again after ${until}.`;
+}
+
 /** A conflicted or stale record in words: which, how. */
 function blockedSubject(
   review: ProposalReview,
@@ -370,15 +376,7 @@ export function registerProposals(web: FastifyInstance, app: Services, show: Sho
         if (error instanceof DomainError && error.code === 'not_found') return notFound(reply, request.session);
         if (error instanceof WritesPaused) {
           reply.header('Retry-After', String(error.retryAfter));
-          const until = dateTime(new Date(app.clock.now().getTime() + error.retryAfter * 1000).toISOString(), athlete.profile.timezone);
-          return refused(
-            reply,
-            request.session,
-            commandId,
-            'Saving is paused',
-            `Whoever runs this RepLedger has paused changes to records for maintenance, so nothing was saved. Try again after ${until}.`,
-            503,
-          );
+          return refused(reply, request.session, commandId, 'Saving is paused', pausedWords(error, app.clock.now(), athlete.profile.timezone), 503);
         }
         if (error instanceof RemovalsNotConfirmed) return refused(reply, request.session, commandId, 'Nothing was saved', error.message, 400);
         if (error instanceof ReviewRefusal)

@@ -21,6 +21,7 @@ import { WritesPaused } from '../writes/moves.ts';
 import { html, type Html } from './html.ts';
 import type { Show } from './layout.ts';
 import { applyButton, formControls, readTree, treeOf, treeOfBody, type FormContext, type FormProblem, type Tree } from './record-forms.ts';
+import { pausedWords } from './proposals.ts';
 import { signedInAthlete, UUID } from './record-pages.ts';
 import { EDITABLE, editPath, pageOf, type Slug } from './record-links.ts';
 
@@ -237,14 +238,8 @@ ${f.id !== null && kind !== 'fitness_preferences' ? html`<p><a class="danger" hr
 
   const paused = (reply: FastifyReply, session: Session, athlete: AthleteState, error: WritesPaused) => {
     reply.header('Retry-After', String(error.retryAfter));
-    const until = dateTime(new Date(app.clock.now().getTime() + error.retryAfter * 1000).toISOString(), athlete.profile.timezone);
-    return show(
-      reply,
-      'Saving is paused',
-      session,
-      html`<div class="card"><h1>Saving is paused</h1><p>Whoever runs this RepLedger has paused changes to records for maintenance, so nothing was saved. Go back and try again after ${until}.</p></div>`,
-      503,
-    );
+    const words = pausedWords(error, app.clock.now(), athlete.profile.timezone);
+    return show(reply, 'Saving is paused', session, html`<div class="card"><h1>Saving is paused</h1><p>${words}</p></div>`, 503);
   };
 
   // Removal asks first.

@@ -333,6 +333,22 @@ test('a record form without its CSRF token, or from another site, is refused and
   }
 });
 
+test('while writes are paused, a record form saves nothing and says when to try again', async () => {
+  const { s, c, athleteId } = await start();
+  try {
+    const form = await formAfter(c, '/record/meal/new', '/record/meal');
+    await s.app.maintenance.set('write', 120, 'operator:test');
+    const before = (await s.app.events.readStream(streams.record(athleteId))).length;
+    const paused = await send(c, '/record/meal', withValues(form.values, { 'f.name': 'Soup' }));
+    assert.is(paused.status, 503);
+    assert.is(paused.headers.get('retry-after'), '120');
+    assert.match(paused.text, 'paused changes to records for maintenance, so nothing was saved');
+    assert.is((await s.app.events.readStream(streams.record(athleteId))).length, before);
+  } finally {
+    await s.close();
+  }
+});
+
 test('a form left with a field wrong comes back with what was typed and what is wrong, and saves nothing', async () => {
   const { s, c, athleteId } = await start();
   try {
