@@ -23,12 +23,13 @@ import type { Show } from './layout.ts';
 import { applyButton, formControls, readTree, treeOf, treeOfBody, type FormContext, type FormProblem, type Tree } from './record-forms.ts';
 import { pausedWords } from './proposals.ts';
 import { signedInAthlete, UUID } from './record-pages.ts';
-import { EDITABLE, editPath, pageOf, type Slug } from './record-links.ts';
+import { EDITABLE, editPath, editWords, pageOf, type Slug } from './record-links.ts';
 
 /** The largest record form (a workout of 200 sets, every field with its shown value beside it), in bytes. */
 export const RECORD_FORM_BYTES = 512 * 1024;
 /** Exercises offered by the pickers, by name; a catalog beyond it is picked from its first ones (or a name typed). */
 const PICKER_EXERCISES = 2000;
+const PICKS_EXERCISES: readonly WriteKind[] = ['completed_workout', 'saved_routine', 'goal'];
 
 type Body = Record<string, unknown>;
 
@@ -55,14 +56,17 @@ function startingRecord(kind: WriteKind, now: Date, timezone: string): Body {
 }
 
 export function registerRecordEdits(web: FastifyInstance, app: Services, show: Show): void {
-  const formContext = async (athlete: AthleteState): Promise<FormContext> => ({
+  /** The controls' context: the athlete's catalog only for the kinds that pick an exercise (a workout, a routine, a goal). */
+  const formContext = async (athlete: AthleteState, kind: WriteKind): Promise<FormContext> => ({
     profile: athlete.profile,
-    exercises: await app.reads.page<{ id: string; name: string }>('exercises', {
-      partition: athlete.athlete_id,
-      index: 'by_name',
-      direction: 'asc',
-      limit: PICKER_EXERCISES,
-    }),
+    exercises: PICKS_EXERCISES.includes(kind)
+      ? await app.reads.page<{ id: string; name: string }>('exercises', {
+          partition: athlete.athlete_id,
+          index: 'by_name',
+          direction: 'asc',
+          limit: PICKER_EXERCISES,
+        })
+      : [],
   });
   const wordsOf = (ctx: FormContext): WordsContext => {
     const names = new Map(ctx.exercises.map((e) => [e.id, e.name]));
@@ -155,7 +159,7 @@ ${f.id !== null && kind !== 'fitness_preferences' ? html`<p><a class="danger" hr
     }
     const kind = EDITABLE[t.slug].kind;
     const id = itemIdOf(t.slug, t.id, who.athlete);
-    const [ctx, current] = await Promise.all([formContext(who.athlete), id ? app.edits.item(who.athlete.athlete_id, kind, id) : null]);
+    const [ctx, current] = await Promise.all([formContext(who.athlete, kind), id ? app.edits.item(who.athlete.athlete_id, kind, id) : null]);
     return { ...who, ...t, kind, itemId: id, ctx, current };
   };
 
@@ -315,7 +319,7 @@ ${f.id !== null && kind !== 'fitness_preferences' ? html`<p><a class="danger" hr
     const who = await signedInAthlete(app, request, reply);
     if (!who) return reply;
     const last = await app.edits.lastShown(who.athlete.athlete_id);
-    const ctx = wordsOf(await formContext(who.athlete));
+    const ctx = await editWords(app, who.athlete, last);
     if (!last)
       return show(
         reply,
@@ -355,7 +359,7 @@ ${
     } catch (error) {
       if (error instanceof WritesPaused) return paused(reply, who.session, who.athlete, error);
       if (!(error instanceof ReviewRefusal)) throw error;
-      const ctx = wordsOf(await formContext(who.athlete));
+      const ctx = await editWords(app, who.athlete, last);
       const blocking = error.item && last?.changes.find((c) => c.id === error.item!.id);
       const message =
         error.reason === 'undo_blocked' && blocking

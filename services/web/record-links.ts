@@ -55,7 +55,14 @@ export function lastChangeCard(last: ShownEdit | null, ctx: WordsContext, now: D
 export async function lastChangeOn(app: Services, athlete: AthleteState, kinds?: readonly WriteKind[]): Promise<Html | ''> {
   const last = await app.edits.lastShown(athlete.athlete_id);
   if (!last) return '';
-  const ids = [...new Set(last.changes.flatMap((c) => [c.after?.exercise_id, c.before?.exercise_id]).filter((id): id is string => typeof id === 'string'))];
+  return lastChangeCard(last, await editWords(app, athlete, last), app.clock.now(), kinds);
+}
+
+/** The words for a last edit: the athlete's units and zone, and the names of the exercises its goals name (read by id, not the catalog). */
+export async function editWords(app: Services, athlete: AthleteState, last: ShownEdit | null): Promise<WordsContext> {
+  const ids = [
+    ...new Set((last?.changes ?? []).flatMap((c) => [c.after?.exercise_id, c.before?.exercise_id]).filter((id): id is string => typeof id === 'string')),
+  ];
   const names = new Map((await app.reads.getMany<{ id: string; name: string }>('exercises', athlete.athlete_id, ids)).map((e) => [e.id, e.name]));
-  return lastChangeCard(last, { profile: athlete.profile, exerciseName: (id) => names.get(id) ?? null }, app.clock.now(), kinds);
+  return { profile: athlete.profile, exerciseName: (id) => names.get(id) ?? null };
 }
