@@ -26,7 +26,7 @@ import { signedInAthlete, UUID } from './record-pages.ts';
 import { EDITABLE, editPath, editWords, pageOf, type Slug } from './record-links.ts';
 
 /** The largest record form (a workout of 200 sets, every field with its shown value beside it), in bytes. */
-export const RECORD_FORM_BYTES = 512 * 1024;
+const RECORD_FORM_BYTES = 512 * 1024;
 /** Exercises offered by the pickers, by name; a catalog beyond it is picked from its first ones (or a name typed). */
 const PICKER_EXERCISES = 2000;
 const PICKS_EXERCISES: readonly WriteKind[] = ['completed_workout', 'saved_routine', 'goal'];

@@ -31,7 +31,7 @@ export const pageOf = (kind: WriteKind, id: string | null) => {
   return slug ? EDITABLE[slug].page(id) : '/account';
 };
 /** The address of the form that adds an item of `kind`, and of the one that changes item `id`. */
-export const newPath = (kind: WriteKind) => `/record/${slugOf(kind)}/new`;
+const newPath = (kind: WriteKind) => `/record/${slugOf(kind)}/new`;
 export const editPath = (kind: WriteKind, id: string) => `/record/${slugOf(kind)}/${id}`;
 
 /** "Change" for an item, naming it for a screen reader (`subject`: "the meal “Lunch” of …"). */
@@ -42,7 +42,7 @@ export const changeLink = (kind: WriteKind, id: string, subject: string) =>
 export const addButton = (kind: WriteKind, label: string) => html`<a class="button add" href="${newPath(kind)}">${label}</a>`;
 
 /** The athlete's last change, as a page shows it with the way to undo it; nothing when there is none to undo. */
-export function lastChangeCard(last: ShownEdit | null, ctx: WordsContext, now: Date, kinds?: readonly WriteKind[]): Html | '' {
+function lastChangeCard(last: ShownEdit | null, ctx: WordsContext, now: Date, kinds?: readonly WriteKind[]): Html | '' {
   if (!last || now >= undoDeadline(last.saved_at)) return '';
   if (kinds && !last.changes.some((c) => kinds.includes(c.kind))) return '';
   const op = { created: 'create', updated: 'update', deleted: 'delete' } as const;
