@@ -6,6 +6,7 @@ import { Follower, type FollowOptions } from '../projections/follower.ts';
 import { ProjectorLease } from '../projections/lease.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { AccessHistory } from './operations/access-history.ts';
+import { McpClients } from './identity/mcp-clients.ts';
 import { AthleteService } from './identity/athletes.ts';
 import { BotTokenService } from './identity/bot-tokens.ts';
 import type { Config } from './config.ts';
@@ -68,6 +69,7 @@ export async function openApp(config: Config, clock: Clock = systemClock, option
     ...Maintenance.collections,
     ...ProposalService.collections,
     ...AccessHistory.collections,
+    ...McpClients.collections,
     ...ReadStoreFoldSnapshots.collections,
   ]);
   // Stores made before keys were kept with the events held them in the read store: moved before
@@ -114,6 +116,7 @@ export async function openApp(config: Config, clock: Clock = systemClock, option
     proposals: new ProposalService({ config, clock, reads, keys, records, maintenance, runner, onTransition: (t) => metrics.transition(t) }),
     edits: new EditService({ clock, records, maintenance }),
     access,
+    mcpClients: new McpClients(reads, clock),
     metrics,
     tracing,
     async close() {

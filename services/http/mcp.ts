@@ -28,6 +28,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { toolJsonSchema } from '../../contracts/json-schema.ts';
@@ -39,6 +40,7 @@ import type { Caller } from '../identity/caller.ts';
 import { bearerToken, INVALID_JSON_BODY, sendApiError } from './agent-access.ts';
 import { toApiError } from './rest.ts';
 import { setRateLimitHeaders } from './rate-limit.ts';
+import { declaresUrlElicitation, discoverResult, eraOf, META, MODERN_ERROR, modernResult, type ModernRefusal, type ModernRequest } from './mcp-revisions.ts';
 
 /**
  * The SDK validates elicitation answers with it, which this server never asks for; without one
@@ -85,11 +87,14 @@ const ICON = `data:image/svg+xml;base64,${Buffer.from(
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#1f6f5c"/><rect x="10" y="20" width="8" height="24" rx="2" fill="#fff"/><rect x="46" y="20" width="8" height="24" rx="2" fill="#fff"/><rect x="18" y="29" width="28" height="6" fill="#fff"/></svg>',
 ).toString('base64')}`;
 
+/** Who answers, in every 2026-07-28 result: the short form of `serverInfo`, without the icon. */
+const SERVER_NAME = { name: 'repledger', title: 'RepLedger', version: '1.0.0' };
+
+const CAPABILITIES = { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } };
+
 /** What the server says it is; its website is the athlete's own web app on this service. */
 const serverInfo = (baseUrl: string) => ({
-  name: 'repledger',
-  title: 'RepLedger',
-  version: '1.0.0',
+  ...SERVER_NAME,
   description:
     "The athlete's fitness record (workouts, routines, goals, recovery, nutrition, body measurements), read within the areas they allowed, and changes proposed for them to approve.",
   websiteUrl: baseUrl,
@@ -215,6 +220,39 @@ interface Exchange {
   wait: number;
   /** A successful tool call's envelope as JSON, made once for the text content and reused for the structured content. */
   envelopeJson: string | null;
+  /** A 2026-07-28 request's method and the client's capabilities; null for the handshake revisions. */
+  modern: ModernRequest | null;
+  /** What the client answered to input the server asked of it on an earlier try of this request (2026-07-28, MRTR). */
+  inputResponses: Readonly<Record<string, unknown>>;
+  /**
+   * Links to hand the athlete through the protocol: in 2026-07-28 they replace the result
+   * (`resultType: "input_required"`); before, they go ahead of it on the call's stream.
+   */
+  inputRequired: Record<string, ElicitUrl> | null;
+  /** Whether a handshake-revision client declared URL elicitation at its `initialize` (asked only when a link is due). */
+  declaredUrlElicitation: () => Promise<boolean>;
+}
+
+/** An `elicitation/create` in URL mode: a page of RepLedger the client opens for its user, with their consent. */
+interface ElicitUrl {
+  method: 'elicitation/create';
+  params: { mode: 'url'; message: string; url: string };
+}
+
+/**
+ * The link a tool's answer holds for the athlete (an approval page, a permission form), to hand
+ * them through the protocol when the client said it can open one. In 2026-07-28 (MRTR) the client
+ * retries the call with the athlete's answer and then gets the result; asked once, as the retry
+ * carries the answer under the same key, whatever the athlete did. In 2025-11-25 the request goes
+ * on the call's stream ahead of the result, which is unchanged: its answer is not waited for, as
+ * any instance may receive it.
+ */
+async function askToOpen(exchange: Exchange, key: 'approval' | 'permissions', url: string | null | undefined, message: string): Promise<void> {
+  if (!url) return;
+  if (exchange.modern) {
+    if (!declaresUrlElicitation(exchange.modern.capabilities) || Object.hasOwn(exchange.inputResponses, key)) return;
+  } else if (!(await exchange.declaredUrlElicitation())) return;
+  exchange.inputRequired = { ...exchange.inputRequired, [key]: { method: 'elicitation/create', params: { mode: 'url', message, url } } };
 }
 
 /**
@@ -235,7 +273,7 @@ class PooledServer {
 
   private constructor(services: ApiServices, tools: ReadonlyMap<Operation, Tool>) {
     this.server = new Server(serverInfo(services.app.config.baseUrl), {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } },
+      capabilities: CAPABILITIES,
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: VALIDATOR,
     });
@@ -254,6 +292,15 @@ class PooledServer {
         const envelope = await api(params.arguments ?? {})[params.name]();
         // REST's request log names the operation in its URL; every tool call is one POST /mcp.
         request.log.info({ tool: params.name }, 'tool call answered');
+        if (envelope.operation === 'prepare_write_proposal') {
+          const { proposal } = envelope.data;
+          await askToOpen(
+            exchange,
+            'approval',
+            proposal.approval_url,
+            `${exchange.caller.clientName} proposes ${proposal.changes.length === 1 ? 'a change' : `${proposal.changes.length} changes`} to your training record. Open RepLedger to see them and approve or reject them; nothing changes until you approve.`,
+          );
+        }
         // Clients that ignore structured output read the same JSON as text (MCP 2025-06-18, tools).
         exchange.envelopeJson = JSON.stringify(envelope);
         return { content: [{ type: 'text', text: exchange.envelopeJson }], structuredContent: envelope };
@@ -262,6 +309,14 @@ class PooledServer {
         request.log.info({ tool: params.name, refused: refusal.code }, 'tool call refused');
         if (answeredAsHttp(refusal)) exchange.refused ??= refusal;
         const body = refusal.body(request.id);
+        if (refusal.code === 'write_permission_required') {
+          await askToOpen(
+            exchange,
+            'permissions',
+            body.error.permissions_url,
+            `${exchange.caller.clientName} asks to propose changes you have not allowed it yet. Open RepLedger to choose what it may propose.`,
+          );
+        }
         return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
       }
     });
@@ -276,7 +331,9 @@ class PooledServer {
     this.server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => {
       const exchange = this.#current();
       const resource = RESOURCES.find((r) => r.uri === params.uri);
-      if (!resource) throw new McpError(RESOURCE_NOT_FOUND, `no resource ${params.uri}; resources/list names them`);
+      // 2026-07-28 calls an unknown resource what JSON-RPC calls it: invalid params.
+      const notFound = exchange.modern ? MODERN_ERROR.invalidParams : RESOURCE_NOT_FOUND;
+      if (!resource) throw new McpError(notFound, `no resource ${params.uri}; resources/list names them`);
       // A resource is its operation's answer: the same procedure, checks and quota as the tool.
       try {
         const envelope = await exchange.api({})[resource.operation]();
@@ -365,6 +422,32 @@ function originAllowed(request: FastifyRequest, ownOrigin: string): boolean {
   return origin === undefined || origin === ownOrigin;
 }
 
+/** A 2026-07-28 request refused before any handler: its status, and a JSON-RPC error a client of that revision recognises. */
+function modernError(reply: FastifyReply, id: unknown, refusal: ModernRefusal): FastifyReply {
+  const error = { code: refusal.code, message: refusal.message, ...(refusal.data ? { data: refusal.data } : {}) };
+  return reply.code(refusal.status).send({ jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error });
+}
+
+/** The revision that brought URL elicitation (`elicitation/create` with `mode: "url"`). */
+const URL_ELICITATION_SINCE = '2025-11-25';
+
+/** A 2025-11-25 answer as an SSE stream: each link as an `elicitation/create` request, then the result. */
+function legacyElicitations(links: Record<string, ElicitUrl>, answer: string): string {
+  const event = (json: string) => `event: message\ndata: ${json}\n\n`;
+  const requests = Object.values(links).map((link) => {
+    const elicitationId = randomUUID();
+    return event(JSON.stringify({ jsonrpc: '2.0', id: `elicitation-${elicitationId}`, method: link.method, params: { ...link.params, elicitationId } }));
+  });
+  return [...requests, event(answer)].join('');
+}
+
+/** The answers a retried 2026-07-28 request carries, by the keys the server asked under. */
+function inputResponsesOf(message: JSONRPCMessage): Record<string, unknown> {
+  const params = 'params' in message ? (message.params as { inputResponses?: unknown } | undefined) : undefined;
+  const responses = params?.inputResponses;
+  return typeof responses === 'object' && responses !== null && !Array.isArray(responses) ? (responses as Record<string, unknown>) : {};
+}
+
 /** JSON-RPC's implementation-defined server error, as the SDK's own transport answers refusals. */
 const SERVER_ERROR = -32000;
 
@@ -434,7 +517,7 @@ export function answerJson(answer: JSONRPCMessage, envelopeJson: string | null):
  * The message, or what the SDK's Streamable HTTP transport answered a POST it refused before its
  * server saw the message: the same checks in the same order, with its statuses and errors.
  */
-function acceptedMessage(request: FastifyRequest): { message: JSONRPCMessage } | { refusal: TransportRefusal } {
+function acceptedMessage(request: FastifyRequest, modern: boolean): { message: JSONRPCMessage } | { refusal: TransportRefusal } {
   const accept = request.headers.accept;
   // A list of types, so a substring check (as the SDK does).
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) {
@@ -445,10 +528,11 @@ function acceptedMessage(request: FastifyRequest): { message: JSONRPCMessage } |
   const parsed = JSONRPCMessageSchema.safeParse(request.body);
   if (!parsed.success) return { refusal: { status: 400, code: ErrorCode.ParseError, message: 'Parse error: Invalid JSON-RPC message' } };
   const message = parsed.data;
-  // Every message but initialize may name the protocol version; one the SDK does not know is refused.
+  // Every message but initialize may name the protocol version; one the SDK does not know is
+  // refused, unless the message is of 2026-07-28, whose envelope was checked already.
   const version = request.headers['mcp-protocol-version'];
   const initialize = 'method' in message && message.method === 'initialize' && isInitializeRequest(message);
-  if (!initialize && version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) {
+  if (!initialize && !modern && version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) {
     return {
       refusal: {
         status: 400,
@@ -503,19 +587,37 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
       if (error instanceof ApiError) return sendApiError(request, reply, error);
       throw error;
     }
+    const era = eraOf(request.body, request.headers);
+    if ('refusal' in era) {
+      setRateLimitHeaders(reply, services.quota, caller.grantId, 0);
+      return modernError(reply, (request.body as { id?: unknown }).id, era.refusal);
+    }
     const invalid = invalidParams(request.body);
     if (invalid) {
       setRateLimitHeaders(reply, services.quota, caller.grantId, 0);
       return reply.code(200).send({ jsonrpc: '2.0', id: invalid.id, error: { code: ErrorCode.InvalidParams, message: invalid.reason } });
     }
 
-    const accepted = acceptedMessage(request);
+    const accepted = acceptedMessage(request, era.era === 'modern');
     if ('refusal' in accepted) {
       setRateLimitHeaders(reply, services.quota, caller.grantId, 0);
       const { status, message, code } = accepted.refusal;
       return jsonRpcError(reply, status, message, {}, code);
     }
     const { message } = accepted;
+    const modern = era.era === 'modern' ? era.request : null;
+    if (era.era === 'modern' && !modern) {
+      // A 2026-07-28 notification: this revision defines none a client sends over HTTP.
+      setRateLimitHeaders(reply, services.quota, caller.grantId, 0);
+      return reply.code(202).send();
+    }
+    if (modern?.method === 'server/discover') {
+      setRateLimitHeaders(reply, services.quota, caller.grantId, 0);
+      const discovered = discoverResult({ ...CAPABILITIES }, INSTRUCTIONS);
+      return reply
+        .code(200)
+        .send({ jsonrpc: '2.0', id: (message as JSONRPCRequest).id, result: modernResult('server/discover', discovered, serverInfo(baseUrl)) });
+    }
 
     tools ??= new Map(operationList.map((op) => [op, toolOf(op)]));
     const pooled = idle.pop() ?? (await PooledServer.connected(services, tools));
@@ -526,6 +628,13 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
       refused: null,
       wait: 0,
       envelopeJson: null,
+      modern,
+      inputResponses: modern ? inputResponsesOf(message) : {},
+      inputRequired: null,
+      // URL mode came with 2025-11-25; the version a handshake client negotiated is in each request's header.
+      declaredUrlElicitation: async () =>
+        String(request.headers['mcp-protocol-version'] ?? '') >= URL_ELICITATION_SINCE &&
+        services.app.mcpClients.urlElicitation(caller.athlete.athlete_id, caller.grantId),
     };
     pooled.exchange = exchange;
     try {
@@ -539,7 +648,25 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
       const answer = await pooled.transport.answer(message);
       setRateLimitHeaders(reply, services.quota, caller.grantId, exchange.wait);
       if (exchange.refused) return sendApiError(request, reply, exchange.refused);
-      return reply.code(200).header('content-type', 'application/json').send(answerJson(answer, exchange.envelopeJson));
+      if (!modern && isInitializeRequest(message) && 'result' in answer) {
+        await services.app.mcpClients.declared(caller.athlete.athlete_id, caller.grantId, declaresUrlElicitation(message.params.capabilities));
+      }
+      if (!modern && exchange.inputRequired) {
+        return reply
+          .code(200)
+          .headers({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+          .send(legacyElicitations(exchange.inputRequired, answerJson(answer, exchange.envelopeJson)));
+      }
+      if (!modern || !('result' in answer)) return reply.code(200).header('content-type', 'application/json').send(answerJson(answer, exchange.envelopeJson));
+      if (exchange.inputRequired) {
+        const result = { resultType: 'input_required', inputRequests: exchange.inputRequired, _meta: { [META.serverInfo]: SERVER_NAME } };
+        return reply.code(200).send({ jsonrpc: '2.0', id: answer.id, result });
+      }
+      const result = modernResult(modern.method, answer.result, SERVER_NAME);
+      return reply
+        .code(200)
+        .header('content-type', 'application/json')
+        .send(answerJson({ ...answer, result }, exchange.envelopeJson));
     } finally {
       pooled.exchange = null;
       // Stateless: a server that answered initialize holds that client's capabilities, so it is not kept.
