@@ -428,6 +428,24 @@ function modernError(reply: FastifyReply, id: unknown, refusal: ModernRefusal): 
   return reply.code(refusal.status).send({ jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error });
 }
 
+/**
+ * An answer as the request's revision has it: 2025 results as they are, with the links to open
+ * ahead of them on a stream; 2026-07-28 results with their type and the server's name, or, while
+ * a link is to be opened, the input required instead.
+ */
+function written(answer: JSONRPCMessage, exchange: Exchange): { type: string; body: string } {
+  const { modern, inputRequired, envelopeJson } = exchange;
+  if (!modern) {
+    if (inputRequired) return { type: 'text/event-stream', body: legacyElicitations(inputRequired, answerJson(answer, envelopeJson)) };
+    return { type: 'application/json', body: answerJson(answer, envelopeJson) };
+  }
+  if (!('result' in answer)) return { type: 'application/json', body: answerJson(answer, envelopeJson) };
+  const result = inputRequired
+    ? { resultType: 'input_required', inputRequests: inputRequired, _meta: { [META.serverInfo]: SERVER_NAME } }
+    : modernResult(modern.method, answer.result, SERVER_NAME);
+  return { type: 'application/json', body: answerJson({ ...answer, result }, inputRequired ? null : envelopeJson) };
+}
+
 /** The revision that brought URL elicitation (`elicitation/create` with `mode: "url"`). */
 const URL_ELICITATION_SINCE = '2025-11-25';
 
@@ -651,22 +669,8 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
       if (!modern && isInitializeRequest(message) && 'result' in answer) {
         await services.app.mcpClients.declared(caller.athlete.athlete_id, caller.grantId, declaresUrlElicitation(message.params.capabilities));
       }
-      if (!modern && exchange.inputRequired) {
-        return reply
-          .code(200)
-          .headers({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-          .send(legacyElicitations(exchange.inputRequired, answerJson(answer, exchange.envelopeJson)));
-      }
-      if (!modern || !('result' in answer)) return reply.code(200).header('content-type', 'application/json').send(answerJson(answer, exchange.envelopeJson));
-      if (exchange.inputRequired) {
-        const result = { resultType: 'input_required', inputRequests: exchange.inputRequired, _meta: { [META.serverInfo]: SERVER_NAME } };
-        return reply.code(200).send({ jsonrpc: '2.0', id: answer.id, result });
-      }
-      const result = modernResult(modern.method, answer.result, SERVER_NAME);
-      return reply
-        .code(200)
-        .header('content-type', 'application/json')
-        .send(answerJson({ ...answer, result }, exchange.envelopeJson));
+      const { type, body } = written(answer, exchange);
+      return reply.code(200).header('content-type', type).send(body);
     } finally {
       pooled.exchange = null;
       // Stateless: a server that answered initialize holds that client's capabilities, so it is not kept.
