@@ -46,9 +46,10 @@ export async function buildCliDoc(): Promise<string> {
     '',
     `\`${bin} help TOPIC\` or \`${bin} TOPIC --help\` lists a topic's commands. A command that does not exist exits 127, naming the`,
     `nearest one (\`${bin} athlets list\`: "Did you mean ${bin} athletes list?"); at a terminal it asks, and runs that one if you`,
-    `say yes. \`${bin} autocomplete [bash|zsh|powershell]\` prints how to set up completion of commands and flags in your shell`,
-    `(\`${bin} autocomplete --refresh-cache\` after the commands change). \`help\` and \`autocomplete\` are oclif's plugins, not`,
-    'described below.',
+    `say yes. \`${bin} help\` of one that does not exist names the nearest too, and exits 127 (\`${bin} help athlets\`: "Did you`,
+    `mean ${bin} help athletes?"). \`${bin} autocomplete [bash|zsh|powershell]\` prints how to set up completion of commands and`,
+    `flags in your shell (\`${bin} autocomplete --refresh-cache\` after the commands change). \`help\` and \`autocomplete\` are`,
+    "oclif's plugins, not described below.",
     '',
   ];
   let topic: string | null = null;

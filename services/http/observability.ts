@@ -51,14 +51,19 @@ const spans = new WeakMap<FastifyRequest, Span>();
 /**
  * A span per request, named by its route (never the raw path), from its arrival to its answer; its
  * handler runs inside it (entered once the body is read: a body's stream would not carry it), so
- * the store calls it makes are its children.
+ * the store calls it makes are its children. A valid incoming `traceparent` makes the caller's
+ * span its parent (the caller's trace); without one it starts a trace.
  */
 function traceRequests(server: FastifyInstance, tracing: Tracing): void {
   server.addHook('onRequest', (request, _reply, done) => {
     const route = request.routeOptions.url ?? 'unrouted';
     spans.set(
       request,
-      tracing.startRequest(`${request.method} ${route}`, { 'http.request.method': request.method, 'http.route': route, 'repledger.request_id': request.id }),
+      tracing.startRequest(
+        `${request.method} ${route}`,
+        { 'http.request.method': request.method, 'http.route': route, 'repledger.request_id': request.id },
+        request.headers,
+      ),
     );
     done();
   });

@@ -2,8 +2,9 @@
 // processor): a span per HTTP request (services/http/observability.ts) and, inside it, a span per
 // call to the event store and the read store. The request's span is found through an
 // AsyncLocalStorage of our own, so no global context manager or tracer provider is registered.
+// A request carrying a valid W3C `traceparent` (and `tracestate`) joins the caller's trace.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import { type Attributes, type Context, createTraceState, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 export class Tracing {
@@ -23,9 +24,12 @@ export class Tracing {
     return new Tracing([new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }))]);
   }
 
-  /** A request's span, begun as it arrives. */
-  startRequest(name: string, attributes: Attributes): Span {
-    return this.#tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, ROOT_CONTEXT);
+  /**
+   * A request's span, begun as it arrives: a child of the caller's span when `headers` carry a
+   * valid `traceparent`, else the root of a new trace.
+   */
+  startRequest(name: string, attributes: Attributes, headers: TraceHeaders = {}): Span {
+    return this.#tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, callerContext(headers));
   }
 
   /** Runs `work` (and what it starts) inside `span`: store calls made there are its children. */
@@ -72,4 +76,34 @@ export class Tracing {
   shutdown(): Promise<void> {
     return this.#provider.shutdown();
   }
+}
+
+/** A request's headers, as Node gives them: `traceparent` and `tracestate` are read. */
+type TraceHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+// https://www.w3.org/TR/trace-context/#traceparent-header: lowercase hex only; version ff, an
+// all-zero trace id or parent id is invalid. Version 00 is exactly these 55 characters; a later
+// version may append fields after a `-`, which are ignored (the four known ones are read as 00's).
+const TRACEPARENT = /^([\da-f]{2})-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})(-.*)?$/;
+
+/** The caller's span as the parent of ours, or ROOT_CONTEXT (a new trace) when there is no valid one. */
+function callerContext(headers: TraceHeaders): Context {
+  // Two `traceparent` headers (an array, or Node's `a, b`) match nothing: the spec says ignore them.
+  const { traceparent, tracestate } = headers;
+  if (typeof traceparent !== 'string') return ROOT_CONTEXT;
+  const match = TRACEPARENT.exec(traceparent);
+  if (!match) return ROOT_CONTEXT;
+  const [, version, traceId, spanId, flags, rest] = match as unknown as [string, string, string, string, string, string | undefined];
+  if (version === 'ff' || (version === '00' && rest !== undefined)) return ROOT_CONTEXT;
+  if (/^0+$/.test(traceId) || /^0+$/.test(spanId)) return ROOT_CONTEXT;
+  // Several `tracestate` headers are one list (RFC 9110 field combination); members that are not
+  // valid are dropped, and the list is cut at 32 (the api's TraceState).
+  const state = Array.isArray(tracestate) ? tracestate.join(',') : tracestate;
+  return trace.setSpanContext(ROOT_CONTEXT, {
+    traceId,
+    spanId,
+    traceFlags: Number.parseInt(flags, 16) & 0x01, // only `sampled` is defined; the other bits are not passed on
+    isRemote: true,
+    ...(state ? { traceState: createTraceState(state) } : {}),
+  });
 }

@@ -1,6 +1,6 @@
 // The CLI's conventions (issue 40): `help TOPIC` (oclif's help plugin), a typo answered with the
-// nearest command and exit 127 without waiting for an answer (cli/hooks/command-not-found.ts),
-// shell completion (oclif's autocomplete plugin), and a command's start, which the plugins leave
+// nearest command and exit 127 without waiting for an answer (cli/hooks/command-not-found.ts), as
+// `help` of a typo is (cli/help.ts), shell completion (oclif's autocomplete plugin), and a command's start, which the plugins leave
 // alone: they add their manifests, not their modules. Every case runs the real CLI, whose stdin is
 // a pipe, as in a script or CI.
 import { spawn } from 'node:child_process';
@@ -67,6 +67,43 @@ test('a typo names the nearest command or topic, exits 127 without asking, and r
   const { error } = JSON.parse(json.stdout) as { error: { code: string; message: string } };
   assert.is(error.code, 'invalid_input');
   assert.match(error.message, /^athlets list is not a repledger command\. Did you mean repledger athletes list\?/);
+});
+
+test('help of a typo names the nearest topic or command as `help` of it and exits 127, as the typo alone does (cli/help.ts)', async () => {
+  const env = { DATA_DIR: tempDir() };
+  const topic = await cli(['help', 'athlets'], env);
+  assert.is(topic.code, 127);
+  assert.is(topic.stdout, '');
+  assert.match(oneLine(topic.stderr), /athlets is not a repledger command or topic\. Did you mean repledger help athletes\? Run repledger help for a list/);
+  // The same through --help.
+  const flag = await cli(['athlets', '--help'], env);
+  assert.is(flag.code, 127);
+  assert.match(oneLine(flag.stderr), /Did you mean repledger help athletes\?/);
+  // A command: its topic's help is the list offered.
+  const command = await cli(['help', 'receipts', 'verfy'], env);
+  assert.is(command.code, 127);
+  assert.match(
+    oneLine(command.stderr),
+    /receipts verfy is not a repledger command or topic\. Did you mean repledger help receipts verify\? Run repledger help receipts for/,
+  );
+  const both = await cli(['help', 'athlets', 'list'], env);
+  assert.is(both.code, 127);
+  assert.match(oneLine(both.stderr), /Did you mean repledger help athletes list\?/);
+  // Nothing near: no guess.
+  const far = await cli(['help', 'frobnicate'], env);
+  assert.is(far.code, 127);
+  assert.not.match(far.stderr, /Did you mean/);
+  assert.match(oneLine(far.stderr), /frobnicate is not a repledger command or topic\. Run repledger help for a list/);
+  // What exists is helped as before (the first test has the topic's text), the plugins' commands too.
+  const athletes = await cli(['help', 'athletes'], env);
+  assert.is(athletes.code, 0, athletes.stderr);
+  assert.match(athletes.stdout, /\$ repledger athletes COMMAND/);
+  const plugin = await cli(['help', 'autocomplete'], env);
+  assert.is(plugin.code, 0, plugin.stderr);
+  assert.match(plugin.stdout, /\$ repledger autocomplete/);
+  const root = await cli(['help'], env);
+  assert.is(root.code, 0, root.stderr);
+  assert.match(root.stdout, /\n {2}athletes\s/);
 });
 
 test('autocomplete prints the setup instructions and the shell script, and builds the completions from the commands', async () => {
