@@ -46,29 +46,21 @@ export function hasBody(headers: { 'content-length'?: string; 'transfer-encoding
 }
 
 /**
- * A body refused unread is still read, and thrown away, before the refusal is sent: a server that
- * answers and closes with bytes unread resets the connection, and the client still sending may
- * never see the answer. `then` runs once the body has ended (`whole`), or at once past `limit`
- * bytes or on an error (the answer then closes the connection).
+ * A body refused unread: the refusal goes out at once and the rest of the body is read and thrown
+ * away behind it, after which the connection serves the next request as any other. Waiting for the
+ * whole body before answering would keep a client that sends slowly (or for ever) waiting; closing
+ * with bytes unread would reset the connection, and a client still sending could lose the answer.
+ * Past `limit` bytes the connection is closed whatever remains.
  */
-export function discardBody(raw: IncomingMessage, then: (whole: boolean) => void, limit = DISCARD_LIMIT): void {
+export function lingerOnBody(raw: IncomingMessage, limit = LINGER_LIMIT): void {
+  if (raw.complete) return;
   let seen = 0;
-  let settled = false;
-  const settle = (whole: boolean) => {
-    if (settled) return;
-    settled = true;
-    then(whole);
-  };
   raw.on('data', (chunk: Buffer) => {
     seen += chunk.length;
-    if (seen > limit) {
-      raw.pause();
-      settle(false);
-    }
+    if (seen > limit) raw.socket?.destroy();
   });
-  raw.on('end', () => settle(true));
-  raw.on('error', () => settle(false));
+  raw.resume();
 }
 
-/** How much of a refused body is read to keep its connection: more than any client sends by mistake. */
-const DISCARD_LIMIT = 16 * 1024 * 1024;
+/** How much of a refused body is read after the answer: more than any client sends by mistake. */
+const LINGER_LIMIT = 16 * 1024 * 1024;

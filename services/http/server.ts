@@ -15,7 +15,7 @@ import { createProvider, mountProvider, serverKeys } from '../oauth/provider.ts'
 import { FORM_BODY_LIMIT, registerWebApp } from '../web/app.ts';
 import { errorPage } from '../web/layout.ts';
 import { INVALID_JSON_BODY, registerAgentAccess } from './agent-access.ts';
-import { discardBody, hasBody, isOAuthPath, oauthError, wantsPage } from './edges.ts';
+import { hasBody, isOAuthPath, lingerOnBody, oauthError, wantsPage } from './edges.ts';
 import { registerMcp } from './mcp.ts';
 import { registerObservability } from './observability.ts';
 import { openApiDocument } from './openapi.ts';
@@ -102,15 +102,16 @@ export async function buildServer(app: Services, options: ServerOptions = {}): P
     );
   });
 
-  // A body over its route's limit is left half read by Fastify's parser: the rest is read and
-  // dropped before the 413 goes out (whichever error handler wrote it), or a client still sending
-  // a large chunked body would have its connection reset instead of seeing the answer.
+  // A body over its route's limit is left half read by Fastify's parser: the 413 (whichever error
+  // handler writes it) goes out at once, and the rest is read and dropped behind it, or a
+  // client still sending a large chunked body would have its connection reset before the answer.
   server.addHook('onError', (request, reply, error, done) => {
-    if (error.statusCode !== 413 || request.raw.complete) return done();
-    discardBody(request.raw, (whole) => {
-      if (!whole) reply.header('Connection', 'close');
-      done();
-    });
+    if (error.statusCode === 413 && !request.raw.complete) {
+      // Fastify closes the connection after a body it stopped reading; read to the end instead.
+      reply.removeHeader('connection');
+      lingerOnBody(request.raw);
+    }
+    done();
   });
 
   // Set as the request comes in, so that every answer carries them (a callback hook: an async one
@@ -118,12 +119,10 @@ export async function buildServer(app: Services, options: ServerOptions = {}): P
   server.addHook('onRequest', (request, reply, done) => {
     reply.headers(COMMON_HEADERS(request.id));
     // A read takes no body (docs/api.md): any, of any size or chunked, is refused before a route
-    // runs, once it has been read and thrown away, so that the client sending it sees the answer.
+    // runs, at once, and the rest read and thrown away behind the answer.
     if ((request.method === 'GET' || request.method === 'HEAD') && hasBody(request.headers)) {
-      return discardBody(request.raw, (whole) => {
-        if (!whole) reply.header('Connection', 'close');
-        refuse(request, reply, 413, 'payload_too_large', 'a GET request takes no body', 'This address takes no request body.');
-      });
+      lingerOnBody(request.raw);
+      return refuse(request, reply, 413, 'payload_too_large', 'a GET request takes no body', 'This address takes no request body.');
     }
     done();
   });

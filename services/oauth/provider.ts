@@ -7,7 +7,7 @@ import type { DisconnectReason } from '../../contracts/events.ts';
 import { READ_SCOPES } from '../../contracts/common.ts';
 import type { Services } from '../api/services.ts';
 import { cookieValue } from '../http/cookie-header.ts';
-import { decodeUnreserved, discardBody, oauthError, wantsPage } from '../http/edges.ts';
+import { decodeUnreserved, lingerOnBody, oauthError, wantsPage } from '../http/edges.ts';
 // The web app's page layout and security headers, shared with the authorization server's pages.
 import { contentSecurityPolicy, pageHeaders } from '../web/layout.ts';
 import { html, Html, page } from '../web/html.ts';
@@ -346,9 +346,7 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
       const endpoint = canonical.replace(/\/+$/, '');
       // oidc-provider reads at most 56 KB and calls anything larger a body it 'failed to parse'.
       if (Number(request.headers['content-length'] ?? 0) > OAUTH_BODY_LIMIT) {
-        // Read and thrown away first, so that the client still sending it sees the answer.
-        const whole = await new Promise<boolean>((resolve) => discardBody(request.raw, resolve));
-        if (!whole) reply.header('Connection', 'close');
+        lingerOnBody(request.raw);
         return reply.code(413).send({
           error: 'invalid_request',
           error_description: `the request body is larger than the ${OAUTH_BODY_LIMIT / 1024} KB the authorization server reads`,

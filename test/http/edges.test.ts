@@ -1,6 +1,6 @@
 // HTTP edges (issue 40): wrong methods and encoded paths on the OAuth and API endpoints, bodies on
 // GET, and an oversized chunked body. Each answer is in its audience's documented shape.
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,6 +13,8 @@ interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
+  /** For a chunked body: how many of its chunks were written when the answer came. */
+  chunksBeforeAnswer?: number;
 }
 
 /** A request with the path sent exactly as given; a body given as chunks is sent chunked, one write at a time. */
@@ -25,6 +27,10 @@ function send(base: string, method: string, path: string, headers: Record<string
         port: url.port,
         method,
         path,
+        // A chunked body gets a connection of its own, kept alive: on a shared one, the last request's
+        // body still on the wire would delay this answer, and without keep-alive the server closes as
+        // soon as it answers.
+        ...(Array.isArray(body) ? { agent: new Agent({ keepAlive: true }) } : {}),
         headers: { ...headers, ...(typeof body === 'string' ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
       },
       (res) => {
@@ -36,19 +42,28 @@ function send(base: string, method: string, path: string, headers: Record<string
           if (req.writableFinished || req.destroyed) return resolve(answer());
           for (const event of ['finish', 'close', 'error']) req.once(event, () => resolve(answer()));
         });
-        const answer = () => ({ status: res.statusCode ?? 0, headers: res.headers, body: text });
+        const chunksBeforeAnswer = written;
+        const answer = () => ({ status: res.statusCode ?? 0, headers: res.headers, body: text, ...(Array.isArray(body) ? { chunksBeforeAnswer } : {}) });
+        // Node's client emits no 'drain' once the answer has ended: the rest goes out at once.
+        res.on('end', () => {
+          if (Array.isArray(body) && written < body.length) {
+            while (written < body.length) req.write(body[written++]);
+            req.end();
+          }
+        });
       },
     );
     req.on('error', reject);
+    let written = 0;
     if (Array.isArray(body)) {
       req.setHeader('transfer-encoding', 'chunked');
       // Each chunk after the last was taken: the answer comes while the client is still sending.
-      const next = (i: number): void => {
-        if (i === body.length) return void req.end();
-        if (req.write(body[i])) setImmediate(() => next(i + 1));
-        else req.once('drain', () => next(i + 1));
+      const next = (): void => {
+        if (written === body.length) return void req.end();
+        if (req.write(body[written++])) setImmediate(next);
+        else req.once('drain', next);
       };
-      next(0);
+      next();
     } else req.end(body);
   });
 }
@@ -177,6 +192,7 @@ test('a body on a GET is a 413 whatever its size, and a 5 MB chunked body (GET, 
         Array.from({ length: 80 }, () => Buffer.alloc(64 * 1024, 'x')),
       );
       assert.is(chunked.status, 413, path);
+      assert.ok(chunked.chunksBeforeAnswer! < 80, `${path}: answered while the body was still on its way`);
       assert.is(offContract(path, 'GET', chunked), null, `${path}: ${chunked.body}`);
     }
     // Over a route's limit, chunked: answered 413, not a reset connection.
@@ -190,6 +206,7 @@ test('a body on a GET is a 413 whatever its size, and a 5 MB chunked body (GET, 
         Array.from({ length: 80 }, () => Buffer.alloc(64 * 1024, 'x')),
       );
       assert.is(answer.status, 413, path);
+      assert.ok(answer.chunksBeforeAnswer! < 80, `${path}: answered while the body was still on its way`);
       assert.match(String(answer.headers['content-type']), 'application/json', path);
     }
     const page = await send(s.base, 'GET', '/sign-in', { accept: 'text/html' }, 'x');
