@@ -15,6 +15,7 @@ import { createProvider, mountProvider, serverKeys } from '../oauth/provider.ts'
 import { FORM_BODY_LIMIT, registerWebApp } from '../web/app.ts';
 import { errorPage } from '../web/layout.ts';
 import { INVALID_JSON_BODY, registerAgentAccess } from './agent-access.ts';
+import { hasBody, isOAuthPath, lingerOnBody, oauthError, wantsPage } from './edges.ts';
 import { registerMcp } from './mcp.ts';
 import { registerObservability } from './observability.ts';
 import { openApiDocument } from './openapi.ts';
@@ -101,10 +102,28 @@ export async function buildServer(app: Services, options: ServerOptions = {}): P
     );
   });
 
+  // A body over its route's limit is left half read by Fastify's parser: the 413 (whichever error
+  // handler writes it) goes out at once, and the rest is read and dropped behind it, or a
+  // client still sending a large chunked body would have its connection reset before the answer.
+  server.addHook('onError', (request, reply, error, done) => {
+    if (error.statusCode === 413 && !request.raw.complete) {
+      // Fastify closes the connection after a body it stopped reading; read to the end instead.
+      reply.removeHeader('connection');
+      lingerOnBody(request.raw);
+    }
+    done();
+  });
+
   // Set as the request comes in, so that every answer carries them (a callback hook: an async one
   // costs a promise on every request).
   server.addHook('onRequest', (request, reply, done) => {
     reply.headers(COMMON_HEADERS(request.id));
+    // A read takes no body (docs/api.md): any, of any size or chunked, is refused before a route
+    // runs, at once, and the rest read and thrown away behind the answer.
+    if ((request.method === 'GET' || request.method === 'HEAD') && hasBody(request.headers)) {
+      lingerOnBody(request.raw);
+      return refuse(request, reply, 413, 'payload_too_large', 'a GET request takes no body', 'This address takes no request body.');
+    }
     done();
   });
   // Before anything else is registered, so that its hooks (traces) reach every route.
@@ -209,15 +228,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   socket.destroy(error);
 }
 
-/** Addresses whose callers are programs: their refusals are the API's error shape, never a page. */
-const API_PATHS = /^\/(v1\/|api\/|mcp(\/|$|\?)|oauth\/(token|register|revoke|jwks)|\.well-known\/|openapi\.json|health|livez|readyz|metrics)/;
-
-/** A browser asking for a page (not an API client) gets the refusal as a page, in the web app's style. */
-function wantsPage(request: FastifyRequest): boolean {
-  return !API_PATHS.test(request.url) && /\btext\/html\b/.test(request.headers.accept ?? '');
-}
-
 function refuse(request: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string, forPeople = message): FastifyReply {
-  if (wantsPage(request)) return errorPage(reply.code(status), status, forPeople, request.id);
+  if (wantsPage(request.url, request.headers.accept)) return errorPage(reply.code(status), status, forPeople, request.id);
+  // The authorization server's refusals are its own (RFC 6749), however its address was written.
+  if (isOAuthPath(request.url)) return reply.code(status).send(oauthError(status, message));
   return reply.code(status).send({ error: { code, message, request_id: request.id } });
 }

@@ -7,6 +7,7 @@ import type { DisconnectReason } from '../../contracts/events.ts';
 import { READ_SCOPES } from '../../contracts/common.ts';
 import type { Services } from '../api/services.ts';
 import { cookieValue } from '../http/cookie-header.ts';
+import { decodeUnreserved, lingerOnBody, oauthError, wantsPage } from '../http/edges.ts';
 // The web app's page layout and security headers, shared with the authorization server's pages.
 import { contentSecurityPolicy, pageHeaders } from '../web/layout.ts';
 import { html, Html, page } from '../web/html.ts';
@@ -293,6 +294,19 @@ const OAUTH_BODY_LIMIT = 56 * 1024;
  * them: the registration limit, the clean-up schedule, revoked grants reaching the connections.
  */
 export async function mountProvider(server: FastifyInstance, provider: Provider, app: Services): Promise<void> {
+  // What oidc-provider has no route for (a method an endpoint does not take, `/oauth/authorize/x/y`)
+  // it would answer with Koa's bare `404 Not Found` text: answered here as the other refusals are.
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.status !== 404 || ctx.body != null) return;
+    const problem = `no route for ${ctx.method} ${ctx.path.slice(0, 200)}`;
+    ctx.status = 404;
+    if (wantsPage(ctx.url, ctx.get('accept'))) {
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = errorPage(problem);
+    } else ctx.body = oauthError(404, problem);
+  });
+
   const callback = provider.callback();
   const registrations = new AttemptLimiter(SECURITY_POLICY.registrationsPerAddress, SECURITY_POLICY.registrationWindowMs, app.clock);
   const sessionCookie = provider.cookieName('session');
@@ -324,16 +338,19 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
     // oidc-provider's router takes `/oauth/register/` for `/oauth/register` and so on: each guard
     // is keyed on the endpoint with trailing slashes removed, whatever route brought it here.
     const guarded = async (request: FastifyRequest, reply: FastifyReply) => {
-      const endpoint = (request.url.split('?')[0] ?? '').replace(/\/+$/, '');
+      // The router took `/oauth/%72egister` for `/oauth/register`: oidc-provider (and each guard)
+      // is given the address as the router read it, so the endpoint is served and guarded alike.
+      const [path = '', query] = request.raw.url?.split(/\?(.*)/s) ?? [];
+      const canonical = decodeUnreserved(path);
+      if (canonical !== path) request.raw.url = query === undefined ? canonical : `${canonical}?${query}`;
+      const endpoint = canonical.replace(/\/+$/, '');
       // oidc-provider reads at most 56 KB and calls anything larger a body it 'failed to parse'.
       if (Number(request.headers['content-length'] ?? 0) > OAUTH_BODY_LIMIT) {
-        return reply
-          .code(413)
-          .header('Connection', 'close')
-          .send({
-            error: 'invalid_request',
-            error_description: `the request body is larger than the ${OAUTH_BODY_LIMIT / 1024} KB the authorization server reads`,
-          });
+        lingerOnBody(request.raw);
+        return reply.code(413).send({
+          error: 'invalid_request',
+          error_description: `the request body is larger than the ${OAUTH_BODY_LIMIT / 1024} KB the authorization server reads`,
+        });
       }
       if (endpoint === '/oauth/register' && request.method === 'POST') {
         // Registration is anonymous and stores what it is sent: limited per address.

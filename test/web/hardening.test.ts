@@ -306,7 +306,11 @@ test('browsers get pages for unknown addresses and errors; API clients get the e
     assert.is(withSession.status, 404);
     assert.match(await withSession.text(), '<nav class="main"', 'a browser with a session cookie gets the navigation');
 
-    for (const path of ['/no-such-page', '/v1/agent-access/nothing', '/api/v1/nothing', '/oauth/token/x']) {
+    // Under the authorization server, RFC 6749's shape (docs/api.md), still JSON to a browser.
+    const oauth = await fetch(`${s.base}/oauth/token/x`, { headers: { accept: 'text/html' } });
+    assert.is(oauth.status, 404);
+    assert.is(((await oauth.json()) as { error: string }).error, 'invalid_request');
+    for (const path of ['/no-such-page', '/v1/agent-access/nothing', '/api/v1/nothing']) {
       const api = await fetch(`${s.base}${path}`, { headers: path === '/no-such-page' ? {} : { accept: 'text/html' } });
       assert.is(api.status, 404, path);
       const body = (await api.json()) as { error: { code: string; request_id: string } };

@@ -1,0 +1,66 @@
+// Who a refusal is for, from its address: a program (an API or the authorization server's
+// endpoints) gets JSON in its contract's shape, a browser asking for a page gets a page.
+// The address is judged as the router reads it, so an encoded or doubled variant of an API path
+// (`/%6fauth/token`, `//v1/…`, `/OAuth/Token`) is answered as that path would be.
+import type { IncomingMessage } from 'node:http';
+
+/** Addresses whose callers are programs: their refusals are the API's error shape, never a page. */
+const API_PATHS = /^\/(v1\/|api\/|mcp(\/|$)|oauth\/(token|register|revoke|jwks)(\/|$)|\.well-known\/|openapi\.json|health|livez|readyz|metrics)/;
+
+/** The authorization server's addresses: its refusals are RFC 6749's `{error, error_description}`. */
+const OAUTH_PATHS = /^\/(oauth(\/|$)|\.well-known\/(openid-configuration|oauth-authorization-server)(\/|$))/;
+
+/** A percent-encoded unreserved character (RFC 3986 2.3) means that character. */
+export function decodeUnreserved(path: string): string {
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (match, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return /^[A-Za-z0-9\-._~]$/.test(char) ? char : match;
+  });
+}
+
+/** The path of a request target, as it is compared with the address patterns above. */
+function pathOf(url: string): string {
+  return decodeUnreserved(url.split('?')[0] ?? '')
+    .replace(/\/{2,}/g, '/')
+    .toLowerCase();
+}
+
+export function isOAuthPath(url: string): boolean {
+  return OAUTH_PATHS.test(pathOf(url));
+}
+
+/** A browser asking for a page (not an API client) gets the refusal as a page, in the web app's style. */
+export function wantsPage(url: string, accept: string | undefined): boolean {
+  return !API_PATHS.test(pathOf(url)) && /\btext\/html\b/.test(accept ?? '');
+}
+
+/** A refusal in RFC 6749's shape (5.2): its error codes, with what went wrong said in the description. */
+export function oauthError(status: number, description: string): { error: string; error_description: string } {
+  const error = status === 503 ? 'temporarily_unavailable' : status >= 500 ? 'server_error' : 'invalid_request';
+  return { error, error_description: description };
+}
+
+/** Whether a request carries a body: a Content-Length over 0, or one sent chunked. */
+export function hasBody(headers: { 'content-length'?: string; 'transfer-encoding'?: string }): boolean {
+  return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+}
+
+/**
+ * A body refused unread: the refusal goes out at once and the rest of the body is read and thrown
+ * away behind it, after which the connection serves the next request as any other. Waiting for the
+ * whole body before answering would keep a client that sends slowly (or for ever) waiting; closing
+ * with bytes unread would reset the connection, and a client still sending could lose the answer.
+ * Past `limit` bytes the connection is closed whatever remains.
+ */
+export function lingerOnBody(raw: IncomingMessage, limit = LINGER_LIMIT): void {
+  if (raw.complete) return;
+  let seen = 0;
+  raw.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > limit) raw.socket?.destroy();
+  });
+  raw.resume();
+}
+
+/** How much of a refused body is read after the answer: more than any client sends by mistake. */
+const LINGER_LIMIT = 16 * 1024 * 1024;
