@@ -2,7 +2,7 @@
 // endpoints) gets JSON in its contract's shape, a browser asking for a page gets a page.
 // The address is judged as the router reads it, so an encoded or doubled variant of an API path
 // (`/%6fauth/token`, `//v1/…`, `/OAuth/Token`) is answered as that path would be.
-import type { IncomingMessage } from 'node:http';
+import { IncomingMessage } from 'node:http';
 
 /** Addresses whose callers are programs: their refusals are the API's error shape, never a page. */
 const API_PATHS = /^\/(v1\/|api\/|mcp(\/|$)|oauth\/(token|register|revoke|jwks)(\/|$)|\.well-known\/|openapi\.json|health|livez|readyz|metrics)/;
@@ -64,3 +64,42 @@ export function lingerOnBody(raw: IncomingMessage, limit = LINGER_LIMIT): void {
 
 /** How much of a refused body is read after the answer: more than any client sends by mistake. */
 const LINGER_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * A body read whole if it is at most `limit` bytes, and the request handed on as one whose body is
+ * what was read (for oidc-provider, which reads bodies itself); null as soon as it is larger, the
+ * rest left unread for the refusal to deal with.
+ */
+export async function readUpTo(raw: IncomingMessage, limit: number): Promise<IncomingMessage | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const whole = await new Promise<boolean>((resolve) => {
+    const settle = (result: boolean) => {
+      raw.off('data', onData).off('end', onEnd).off('error', onError);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      chunks.push(chunk);
+      if (size > limit) settle(false);
+    };
+    const onEnd = () => settle(true);
+    const onError = () => settle(false);
+    raw.on('data', onData).on('end', onEnd).on('error', onError);
+  });
+  if (!whole) return null;
+  const copy = new IncomingMessage(raw.socket);
+  Object.assign(copy, {
+    method: raw.method,
+    url: raw.url,
+    headers: raw.headers,
+    rawHeaders: raw.rawHeaders,
+    httpVersion: raw.httpVersion,
+    httpVersionMajor: raw.httpVersionMajor,
+    httpVersionMinor: raw.httpVersionMinor,
+    complete: true,
+  });
+  copy.push(Buffer.concat(chunks, size));
+  copy.push(null);
+  return copy;
+}

@@ -7,7 +7,7 @@ import type { DisconnectReason } from '../../contracts/events.ts';
 import { READ_SCOPES } from '../../contracts/common.ts';
 import type { Services } from '../api/services.ts';
 import { cookieValue } from '../http/cookie-header.ts';
-import { decodeUnreserved, lingerOnBody, oauthError, wantsPage } from '../http/edges.ts';
+import { decodeUnreserved, lingerOnBody, oauthError, readUpTo, wantsPage } from '../http/edges.ts';
 // The web app's page layout and security headers, shared with the authorization server's pages.
 import { contentSecurityPolicy, pageHeaders } from '../web/layout.ts';
 import { html, Html, page } from '../web/html.ts';
@@ -289,6 +289,15 @@ function setPageHeaders(raw: FastifyReply['raw']): void {
 /** oidc-provider's own limit on a request body (lib/shared/selective_body.js). */
 const OAUTH_BODY_LIMIT = 56 * 1024;
 
+/** A body over that limit: a 413 at once, the rest read and thrown away behind it. */
+function tooLarge(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  lingerOnBody(request.raw);
+  return reply.code(413).send({
+    error: 'invalid_request',
+    error_description: `the request body is larger than the ${OAUTH_BODY_LIMIT / 1024} KB the authorization server reads`,
+  });
+}
+
 /**
  * oidc-provider's endpoints, given the raw request with its body unread, and what runs beside
  * them: the registration limit, the clean-up schedule, revoked grants reaching the connections.
@@ -330,10 +339,14 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
     oauth.removeAllContentTypeParsers();
     oauth.addContentTypeParser('*', (_request, _payload, done) => done(null));
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      // A chunked body (of unknown length) is read here up to oidc-provider's limit and handed on
+      // already read: left to oidc-provider, a larger one is read in part and called unparsable.
+      const raw = request.headers['transfer-encoding'] === undefined ? request.raw : await readUpTo(request.raw, OAUTH_BODY_LIMIT);
+      if (!raw) return tooLarge(request, reply);
       reply.raw.setHeader('X-Request-Id', request.id);
       setPageHeaders(reply.raw);
       reply.hijack();
-      await callback(request.raw, reply.raw);
+      await callback(raw, reply.raw);
     };
     // oidc-provider's router takes `/oauth/register/` for `/oauth/register` and so on: each guard
     // is keyed on the endpoint with trailing slashes removed, whatever route brought it here.
@@ -345,13 +358,7 @@ export async function mountProvider(server: FastifyInstance, provider: Provider,
       if (canonical !== path) request.raw.url = query === undefined ? canonical : `${canonical}?${query}`;
       const endpoint = canonical.replace(/\/+$/, '');
       // oidc-provider reads at most 56 KB and calls anything larger a body it 'failed to parse'.
-      if (Number(request.headers['content-length'] ?? 0) > OAUTH_BODY_LIMIT) {
-        lingerOnBody(request.raw);
-        return reply.code(413).send({
-          error: 'invalid_request',
-          error_description: `the request body is larger than the ${OAUTH_BODY_LIMIT / 1024} KB the authorization server reads`,
-        });
-      }
+      if (Number(request.headers['content-length'] ?? 0) > OAUTH_BODY_LIMIT) return tooLarge(request, reply);
       if (endpoint === '/oauth/register' && request.method === 'POST') {
         // Registration is anonymous and stores what it is sent: limited per address.
         const key = addressKey(request.ip);

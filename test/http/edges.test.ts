@@ -209,6 +209,28 @@ test('a body on a GET is a 413 whatever its size, and a 5 MB chunked body (GET, 
       assert.ok(answer.chunksBeforeAnswer! < 80, `${path}: answered while the body was still on its way`);
       assert.match(String(answer.headers['content-type']), 'application/json', path);
     }
+    // The authorization server reads bodies itself: a chunked one over its limit is its 413, in
+    // RFC 6749's shape; one within the limit, chunked, still reaches the endpoint.
+    for (const path of ['/oauth/token', '/oauth/register', '/oauth/revoke']) {
+      const type = path === '/oauth/register' ? 'application/json' : 'application/x-www-form-urlencoded';
+      const answer = await send(
+        s.base,
+        'POST',
+        path,
+        { 'content-type': type },
+        Array.from({ length: 80 }, () => Buffer.alloc(64 * 1024, 'x')),
+      );
+      assert.is(answer.status, 413, path);
+      assert.ok(answer.chunksBeforeAnswer! < 80, `${path}: answered while the body was still on its way`);
+      assert.is(offContract(path, 'POST', answer), null, `${path}: ${answer.body}`);
+    }
+    const small = await send(s.base, 'POST', '/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, [
+      Buffer.from('grant_type=authorization_code&code=nope'),
+      Buffer.from('&client_id=nobody'),
+    ]);
+    // The endpoint read it: the client it names is unknown.
+    assert.is(small.status, 401);
+    assert.is((json(small.body) as { error?: string }).error, 'invalid_client', small.body);
     const page = await send(s.base, 'GET', '/sign-in', { accept: 'text/html' }, 'x');
     assert.is(page.status, 413);
     assert.match(page.body, '<html');
