@@ -23,8 +23,8 @@ import type { AccessHistory } from '../operations/access-history.ts';
 import type { EventStore, StoredEvent } from '../store/event-store.ts';
 import type { KeyStore } from '../store/key-store.ts';
 import type { CollectionSpec, ReadStore } from '../store/read-store.ts';
-import { OAUTH, revokeOAuthGrant } from './oauth-store.ts';
-import { SESSIONS } from './sessions.ts';
+import { OAUTH, oauthCollections, revokeOAuthGrant } from './oauth-store.ts';
+import { SESSIONS, sessionCollections } from './sessions.ts';
 
 /** Where an oidc-provider document names the account it belongs to (Session, Grant, tokens; an Interaction's). */
 const OAUTH_ACCOUNT_FIELDS = ['payload.accountId', 'payload.session.accountId', 'payload.result.login.accountId'];
@@ -85,6 +85,8 @@ export class AccountDeletion {
     const connections = await this.#all(streams.connections(athleteId));
     const keyIds = [...new Set(record.flatMap(sealedKeyIds))];
     const oauthGrants = [...new Set(connections.flatMap((e) => (e.type === 'grant.connected' ? [(e.data as { oauth_grant_id: string }).oauth_grant_id] : [])))];
+    // A store the web app never served (the CLI's own) has no sessions nor authorization-server state yet.
+    await d.reads.ensureCollections([...d.collections, ...oauthCollections, ...sessionCollections]);
     await d.keys.destroyOf(athleteId, keyIds);
     await d.access.forget(athleteId);
 
