@@ -165,4 +165,39 @@ test('a deletion stopped after its mark: the account is refused sign-in, and run
   }
 });
 
+test('a deletion that fails midway on the embedded store leaves nothing half-deleted, and running it again finishes it', async () => {
+  const s = await startServer();
+  try {
+    const { app } = s;
+    const a = await registerPro(app, A_EMAIL);
+    const botToken = await app.botTokens.create(a, 'bot', { type: 'athlete', id: a });
+    const store = app.events as typeof app.events & { deleteStream: (stream: string) => Promise<void> };
+    const deleteStream = store.deleteStream.bind(store);
+    let calls = 0;
+    // The third stream's deletion fails, as a crash or a full disk would stop it there.
+    store.deleteStream = async (stream) => {
+      if (++calls === 3) throw new Error('the disk is full');
+      return deleteStream(stream);
+    };
+    assert.match((await rejection(() => app.accounts.delete(a, { type: 'operator', id: 'test' }))).message, /disk is full/);
+    // One transaction: the streams deleted before the failure are back, and the read models too.
+    assert.ok(await app.athletes.getForDeletion(a), 'the account is still there, marked');
+    assert.ok(await app.athletes.byEmailForDeletion(A_EMAIL), 'and its e-mail claim');
+    assert.is((await app.events.readStream(streams.botTokens(a))).length, 1, 'the bot token stream is still there');
+    assert.is((await app.botTokens.list(a)).length, 1, 'and its read model');
+    // Marked: no sign-in, no Read API.
+    assert.is(await app.athletes.authenticate(A_EMAIL, PASSWORD), null);
+    assert.is((await fetch(`${s.base}/api/v1/workouts`, { headers: { authorization: `Bearer ${botToken.token}` } })).status, 401);
+
+    store.deleteStream = deleteStream;
+    await app.accounts.delete(a, { type: 'operator', id: 'test' });
+    assert.is(await app.athletes.getForDeletion(a), null);
+    assert.is((await app.events.readStream(streams.botTokens(a))).length, 0);
+    assert.is((await app.botTokens.list(a)).length, 0);
+    assert.equal(foundIn(app.config.dataDir, [A_EMAIL]), []);
+  } finally {
+    await s.close();
+  }
+});
+
 test.run();
