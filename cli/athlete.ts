@@ -21,3 +21,11 @@ export async function findAthlete(app: App, idOrEmail: string): Promise<AthleteS
   if (!athlete) throw new DomainError('not_found', `no athlete with e-mail ${ref}`);
   return athlete;
 }
+
+/** As `findAthlete`, an account whose deletion began and did not finish included: a deletion run again finishes it. */
+export async function findAthleteForDeletion(app: App, idOrEmail: string): Promise<AthleteState> {
+  const ref = idOrEmail.trim();
+  const athlete = ATHLETE_ID.test(ref) ? await app.athletes.getForDeletion(ref.toLowerCase()) : await app.athletes.byEmailForDeletion(ref);
+  if (!athlete) throw new DomainError('not_found', `no athlete with ${ATHLETE_ID.test(ref) ? 'id' : 'e-mail'} ${ref}`);
+  return athlete;
+}

@@ -249,6 +249,11 @@ export const athleteEvent = z.discriminatedUnion('type', [
     type: z.literal('athlete.password_changed'),
     data: z.strictObject({ athlete_id: uuid, password_hash: z.string().min(1) }),
   }),
+  /**
+   * The account's deletion has begun (services/identity/account-deletion.ts): from here it cannot
+   * sign in or be used, and a deletion run again finishes it. The stream itself is deleted last.
+   */
+  z.strictObject({ type: z.literal('athlete.deletion_started'), data: z.strictObject({ athlete_id: uuid }) }),
 ]);
 export type AthleteEvent = z.infer<typeof athleteEvent>;
 
@@ -343,6 +348,8 @@ export const streams = {
   emailClaim: (emailDigest: string) => `athlete_email-${emailDigest}`,
   connections: (athleteId: string) => `connections-${athleteId}`,
   botTokens: (athleteId: string) => `bot_tokens-${athleteId}`,
+  /** One `account.deleted` event per deleted account, with no personal data: the operator's count. */
+  accountDeletions: () => 'account_deletions',
 } as const;
 
 /** Splits `workout.created` into its kind and operation; null for events that are not record changes. */

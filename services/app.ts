@@ -7,8 +7,10 @@ import { ProjectorLease } from '../projections/lease.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { AccessHistory } from './operations/access-history.ts';
 import { McpClients } from './identity/mcp-clients.ts';
+import { AccountDeletion, deletableCollections } from './identity/account-deletion.ts';
 import { AthleteService } from './identity/athletes.ts';
-import { BotTokenService } from './identity/bot-tokens.ts';
+import { BOT_TOKEN_USAGE, BotTokenService } from './identity/bot-tokens.ts';
+import { CONNECTION_USAGE } from './api/auth.ts';
 import type { Config } from './config.ts';
 import { ConnectionService } from './identity/connections.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
@@ -89,8 +91,31 @@ export async function openApp(config: Config, clock: Clock = systemClock, option
   }
 
   const records = new RecordService(events, clock, new ReadStoreFoldSnapshots(reads));
+  const athletes = new AthleteService(events, reads, clock);
   const maintenance = new Maintenance(reads, clock);
   const access = new AccessHistory(reads, clock);
+  const accounts = new AccountDeletion({
+    events,
+    reads,
+    keys,
+    athletes,
+    access,
+    records,
+    clock,
+    collections: deletableCollections(
+      projections,
+      ProposalService.collections,
+      AccessHistory.collections,
+      McpClients.collections,
+      ReadStoreFoldSnapshots.collections,
+      [
+        { name: BOT_TOKEN_USAGE, indexes: [] },
+        { name: CONNECTION_USAGE, indexes: [] },
+      ],
+    ),
+    // One SQLite database holds the events, read models and keys: one transaction covers them all.
+    atomically: allEmbedded ? (work) => reads.transaction(() => work()) : (work) => work(),
+  });
   const metrics = new Metrics();
   metrics.measureLagWith(() => projectionLag({ events, runner }));
   return {
@@ -109,7 +134,8 @@ export async function openApp(config: Config, clock: Clock = systemClock, option
       return follower;
     },
     records,
-    athletes: new AthleteService(events, reads, clock),
+    athletes,
+    accounts,
     connections: new ConnectionService(events, reads, clock),
     botTokens,
     maintenance,

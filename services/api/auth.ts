@@ -22,7 +22,7 @@ import type { ProjectionRunner } from '../../projections/runner.ts';
 
 export type Surface = 'mcp' | 'rest';
 
-const USAGE = 'connection_usage';
+export const CONNECTION_USAGE = 'connection_usage';
 
 export function protectedResourceMetadataUrl(baseUrl: string, surface: Surface): string {
   return `${baseUrl}/.well-known/oauth-protected-resource${surface === 'mcp' ? '/mcp' : '/v1/agent-access'}`;
@@ -153,7 +153,7 @@ export class AgentAccessAuth {
 
 /** When each connection last read, for the settings page. */
 export function connectionUsage(app: Pick<AgentAccessDeps, 'reads' | 'clock'>): UsageLog {
-  return new UsageLog(app.reads, app.clock, USAGE);
+  return new UsageLog(app.reads, app.clock, CONNECTION_USAGE);
 }
 
 export async function lastReadAt(app: Pick<AgentAccessDeps, 'reads' | 'clock'>, athleteId: string, grantId: string): Promise<string | null> {

@@ -5,6 +5,7 @@ import type { ProjectionRunner } from '../../projections/runner.ts';
 import type { RecordService } from '../commands/record-service.ts';
 import type { Config } from '../config.ts';
 import type { Clock } from '../domain/clock.ts';
+import type { AccountDeletion } from '../identity/account-deletion.ts';
 import type { AthleteService } from '../identity/athletes.ts';
 import type { BotTokenService } from '../identity/bot-tokens.ts';
 import type { ConnectionService } from '../identity/connections.ts';
@@ -39,6 +40,8 @@ export interface Services {
   runner: ProjectionRunner;
   records: RecordService;
   athletes: AthleteService;
+  /** Deleting an account with everything of it (issue 42). */
+  accounts: AccountDeletion;
   connections: ConnectionService;
   botTokens: BotTokenService;
   maintenance: Maintenance;

@@ -400,6 +400,17 @@ export class RecordService {
     });
   }
 
+  /**
+   * Drops what this process keeps of the athlete's record (their account's deletion): the kept
+   * fold would otherwise answer from a stream that no longer exists. Waits for work under way.
+   */
+  async forget(athleteId: string): Promise<void> {
+    await this.#queued(athleteId, async () => {
+      this.#folds.delete(athleteId);
+      this.#snapshotAt.delete(athleteId);
+    }).catch(() => undefined);
+  }
+
   #decideAndAppend<T>(athleteId: string, actor: Actor, decide: (loaded: Loaded) => Decided<T> | Promise<Decided<T>>): Promise<Committed<T>> {
     return this.#queued(athleteId, () => this.#attempt(athleteId, actor, decide));
   }

@@ -12,6 +12,8 @@ export interface AthleteState {
   password_hash: string;
   profile: Profile;
   tier: Tier;
+  /** Its deletion has begun: it is treated as gone everywhere but by the deletion finishing it. */
+  deleting?: true;
 }
 
 export function evolveAthlete(state: AthleteState | null, event: AthleteEvent): AthleteState | null {
@@ -30,6 +32,8 @@ export function evolveAthlete(state: AthleteState | null, event: AthleteEvent): 
       return state && { ...state, tier: event.data.tier };
     case 'athlete.password_changed':
       return state && { ...state, password_hash: event.data.password_hash };
+    case 'athlete.deletion_started':
+      return state && { ...state, deleting: true };
     default:
       return state;
   }

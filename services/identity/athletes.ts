@@ -79,13 +79,35 @@ export class AthleteService {
     return { athlete_id: athleteId };
   }
 
+  /** An account being deleted is null here, as one deleted: it cannot sign in, nor be used by a client. */
   async byEmail(email: string): Promise<AthleteState | null> {
+    return present(await this.byEmailForDeletion(email));
+  }
+
+  async get(athleteId: string): Promise<AthleteState | null> {
+    return present(await this.#state(athleteId));
+  }
+
+  /** As `get`, an account whose deletion began and did not finish included: for the deletion, which finishes it. */
+  async getForDeletion(athleteId: string): Promise<AthleteState | null> {
+    return this.#state(athleteId);
+  }
+
+  async byEmailForDeletion(email: string): Promise<AthleteState | null> {
     const id = await this.#claimedId(normaliseEmail(email));
     return id ? this.#state(id) : null;
   }
 
-  async get(athleteId: string): Promise<AthleteState | null> {
-    return this.#state(athleteId);
+  /** Marks the account as being deleted (once): from then on it is gone to everyone but the deletion. */
+  async startDeletion(athleteId: string, actor: Actor): Promise<void> {
+    await this.#change(
+      athleteId,
+      (s) => {
+        if (!s) throw new DomainError('not_found', 'no such athlete');
+        return s.deleting ? [] : [{ type: 'athlete.deletion_started', data: { athlete_id: athleteId } }];
+      },
+      actor,
+    );
   }
 
   async setTier(email: string, tier: Tier, actor: Actor): Promise<AthleteState> {
@@ -209,6 +231,8 @@ function valid<T>(schema: z.ZodType<T>, input: unknown, path: string): T {
   const issues = parsed.error.issues.map((i) => ({ path: [path, ...i.path].filter((p) => p !== '').join('.'), message: i.message }));
   throw new DomainError('invalid_input', issues.map((i) => `${i.path}: ${i.message}`).join('; '), issues);
 }
+
+const present = (state: AthleteState | null) => (state?.deleting ? null : state);
 
 function fold(events: AthleteEvent[]): AthleteState | null {
   return events.reduce<AthleteState | null>(evolveAthlete, null);

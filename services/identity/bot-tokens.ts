@@ -14,7 +14,7 @@ import { UsageLog } from '../operations/usage.ts';
 const PREFIX = 'rlb_';
 /** How much of a token the athlete sees to tell tokens apart: 24 of its 256 random bits. */
 const SHOWN_LENGTH = PREFIX.length + 4;
-const USAGE = 'bot_token_usage';
+export const BOT_TOKEN_USAGE = 'bot_token_usage';
 /** Tokens read at a time when all of an athlete's are listed. */
 const LIST_PAGE = 200;
 
@@ -30,7 +30,7 @@ export class BotTokenService {
     this.#events = events;
     this.#reads = reads;
     this.#clock = clock;
-    this.#usage = new UsageLog(reads, clock, USAGE);
+    this.#usage = new UsageLog(reads, clock, BOT_TOKEN_USAGE);
   }
 
   async ensureCollections(): Promise<void> {

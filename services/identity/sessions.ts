@@ -7,7 +7,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../domain/clock.ts';
 import { sha256Hex } from '../domain/ids.ts';
-import type { Doc, ReadStore } from '../store/read-store.ts';
+import type { CollectionSpec, Doc, ReadStore } from '../store/read-store.ts';
 import { SECURITY_POLICY } from '../../contracts/policy.ts';
 
 export const SESSIONS = 'web_sessions';
@@ -16,6 +16,15 @@ const PARTITION = 'sessions';
 const FLASH_PARTITION = 'flash';
 /** A one-time value not shown within this long is swept (it may be a new bot token in clear). */
 const FLASH_TTL_MS = SECURITY_POLICY.flashMs;
+export const sessionCollections: CollectionSpec[] = [
+  {
+    name: SESSIONS,
+    indexes: [
+      { name: 'by_expiry', fields: ['expires_at', 'id'] },
+      { name: 'by_athlete', fields: ['athlete_id', 'id'] },
+    ],
+  },
+];
 export const SESSION_COOKIE = 'repledger_session';
 /** The CSRF token of a visitor who has not signed in. */
 export const VISITOR_CSRF_COOKIE = 'repledger_csrf';
@@ -54,15 +63,7 @@ export class Sessions {
   }
 
   async ensureCollection(): Promise<void> {
-    await this.#reads.ensureCollections([
-      {
-        name: SESSIONS,
-        indexes: [
-          { name: 'by_expiry', fields: ['expires_at', 'id'] },
-          { name: 'by_athlete', fields: ['athlete_id', 'id'] },
-        ],
-      },
-    ]);
+    await this.#reads.ensureCollections(sessionCollections);
   }
 
   /** The request's live signed-in session, if its cookie names one. */

@@ -102,6 +102,15 @@ export class AccessHistory {
     if (this.#pending.size >= PENDING_MAX) void this.flush().catch(this.#onError);
   }
 
+  /**
+   * Drops what this instance counted for the athlete and has not written (their account's
+   * deletion): a later flush must not write it back. Waits for a flush under way first.
+   */
+  async forget(athleteId: string): Promise<void> {
+    await this.#flushing;
+    for (const [key, bucket] of this.#pending) if (bucket.athlete_id === athleteId) this.#pending.delete(key);
+  }
+
   /** Writes what was counted since the last flush, adding it to this instance's documents. */
   flush(): Promise<void> {
     const next = this.#flushing.then(() => this.#write());

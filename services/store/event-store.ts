@@ -91,6 +91,19 @@ export interface EventStore {
    * in order. A handler that throws stops the subscription and reports through `onError`.
    */
   subscribeAll(after: number, handler: (event: StoredEvent) => Promise<void>, onError: (error: unknown) => void): Subscription;
+  /**
+   * Deletes a stream with its events (an account's deletion): from then on it reads as absent and
+   * an append expecting `no_stream` starts it again. Deleting a stream that does not exist does
+   * nothing. How soon the bytes are gone from the engine's files is the engine's: see
+   * `eraseFreedSpace`.
+   */
+  deleteStream(stream: string): Promise<void>;
+  /**
+   * Makes what `deleteStream` (and the read store's and key store's deletions sharing its files)
+   * removed unreadable in the store's files, where the engine can do it at once: SQLite rewrites
+   * the database and truncates the WAL; KurrentDB leaves it to a scavenge (docs/decisions.md).
+   */
+  eraseFreedSpace(): Promise<void>;
   /** A short description of where the events live, for /health. Never includes credentials. */
   describe(): Promise<Record<string, unknown>>;
   close(): Promise<void>;

@@ -27,6 +27,12 @@ export interface KeyStore {
   get(id: string): Promise<ProposalKey | null>;
   /** Destroys every key made before `cutoff` (strictly); returns how many it destroyed. */
   destroyBefore(cutoff: Date): Promise<number>;
+  /**
+   * Destroys every key of an athlete (their account's deletion), as `destroyBefore` destroys: those
+   * stored with `athleteId` and those named in `keyIds` (the ids their record stream sealed with,
+   * for an engine whose list of keys keeps no athlete). Returns how many it destroyed.
+   */
+  destroyOf(athleteId: string, keyIds: readonly string[]): Promise<number>;
   describe(): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }

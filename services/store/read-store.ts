@@ -114,6 +114,14 @@ export interface ReadStore extends Documents {
   dropCollections(names: string[]): Promise<void>;
   transaction<T>(work: (docs: Documents) => Promise<T>): Promise<T>;
   /**
+   * Deletes every document of `owner` (an athlete id) in a collection: those in the partition named
+   * `owner` and, when `field` (a dotted path into the document) is given, those in any partition
+   * whose `field` equals `owner`. For an account's deletion (services/identity/account-deletion.ts),
+   * which must find an athlete's documents wherever a collection keeps them; it needs no index
+   * (it is rare, and may read the whole collection). Returns how many it deleted.
+   */
+  deleteOwned(collection: string, owner: string, field?: string): Promise<number>;
+  /**
    * Starts a rebuild of these collections. Rebuilds whose process is gone (killed mid-replay)
    * are cleaned up when a store next ensures its collections.
    */

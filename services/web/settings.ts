@@ -8,6 +8,7 @@ import type { Profile } from '../../contracts/record.ts';
 import type { Services } from '../api/services.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { AthleteState } from '../domain/athlete.ts';
+import { DELETE_ACCOUNT_PATH } from './delete-account.ts';
 import { EXPORT_PATH } from './export.ts';
 import { readForm, requiredText } from './forms.ts';
 import { PRO_GIVES } from './home.ts';
@@ -99,5 +100,6 @@ ${
 </section>
 <section class="card" aria-labelledby="data-title"><h2 id="data-title">Your data</h2>
 <p><a href="/import">Import workouts from Hevy or Strong</a></p>
-<p><a href="${EXPORT_PATH}" download>Download my record</a>: every workout, routine, goal, check-in, meal and measurement, with these settings, in one JSON file (weights in kilograms, distances in metres), to keep or to move to a new RepLedger account.</p></section>`;
+<p><a href="${EXPORT_PATH}" download>Download my record</a>: every workout, routine, goal, check-in, meal and measurement, with these settings, in one JSON file (weights in kilograms, distances in metres), to keep or to move to a new RepLedger account.</p>
+<p><a class="danger" href="${DELETE_ACCOUNT_PATH}">Delete my account</a>: your record and everything else of yours, for good. You can download your record first.</p></section>`;
 }

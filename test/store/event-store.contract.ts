@@ -365,5 +365,31 @@ export function eventStoreContract(label: string, open: () => Promise<EventStore
     assert.not.match(JSON.stringify(d), /password|secret/i);
   });
 
+  t('deleteStream: the stream reads as absent, can be started again, and other streams are untouched', async ({ fx }) => {
+    const [gone, kept] = [fresh(), fresh()];
+    await fx.store.append(gone, [ev('a', { secret: 'x' }), ev('b')], 'no_stream');
+    await fx.store.append(kept, [ev('k')], 'no_stream');
+    await fx.store.deleteStream(gone);
+    assert.equal(await fx.store.readStream(gone), []);
+    assert.is(await fx.store.streamRevision(gone), 'no_stream');
+    await fx.store.deleteStream(gone); // again: nothing to do
+    await fx.store.deleteStream(fresh()); // never there: nothing to do
+    // An e-mail claim is written again by an append expecting no stream.
+    await fx.store.append(gone, [ev('again')], 'no_stream');
+    assert.equal(
+      (await fx.store.readStream(gone)).map((e) => e.type),
+      ['again'],
+    );
+    assert.equal(
+      (await fx.store.readStream(kept)).map((e) => e.type),
+      ['k'],
+    );
+    await fx.store.eraseFreedSpace();
+    assert.equal(
+      (await fx.store.readStream(kept)).map((e) => e.type),
+      ['k'],
+    );
+  });
+
   t.run();
 }

@@ -130,5 +130,18 @@ export function keyStoreContract(label: string, open: () => Promise<KeyStoreFixt
     assert.not.match(JSON.stringify(log), k.key.toString('base64'));
   });
 
+  t('destroyOf destroys the athlete’s keys, and those named, and no other', async ({ fx }) => {
+    const athlete = randomUUID();
+    const now = Date.now();
+    const [mine1, mine2, other] = [key(at(now, 0), athlete), key(at(now, 1), athlete), key(at(now, 2))];
+    for (const k of [mine1, mine2, other]) await fx.keys.put(k);
+    // KurrentDB's list keeps no athlete: the caller names the keys too (from the record stream).
+    assert.is(await fx.keys.destroyOf(athlete, [mine1.id, mine2.id]), 2);
+    assert.is(await fx.keys.get(mine1.id), null);
+    assert.is(await fx.keys.get(mine2.id), null);
+    assert.equal((await fx.keys.get(other.id))?.key, other.key);
+    assert.is(await fx.keys.destroyOf(athlete, [mine1.id, mine2.id]), 0, 'again: nothing left to destroy');
+  });
+
   t.run();
 }

@@ -402,5 +402,23 @@ export function readStoreContract(label: string, open: () => Promise<ReadStoreFi
     assert.ok(await fx.store.get('contract_items', p, 'kept'), 'other collections untouched');
   });
 
+  t('deleteOwned: the owner’s partition and documents naming them anywhere, nothing else', async ({ fx }) => {
+    const owner = randomUUID();
+    const other = randomUUID();
+    const shared = `shared-${randomUUID()}`;
+    await fx.store.upsert('contract_items', owner, { id: 'a', day: '2026-01-01', group: 'g', n: 1 });
+    await fx.store.upsert('contract_items', owner, { id: 'b', day: '2026-01-02', group: 'g', n: 2 });
+    await fx.store.upsert('contract_items', shared, { id: 'named', day: '2026-01-01', group: 'g', n: 3, who: { athlete: owner } });
+    await fx.store.upsert('contract_items', shared, { id: 'kept', day: '2026-01-01', group: 'g', n: 4, who: { athlete: other } });
+    await fx.store.upsert('contract_items', other, { id: 'a', day: '2026-01-01', group: 'g', n: 5 });
+    assert.is(await fx.store.deleteOwned('contract_items', owner), 2, 'the partition alone');
+    assert.is((await fx.store.get('contract_items', shared, 'named')) !== null, true);
+    assert.is(await fx.store.deleteOwned('contract_items', owner, 'who.athlete'), 1, 'and by the field');
+    assert.is(await fx.store.get('contract_items', owner, 'a'), null);
+    assert.is(await fx.store.get('contract_items', shared, 'named'), null);
+    assert.is((await fx.store.get('contract_items', shared, 'kept'))?.n, 4);
+    assert.is((await fx.store.get('contract_items', other, 'a'))?.n, 5);
+  });
+
   t.run();
 }

@@ -19,6 +19,7 @@ import {
   MaxAppendSizeExceededError,
   NO_STREAM,
   START,
+  StreamDeletedError,
   StreamNotFoundError,
   WrongExpectedVersionError,
   excludeSystemEvents,
@@ -287,6 +288,22 @@ export class KurrentEventStore implements EventStore {
   async describe(): Promise<Record<string, unknown>> {
     return { engine: this.engine, connection: this.#connection, head_position: await this.headPosition() };
   }
+
+  /**
+   * KurrentDB's soft delete: the stream reads as absent, and an append expecting no stream starts
+   * it again (a deleted account's e-mail can sign up again). Its events stay on disk, and in $all,
+   * until the next scavenge: docs/decisions.md, "Deleting an account".
+   */
+  async deleteStream(stream: string): Promise<void> {
+    try {
+      await this.#client.deleteStream(stream);
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError) && !(error instanceof StreamDeletedError)) throw error;
+    }
+  }
+
+  /** Nothing to do at once: a scavenge, which the operator schedules, removes deleted streams' events. */
+  async eraseFreedSpace(): Promise<void> {}
 
   async close(): Promise<void> {
     await this.#client.dispose();

@@ -141,6 +141,24 @@ export class KurrentKeyStore implements KeyStore {
     return destroyed;
   }
 
+  /**
+   * Tombstones the streams of the keys named: the list keeps no athlete, so the caller names them
+   * (the `key_id`s the athlete's record stream sealed with). Their entries stay in the list (an id
+   * and a time, no key) until `destroyBefore` truncates past them.
+   */
+  async destroyOf(_athleteId: string, keyIds: readonly string[]): Promise<number> {
+    let destroyed = 0;
+    for (const id of keyIds) {
+      try {
+        await this.#client.tombstoneStream(keyStream(id));
+        destroyed++;
+      } catch (error) {
+        if (!isDestroyed(error) && !(error instanceof StreamNotFoundError)) throw error;
+      }
+    }
+    return destroyed;
+  }
+
   async describe(): Promise<Record<string, unknown>> {
     return { engine: this.engine, streams: `${KEY_STREAM_PREFIX}<key id>`, list: KEY_INDEX_STREAM };
   }

@@ -180,6 +180,12 @@ class MongoDocuments implements Documents {
     return result.deletedCount;
   }
 
+  async deleteOwned(collection: string, owner: string, field?: string): Promise<number> {
+    const filter: Document = field ? { $or: [{ partition: owner }, { [path(field)]: owner }] } : { partition: owner };
+    const result = await this.#run(() => this.#coll(collection).deleteMany(filter, this.#opts()));
+    return result.deletedCount;
+  }
+
   async page<T extends Doc>(collection: string, q: PageQuery): Promise<T[]> {
     const fields = this.#fields(collection, q.index);
     const prefix = q.prefix ?? [];

@@ -21,6 +21,94 @@ export function forgetStatements(conn: DatabaseSync): void {
   statementCaches.delete(conn);
 }
 
+const overwritingDepth = new WeakMap<DatabaseSync, { depth: number; before: string }>();
+
+/**
+ * Runs `work` with SQLite's `secure_delete` on for this connection, so that what it deletes is
+ * overwritten with zeros, not left in a page's free space or on a free page; restores the
+ * connection's setting after. Nested calls share one switch. Not on for the whole connection: that
+ * would also zero every page a replay's swap frees, writing a dropped read model's size again into
+ * the WAL (docs/decisions.md); only deletions of personal data pay for it.
+ */
+export function overwriting<T>(conn: DatabaseSync, work: () => T): T {
+  let state = overwritingDepth.get(conn);
+  if (!state) {
+    const level = (conn.prepare('PRAGMA secure_delete').get() as { secure_delete: number }).secure_delete;
+    state = { depth: 0, before: ['OFF', 'ON', 'FAST'][level] ?? 'OFF' };
+    overwritingDepth.set(conn, state);
+  }
+  if (state.depth++ === 0) conn.exec('PRAGMA secure_delete = ON');
+  const restore = () => {
+    if (--state.depth === 0) {
+      conn.exec(`PRAGMA secure_delete = ${state.before}`);
+      overwritingDepth.delete(conn);
+    }
+  };
+  let result: T;
+  try {
+    result = work();
+  } catch (error) {
+    restore();
+    throw error;
+  }
+  if (result instanceof Promise) return result.finally(restore) as T;
+  restore();
+  return result;
+}
+
+/** How often, and how far apart, `truncateWal` tries while readers hold the WAL. */
+const TRUNCATE_ATTEMPTS = 20;
+const TRUNCATE_PAUSE_MS = 50;
+
+/**
+ * Copies the WAL into the database file and truncates it to nothing: its older frames hold pages
+ * as they were before something was overwritten. Needs a moment when no reader (of any process)
+ * is using the WAL; tried for about a second. Returns whether it truncated.
+ */
+export async function truncateWal(db: SqliteDatabase): Promise<boolean> {
+  if (db.path === ':memory:') return true;
+  for (let attempt = 0; attempt < TRUNCATE_ATTEMPTS; attempt++) {
+    // The writer of this process may be inside another write's transaction (awaiting): a checkpoint then waits.
+    if (!db.writer.isTransaction) {
+      try {
+        const result = db.writer.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy: number };
+        if (result.busy === 0) return true;
+      } catch (error) {
+        if ((error as { errcode?: number }).errcode !== 5 && (error as { errcode?: number }).errcode !== 6) throw error; // SQLITE_BUSY, SQLITE_LOCKED
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, TRUNCATE_PAUSE_MS));
+  }
+  return false;
+}
+
+/**
+ * Leaves no copy of deleted rows anywhere in the database's files: VACUUM rewrites the database
+ * from its live rows alone (rows updated or deleted earlier, without `secure_delete`, left their
+ * old bytes in pages' free space, which `secure_delete` on a later delete does not reach), then the
+ * WAL, which holds the pages as they were, is truncated. Takes the write lock for as long as the
+ * database takes to copy: for an account's deletion, which is rare (docs/decisions.md).
+ */
+export async function eraseFreedSpace(db: SqliteDatabase): Promise<void> {
+  if (db.path === ':memory:') return;
+  // Outside a transaction (VACUUM cannot run in one), with this process's writers waiting; another
+  // process's write makes it wait as `write` waits for the lock.
+  await db.hold(async () => {
+    const giveUp = Date.now() + LOCK_WAIT_MS;
+    for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
+      try {
+        db.writer.exec('VACUUM');
+        return;
+      } catch (error) {
+        if ((error as { errcode?: number }).errcode !== 5 || Date.now() > giveUp) throw error; // SQLITE_BUSY
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  });
+  forgetStatements(db.writer);
+  if (!(await truncateWal(db))) throw new Error('the WAL could not be truncated: another process kept reading the store; run the deletion again to finish it');
+}
+
 export class Mutex {
   #tail: Promise<void> = Promise.resolve();
   run<T>(work: () => Promise<T>): Promise<T> {

@@ -9,7 +9,7 @@ import {
   type StoredEvent,
   type Subscription,
 } from '../event-store.ts';
-import { statement, type SqliteDatabase } from './database.ts';
+import { eraseFreedSpace, overwriting, statement, type SqliteDatabase } from './database.ts';
 
 interface EventRow {
   position: number;
@@ -168,6 +168,15 @@ export class SqliteEventStore implements EventStore {
         await loop;
       },
     };
+  }
+
+  async deleteStream(stream: string): Promise<void> {
+    // secure_delete: the rows' bytes are zeroed where they lay, not left in the pages' free space.
+    await this.#db.write(async () => overwriting(this.#db.writer, () => statement(this.#db.writer, 'DELETE FROM events WHERE stream = ?').run(stream)));
+  }
+
+  async eraseFreedSpace(): Promise<void> {
+    await eraseFreedSpace(this.#db);
   }
 
   async describe(): Promise<Record<string, unknown>> {

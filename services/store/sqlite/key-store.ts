@@ -8,7 +8,7 @@
 // frees, writing a dropped read model's size again into the WAL (docs/decisions.md).
 import type { DatabaseSync } from 'node:sqlite';
 import { assertSameKey, type KeyStore, type ProposalKey } from '../key-store.ts';
-import { forgetStatements, statement, type SqliteDatabase } from './database.ts';
+import { forgetStatements, overwriting, statement, truncateWal, type SqliteDatabase } from './database.ts';
 
 const TABLE = 'proposal_keys';
 /**
@@ -40,21 +40,12 @@ const hasIndex = (db: SqliteDatabase, name: string) => Boolean(db.reader.prepare
 
 const toKey = (row: KeyRow): ProposalKey => ({ id: row.id, athlete_id: row.athlete_id, key: Buffer.from(row.key), created_at: row.created_at });
 
-/** How often, and how far apart, the purge tries to truncate the WAL while readers hold it. */
-const TRUNCATE_ATTEMPTS = 20;
-const TRUNCATE_PAUSE_MS = 50;
-
 export class SqliteKeyStore implements KeyStore {
   readonly engine = 'sqlite';
   readonly #db: SqliteDatabase;
-  /** The connection's `secure_delete` as it was opened (0, 1 or 2 for FAST), restored after each key statement. */
-  readonly #secureDeleteDefault: string;
-  #overwritingDepth = 0;
 
   private constructor(db: SqliteDatabase) {
     this.#db = db;
-    const level = (db.writer.prepare('PRAGMA secure_delete').get() as { secure_delete: number }).secure_delete;
-    this.#secureDeleteDefault = ['OFF', 'ON', 'FAST'][level] ?? 'OFF';
   }
 
   /**
@@ -93,6 +84,18 @@ export class SqliteKeyStore implements KeyStore {
       this.#overwriting((w) => Number(statement(w, `DELETE FROM ${TABLE} WHERE created_at < ?`).run(cutoff.toISOString()).changes)),
     );
     // Also when nothing was destroyed now: an earlier purge may have found the WAL held.
+    await this.#truncateWal();
+    return destroyed;
+  }
+
+  async destroyOf(athleteId: string, keyIds: readonly string[]): Promise<number> {
+    const destroyed = await this.#db.write(async () =>
+      this.#overwriting((w) =>
+        Number(
+          statement(w, `DELETE FROM ${TABLE} WHERE athlete_id = ? OR id IN (SELECT value FROM json_each(?))`).run(athleteId, JSON.stringify(keyIds)).changes,
+        ),
+      ),
+    );
     await this.#truncateWal();
     return destroyed;
   }
@@ -152,12 +155,7 @@ export class SqliteKeyStore implements KeyStore {
    */
   #overwriting<T>(work: (writer: DatabaseSync) => T): T {
     const w = this.#db.writer;
-    if (this.#overwritingDepth++ === 0) w.exec('PRAGMA secure_delete = ON');
-    try {
-      return work(w);
-    } finally {
-      if (--this.#overwritingDepth === 0) w.exec(`PRAGMA secure_delete = ${this.#secureDeleteDefault}`);
-    }
+    return overwriting(w, () => work(w));
   }
 
   /**
@@ -165,20 +163,7 @@ export class SqliteKeyStore implements KeyStore {
    * as they were before the keys were overwritten. Needs a moment when no reader (of any process)
    * is using the WAL; tried for about a second, then left to the next purge.
    */
-  async #truncateWal(): Promise<boolean> {
-    if (this.#db.path === ':memory:') return true;
-    for (let attempt = 0; attempt < TRUNCATE_ATTEMPTS; attempt++) {
-      // The writer of this process may be inside another write's transaction (awaiting): a checkpoint then waits.
-      if (!this.#db.writer.isTransaction) {
-        try {
-          const result = this.#db.writer.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy: number };
-          if (result.busy === 0) return true;
-        } catch (error) {
-          if ((error as { errcode?: number }).errcode !== 5 && (error as { errcode?: number }).errcode !== 6) throw error; // SQLITE_BUSY, SQLITE_LOCKED
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, TRUNCATE_PAUSE_MS));
-    }
-    return false;
+  #truncateWal(): Promise<boolean> {
+    return truncateWal(this.#db);
   }
 }

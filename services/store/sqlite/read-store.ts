@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import type { CollectionSpec, Doc, Documents, KeyValue, PageQuery, ReadStore, Rebuild } from '../read-store.ts';
 import { processAlive } from '../process-alive.ts';
-import { forgetStatements, statement, type SqliteDatabase } from './database.ts';
+import { forgetStatements, overwriting, statement, type SqliteDatabase } from './database.ts';
 
 const IDENT = /^[a-z][a-z0-9_]*$/;
 const FIELD = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)*$/i;
@@ -81,6 +81,13 @@ class SqliteDocuments implements Documents {
       partition,
       ...bound(prefix),
     );
+    return Number(result.changes);
+  }
+
+  async deleteOwned(collection: string, owner: string, field?: string): Promise<number> {
+    const conn = this.#conn();
+    const where = field ? `partition = ? OR ${fieldExpr(field)} = ?` : 'partition = ?';
+    const result = overwriting(conn, () => statement(conn, `DELETE FROM ${this.#table(collection)} WHERE ${where}`).run(...(field ? [owner, owner] : [owner])));
     return Number(result.changes);
   }
 
@@ -281,6 +288,10 @@ export class SqliteReadStore extends SqliteDocuments implements ReadStore {
 
   override async delete(collection: string, partition: string, id: string): Promise<void> {
     await this.#db.write(() => this.inTransaction.delete(collection, partition, id));
+  }
+
+  override async deleteOwned(collection: string, owner: string, field?: string): Promise<number> {
+    return this.#db.write(() => this.inTransaction.deleteOwned(collection, owner, field));
   }
 
   override async deleteWhere(collection: string, partition: string, index: string, prefix: KeyValue[]): Promise<number> {
