@@ -31,6 +31,6 @@ export default class Backup extends AppCommand {
     );
     if (!manifest.files['oauth-keys.json'])
       this.logToStderr('No OAuth keys file was found to back up: a store restored from this backup starts with new keys, and every client signs in again.');
-    return { file: result.file, pages: result.pages, manifest };
+    return { file: result.file, pages: result.pages, seconds: result.seconds, manifest };
   }
 }

@@ -38,7 +38,9 @@ interface Failed {
 
 async function heads(app: App) {
   const { chains } = await verifyChains(app, undefined, () => undefined);
-  return chains.map((c) => ({ athlete_id: c.athlete_id, links: c.links, digest: c.head?.digest ?? null })).sort((a, b) => a.athlete_id.localeCompare(b.athlete_id));
+  return chains
+    .map((c) => ({ athlete_id: c.athlete_id, links: c.links, digest: c.head?.digest ?? null }))
+    .sort((a, b) => a.athlete_id.localeCompare(b.athlete_id));
 }
 
 /** An empty directory to restore into; anything left in it or beside it afterwards is a half-restore. */
@@ -85,7 +87,7 @@ test.before(async () => {
     await importExport(t.app, (await t.app.athletes.get(athleteId))!, {
       app: 'hevy',
       fileName: 'hevy.csv',
-      bytes: Buffer.from(generateHevyExport({ workouts: 400, seed: 11 })),
+      bytes: Buffer.from(generateHevyExport({ workouts: 200, seed: 11 })),
       parse: (text, who) => parseHevy(text, { timezone: who.profile.timezone }),
     });
   } finally {
@@ -97,7 +99,8 @@ test.before(async () => {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: writer.stdout! })[Symbol.asyncIterator]();
-  const next = async () => JSON.parse(((await lines.next()).value as string | undefined) ?? 'null') as { kind?: string; position?: number; done?: unknown } | string;
+  const next = async () =>
+    JSON.parse(((await lines.next()).value as string | undefined) ?? 'null') as { kind?: string; position?: number; done?: unknown } | string;
   assert.is(await next(), 'ready');
   // Proposals and an import committed before the backup starts.
   const kinds = new Set<string>();
@@ -136,7 +139,10 @@ test('the backup is a folder: the store, the OAuth keys and a manifest saying wh
   assert.equal(JSON.parse(readFileSync(join(backup, 'manifest.json'), 'utf8')), manifest);
   assert.is(manifest.format, 'repledger.backup.v1');
   assert.ok(manifest.events > 0 && manifest.proposal_keys > 0);
-  assert.ok(manifest.chains.some((c) => c.links > 0 && c.digest), 'a chain with links');
+  assert.ok(
+    manifest.chains.some((c) => c.links > 0 && c.digest),
+    'a chain with links',
+  );
 });
 
 test('restore into an empty directory: the source as it stood at the backup, and receipts verify passes', async () => {
@@ -245,12 +251,16 @@ test("receipt chain heads other than the manifest's are refused", async () => {
   assert.match(await refusedRestore(dir, 'after-heads'), /receipt chain head is [0-9a-f]{64} after \d+ link\(s\), the manifest says 0{64}/);
 });
 
-test('distributed mode: backup and restore refuse, pointing at KurrentDB\'s own backup', async () => {
+test("distributed mode: backup and restore refuse, pointing at KurrentDB's own backup", async () => {
   for (const args of [
     ['backup', '--file', join(root, 'never')],
     ['restore', '--file', backup],
   ]) {
-    const r = await cli([...args, '--json'], { DATA_DIR: emptyTarget(`distributed-${args[0]}`), KURRENTDB_URL: 'kurrentdb://localhost:2113?tls=false', MONGODB_URL: 'mongodb://localhost:27017' });
+    const r = await cli([...args, '--json'], {
+      DATA_DIR: emptyTarget(`distributed-${args[0]}`),
+      KURRENTDB_URL: 'kurrentdb://localhost:2113?tls=false',
+      MONGODB_URL: 'mongodb://localhost:27017',
+    });
     assert.is(r.code, 2);
     const failed = JSON.parse(r.stdout) as Failed;
     assert.is(failed.error.code, 'not_supported');
