@@ -37,6 +37,7 @@ import { formatReview, measureReview } from './review.ts';
 import { formatPendingList, measurePendingList } from './pending-list.ts';
 import { formatColdCommand, measureColdCommand } from './cold-command.ts';
 import { formatCli, measureCli } from './cli.ts';
+import { formatBackup, measureBackup } from './backup.ts';
 import { formatImportStalls, measureImportStalls } from './import-stall.ts';
 import { formatProjectionThroughput, formatRebuildLag, measureProjectionThroughput, measureRebuildLag } from './projection.ts';
 import {
@@ -591,10 +592,32 @@ async function review(): Promise<void> {
   }
 }
 
+/**
+ * `npm run bench -- backup`: a backup of the seeded store while the service answers reads of the
+ * 10,000-workout athlete (bench/backup.ts), on the athletes seeded in BENCH_DATA_DIR (seeded there
+ * first if it is new).
+ */
+async function backupCase(): Promise<void> {
+  const { dataDir } = settingsFromEnv(process.env);
+  const dir = dataDir ?? tempDir('repledger-bench-');
+  let server: RunningServer | null = null;
+  try {
+    const { athletes } = await seeded(dir);
+    const largest = athletes.at(-1)!;
+    const tokens = await createBotTokens(dir, [largest]);
+    server = await startServer({ dataDir: dir, logFile: SERVER_LOG, nodeFlags: [] });
+    console.log(formatBackup(await measureBackup(server.base, dir, tokens.get(largest.email)!, progress)));
+  } finally {
+    await server?.stop();
+    if (!dataDir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 try {
   // `npm run bench -- cli` measures the CLI alone: a minute instead of the whole run.
   if (process.argv[2] === 'cli') console.log(formatCli(await measureCli()));
   else if (process.argv[2] === 'review') await review();
+  else if (process.argv[2] === 'backup') await backupCase();
   else if (process.argv[2] === 'pending') console.log(formatPendingList(await measurePendingList()));
   else if (process.argv[2] === 'cold') console.log(formatColdCommand(await measureColdCommand(progress)));
   // How long a request waits while the service saves an import (no target: information).

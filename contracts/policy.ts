@@ -97,6 +97,14 @@ export const ACCESS_HISTORY_FLUSH_EVERY_MS = 10_000;
 /** The name and version of a RepLedger export document (contracts/export.ts). */
 export const EXPORT_FORMAT = 'repledger.export.v1';
 
+/** The name and version of a backup's manifest (services/backup/manifest.ts). */
+export const BACKUP_FORMAT = 'repledger.backup.v1';
+/**
+ * Pages `repledger backup` copies per step by default: 4 MB of 4 KB pages, a few milliseconds of
+ * reading between progress reports. Writers never wait for a step (services/backup/backup.ts).
+ */
+export const BACKUP_STEP_PAGES = 1000;
+
 /**
  * The security limits: how long credentials live and how often an address or an account may try.
  * One place, so that a review reads them together and the prose that states them is built from
