@@ -6,6 +6,7 @@
 // process, as `repledger backup` runs it); the backup's time is set against copying the store's
 // files (repledger.db and its WAL) with nothing else to do. Then the backup is restored (the
 // proofs included) into a fresh directory, for its time. All figures come from the same run.
+import { figures, type ReadFigures } from './import-stall.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,12 +32,6 @@ export interface BackupFigures {
   restoreSeconds: number;
   idle: ReadFigures;
   backingUp: ReadFigures;
-}
-
-export interface ReadFigures {
-  requests: number;
-  p50Ms: number;
-  p99Ms: number;
 }
 
 const epochMs = () => performance.timeOrigin + performance.now();
@@ -88,16 +83,6 @@ export async function measureBackup(base: string, dataDir: string, botToken: str
     if (reader && reader.exitCode === null) reader.kill();
     rmSync(out, { recursive: true, force: true });
   }
-}
-
-function figures(samples: ReadonlyArray<[number, number]>, [from, to]: [number, number]): ReadFigures {
-  const waits = samples
-    .filter(([sent]) => sent >= from && sent <= to)
-    .map(([, waited]) => waited)
-    .sort((a, b) => a - b);
-  if (waits.length === 0) throw new Error('no read was sent in the window');
-  const at = (p: number) => waits[Math.max(0, Math.ceil((p / 100) * waits.length) - 1)]!;
-  return { requests: waits.length, p50Ms: at(50), p99Ms: at(99) };
 }
 
 export function formatBackup(f: BackupFigures): string {

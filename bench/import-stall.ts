@@ -125,8 +125,8 @@ export async function measureImportStalls(): Promise<ImportStall[]> {
 
 const epochMs = () => performance.timeOrigin + performance.now();
 
-/** The reads sent within [from, to]. */
-function figures(samples: ReadonlyArray<[number, number]>, [from, to]: [number, number]): ReadFigures {
+/** The reads sent within [from, to] (the backup bench reads its windows with it too). */
+export function figures(samples: ReadonlyArray<[number, number]>, [from, to]: [number, number]): ReadFigures {
   const waits = samples
     .filter(([sent]) => sent >= from && sent <= to)
     .map(([, waited]) => waited)

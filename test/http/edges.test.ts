@@ -68,6 +68,9 @@ function send(base: string, method: string, path: string, headers: Record<string
   });
 }
 
+/** 5 MB sent chunked, 64 KB a write: long enough that an answer can come while it is on its way. */
+const FIVE_MB = Array.from({ length: 80 }, () => Buffer.alloc(64 * 1024, 'x'));
+
 function json(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -184,44 +187,26 @@ test('a body on a GET is a 413 whatever its size, and a 5 MB chunked body (GET, 
       const small = await send(s.base, 'GET', path, { 'content-type': 'application/json' }, '{"a":1}');
       assert.is(small.status, 413, path);
       assert.is(offContract(path, 'GET', small), null, `${path}: ${small.body}`);
-      const chunked = await send(
-        s.base,
-        'GET',
-        path,
-        {},
-        Array.from({ length: 80 }, () => Buffer.alloc(64 * 1024, 'x')),
-      );
+      const chunked = await send(s.base, 'GET', path, {}, FIVE_MB);
       assert.is(chunked.status, 413, path);
-      assert.ok(chunked.chunksBeforeAnswer! < 80, `${path}: answered while the body was still on its way`);
+      assert.ok(chunked.chunksBeforeAnswer! < FIVE_MB.length, `${path}: answered while the body was still on its way`);
       assert.is(offContract(path, 'GET', chunked), null, `${path}: ${chunked.body}`);
     }
     // Over a route's limit, chunked: answered 413, not a reset connection.
     for (const path of ['/v1/agent-access/writes/proposals', '/mcp', '/sign-in']) {
       const type = path === '/sign-in' ? 'application/x-www-form-urlencoded' : 'application/json';
-      const answer = await send(
-        s.base,
-        'POST',
-        path,
-        { 'content-type': type },
-        Array.from({ length: 80 }, () => Buffer.alloc(64 * 1024, 'x')),
-      );
+      const answer = await send(s.base, 'POST', path, { 'content-type': type }, FIVE_MB);
       assert.is(answer.status, 413, path);
-      assert.ok(answer.chunksBeforeAnswer! < 80, `${path}: answered while the body was still on its way`);
+      assert.ok(answer.chunksBeforeAnswer! < FIVE_MB.length, `${path}: answered while the body was still on its way`);
       assert.match(String(answer.headers['content-type']), 'application/json', path);
     }
     // The authorization server reads bodies itself: a chunked one over its limit is its 413, in
     // RFC 6749's shape; one within the limit, chunked, still reaches the endpoint.
     for (const path of ['/oauth/token', '/oauth/register', '/oauth/revoke']) {
       const type = path === '/oauth/register' ? 'application/json' : 'application/x-www-form-urlencoded';
-      const answer = await send(
-        s.base,
-        'POST',
-        path,
-        { 'content-type': type },
-        Array.from({ length: 80 }, () => Buffer.alloc(64 * 1024, 'x')),
-      );
+      const answer = await send(s.base, 'POST', path, { 'content-type': type }, FIVE_MB);
       assert.is(answer.status, 413, path);
-      assert.ok(answer.chunksBeforeAnswer! < 80, `${path}: answered while the body was still on its way`);
+      assert.ok(answer.chunksBeforeAnswer! < FIVE_MB.length, `${path}: answered while the body was still on its way`);
       assert.is(offContract(path, 'POST', answer), null, `${path}: ${answer.body}`);
     }
     const small = await send(s.base, 'POST', '/oauth/token', { 'content-type': 'application/x-www-form-urlencoded' }, [
