@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import { verifyChains } from '../../services/audit/audit.ts';
 import type { App } from '../../services/app.ts';
 import { fileEntryOf } from '../../services/backup/files.ts';
-import { type Manifest, sealManifest } from '../../services/backup/manifest.ts';
+import { type ChainHead, headProblems, type Manifest, sealManifest } from '../../services/backup/manifest.ts';
 import { parseHevy } from '../../services/import/hevy.ts';
 import { importExport } from '../../services/import/run.ts';
 import { loadOrCreateKeys } from '../../services/oauth/keys.ts';
@@ -170,11 +170,12 @@ test('restore into an empty directory: the source as it stood at the backup, and
     assert.equal(await dumpReadModels(back.app), await dumpReadModels(ref.app), 'every read model');
     const restoredHeads = await heads(back.app);
     assert.equal(restoredHeads, await heads(ref.app), 'every receipt chain head');
-    assert.equal(
-      restoredHeads,
-      [...manifest.chains].sort((a, b) => a.athlete_id.localeCompare(b.athlete_id)),
-      "the manifest's heads",
-    );
+    // The manifest reads chains off the log, the app off the athletes read model: an athlete the
+    // writer registered just before the snapshot, whose first record was not yet committed, is an
+    // empty chain to one and absent from the other. Restore treats both alike (`headProblems`).
+    const linked = (hs: readonly ChainHead[]) => hs.filter((h) => h.links > 0).sort((a, b) => a.athlete_id.localeCompare(b.athlete_id));
+    assert.equal(linked(restoredHeads), linked(manifest.chains), "the manifest's heads");
+    assert.equal(headProblems(manifest.chains, restoredHeads), [], 'restore finds no difference');
   } finally {
     await back.close();
     await ref.close();
