@@ -340,7 +340,19 @@ export const botTokenEvent = z.discriminatedUnion('type', [
 ]);
 export type BotTokenEvent = z.infer<typeof botTokenEvent>;
 
-export type DomainEvent = RecordEvent | ProposalEvent | AthleteEvent | ConnectionEvent | BotTokenEvent;
+/**
+ * Events of the `account_deletions` stream: one per deleted account, naming only its id (a random
+ * UUID that nothing left links to anyone). Projections forget that athlete's documents when they
+ * reach it, so a replay of a log that still holds the account's events (KurrentDB before a
+ * scavenge), or one racing the deletion, never brings them back. Older events have no id.
+ */
+export const accountDeletionEvent = z.strictObject({
+  type: z.literal('account.deleted'),
+  data: z.strictObject({ athlete_id: uuid.optional() }),
+});
+export type AccountDeletionEvent = z.infer<typeof accountDeletionEvent>;
+
+export type DomainEvent = RecordEvent | ProposalEvent | AthleteEvent | ConnectionEvent | BotTokenEvent | AccountDeletionEvent;
 
 export const streams = {
   record: (athleteId: string) => `record-${athleteId}`,
@@ -348,7 +360,7 @@ export const streams = {
   emailClaim: (emailDigest: string) => `athlete_email-${emailDigest}`,
   connections: (athleteId: string) => `connections-${athleteId}`,
   botTokens: (athleteId: string) => `bot_tokens-${athleteId}`,
-  /** One `account.deleted` event per deleted account, with no personal data: the operator's count. */
+  /** One `account.deleted` event per deleted account, with no personal data: the operator's count, and what projections forget. */
   accountDeletions: () => 'account_deletions',
 } as const;
 

@@ -35,7 +35,7 @@ function changeOf(event: AthleteUpdate, at: string): Partial<AthleteDoc> {
 
 export const athletesProjection: Projection = {
   name: 'athletes',
-  collections: [{ name: ATHLETES, indexes: [{ name: 'by_email', fields: ['email', 'id'] }] }],
+  collections: [{ name: ATHLETES, indexes: [{ name: 'by_email', fields: ['email', 'id'] }], owner: 'id' }],
   handles: (type) => UPDATES.has(type) || type === 'athlete.registered',
   async apply(stored, docs) {
     const event = stored as unknown as AthleteEvent & { metadata: unknown };

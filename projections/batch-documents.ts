@@ -86,6 +86,12 @@ export class BatchDocuments implements Documents {
     return this.#store.deleteWhere(collection, partition, index, prefix);
   }
 
+  async deleteOwned(collection: string, owner: string, field?: string): Promise<number> {
+    await this.#flushCollection(collection);
+    this.#known.delete(collection);
+    return this.#store.deleteOwned(collection, owner, field);
+  }
+
   async page<T extends Doc>(collection: string, query: PageQuery): Promise<T[]> {
     await this.#flushCollection(collection);
     return this.#store.page<T>(collection, query);

@@ -19,7 +19,6 @@ export interface Projection {
   apply(event: StoredEvent, docs: Documents): Promise<void>;
 }
 
-/** The athlete whose record or account an event belongs to. */
 /** Whose event this is: from its metadata, or (events written before the metadata said) its stream's name. */
 export function athleteOf(event: StoredEvent): string {
   const named = event.metadata.athlete_id;
@@ -85,4 +84,12 @@ export async function rebucketLocalDates<T extends Doc & { local_date: string }>
     const local = localDateOf(basis(doc), timezone);
     if (local !== doc.local_date) await docs.upsert(collection, athleteId, { ...doc, local_date: local });
   });
+}
+
+/**
+ * Deletes every document of an athlete in these collections, wherever each keeps them: an
+ * account's deletion, and every projection reaching its `account.deleted` (./runner.ts).
+ */
+export async function forgetAthlete(docs: Documents, collections: readonly CollectionSpec[], athleteId: string): Promise<void> {
+  for (const c of collections) await docs.deleteOwned(c.name, athleteId, c.owner ?? 'athlete_id');
 }

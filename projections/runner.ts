@@ -3,12 +3,13 @@
 // nothing. Checkpoints are written in the same transaction as the documents they cover. Following
 // the log, with its lease and its live batches, is ./follower.ts's.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { accountDeletionEvent } from '../contracts/events.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { EventStore, StoredEvent } from '../services/store/event-store.ts';
 import type { CollectionSpec, Doc, Documents, ReadStore } from '../services/store/read-store.ts';
 import { inBatch } from './batch-documents.ts';
 import { LEASE_COLLECTION } from './lease.ts';
-import type { Projection } from './projection.ts';
+import { forgetAthlete, type Projection } from './projection.ts';
 
 export const CHECKPOINTS = 'projection_checkpoints';
 const PARTITION = 'projections';
@@ -160,7 +161,7 @@ export class ProjectionRunner {
     const checkpoints = new Map(only.map((p) => [p.name, stored.find((d) => d.id === p.name)?.position ?? 0]));
     for (const [i, event] of events.entries()) {
       for (const p of only) {
-        if (event.position > checkpoints.get(p.name)! && p.handles(event.type)) await p.apply(event, docs);
+        if (event.position > checkpoints.get(p.name)!) await applyEvent(p, event, docs);
       }
       if (progress && (i + 1) % PROGRESS_EVERY === 0) progress(i + 1, events.length, events);
       if ((i + 1) % YIELD_EVERY === 0 && i + 1 < events.length) await nextTurn();
@@ -305,7 +306,22 @@ export class ProjectionRunner {
 async function applyAll(events: StoredEvent[], docs: Documents, projections: Projection[]): Promise<void> {
   await inBatch(docs, async (batch) => {
     for (const event of events) {
-      for (const p of projections) if (p.handles(event.type)) await p.apply(event, batch);
+      for (const p of projections) await applyEvent(p, event, batch);
     }
   });
+}
+
+/**
+ * One event to one projection. A deleted account is forgotten by every projection whatever
+ * events it handles: its events may still be in the log before it (KurrentDB keeps a deleted
+ * stream's events in $all until a scavenge), or have been rebuilt by a replay that raced the
+ * deletion; from this event on, none of them shows.
+ */
+async function applyEvent(p: Projection, event: StoredEvent, docs: Documents): Promise<void> {
+  if (event.type === 'account.deleted') {
+    const { athlete_id } = accountDeletionEvent.shape.data.parse(event.data);
+    if (athlete_id) await forgetAthlete(docs, p.collections, athlete_id);
+    return;
+  }
+  if (p.handles(event.type)) await p.apply(event, docs);
 }

@@ -13,6 +13,7 @@ import { BOT_TOKEN_USAGE, BotTokenService } from './identity/bot-tokens.ts';
 import { CONNECTION_USAGE } from './api/auth.ts';
 import type { Config } from './config.ts';
 import { ConnectionService } from './identity/connections.ts';
+import { sessionCollections } from './identity/sessions.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { Maintenance } from './operations/maintenance.ts';
 import { Metrics } from './operations/metrics.ts';
@@ -108,6 +109,7 @@ export async function openApp(config: Config, clock: Clock = systemClock, option
       AccessHistory.collections,
       McpClients.collections,
       ReadStoreFoldSnapshots.collections,
+      sessionCollections,
       [
         { name: BOT_TOKEN_USAGE, indexes: [] },
         { name: CONNECTION_USAGE, indexes: [] },

@@ -1,6 +1,7 @@
 // The athlete's right to delete their account (issue 42): everything of theirs goes, on each engine
 // as far as it can remove it at once (docs/decisions.md, "Deleting an account"). What stays is one
-// `account.deleted` event without any personal data, which the operator counts.
+// `account.deleted` event without any personal data (the account's random id, which projections
+// forget when they reach it), which the operator counts.
 //
 // Order, so that a deletion stopped midway (a crash, a lost server) is finished by running it again:
 // 1. the account is marked `athlete.deletion_started`: from then on it cannot sign in, no client or
@@ -11,9 +12,8 @@
 //    step 3 is one transaction: all of it or none;
 // 4. the store's files are rewritten so that no copy of a deleted row remains (SQLite), or left to
 //    the operator's scavenge (KurrentDB).
-import { streams, type Actor } from '../../contracts/events.ts';
-import { ATHLETES } from '../../projections/athletes.ts';
-import type { Projection } from '../../projections/projection.ts';
+import { accountDeletionEvent, streams, type AccountDeletionEvent, type Actor } from '../../contracts/events.ts';
+import { forgetAthlete, type Projection } from '../../projections/projection.ts';
 import type { AthleteService } from './athletes.ts';
 import type { Clock } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -24,7 +24,6 @@ import type { EventStore, StoredEvent } from '../store/event-store.ts';
 import type { KeyStore } from '../store/key-store.ts';
 import type { CollectionSpec, ReadStore } from '../store/read-store.ts';
 import { OAUTH, oauthCollections, revokeOAuthGrant } from './oauth-store.ts';
-import { SESSIONS, sessionCollections } from './sessions.ts';
 
 /** Where an oidc-provider document names the account it belongs to (Session, Grant, tokens; an Interaction's). */
 const OAUTH_ACCOUNT_FIELDS = ['payload.accountId', 'payload.session.accountId', 'payload.result.login.accountId'];
@@ -50,6 +49,11 @@ export interface DeletionResult {
   athlete_id: string;
   /** Accounts deleted on this service so far, this one included: the one thing kept. */
   accounts_deleted: number;
+  /**
+   * Null once the store's files hold no copy of what was deleted; else why they may still (the
+   * account is deleted all the same: nothing reads those bytes). `erase` finishes it.
+   */
+  erase_problem: string | null;
 }
 
 /** Every read-model collection of these projections and services, once each. */
@@ -86,7 +90,7 @@ export class AccountDeletion {
     const keyIds = [...new Set(record.flatMap(sealedKeyIds))];
     const oauthGrants = [...new Set(connections.flatMap((e) => (e.type === 'grant.connected' ? [(e.data as { oauth_grant_id: string }).oauth_grant_id] : [])))];
     // A store the web app never served (the CLI's own) has no sessions nor authorization-server state yet.
-    await d.reads.ensureCollections([...d.collections, ...oauthCollections, ...sessionCollections]);
+    await d.reads.ensureCollections([...d.collections, ...oauthCollections]);
     await d.keys.destroyOf(athleteId, keyIds);
     await d.access.forget(athleteId);
 
@@ -96,19 +100,38 @@ export class AccountDeletion {
       for (const field of OAUTH_ACCOUNT_FIELDS) await d.reads.deleteOwned(OAUTH, athleteId, field);
       // Every read model: documents in the athlete's partition or naming them (directory, bot
       // tokens, connection grants, access history, web sessions, one-time values).
-      for (const c of d.collections) await d.reads.deleteOwned(c.name, athleteId, 'athlete_id');
-      await d.reads.deleteOwned(ATHLETES, athleteId, 'id');
-      await d.reads.deleteOwned(SESSIONS, athleteId, 'athlete_id');
+      await forgetAthlete(d.reads, d.collections, athleteId);
       for (const stream of [streams.record(athleteId), streams.connections(athleteId), streams.botTokens(athleteId)]) await d.events.deleteStream(stream);
       // The e-mail can sign up again once its claim is gone; the account's own stream (with the mark) goes last.
       await d.events.deleteStream(streams.emailClaim(sha256Hex(athlete.email)));
       await d.events.deleteStream(streams.athlete(athleteId));
-      // Who, and which e-mail, is not kept: only that an account was deleted, and when.
-      await d.events.append(streams.accountDeletions(), [{ type: 'account.deleted', data: {}, metadata: { occurred_at: d.clock.now().toISOString() } }], 'any');
+      // Which e-mail, and whose, is not kept: only that an account was deleted, when, and its id,
+      // which nothing left links to anyone and which projections forget when they reach it.
+      const deleted: AccountDeletionEvent = { type: 'account.deleted', data: { athlete_id: athleteId } };
+      await d.events.append(streams.accountDeletions(), [{ ...deleted, metadata: { occurred_at: d.clock.now().toISOString() } }], 'any');
     });
     await d.records.forget(athleteId);
-    await d.events.eraseFreedSpace();
-    return { athlete_id: athleteId, accounts_deleted: await this.count() };
+    return { athlete_id: athleteId, accounts_deleted: await this.count(), erase_problem: await this.erase() };
+  }
+
+  /** Whether an account with this id was deleted here (its `account.deleted` names it). */
+  async wasDeleted(athleteId: string): Promise<boolean> {
+    const deletions = await this.#all(streams.accountDeletions());
+    return deletions.some((e) => accountDeletionEvent.shape.data.safeParse(e.data).data?.athlete_id === athleteId);
+  }
+
+  /**
+   * Makes what deletions removed unreadable in the store's files (`EventStore.eraseFreedSpace`);
+   * null when done, else why not, for a deletion that committed but could not finish this step
+   * (another process kept the SQLite store open for reading): running it again finishes it.
+   */
+  async erase(): Promise<string | null> {
+    try {
+      await this.#d.events.eraseFreedSpace();
+      return null;
+    } catch (error) {
+      return (error as Error).message;
+    }
   }
 
   async #all(stream: string): Promise<StoredEvent[]> {

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { ACCESS_HISTORY_FLUSH_EVERY_MS } from '../../contracts/policy.ts';
 import type { ProposalStatus } from '../../contracts/write.ts';
 import { PROPOSAL_STATUSES } from '../../contracts/write.ts';
+import { ATHLETES, ATHLETES_PARTITION } from '../../projections/athletes.ts';
 import { PROPOSALS, type ProposalDoc } from '../../projections/proposals.ts';
 import {
   ACCESS_HISTORY_DAYS,
@@ -125,7 +126,12 @@ export class AccessHistory {
     this.#pending = new Map();
     try {
       await this.#reads.transaction(async (docs) => {
+        // Another instance may have deleted an account this one counted reads of (`forget` reaches
+        // only its own process): counts of an athlete no longer in the directory are dropped.
+        const athletes = [...new Set([...batch.values()].map((b) => b.athlete_id))];
+        const known = new Set((await docs.getMany<Doc>(ATHLETES, ATHLETES_PARTITION, athletes)).map((a) => a.id));
         for (const bucket of batch.values()) {
+          if (!known.has(bucket.athlete_id)) continue;
           const id = `${this.#instance} ${bucket.grant_id} ${bucket.operation} ${bucket.hour}`;
           const mine = await docs.get<ReadsDoc>(READS, PARTITION, id);
           const count = mine ? mergeCounts(mine, bucket) : bucket;

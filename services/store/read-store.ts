@@ -12,6 +12,11 @@ export interface IndexSpec {
 export interface CollectionSpec {
   name: string;
   indexes: IndexSpec[];
+  /**
+   * The field naming the athlete a document belongs to, for documents kept outside that athlete's
+   * partition (default `athlete_id`): how an account's deletion finds them.
+   */
+  owner?: string;
 }
 
 /** A stored document. `id` is unique within its partition (an athlete id, or a fixed name). */
@@ -72,6 +77,15 @@ export interface Documents {
   deleteWhere(collection: string, partition: string, index: string, prefix: KeyValue[]): Promise<number>;
   page<T extends Doc>(collection: string, query: PageQuery): Promise<T[]>;
   count(collection: string, partition?: string): Promise<number>;
+  /**
+   * Deletes every document of `owner` (an athlete id) in a collection: those in the partition named
+   * `owner` and, when `field` (a dotted path into the document) is given, those in any partition
+   * whose `field` equals `owner`. For an account's deletion (services/identity/account-deletion.ts,
+   * and projections reaching its `account.deleted`), which must find an athlete's documents
+   * wherever a collection keeps them; it needs no index (it is rare, and may read the whole
+   * collection). Returns how many it deleted.
+   */
+  deleteOwned(collection: string, owner: string, field?: string): Promise<number>;
 }
 
 /**
@@ -113,14 +127,6 @@ export interface ReadStore extends Documents {
   /** Drops collections with everything in them, where they exist: ones no projection keeps any more. */
   dropCollections(names: string[]): Promise<void>;
   transaction<T>(work: (docs: Documents) => Promise<T>): Promise<T>;
-  /**
-   * Deletes every document of `owner` (an athlete id) in a collection: those in the partition named
-   * `owner` and, when `field` (a dotted path into the document) is given, those in any partition
-   * whose `field` equals `owner`. For an account's deletion (services/identity/account-deletion.ts),
-   * which must find an athlete's documents wherever a collection keeps them; it needs no index
-   * (it is rare, and may read the whole collection). Returns how many it deleted.
-   */
-  deleteOwned(collection: string, owner: string, field?: string): Promise<number>;
   /**
    * Starts a rebuild of these collections. Rebuilds whose process is gone (killed mid-replay)
    * are cleaned up when a store next ensures its collections.

@@ -45,7 +45,14 @@ export function registerDeleteAccount(web: FastifyInstance, app: Services, sessi
     const checked = await app.athletes.authenticate(athlete.email, parsed.data.password);
     if (checked?.athlete_id !== athlete.athlete_id) return again('Nothing was deleted: that is not your password.', 400);
     attempts.reset(athlete.athlete_id);
-    await app.accounts.delete(athlete.athlete_id, { type: 'athlete', id: athlete.athlete_id });
+    const { erase_problem } = await app.accounts.delete(athlete.athlete_id, { type: 'athlete', id: athlete.athlete_id });
+    // The account is deleted: nothing reads what is left in the files, which the operator erases
+    // by running the deletion again (README, "Deleting an account").
+    if (erase_problem)
+      request.log.warn(
+        { athlete_id: athlete.athlete_id },
+        `account deleted, store files not yet erased (${erase_problem}); run \`repledger athletes delete --athlete ${athlete.athlete_id}\``,
+      );
     // The session's row went with the account; the browser's cookie goes now.
     await sessions.end(reply, null);
     return reply.redirect(DELETED_PATH, 303);

@@ -19,6 +19,7 @@ import {
 } from '../../services/domain/access-history.ts';
 import { localDateOf } from '../../services/domain/time.ts';
 import { openTestApp } from '../support/app.ts';
+import { registerPro } from '../support/connect.ts';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-03-29T12:00:00.000Z'); // Europe/London's clocks change that night
@@ -125,7 +126,7 @@ test('property: buckets of several instances, summed, equal a brute-force count 
 test('on the store: two instances add up, a second flush adds to the first, reads from another connection stay apart', async () => {
   const t = await openTestApp({ now: '2026-06-01T12:00:00.000Z' });
   try {
-    const athlete = randomUUID();
+    const athlete = await registerPro(t.app);
     const grant = randomUUID();
     const one = new AccessHistory(t.app.reads, t.clock);
     const two = new AccessHistory(t.app.reads, t.clock);
@@ -152,7 +153,7 @@ test('on the store: two instances add up, a second flush adds to the first, read
 test('on the store: the purge deletes the hours before the period and keeps the rest', async () => {
   const t = await openTestApp({ now: '2026-01-01T00:30:00.000Z' });
   try {
-    const athlete = randomUUID();
+    const athlete = await registerPro(t.app);
     const grant = randomUUID();
     const log = new AccessHistory(t.app.reads, t.clock);
     log.record(athlete, grant, 'list_meals', 'nutrition', 1);
@@ -166,6 +167,26 @@ test('on the store: the purge deletes the hours before the period and keeps the 
     assert.equal(
       (await t.app.reads.dump('connection_reads')).map((d) => d.doc.operation),
       ['get_completed_workout'],
+    );
+  } finally {
+    await t.close();
+  }
+});
+
+test('on the store: counts of an account another instance deleted are dropped, not written back', async () => {
+  const t = await openTestApp({ now: '2026-06-01T12:00:00.000Z' });
+  try {
+    const [gone, kept] = [await registerPro(t.app), await registerPro(t.app, 'kept@example.com')];
+    const grant = randomUUID();
+    // Another instance's buffer: the deletion's `forget` runs in the instance that deletes.
+    const other = new AccessHistory(t.app.reads, t.clock);
+    other.record(gone, grant, 'list_meals', 'nutrition', 4);
+    other.record(kept, grant, 'list_meals', 'nutrition', 2);
+    await t.app.accounts.delete(gone, { type: 'operator', id: 'test' });
+    await other.flush();
+    assert.equal(
+      (await t.app.reads.dump('connection_reads')).map((d) => [d.doc.athlete_id, d.doc.items]),
+      [[kept, 2]],
     );
   } finally {
     await t.close();

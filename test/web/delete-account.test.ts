@@ -1,6 +1,8 @@
 // "Delete my account" in the web app: the export offered first, CSRF and the password re-entered
 // enforced (a refusal deletes nothing), the tick box required, then the account gone and the
 // browser signed out.
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PASSWORD, registerPro } from '../support/connect.ts';
@@ -93,6 +95,31 @@ test('wrong passwords are counted like sign-in attempts: after too many, even th
     assert.is(right.status, 429);
     assert.ok(right.headers.get('retry-after'));
     assert.ok(await s.app.athletes.get(id), 'nothing deleted');
+  } finally {
+    await s.close();
+  }
+});
+
+test('another process reading the store as the account is deleted: deleted all the same, the page says so; the files are erased later', async () => {
+  const s = await startServer();
+  try {
+    const id = await registerPro(s.app);
+    const client = await signedIn(s);
+    const csrf = FormClient.csrf((await client.get(PATH)).text);
+    const reader = new DatabaseSync(join(s.app.config.dataDir, 'repledger.db'), { readOnly: true });
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM events').get();
+    try {
+      const done = await client.post(PATH, { _csrf: csrf, password: PASSWORD, understood: 'yes' });
+      assert.is(done.status, 303, 'not an error page: the account is deleted');
+      assert.is(done.headers.get('location'), '/account-deleted');
+      assert.is(await s.app.athletes.get(id), null);
+    } finally {
+      reader.exec('COMMIT');
+      reader.close();
+    }
+    assert.ok(await s.app.accounts.wasDeleted(id));
+    assert.is(await s.app.accounts.erase(), null, 'erased once the reader is gone');
   } finally {
     await s.close();
   }

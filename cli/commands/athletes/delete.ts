@@ -20,16 +20,36 @@ export default class AthletesDelete extends AppCommand {
   async run(): Promise<{ athlete_id: string; deleted: true; accounts_deleted: number }> {
     const { flags } = await this.parse(AthletesDelete);
     const app = await this.app();
-    const athlete = await findAthleteForDeletion(app, flags.athlete);
+    const athlete = await findAthleteForDeletion(app, flags.athlete).catch(async (error: unknown) => {
+      // Run again for an account already deleted, whose store files could not be rewritten then.
+      if (error instanceof DomainError && error.code === 'not_found' && (await app.accounts.wasDeleted(flags.athlete.trim().toLowerCase()))) return null;
+      throw error;
+    });
+    if (!athlete) {
+      const athleteId = flags.athlete.trim().toLowerCase();
+      refuseUnerased(athleteId, await app.accounts.erase());
+      this.log(`the account ${athleteId} was already deleted; the store's files now hold no copy of it`);
+      return { athlete_id: athleteId, deleted: true, accounts_deleted: await app.accounts.count() };
+    }
     // Compared as sign-in compares addresses: case and surrounding spaces aside.
     if (flags.confirm?.trim().toLowerCase() !== athlete.email) {
       const message = `nothing deleted: deleting an account cannot be undone; repeat its e-mail with --confirm ${athlete.email} to delete it`;
       throw new DomainError('invalid_input', message, [{ path: 'confirm', message }]);
     }
     const result = await app.accounts.delete(athlete.athlete_id, { type: 'operator', id: 'cli' });
+    refuseUnerased(athlete.athlete_id, result.erase_problem);
     this.log(
       `deleted the account ${athlete.athlete_id} and everything of it (${result.accounts_deleted} account${result.accounts_deleted === 1 ? '' : 's'} deleted so far)`,
     );
     return { athlete_id: athlete.athlete_id, deleted: true, accounts_deleted: result.accounts_deleted };
   }
+}
+
+/** A deletion that committed but left copies in the store's files is not finished: exit 2, saying how to finish it. */
+function refuseUnerased(athleteId: string, problem: string | null): void {
+  if (problem)
+    throw new DomainError(
+      'busy',
+      `the account ${athleteId} is deleted, but the store's files may still hold copies of it (${problem}); run \`repledger athletes delete --athlete ${athleteId}\` again to erase them`,
+    );
 }

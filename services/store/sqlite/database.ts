@@ -106,7 +106,7 @@ export async function eraseFreedSpace(db: SqliteDatabase): Promise<void> {
     }
   });
   forgetStatements(db.writer);
-  if (!(await truncateWal(db))) throw new Error('the WAL could not be truncated: another process kept reading the store; run the deletion again to finish it');
+  if (!(await truncateWal(db))) throw new Error('the WAL could not be truncated: another process kept reading the store');
 }
 
 export class Mutex {
