@@ -4,7 +4,7 @@
 // revision it was prepared against and an approval can detect a changed record.
 import { z } from 'zod';
 import { dateTime, isVisibleText, readScope, subscriptionTier, uuid } from './common.ts';
-import { profile, recordItemSchemas, recordKinds, type RecordItem, type RecordKind } from './record.ts';
+import { importApp, profile, recordItemSchemas, recordKinds, type RecordItem, type RecordKind } from './record.ts';
 import { writeKind, writeOp } from './write.ts';
 import { writePermission } from './write-permissions.ts';
 
@@ -43,12 +43,17 @@ function recordEventSchemas<K extends RecordKind>(kind: K) {
 export const importCompleted = z.strictObject({
   type: z.literal('import.completed'),
   data: z.strictObject({
-    app: z.enum(['hevy', 'strong', 'repledger']),
+    app: z.enum([...importApp.options, 'repledger']),
     file_name: z.string().min(1).max(500),
     file_sha256: z.string().regex(/^[0-9a-f]{64}$/),
     workouts_added: z.number().int().nonnegative(),
     workouts_skipped: z.number().int().nonnegative(),
     exercises_added: z.number().int().nonnegative(),
+    /** Body measurements and meals, for the exports that hold them (absent: none). */
+    measurements_added: z.number().int().nonnegative().optional(),
+    meals_added: z.number().int().nonnegative().optional(),
+    /** Measurements and meals already in the record, skipped. */
+    others_skipped: z.number().int().nonnegative().optional(),
   }),
 });
 

@@ -74,8 +74,12 @@ export const workoutExercise = z.strictObject({
 });
 export type WorkoutExercise = z.infer<typeof workoutExercise>;
 
+/** The apps whose exports RepLedger imports. */
+export const importApp = z.enum(['hevy', 'strong', 'apple_health']);
+export type ImportApp = z.infer<typeof importApp>;
+
 export const workoutSource = z.strictObject({
-  app: z.enum(['hevy', 'strong']),
+  app: importApp,
   /** Stable key of the workout in the source app's export; re-imports skip a known key. */
   ref: z.string().min(1).max(300),
 });

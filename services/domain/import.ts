@@ -2,16 +2,19 @@
 // the athlete and what the file says, and workouts already in the record are skipped, so that
 // importing the same (or an overlapping, later) export again adds only what is new.
 import type { ImportCompletedEvent, RecordEvent } from '../../contracts/events.ts';
-import type { RecordItem, WorkoutSet } from '../../contracts/record.ts';
-import type { ParsedExercise, ParsedWorkout } from './parsed-workouts.ts';
+import type { ImportApp, RecordItem, WorkoutSet } from '../../contracts/record.ts';
+import type { ParsedExercise, ParsedMeal, ParsedMeasurement, ParsedWorkout } from './parsed-workouts.ts';
 import { nameUuid } from './ids.ts';
-import { decideChanges, exerciseNameKey, type RecordChange, type RecordState } from './record.ts';
+import { decideChanges, exerciseNameKey, itemKey, type RecordChange, type RecordState } from './record.ts';
 
 export interface ImportCommand {
-  app: 'hevy' | 'strong';
+  app: ImportApp;
   file_name: string;
   file_sha256: string;
   workouts: ParsedWorkout[];
+  /** Body measurements and meals, from the exports that hold them. */
+  measurements?: ParsedMeasurement[];
+  meals?: ParsedMeal[];
 }
 
 export interface ImportDecision {
@@ -19,6 +22,10 @@ export interface ImportDecision {
   workoutsAdded: number;
   workoutsSkipped: number;
   exercisesAdded: number;
+  measurementsAdded: number;
+  mealsAdded: number;
+  /** Measurements and meals already in the record (or twice in the file). */
+  othersSkipped: number;
 }
 
 /**
@@ -34,7 +41,10 @@ interface ImportPlan {
 
 export function decideImport(command: ImportCommand, state: RecordState): ImportDecision {
   const { changes, workoutsAdded, workoutsSkipped, exercisesAdded } = planImport(command, state);
-  const events = changes.length > 0 ? decideChanges(changes, state) : [];
+  const others = planOthers(command, state);
+  const all = [...changes, ...others.changes];
+  const events = all.length > 0 ? decideChanges(all, state) : [];
+  const holdsOthers = command.measurements !== undefined || command.meals !== undefined;
   const completed: ImportCompletedEvent = {
     type: 'import.completed',
     data: {
@@ -44,6 +54,7 @@ export function decideImport(command: ImportCommand, state: RecordState): Import
       workouts_added: workoutsAdded,
       workouts_skipped: workoutsSkipped,
       exercises_added: exercisesAdded,
+      ...(holdsOthers ? { measurements_added: others.measurementsAdded, meals_added: others.mealsAdded, others_skipped: others.skipped } : {}),
     },
   };
   return {
@@ -51,7 +62,53 @@ export function decideImport(command: ImportCommand, state: RecordState): Import
     workoutsAdded,
     workoutsSkipped,
     exercisesAdded,
+    measurementsAdded: others.measurementsAdded,
+    mealsAdded: others.mealsAdded,
+    othersSkipped: others.skipped,
   };
+}
+
+/**
+ * Measurements and meals not yet in the record. Their ids are derived from the athlete, the app
+ * and the source's key, as a workout's are, so the same reading imported again is found by id.
+ */
+function planOthers(command: ImportCommand, state: RecordState): { changes: RecordChange[]; measurementsAdded: number; mealsAdded: number; skipped: number } {
+  const changes: RecordChange[] = [];
+  let skipped = 0;
+  const added = new Set<string>();
+  const isNew = (kind: 'body_measurement' | 'meal', sourceRef: string): string | null => {
+    const id = nameUuid(`${state.athleteId}/${kind}/${command.app}:${sourceRef}`);
+    const key = itemKey(kind, id);
+    if (state.items.has(key) || added.has(key)) {
+      skipped++;
+      return null;
+    }
+    added.add(key);
+    return id;
+  };
+  for (const m of command.measurements ?? []) {
+    const id = isNew('body_measurement', m.source_ref);
+    if (id) changes.push({ op: 'create', kind: 'body_measurement', item: { id, measured_at: m.measured_at, metric: m.metric, value: m.value } });
+  }
+  const measurementsAdded = changes.length;
+  for (const m of command.meals ?? []) {
+    const id = isNew('meal', m.source_ref);
+    if (id)
+      changes.push({
+        op: 'create',
+        kind: 'meal',
+        item: {
+          id,
+          eaten_at: m.eaten_at,
+          name: m.name,
+          calories_kcal: m.calories_kcal,
+          protein_g: m.protein_g,
+          carbohydrate_g: m.carbohydrate_g,
+          fat_g: m.fat_g,
+        },
+      });
+  }
+  return { changes, measurementsAdded, mealsAdded: changes.length - measurementsAdded, skipped };
 }
 
 /** The changes the import makes, which `decideImport` then decides (validating each item). */

@@ -2,6 +2,7 @@
 // input of the import decider (`decideImport`). Canonical units; instants are UTC ISO strings.
 import type { z } from 'zod';
 import type { setType } from '../../contracts/common.ts';
+import type { bodyMetric } from '../../contracts/record.ts';
 
 export interface ParsedSet {
   /** 0-based order within the exercise as the file lists it. */
@@ -34,5 +35,29 @@ export interface ParsedWorkout {
   notes: string | null;
   exercises: ParsedExercise[];
   /** 1-based line of the first row of this workout. */
+  line: number;
+}
+
+/** A body measurement read from another app's export, in its metric's canonical unit. */
+export interface ParsedMeasurement {
+  /** Stable key of the reading within the source app's exports. */
+  source_ref: string;
+  measured_at: string;
+  metric: z.infer<typeof bodyMetric>;
+  value: number;
+  /** 1-based line of the file it came from. */
+  line: number;
+}
+
+/** A meal, or a day's total, read from another app's export. */
+export interface ParsedMeal {
+  /** Stable key of the meal within the source app's exports. */
+  source_ref: string;
+  eaten_at: string;
+  name: string;
+  calories_kcal: number | null;
+  protein_g: number | null;
+  carbohydrate_g: number | null;
+  fat_g: number | null;
   line: number;
 }

@@ -7,6 +7,7 @@
 // Dates in the file are local times with their offset ("2026-05-01 07:00:00 +0100"). A workout
 // becomes one exercise named after its activity with one set of its duration and distance; since
 // iOS 16 the distance is in a `WorkoutStatistics` child, before that in the workout's attributes.
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -14,36 +15,28 @@ import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { RECORD_BOUNDS } from '../../contracts/policy.ts';
 import { localDateOf } from '../domain/time.ts';
+import type { AthleteState } from '../domain/athlete.ts';
+import type { ImportCommand } from '../domain/import.ts';
+import type { ParsedMeal, ParsedMeasurement } from '../domain/parsed-workouts.ts';
+import { checkTimes, refusedFile, saveImport, type ImportResult, type ImportTarget } from './run.ts';
 import { ImportRowError, type ParsedWorkout } from './types.ts';
 
-/** A body measurement read from the file, in its canonical unit. */
-export interface ParsedMeasurement {
-  /** Stable key within the source's exports: the metric and the instant measured. */
-  source_ref: string;
-  measured_at: string;
-  metric: 'bodyweight' | 'body_fat';
-  value: number;
-  line: number;
+/** A day's dietary samples as they add up: one meal in the record, named as such. */
+interface DayTotal extends Omit<ParsedMeal, 'name'> {
+  date: string;
 }
 
-/** What the athlete ate on one local day, as the file's dietary samples add up. */
-export interface ParsedDayNutrition {
-  /** The local date: one day total per date. */
-  source_ref: string;
-  date: string;
-  /** The latest instant of the day's samples: when the day's total was reached. */
-  eaten_at: string;
-  calories_kcal: number | null;
-  protein_g: number | null;
-  carbohydrate_g: number | null;
-  fat_g: number | null;
-}
+/** The name of the meal a day's total becomes. */
+export const DAY_TOTAL_NAME = 'Day total from Apple Health';
 
 export interface AppleHealthData {
   workouts: ParsedWorkout[];
   measurements: ParsedMeasurement[];
-  /** Complete days only: the day the export was made is left out, its total still growing. */
-  nutrition: ParsedDayNutrition[];
+  /**
+   * What the athlete ate, a meal per local day (the day's total; the samples are often one per
+   * nutrient per food). Complete days only: the export's own day is left out, its total still growing.
+   */
+  meals: ParsedMeal[];
   /** When the Health app wrote the export, from its `ExportDate`. */
   exported_at: string | null;
 }
@@ -101,7 +94,7 @@ export async function parseAppleHealth(xml: XmlChunks, options: AppleHealthOptio
   const parser = new SaxesParser();
   const workouts: ParsedWorkout[] = [];
   const measurements: ParsedMeasurement[] = [];
-  const days = new Map<string, ParsedDayNutrition>();
+  const days = new Map<string, DayTotal>();
   let exportedAt: string | null = null;
   let root: string | null = null;
   let open: { workout: ParsedWorkout; line: number; distance: number | null; duration: number | null } | null = null;
@@ -144,7 +137,16 @@ export async function parseAppleHealth(xml: XmlChunks, options: AppleHealthOptio
       const amount = number(line, tag, 'value', 1e7) * factor(line, tag, 'unit', nutrient === 'calories_kcal' ? KCAL_PER : GRAMS_PER);
       const at = instant(line, tag, 'startDate');
       const date = localDateOf(at, options.timezone);
-      const day = days.get(date) ?? { source_ref: date, date, eaten_at: at, calories_kcal: null, protein_g: null, carbohydrate_g: null, fat_g: null };
+      const day = days.get(date) ?? {
+        source_ref: `day ${date}`,
+        date,
+        eaten_at: at,
+        calories_kcal: null,
+        protein_g: null,
+        carbohydrate_g: null,
+        fat_g: null,
+        line,
+      };
       day[nutrient] = (day[nutrient] ?? 0) + amount;
       if (at > day.eaten_at) day.eaten_at = at;
       days.set(date, day);
@@ -227,14 +229,14 @@ export async function parseAppleHealth(xml: XmlChunks, options: AppleHealthOptio
 
   // The export's own day is not over: its total would be read again, larger, next time.
   const exportDay = exportedAt ? localDateOf(exportedAt, options.timezone) : null;
-  const nutrition = [...days.values()]
+  const meals = [...days.values()]
     .filter((d) => d.date !== exportDay)
-    .map((d) => ({ ...d, ...roundedNutrients(d) }))
-    .sort((a, b) => a.date.localeCompare(b.date));
-  return { workouts, measurements, nutrition, exported_at: exportedAt };
+    .sort((a, b) => a.date.localeCompare(b.date))
+    .map(({ date: _, ...d }): ParsedMeal => ({ ...d, name: DAY_TOTAL_NAME, ...roundedNutrients(d) }));
+  return { workouts, measurements, meals, exported_at: exportedAt };
 }
 
-function roundedNutrients(d: ParsedDayNutrition): Pick<ParsedDayNutrition, Nutrient> {
+function roundedNutrients(d: Pick<ParsedMeal, Nutrient>): Pick<ParsedMeal, Nutrient> {
   const round = (v: number | null, max: number) => (v === null ? null : Math.min(Math.round(v * 10) / 10, max));
   return {
     calories_kcal: round(d.calories_kcal, RECORD_BOUNDS.caloriesKcal),
@@ -304,4 +306,58 @@ export async function readAppleHealthFile<T>(path: string, handle: (xml: XmlChun
   } finally {
     zip.close();
   }
+}
+
+/** Where the export is and how the athlete is told of the import's progress. */
+export interface AppleHealthInput {
+  path: string;
+  fileName: string;
+  /** Told what the file holds once it is read and checked, before anything is saved. */
+  checked?: (data: AppleHealthData) => void;
+  /** Told how many of the new workouts are saved so far (embedded mode only), and the total. */
+  progress?: (done: number, total: number) => void;
+}
+
+/**
+ * Imports the export at `input.path` into the athlete's record: read as a stream, checked, then
+ * saved in one append (all of it or nothing). `invalid_input` names the line and what was wrong.
+ */
+export async function importAppleHealth(app: ImportTarget, athlete: AthleteState, input: AppleHealthInput): Promise<ImportResult> {
+  let data: AppleHealthData;
+  let digest: string;
+  try {
+    [data, digest] = await Promise.all([
+      readAppleHealthFile(input.path, (xml) => parseAppleHealth(xml, { timezone: athlete.profile.timezone })),
+      fileSha256(input.path),
+    ]);
+    const now = app.clock.now().getTime();
+    checkTimes(data.workouts, now, athlete.profile.timezone);
+    checkTimes(
+      [
+        ...data.measurements.map((m) => ({ ...m, at: m.measured_at, what: 'body measurement' })),
+        ...data.meals.map((m) => ({ ...m, at: m.eaten_at, what: 'meal' })),
+      ].map((i) => ({ line: i.line, started_at: null, ended_at: i.at, what: i.what })),
+      now,
+      athlete.profile.timezone,
+    );
+  } catch (error) {
+    if (error instanceof ImportRowError) throw refusedFile(input.fileName, error);
+    throw error;
+  }
+  input.checked?.(data);
+  const command: ImportCommand = {
+    app: 'apple_health',
+    file_name: input.fileName,
+    file_sha256: digest,
+    workouts: data.workouts,
+    measurements: data.measurements,
+    meals: data.meals,
+  };
+  return saveImport(app, athlete, command, input.progress);
+}
+
+async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }

@@ -20,6 +20,8 @@ export interface ImportResult {
   workouts_added: number;
   workouts_skipped: number;
   exercises_added: number;
+  /** For the exports that hold body measurements and meals (Apple Health). */
+  others?: { measurements_added: number; meals_added: number; skipped: number };
 }
 
 export interface ImportInput {
@@ -50,7 +52,7 @@ export async function importExport(app: ImportTarget, athlete: AthleteState, inp
   let workouts: ParsedWorkout[];
   try {
     workouts = input.parse(input.bytes.toString('utf8'), athlete);
-    refuseOutOfTime(workouts, app.clock.now().getTime(), athlete.profile.timezone);
+    checkTimes(workouts, app.clock.now().getTime(), athlete.profile.timezone);
   } catch (error) {
     if (error instanceof ImportRowError)
       throw new DomainError('invalid_input', refusal(input, error), [{ path: `line ${error.line}`, message: error.message }]);
@@ -61,9 +63,16 @@ export async function importExport(app: ImportTarget, athlete: AthleteState, inp
   // web upload's limit): a turn of the event loop between them lets other requests in.
   await nextTurn();
   const command: ImportCommand = { app: input.app, file_name: input.fileName, file_sha256: sha256Hex(input.bytes), workouts };
+  return saveImport(app, athlete, command, input.progress);
+}
+
+/**
+ * Saves what an importer read, in one append: the workouts not yet in the record (and their new
+ * exercises), measurements and meals likewise. `command.workouts` must have passed `checkTimes`.
+ */
+export async function saveImport(app: ImportTarget, athlete: AthleteState, command: ImportCommand, report?: ImportInput['progress']): Promise<ImportResult> {
   // Embedded mode projects inside the append's transaction, which is where the time goes. The
   // runner counts the events it applies; the bar counts the workouts among them.
-  const report = input.progress;
   let counted: { events: readonly StoredEvent[]; workoutsDone: (eventsDone: number) => number; total: number } | null = null;
   const progress: ApplyProgress | undefined =
     report &&
@@ -75,30 +84,47 @@ export async function importExport(app: ImportTarget, athlete: AthleteState, inp
       if (counted.total > 0) report(counted.workoutsDone(eventsDone), counted.total);
     });
   const decision = await app.runner.withProgress(progress, () =>
-    app.records.import(athlete.athlete_id, command, { type: 'import', id: `${input.app}:${command.file_sha256.slice(0, 16)}` }),
+    app.records.import(athlete.athlete_id, command, { type: 'import', id: `${command.app}:${command.file_sha256.slice(0, 16)}` }),
   );
   return {
-    workouts_in_file: workouts.length,
+    workouts_in_file: command.workouts.length,
     workouts_added: decision.workoutsAdded,
     workouts_skipped: decision.workoutsSkipped,
     exercises_added: decision.exercisesAdded,
+    ...(command.measurements || command.meals
+      ? { others: { measurements_added: decision.measurementsAdded, meals_added: decision.mealsAdded, skipped: decision.othersSkipped } }
+      : {}),
   };
 }
 
 /**
- * Workouts are imported as completed sessions: one that ends after now (a phone's clock set wrong,
+ * Workouts (and an export's measurements and meals, each named by `what`) are imported as completed sessions: one that ends after now (a phone's clock set wrong,
  * a date mistyped) would be listed as the newest workout while no statistic counts it. Refused,
  * as an agent's proposal of one is, with the same allowance for a clock running a little fast. So
  * is one before 1900, a mistyped year (1000 for 2000) that would stretch every chart over centuries.
  */
-function refuseOutOfTime(workouts: readonly ParsedWorkout[], nowMs: number, timeZone: string): void {
+export function checkTimes(
+  workouts: ReadonlyArray<Pick<ParsedWorkout, 'line' | 'started_at' | 'ended_at'> & { what?: string }>,
+  nowMs: number,
+  timeZone: string,
+): void {
   const at = (instant: string) => `${instant.slice(0, 16).replace('T', ' ')} UTC (times read in ${timeZone})`;
   const future = workouts.find((w) => Date.parse(w.ended_at) > nowMs + CLOCK_SKEW_MS);
-  if (future) throw new ImportRowError(future.line, `the workout ends ${at(future.ended_at)}, in the future; only completed workouts are imported`);
+  if (future)
+    throw new ImportRowError(
+      future.line,
+      future.what
+        ? `the ${future.what} is dated ${at(future.ended_at)}, in the future`
+        : `the workout ends ${at(future.ended_at)}, in the future; only completed workouts are imported`,
+    );
   // Four-digit years compare as text, as the proposals' check does.
   const earliest = WRITE_POLICY.earliestRecordedDate;
   const early = workouts.find((w) => (w.started_at ?? w.ended_at) < earliest);
-  if (early) throw new ImportRowError(early.line, `the workout starts ${at(early.started_at ?? early.ended_at)}, before ${earliest}; check the year`);
+  if (early)
+    throw new ImportRowError(
+      early.line,
+      `the ${early.what ?? 'workout'} ${early.what ? 'is dated' : 'starts'} ${at(early.started_at ?? early.ended_at)}, before ${earliest}; check the year`,
+    );
 }
 
 function refusal(input: ImportInput, error: ImportRowError): string {
@@ -106,6 +132,11 @@ function refusal(input: ImportInput, error: ImportRowError): string {
     return `${input.fileName} ${error.message}: ${input.importHint?.(error.detected) ?? `import it as a ${error.detected} export`}; nothing was imported`;
   }
   return `${input.fileName} ${error.message}; nothing was imported`;
+}
+
+/** A file an importer refused, as the caller is told: `invalid_input`, the line, and that nothing was imported. */
+export function refusedFile(fileName: string, error: ImportRowError): DomainError {
+  return new DomainError('invalid_input', `${fileName} ${error.message}; nothing was imported`, [{ path: `line ${error.line}`, message: error.message }]);
 }
 
 /**

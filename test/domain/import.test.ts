@@ -7,6 +7,7 @@ import { recordEvent, type RecordEvent } from '../../contracts/events.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import { decideImport, type ImportCommand, type ImportDecision } from '../../services/domain/import.ts';
 import { initialRecordState } from '../../services/domain/record.ts';
+import type { ParsedMeal, ParsedMeasurement } from '../../services/domain/parsed-workouts.ts';
 import type { ParsedExercise, ParsedSet, ParsedWorkout } from '../../services/import/types.ts';
 import { DeciderSpecification } from '../support/decider-spec.ts';
 import { created, deleted, importDecider } from '../support/deciders.ts';
@@ -366,6 +367,63 @@ test('when a set is imported, then its values are carried over in canonical unit
         completed: true,
       });
     });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Measurements and meals (the Health app's export)
+
+const weighIn = (at: string, value = 80): ParsedMeasurement => ({ source_ref: `bodyweight ${at}`, measured_at: at, metric: 'bodyweight', value, line: 3 });
+const dayTotal = (date: string): ParsedMeal => ({
+  source_ref: `day ${date}`,
+  eaten_at: `${date}T19:00:00.000Z`,
+  name: 'Day total from Apple Health',
+  calories_kcal: 2000,
+  protein_g: 90,
+  carbohydrate_g: null,
+  fat_g: 60,
+  line: 4,
+});
+
+test('given a record holding an earlier import’s measurement and meal, when the export is imported again with new ones, then only the new ones are created, once each', () => {
+  const health = (measurements: ParsedMeasurement[], meals: ParsedMeal[]) =>
+    importCommand([], { app: 'apple_health', file_name: 'export.zip', measurements, meals });
+  const earlier = imports
+    .given()
+    .when(health([weighIn('2026-01-05T07:00:00.000Z')], [dayTotal('2026-01-05')]))
+    .then((d) => {
+      assert.equal(
+        d.events.map((e) => e.type),
+        ['body_measurement.created', 'meal.created', 'import.completed'],
+      );
+      for (const event of d.events) recordEvent.parse(event);
+    });
+  imports
+    .given(...earlier.events.slice(0, -1))
+    .when(
+      health(
+        [weighIn('2026-01-05T07:00:00.000Z'), weighIn('2026-01-06T07:00:00.000Z', 79.5), weighIn('2026-01-06T07:00:00.000Z', 79.5)],
+        [dayTotal('2026-01-05'), dayTotal('2026-01-06')],
+      ),
+    )
+    .then((d) => {
+      const dated = d.events.flatMap((e) =>
+        e.type === 'body_measurement.created' ? [[e.type, e.data.item.measured_at]] : e.type === 'meal.created' ? [[e.type, e.data.item.eaten_at]] : [],
+      );
+      assert.equal(dated, [
+        ['body_measurement.created', '2026-01-06T07:00:00.000Z'],
+        ['meal.created', '2026-01-06T19:00:00.000Z'],
+      ]);
+      assert.equal([d.measurementsAdded, d.mealsAdded, d.othersSkipped], [1, 1, 3]);
+      const { measurements_added, meals_added, others_skipped } = completedOf(d);
+      assert.equal([measurements_added, meals_added, others_skipped], [1, 1, 3]);
+    });
+});
+
+test('when a CSV export (no measurements or meals) is imported, then its receipt has no such counts', () => {
+  imports
+    .given()
+    .when(importCommand([workoutOn(5)]))
+    .then((d) => assert.not.ok('measurements_added' in completedOf(d)));
 });
 
 test.run();

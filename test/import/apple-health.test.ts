@@ -73,10 +73,11 @@ function checkTen(data: AppleHealthData): void {
     [20, 20],
   );
 
-  assert.is(data.nutrition.length, 10);
-  assert.equal(data.nutrition[0], {
-    source_ref: '2026-05-01',
-    date: '2026-05-01',
+  assert.is(data.meals.length, 10);
+  assert.equal(data.meals[0], {
+    source_ref: 'day 2026-05-01',
+    name: 'Day total from Apple Health',
+    line: data.meals[0]!.line,
     eaten_at: '2026-05-01T19:00:00.000Z',
     calories_kcal: 2000,
     protein_g: 90,
@@ -108,16 +109,16 @@ test('days are the athlete’s: a dinner at 23:30 in New York is the day before 
   writeFileSync(path, xml);
   const ny = await read(path, 'America/New_York');
   assert.equal(
-    ny.nutrition.map((d) => [d.date, d.calories_kcal, d.protein_g]),
+    ny.meals.map((d) => [d.source_ref, d.calories_kcal, d.protein_g]),
     [
-      ['2026-05-01', 1000, null],
-      ['2026-05-02', null, 2.5],
+      ['day 2026-05-01', 1000, null],
+      ['day 2026-05-02', null, 2.5],
     ],
   );
   const london = await read(path, 'Europe/London');
   assert.equal(
-    london.nutrition.map((d) => [d.date, d.calories_kcal, d.protein_g]),
-    [['2026-05-02', 1000, 2.5]],
+    london.meals.map((d) => [d.source_ref, d.calories_kcal, d.protein_g]),
+    [['day 2026-05-02', 1000, 2.5]],
   );
 });
 
