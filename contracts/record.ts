@@ -75,7 +75,7 @@ export const workoutExercise = z.strictObject({
 export type WorkoutExercise = z.infer<typeof workoutExercise>;
 
 /** The apps whose exports RepLedger imports. */
-export const importApp = z.enum(['hevy', 'strong', 'apple_health']);
+export const importApp = z.enum(['hevy', 'strong', 'apple_health', 'garmin']);
 export type ImportApp = z.infer<typeof importApp>;
 
 export const workoutSource = z.strictObject({

@@ -13,7 +13,7 @@ export interface ParsedSet {
   distance_metres: number | null;
   duration_seconds: number | null;
   rpe: number | null;
-  /** 1-based line of the file the set came from. */
+  /** 1-based line of the file the set came from; in a FIT file, the 1-based number of its set message. */
   line: number;
 }
 
@@ -34,8 +34,13 @@ export interface ParsedWorkout {
   ended_at: string;
   notes: string | null;
   exercises: ParsedExercise[];
-  /** 1-based line of the first row of this workout. */
+  /** 1-based line of the first row of this workout (1 for a FIT file, which has no rows). */
   line: number;
+  /**
+   * Set for a file without lines (FIT), which a refusal names instead: the entry of the uploaded
+   * zip the workout came from, or null when the upload itself was the file.
+   */
+  entry?: string | null;
 }
 
 /** A body measurement read from another app's export, in its metric's canonical unit. */
@@ -45,8 +50,10 @@ export interface ParsedMeasurement {
   measured_at: string;
   metric: z.infer<typeof bodyMetric>;
   value: number;
-  /** 1-based line of the file it came from. */
+  /** 1-based line of the file it came from (1 for a FIT file). */
   line: number;
+  /** As a workout's `entry`: the zip entry of the FIT file that holds the reading (null: the upload itself). */
+  entry?: string | null;
 }
 
 /** A meal, or a day's total, read from another app's export. */

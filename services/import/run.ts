@@ -10,7 +10,7 @@ import { sha256Hex } from '../domain/ids.ts';
 import type { ApplyProgress } from '../../projections/runner.ts';
 import type { ImportCommand } from '../domain/import.ts';
 import type { StoredEvent } from '../store/event-store.ts';
-import { ImportRowError, WrongExportError, type ExportApp, type ParsedWorkout } from './types.ts';
+import { ImportFileError, ImportRowError, WrongExportError, type ExportApp, type ParsedWorkout } from './types.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { RecordService } from '../commands/record-service.ts';
 import type { ProjectionRunner } from '../../projections/runner.ts';
@@ -104,15 +104,18 @@ export async function saveImport(app: ImportTarget, athlete: AthleteState, comma
  * is one before 1900, a mistyped year (1000 for 2000) that would stretch every chart over centuries.
  */
 export function checkTimes(
-  workouts: ReadonlyArray<Pick<ParsedWorkout, 'line' | 'started_at' | 'ended_at'> & { what?: string }>,
+  workouts: ReadonlyArray<Pick<ParsedWorkout, 'line' | 'started_at' | 'ended_at' | 'entry'> & { what?: string }>,
   nowMs: number,
   timeZone: string,
 ): void {
   const at = (instant: string) => `${instant.slice(0, 16).replace('T', ' ')} UTC (times read in ${timeZone})`;
+  // A file without lines (FIT) is named instead: the upload, or its entry in a zip.
+  const refuse = (w: (typeof workouts)[number], message: string) =>
+    w.entry === undefined ? new ImportRowError(w.line, message) : new ImportFileError(w.entry, message);
   const future = workouts.find((w) => Date.parse(w.ended_at) > nowMs + CLOCK_SKEW_MS);
   if (future)
-    throw new ImportRowError(
-      future.line,
+    throw refuse(
+      future,
       future.what
         ? `the ${future.what} is dated ${at(future.ended_at)}, in the future`
         : `the workout ends ${at(future.ended_at)}, in the future; only completed workouts are imported`,
@@ -121,8 +124,8 @@ export function checkTimes(
   const earliest = WRITE_POLICY.earliestRecordedDate;
   const early = workouts.find((w) => (w.started_at ?? w.ended_at) < earliest);
   if (early)
-    throw new ImportRowError(
-      early.line,
+    throw refuse(
+      early,
       `the ${early.what ?? 'workout'} ${early.what ? 'is dated' : 'starts'} ${at(early.started_at ?? early.ended_at)}, before ${earliest}; check the year`,
     );
 }
@@ -134,9 +137,15 @@ function refusal(input: ImportInput, error: ImportRowError): string {
   return `${input.fileName} ${error.message}; nothing was imported`;
 }
 
-/** A file an importer refused, as the caller is told: `invalid_input`, the line, and that nothing was imported. */
-export function refusedFile(fileName: string, error: ImportRowError): DomainError {
-  return new DomainError('invalid_input', `${fileName} ${error.message}; nothing was imported`, [{ path: `line ${error.line}`, message: error.message }]);
+/**
+ * A file an importer refused, as the caller is told: `invalid_input`, the line (or, for a file
+ * without lines, the file or zip entry), and that nothing was imported.
+ */
+export function refusedFile(fileName: string, error: ImportRowError | ImportFileError): DomainError {
+  if (error instanceof ImportRowError)
+    return new DomainError('invalid_input', `${fileName} ${error.message}; nothing was imported`, [{ path: `line ${error.line}`, message: error.message }]);
+  const where = error.entry === null ? fileName : `${fileName}: ${error.entry} in the zip`;
+  return new DomainError('invalid_input', `${where}: ${error.message}; nothing was imported`, [{ path: error.entry ?? 'file', message: error.message }]);
 }
 
 /**

@@ -3,6 +3,20 @@
 
 export type { ParsedExercise, ParsedSet, ParsedWorkout } from '../domain/parsed-workouts.ts';
 
+/**
+ * A file the importer refuses where it has no lines to name: a FIT file is binary. `entry` is the
+ * file in the uploaded zip it was (null: the upload itself); the message is a clause that follows
+ * the name ("ride.fit: the file fails its CRC check…"). Nothing of the upload is written.
+ */
+export class ImportFileError extends Error {
+  readonly entry: string | null;
+  constructor(entry: string | null, message: string) {
+    super(message);
+    this.name = 'ImportFileError';
+    this.entry = entry;
+  }
+}
+
 /** A row the importer refuses; nothing of the file is written. */
 export class ImportRowError extends Error {
   readonly line: number;
