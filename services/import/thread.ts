@@ -20,6 +20,7 @@ import type { EventStore } from '../store/event-store.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { Config } from '../config.ts';
 import type { DistanceUnit, WeightUnit } from './csv.ts';
+import type { GarminResult } from './garmin.ts';
 import type { ImportResult } from './run.ts';
 import type { ExportApp } from './types.ts';
 
@@ -32,7 +33,7 @@ import type { ExportApp } from './types.ts';
 export const IMPORT_NICENESS = 10;
 
 /** Which importer reads the file, with what the athlete chose for it. */
-export type ParseChoice = { app: 'hevy' } | { app: 'strong'; weightUnit: WeightUnit; distanceUnit: DistanceUnit };
+export type ParseChoice = { app: 'hevy' } | { app: 'strong'; weightUnit: WeightUnit; distanceUnit: DistanceUnit } | { app: 'garmin' };
 
 export interface ThreadImportInput {
   parse: ParseChoice;
@@ -68,14 +69,14 @@ export type FromWorker =
   | { type: 'reading'; id: number }
   /** This process holds its writers for the job's write, which comes next. */
   | { type: 'saving'; id: number }
-  | { type: 'done'; id: number; result: ImportResult }
+  | { type: 'done'; id: number; result: ImportResult | GarminResult }
   | { type: 'failed'; id: number; error: { domain: { code: DomainErrorCode; issues: Issue[] } | null; message: string; stack?: string } }
   /** The worker is about to write: this process's writers must wait until `unlock`. */
   | { type: 'lock'; lock: number }
   | { type: 'unlock'; lock: number };
 
 interface Pending {
-  resolve: (result: ImportResult) => void;
+  resolve: (result: ImportResult | GarminResult) => void;
   reject: (error: Error) => void;
 }
 
@@ -107,7 +108,8 @@ export class ImportThread extends EventEmitter {
     this.#app = app;
   }
 
-  async run(athlete: AthleteState, input: ThreadImportInput): Promise<ImportResult> {
+  /** The import's summary; a Garmin upload's also counts its FIT files. */
+  async run(athlete: AthleteState, input: ThreadImportInput): Promise<ImportResult | GarminResult> {
     const worker = await this.#started();
     const id = this.#nextId++;
     const { bytes, ...rest } = input;
@@ -115,7 +117,7 @@ export class ImportThread extends EventEmitter {
     const own = new Uint8Array(bytes.byteLength);
     own.set(bytes);
     const job: ImportJob = { id, athlete, input: { ...rest, bytes: own }, now: this.#app.clock.now().toISOString(), gate: this.gate };
-    const result = new Promise<ImportResult>((resolve, reject) => this.#jobs.set(id, { resolve, reject }));
+    const result = new Promise<ImportResult | GarminResult>((resolve, reject) => this.#jobs.set(id, { resolve, reject }));
     worker.ref();
     worker.postMessage({ type: 'import', job } satisfies ToWorker, [own.buffer]);
     return result;

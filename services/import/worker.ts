@@ -16,6 +16,7 @@ import type { EventStore } from '../store/event-store.ts';
 import { openSqlite, type SqliteDatabase } from '../store/sqlite/database.ts';
 import { SqliteEventStore } from '../store/sqlite/event-store.ts';
 import { SqliteReadStore } from '../store/sqlite/read-store.ts';
+import { importGarmin, type GarminResult } from './garmin.ts';
 import { parseHevy } from './hevy.ts';
 import { importExport, type ImportResult, type ImportTarget } from './run.ts';
 import { parseStrong } from './strong.ts';
@@ -95,21 +96,23 @@ async function open(setup: WorkerSetup): Promise<Stores> {
 
 const stores = open(workerData as WorkerSetup);
 
-async function run(job: ImportJob): Promise<ImportResult> {
+async function run(job: ImportJob): Promise<ImportResult | GarminResult> {
   const { events, runner } = await stores;
   return currentJob.run(job, () => importIn(job, events, runner));
 }
 
-async function importIn(job: ImportJob, events: EventStore, runner: Stores['runner']): Promise<ImportResult> {
+async function importIn(job: ImportJob, events: EventStore, runner: Stores['runner']): Promise<ImportResult | GarminResult> {
   post({ type: 'reading', id: job.id });
   if (job.gate) Atomics.wait(job.gate, 0, 0, GATE_TIMEOUT_MS);
   const clock: Clock = { now: () => new Date(job.now) };
   const target: ImportTarget = { clock, records: new RecordService(events, clock), runner };
   const { parse, fileName, bytes, importHints } = job.input;
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (parse.app === 'garmin') return importGarmin(target, job.athlete, { fileName, bytes: buffer });
   return importExport(target, job.athlete, {
     app: parse.app,
     fileName,
-    bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    bytes: buffer,
     parse: (text, athlete) =>
       parse.app === 'hevy'
         ? parseHevy(text, { timezone: athlete.profile.timezone })

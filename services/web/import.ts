@@ -1,4 +1,4 @@
-// Importing a Hevy or Strong export from the browser: the same import as `repledger import`
+// Importing a Hevy or Strong export, or Garmin FIT files (one .fit or a zip), from the browser: the same import as `repledger import`
 // (services/import/run.ts), so a file lands whole or not at all and a bad row is refused with
 // its line number. Uploads are multipart forms, read into memory up to IMPORT_MAX_BYTES. The
 // import runs in a worker thread while the upload waits for its answer (a year of training takes
@@ -12,6 +12,7 @@ import type { AthleteState } from '../domain/athlete.ts';
 import { DomainError } from '../domain/errors.ts';
 import { importThreadOf } from '../import/thread.ts';
 import { APP_NAMES } from '../import/types.ts';
+import type { GarminResult } from '../import/garmin.ts';
 import { readForm } from './forms.ts';
 import { html, IMPORT_PROGRESS_SCRIPT, type Html } from './html.ts';
 import { contentSecurityPolicy, type Show } from './layout.ts';
@@ -57,7 +58,7 @@ const file = z.custom<UploadedFile>((v) => typeof v === 'object' && v !== null &
 });
 
 const fields = z.object({
-  app: z.enum(['hevy', 'strong'], { error: 'Exported from: choose Hevy or Strong' }),
+  app: z.enum(['hevy', 'strong', 'garmin'], { error: 'Exported from: choose Hevy, Strong or Garmin' }),
   weight_unit: z.enum(['kg', 'lbs'], { error: 'Weights in the file: choose kilograms or pounds' }).optional(),
   distance_unit: z.enum(['km', 'mi'], { error: 'Distances in the file: choose kilometres or miles' }).optional(),
   file,
@@ -93,13 +94,22 @@ export function registerImport(web: FastifyInstance, app: Services, show: Show):
     thread.warm();
     const q = request.query as Record<string, unknown>;
     const done =
-      typeof q.added === 'string' && typeof q.skipped === 'string' && typeof q.from === 'string' && (q.from === 'hevy' || q.from === 'strong')
+      typeof q.added === 'string' && typeof q.skipped === 'string' && typeof q.from === 'string' && q.from in SOURCE_NAMES
         ? {
             added: Number(q.added) || 0,
             skipped: Number(q.skipped) || 0,
             exercises: Number(q.exercises) || 0,
             inFile: Number(q.in_file) || 0,
-            from: APP_NAMES[q.from],
+            from: SOURCE_NAMES[q.from as keyof typeof SOURCE_NAMES],
+            fit:
+              q.from === 'garmin'
+                ? {
+                    files: Number(q.fit_files) || 0,
+                    ignored: Number(q.fit_ignored) || 0,
+                    measurements: Number(q.measurements) || 0,
+                    measurementsSkipped: Number(q.measurements_skipped) || 0,
+                  }
+                : null,
           }
         : null;
     return showImport(reply, who.session, importPage(who.athlete, who.session, done, null));
@@ -116,7 +126,8 @@ export function registerImport(web: FastifyInstance, app: Services, show: Show):
     const form = readForm(fields, request.body);
     if (!form.ok) return refuse(form.message);
     const { app: from, file: upload } = form.data;
-    if (upload.bytes.length === 0) return refuse('File: the file is empty. Choose the CSV file the app exported.');
+    if (upload.bytes.length === 0)
+      return refuse(`File: the file is empty. Choose the ${from === 'garmin' ? '.fit file, or the zip of them,' : 'CSV file'} the app exported.`);
     if (upload.bytes.length > IMPORT_MAX_BYTES) return refuse(TOO_LARGE, 413);
     const weightUnit = form.data.weight_unit ?? athlete.profile.unit_preference;
     const distanceUnit = form.data.distance_unit ?? (weightUnit === 'lbs' ? 'mi' : 'km');
@@ -124,11 +135,12 @@ export function registerImport(web: FastifyInstance, app: Services, show: Show):
       const result = await thread.run(athlete, {
         fileName: upload.name.slice(0, 200) || 'the file',
         bytes: upload.bytes,
-        parse: from === 'hevy' ? { app: 'hevy' } : { app: 'strong', weightUnit, distanceUnit },
+        parse: from === 'strong' ? { app: 'strong', weightUnit, distanceUnit } : { app: from },
         importHints: { hevy: `choose ${APP_NAMES.hevy} above and upload it again`, strong: `choose ${APP_NAMES.strong} above and upload it again` },
       });
+      const fit = 'fit_files' in result ? fitQuery(result) : '';
       return reply.redirect(
-        `/import?from=${from}&in_file=${result.workouts_in_file}&added=${result.workouts_added}&skipped=${result.workouts_skipped}&exercises=${result.exercises_added}`,
+        `/import?from=${from}&in_file=${result.workouts_in_file}&added=${result.workouts_added}&skipped=${result.workouts_skipped}&exercises=${result.exercises_added}${fit}`,
         303,
       );
     } catch (error) {
@@ -136,6 +148,41 @@ export function registerImport(web: FastifyInstance, app: Services, show: Show):
       return refuse(error.message, error.code === 'busy' ? 503 : 400);
     }
   });
+}
+
+/** Where each import's summary says it came from. */
+const SOURCE_NAMES = { ...APP_NAMES, garmin: 'Garmin' } as const;
+
+/** A Garmin upload's figures beyond the workouts: its FIT files and body measurements. */
+function fitQuery(result: GarminResult): string {
+  const others = result.others ?? { measurements_added: 0, skipped: 0 };
+  return `&fit_files=${result.fit_files}&fit_ignored=${result.fit_files_ignored}&measurements=${others.measurements_added}&measurements_skipped=${others.skipped}`;
+}
+
+interface Done {
+  added: number;
+  skipped: number;
+  exercises: number;
+  inFile: number;
+  from: string;
+  fit: { files: number; ignored: number; measurements: number; measurementsSkipped: number } | null;
+}
+
+/** The summary of a finished import: what the file held, what was added, what was already there. */
+function summaryOf(done: Done): Html {
+  const fit = done.fit;
+  const what = fit ? `${count(done.added, 'workout')} and ${count(fit.measurements, 'body measurement')}` : count(done.added, 'workout');
+  const held = fit
+    ? `The upload held ${count(fit.files, 'FIT file')}${fit.ignored ? ` and ${fit.ignored} of other kinds, passed over` : ''}: ${count(done.inFile, 'workout')}. `
+    : done.inFile
+      ? `The file held ${count(done.inFile, 'workout')}. `
+      : '';
+  const skippedItems = done.skipped + (fit?.measurementsSkipped ?? 0);
+  const skippedWhat = fit ? `${count(done.skipped, 'workout')} and ${count(fit.measurementsSkipped, 'body measurement')}` : count(done.skipped, 'workout');
+  const skipped = skippedItems ? `${skippedWhat} ${skippedItems === 1 ? 'was' : 'were'} already in your record and skipped. ` : '';
+  return html`<div class="notice" role="status"><p><strong>Imported ${what} from ${done.from}.</strong></p><p>${held}${skipped}${
+    done.exercises ? `${count(done.exercises, 'new exercise')} added.` : 'No new exercises.'
+  }</p><p><a href="/workouts">See your workouts</a> · <a href="/progress">See your progress</a></p></div>`;
 }
 
 /** What the form sent for its choices, each where the form's own schema takes it. */
@@ -151,33 +198,22 @@ function choicesOf(body: unknown): Choices {
   };
 }
 
-function importPage(
-  athlete: AthleteState,
-  session: Session,
-  done: { added: number; skipped: number; exercises: number; inFile: number; from: string } | null,
-  error: string | null,
-  chosen: Choices = {},
-): Html {
+function importPage(athlete: AthleteState, session: Session, done: Done | null, error: string | null, chosen: Choices = {}): Html {
   const from = chosen.app ?? 'hevy';
   const weightUnit = chosen.weight_unit ?? athlete.profile.unit_preference;
   const distanceUnit = chosen.distance_unit ?? (weightUnit === 'lbs' ? 'mi' : 'km');
   const selected = (on: boolean) => (on ? html` selected` : '');
   const checked = (on: boolean) => (on ? html` checked` : '');
   return html`<h1>Import workouts</h1>
-${
-  done
-    ? html`<div class="notice" role="status"><p><strong>Imported ${count(done.added, 'workout')} from ${done.from}.</strong></p><p>${done.inFile ? `The file held ${count(done.inFile, 'workout')}. ` : ''}${
-        done.skipped ? `${count(done.skipped, 'workout')} ${done.skipped === 1 ? 'was' : 'were'} already in your record and skipped. ` : ''
-      }${done.exercises ? `${count(done.exercises, 'new exercise')} added.` : 'No new exercises.'}</p><p><a href="/workouts">See your workouts</a> · <a href="/progress">See your progress</a></p></div>`
-    : ''
-}
+${done ? summaryOf(done) : ''}
 ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <div class="card">
-<p>Bring your history from Hevy or Strong: export it as CSV in the app, then upload the file here. The whole file is imported, or none of it: a row RepLedger cannot read is named by its line, and nothing is saved. Importing the same file again, or a later export that overlaps it, adds only the workouts not yet in your record.</p>
+<p>Bring your history from Hevy or Strong (export it as CSV in the app) or from a Garmin device (its .fit files, one or a zip of them), then upload the file here. The whole file is imported, or none of it: a row RepLedger cannot read is named by its line, a damaged .fit file by its name, and nothing is saved. Importing the same file again, or a later export that overlaps it, adds only what is not yet in your record.</p>
 <form id="import-form" method="post" action="/import" enctype="multipart/form-data"><input type="hidden" name="_csrf" value="${session.csrf}">
 <fieldset><legend><strong>Exported from</strong></legend>
 <label class="area"><input type="radio" name="app" value="hevy"${checked(from === 'hevy')}><span>Hevy <span class="hint">(in Hevy's settings, export your workouts as CSV; the file says itself whether it is in kilograms or pounds)</span></span></label>
 <label class="area"><input type="radio" name="app" value="strong"${checked(from === 'strong')}><span>Strong <span class="hint">(in Strong's settings, export your data as CSV)</span></span></label>
+<label class="area"><input type="radio" name="app" value="garmin"${checked(from === 'garmin')}><span>Garmin <span class="hint">(a .fit file, or a zip of them: in Garmin Connect, open an activity and choose Export Original; strength sets, runs and rides, and weight-scale readings are imported)</span></span></label>
 </fieldset>
 <fieldset><legend><strong>For a Strong file: its units</strong> <span class="hint">(Strong's file does not say)</span></legend>
 <label for="weight_unit">Weights in the file</label>
@@ -185,9 +221,9 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <label for="distance_unit">Distances in the file</label>
 <select id="distance_unit" name="distance_unit"><option value="km"${selected(distanceUnit === 'km')}>kilometres</option><option value="mi"${selected(distanceUnit === 'mi')}>miles</option></select>
 </fieldset>
-<label for="file">Export file (CSV, at most ${IMPORT_MAX_BYTES / 1024 / 1024} MB)</label>
-<input type="file" id="file" name="file" accept=".csv,text/csv" required>
-<p class="hint">Times in the file are read in your timezone, ${athlete.profile.timezone.replaceAll('_', ' ')}. After the upload, saving takes about a second for a year of training; the summary then appears here.</p>
+<label for="file">Export file (CSV, .fit or .zip, at most ${IMPORT_MAX_BYTES / 1024 / 1024} MB)</label>
+<input type="file" id="file" name="file" accept=".csv,text/csv,.fit,.zip,application/zip" required>
+<p class="hint">Times in a CSV file are read in your timezone, ${athlete.profile.timezone.replaceAll('_', ' ')}; a .fit file carries its own. After the upload, saving takes about a second for a year of training; the summary then appears here.</p>
 <div id="import-progress" hidden><progress id="import-bar" aria-labelledby="import-words"></progress><p id="import-words" aria-live="polite"></p></div>
 <button type="submit">Import</button>
 </form></div>

@@ -107,10 +107,15 @@ export async function signedInClient(base: string, email: string): Promise<FormC
 }
 
 /** A multipart upload to /import over HTTP with the client's cookies, as the browser's form sends it. */
-export async function uploadImport(c: FormClient, fields: Record<string, string | string[]>, file: { name: string; text: string } | null) {
+export async function uploadImport(
+  c: FormClient,
+  fields: Record<string, string | string[]>,
+  file: { name: string; text: string } | { name: string; bytes: Uint8Array; type: string } | null,
+) {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) form.append(k, one);
-  if (file) form.append('file', new Blob([file.text], { type: 'text/csv' }), file.name);
+  if (file)
+    form.append('file', 'text' in file ? new Blob([file.text], { type: 'text/csv' }) : new Blob([Buffer.from(file.bytes)], { type: file.type }), file.name);
   const res = await fetch(`${c.base}/import`, {
     method: 'POST',
     body: form,
