@@ -5,7 +5,7 @@
 // whose manifest was edited is refused naming what is wrong, and the target stays empty; so is one
 // whose files and manifest agree but whose read models or chain heads do not (sealed again after
 // tampering), which only the proofs can catch.
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -250,6 +250,49 @@ test("receipt chain heads other than the manifest's are refused", async () => {
   const chains = manifest.chains.map((c) => (c.links > 0 ? { ...c, digest: '0'.repeat(64) } : c));
   const dir = await resealed('other-heads', () => undefined, { chains });
   assert.match(await refusedRestore(dir, 'after-heads'), /receipt chain head is [0-9a-f]{64} after \d+ link\(s\), the manifest says 0{64}/);
+});
+
+/** Resolves once the command has written `pattern` to stderr (a progress line); fails if it ends first. */
+function stderrShows(child: ChildProcess, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const read = (d: Buffer) => {
+      seen += d.toString();
+      if (!pattern.test(seen)) return;
+      child.stderr!.off('data', read);
+      resolve();
+    };
+    child.stderr!.on('data', read);
+    child.once('close', () => reject(new Error(`the command ended before writing ${pattern} to stderr: ${seen}`)));
+  });
+}
+
+test('a backup killed with SIGKILL while it copies leaves nothing at its path, and nothing restore takes for a backup', async () => {
+  const target = join(root, 'killed-backup');
+  // One page a step: the first progress line comes with most of the store still to copy.
+  const run = startCli(['backup', '--file', target, '--step-pages', '1'], { DATA_DIR: source });
+  await stderrShows(run.child, /Backing up/);
+  run.child.kill('SIGKILL');
+  const r = await run.done;
+  assert.is(r.signal, 'SIGKILL', `killed, not ended: ${r.stderr}`);
+  assert.not.ok(existsSync(target), 'no folder at the path');
+  // No handler runs on SIGKILL, so the staging folder stays: it shows the kill came after the copy
+  // began and before the backup was whole, rather than after a backup that was quicker than the kill.
+  const staging = join(root, `.killed-backup.partial-${run.child.pid}`);
+  assert.ok(existsSync(join(staging, 'repledger.db')), 'the copy had begun');
+  assert.not.ok(existsSync(join(staging, 'manifest.json')), 'the backup was not whole');
+  assert.match(await refusedRestore(staging, 'after-killed-backup'), /it has no manifest\.json/);
+});
+
+test('a restore killed with SIGKILL while it verifies leaves the data directory empty', async () => {
+  const target = emptyTarget('killed-restore');
+  const run = startCli(['restore', '--file', backup], { DATA_DIR: target });
+  await stderrShows(run.child, /Verifying receipt chains/);
+  run.child.kill('SIGKILL');
+  const r = await run.done;
+  assert.is(r.signal, 'SIGKILL', `killed, not ended: ${r.stderr}`);
+  assert.equal(readdirSync(target), [], `${target} stays empty`);
+  assert.ok(existsSync(join(root, `.killed-restore.restore-${run.child.pid}`, 'repledger.db')), 'killed before its staging folder was renamed into place');
 });
 
 test("distributed mode: backup and restore refuse, pointing at KurrentDB's own backup", async () => {
