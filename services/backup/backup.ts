@@ -7,8 +7,8 @@
 // Without it, SQLite restarts a backup whenever another connection commits, and one taken under
 // a steady stream of commits would never finish. The event count, last position and proposal keys
 // are read in the same transaction, so the manifest describes exactly the copy.
-import { copyFileSync, chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { copyFileSync, chmodSync, existsSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
 import { BACKUP_STEP_PAGES } from '../../contracts/policy.ts';
 import type { Config } from '../config.ts';
@@ -16,6 +16,7 @@ import { DomainError } from '../domain/errors.ts';
 import { chainHeadsOf } from './chains.ts';
 import { fileEntryOf } from './files.ts';
 import { BACKUP_FILES, BACKUP_FORMAT, MANIFEST_FILE, sealManifest, type Manifest } from './manifest.ts';
+import { StagingDir } from './staging.ts';
 
 /** The embedded store's file in a data directory (as services/app.ts opens it). */
 export const STORE_FILE = 'repledger.db';
@@ -37,39 +38,6 @@ export function refuseDistributed(config: Config, what: 'backup' | 'restore'): v
     'not_supported',
     `${what} covers the embedded store only; with KURRENTDB_URL or MONGODB_URL set, back up KurrentDB with its own backup procedure (it holds the event log and the proposal keys) and keep a copy of the OAuth keys file (${config.oauthKeysFile}); the read models need no backup, \`repledger projections replay\` rebuilds them. See README, "Backing up and restoring".`,
   );
-}
-
-/** A folder that is removed unless `keep` is called, also when the process is interrupted. */
-export class StagingDir {
-  readonly path: string;
-  #kept = false;
-  readonly #onSignal = (signal: NodeJS.Signals) => {
-    this.discard();
-    process.exit(signal === 'SIGINT' ? 130 : signal === 'SIGHUP' ? 129 : 143);
-  };
-
-  constructor(besides: string, label: string) {
-    this.path = join(dirname(besides), `.${basename(besides)}.${label}-${process.pid}`);
-    rmSync(this.path, { recursive: true, force: true });
-    mkdirSync(this.path, { recursive: true, mode: 0o700 });
-    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, this.#onSignal);
-  }
-
-  /** Renames the folder to `target` (which must not exist, or be an empty directory). */
-  keep(target: string): void {
-    renameSync(this.path, target);
-    this.#kept = true;
-    this.#unhook();
-  }
-
-  discard(): void {
-    this.#unhook();
-    if (!this.#kept) rmSync(this.path, { recursive: true, force: true });
-  }
-
-  #unhook(): void {
-    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeListener(s, this.#onSignal);
-  }
 }
 
 export async function takeBackup(config: Config, target: string, options: { stepPages?: number; progress?: BackupProgress } = {}): Promise<BackupResult> {

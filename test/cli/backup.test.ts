@@ -6,8 +6,8 @@
 // whose files and manifest agree but whose read models or chain heads do not (sealed again after
 // tampering), which only the proofs can catch.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'uvu';
@@ -284,6 +284,30 @@ test('a backup killed with SIGKILL while it copies leaves nothing at its path, a
   assert.match(await refusedRestore(staging, 'after-killed-backup'), /it has no manifest\.json/);
 });
 
+/** The staging folders beside `name` in the test's folder. */
+function stagingBeside(name: string, label: 'partial' | 'restore'): string[] {
+  return readdirSync(root).filter((n) => n.startsWith(`.${name}.${label}-`));
+}
+
+/** A staging folder named by this test's process, which is alive: one another backup or restore is building. */
+function runningStaging(name: string, label: 'partial' | 'restore'): string {
+  const dir = join(root, `.${name}.${label}-${process.pid}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'repledger.db'), 'still being written');
+  return dir;
+}
+
+test("the next backup to that path removes the killed one's staging folder, and leaves a running one's alone", async () => {
+  assert.is(stagingBeside('killed-backup', 'partial').length, 1, 'the killed backup left its staging folder');
+  const running = runningStaging('killed-backup', 'partial');
+  const r = await cli(['backup', '--file', join(root, 'killed-backup'), '--json'], { DATA_DIR: source });
+  assert.is(r.code, 0, r.stderr + r.stdout);
+  assert.ok(existsSync(join(root, 'killed-backup', 'manifest.json')), 'backed up');
+  assert.equal(stagingBeside('killed-backup', 'partial'), [basename(running)], "only the running one's is left");
+  assert.is(readFileSync(join(running, 'repledger.db'), 'utf8'), 'still being written');
+  rmSync(running, { recursive: true });
+});
+
 test('a restore killed with SIGKILL while it verifies leaves the data directory empty', async () => {
   const target = emptyTarget('killed-restore');
   const run = startCli(['restore', '--file', backup], { DATA_DIR: target });
@@ -293,6 +317,17 @@ test('a restore killed with SIGKILL while it verifies leaves the data directory 
   assert.is(r.signal, 'SIGKILL', `killed, not ended: ${r.stderr}`);
   assert.equal(readdirSync(target), [], `${target} stays empty`);
   assert.ok(existsSync(join(root, `.killed-restore.restore-${run.child.pid}`, 'repledger.db')), 'killed before its staging folder was renamed into place');
+});
+
+test("the next restore into that directory removes the killed one's staging folder, leaves a running one's alone, and restores", async () => {
+  assert.is(stagingBeside('killed-restore', 'restore').length, 1, 'the killed restore left its staging folder');
+  const running = runningStaging('killed-restore', 'restore');
+  const r = await cli(['restore', '--file', backup, '--json'], { DATA_DIR: join(root, 'killed-restore') });
+  assert.is(r.code, 0, r.stderr + r.stdout);
+  assert.is((JSON.parse(r.stdout) as { last_position: number }).last_position, position, 'restored');
+  assert.equal(stagingBeside('killed-restore', 'restore'), [basename(running)], "only the running one's is left");
+  assert.is(readFileSync(join(running, 'repledger.db'), 'utf8'), 'still being written');
+  rmSync(running, { recursive: true });
 });
 
 test("distributed mode: backup and restore refuse, pointing at KurrentDB's own backup", async () => {
