@@ -134,9 +134,12 @@ test.before(async () => {
   assert.ok(lastCommitted > position, 'the log went on past the backup');
 });
 
-test('the backup is a folder: the store, the OAuth keys and a manifest saying where the log stood', () => {
+test('the backup is a folder: the store, the OAuth keys and a manifest saying where the log stood', async () => {
   assert.equal(readdirSync(backup).sort(), ['manifest.json', 'oauth-keys.json', 'repledger.db']);
   assert.equal(JSON.parse(readFileSync(join(backup, 'manifest.json'), 'utf8')), manifest);
+  const keys = readFileSync(join(source, 'secrets', 'oauth-keys.json'));
+  assert.equal(readFileSync(join(backup, 'oauth-keys.json')), keys, 'the OAuth keys file as it is');
+  assert.equal(manifest.files['oauth-keys.json'], await fileEntryOf(join(source, 'secrets', 'oauth-keys.json')), 'and as the manifest says');
   assert.is(manifest.format, 'repledger.backup.v1');
   assert.ok(manifest.events > 0 && manifest.proposal_keys > 0);
   assert.ok(
@@ -328,6 +331,23 @@ test("the next restore into that directory removes the killed one's staging fold
   assert.equal(stagingBeside('killed-restore', 'restore'), [basename(running)], "only the running one's is left");
   assert.is(readFileSync(join(running, 'repledger.db'), 'utf8'), 'still being written');
   rmSync(running, { recursive: true });
+});
+
+test('an OAuth keys file missing or unreadable refuses the backup, naming it, and leaves nothing', async () => {
+  const cases: Array<[string, string, RegExp]> = [
+    [join(root, 'no-such-keys.json'), 'not_found', /there is no OAuth keys file at \S*no-such-keys\.json/],
+    // A directory where the file should be: root reads any file, whatever its mode.
+    [root, 'invalid_input', /cannot read the OAuth keys file \S+ to back up \(EISDIR/],
+  ];
+  for (const [keys, code, message] of cases) {
+    const r = await cli(['backup', '--file', join(root, 'without-keys'), '--json'], { DATA_DIR: source, OAUTH_KEYS_FILE: keys });
+    assert.is(r.code, 2, `refused with exit 2: ${r.stderr}${r.stdout}`);
+    const failed = JSON.parse(r.stdout) as Failed;
+    assert.is(failed.error.code, code);
+    assert.match(failed.error.message, message);
+    assert.not.ok(existsSync(join(root, 'without-keys')), 'no backup');
+    assert.equal(stagingBeside('without-keys', 'partial'), [], 'no staging folder');
+  }
 });
 
 test("distributed mode: backup and restore refuse, pointing at KurrentDB's own backup", async () => {
