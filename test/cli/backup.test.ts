@@ -4,7 +4,9 @@
 // and OAuth keys, and `receipts verify` passes on it. A backup with a flipped byte, cut short, or
 // whose manifest was edited is refused naming what is wrong, and the target stays empty; so is one
 // whose files and manifest agree but whose read models or chain heads do not (sealed again after
-// tampering), which only the proofs can catch.
+// tampering), which only the proofs can catch. A backup or restore killed with SIGKILL midway leaves
+// nothing in place, and the next one removes what it left; a missing or unreadable OAuth keys file
+// refuses the backup.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
