@@ -338,7 +338,7 @@ test("the next restore into that directory removes the killed one's staging fold
 test('an OAuth keys file missing or unreadable refuses the backup, naming it, and leaves nothing', async () => {
   const cases: Array<[string, string, RegExp]> = [
     [join(root, 'no-such-keys.json'), 'not_found', /there is no OAuth keys file at \S*no-such-keys\.json/],
-    // A directory where the file should be: root reads any file, whatever its mode.
+    // A directory where the file should be, not a file of mode 000: the root user reads that anyway.
     [root, 'invalid_input', /cannot read the OAuth keys file \S+ to back up \(EISDIR/],
   ];
   for (const [keys, code, message] of cases) {
