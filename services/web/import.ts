@@ -5,6 +5,8 @@
 // about half a second, a 10 MB file a few seconds; the server answers other requests meanwhile,
 // see services/import/thread.ts), so there is no job to follow from another page; the form's
 // script shows the upload's bytes, then that the file is being saved, then the summary.
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Services } from '../api/services.ts';
@@ -12,7 +14,9 @@ import type { AthleteState } from '../domain/athlete.ts';
 import { DomainError } from '../domain/errors.ts';
 import { importThreadOf } from '../import/thread.ts';
 import { APP_NAMES } from '../import/types.ts';
+import { DAY_TOTAL_NAME } from '../import/apple-health.ts';
 import { readForm } from './forms.ts';
+import { discard, HEALTH_UPLOAD_MAX_BYTES, receiveHealthUpload, uploadsDirOf, type HealthUpload } from './health-upload.ts';
 import { html, IMPORT_PROGRESS_SCRIPT, type Html } from './html.ts';
 import { contentSecurityPolicy, type Show } from './layout.ts';
 import { signedInAthlete } from './record-pages.ts';
@@ -23,6 +27,7 @@ import { count } from '../words/units.ts';
 export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
 /** Room for the form's other fields and the multipart framing around the file. */
 const FORM_OVERHEAD_BYTES = 64 * 1024;
+const HEALTH_PATH = '/import/apple-health';
 const UNREADABLE = 'The upload could not be read as this form. Nothing was imported: choose the file again and send it from this page.';
 const TOO_LARGE = `The file is larger than ${IMPORT_MAX_BYTES / 1024 / 1024} MB, the most one import takes. Nothing was imported.`;
 
@@ -91,18 +96,51 @@ export function registerImport(web: FastifyInstance, app: Services, show: Show):
     const who = await signedInAthlete(app, request, reply);
     if (!who) return reply;
     thread.warm();
-    const q = request.query as Record<string, unknown>;
-    const done =
-      typeof q.added === 'string' && typeof q.skipped === 'string' && typeof q.from === 'string' && (q.from === 'hevy' || q.from === 'strong')
-        ? {
-            added: Number(q.added) || 0,
-            skipped: Number(q.skipped) || 0,
-            exercises: Number(q.exercises) || 0,
-            inFile: Number(q.in_file) || 0,
-            from: APP_NAMES[q.from],
-          }
-        : null;
-    return showImport(reply, who.session, importPage(who.athlete, who.session, done, null));
+    return showImport(reply, who.session, importPage(who.athlete, who.session, doneOf(request.query as Record<string, unknown>), null));
+  });
+
+  // The Health app's export, streamed to a file (./health-upload.ts) and imported from it in the worker.
+  const uploads = uploadsDirOf(app.config.dataDir);
+  void sweepUploads(uploads);
+  web.register(async (health) => {
+    health.removeContentTypeParser('multipart/form-data');
+    health.addContentTypeParser('multipart/form-data', (request, payload, done) => {
+      receiveHealthUpload(request, payload, uploads).then(
+        (form) => done(null, form),
+        (error: Error) => done(error),
+      );
+    });
+    health.post(HEALTH_PATH, { bodyLimit: HEALTH_UPLOAD_MAX_BYTES + FORM_OVERHEAD_BYTES }, async (request, reply) => {
+      const form = (request.body ?? {}) as HealthUpload;
+      try {
+        const session = request.session;
+        const athlete = session ? await app.athletes.get(session.athlete_id) : null;
+        if (!session || !athlete) return reply.redirect('/sign-in', 303);
+        const refuse = (message: string, status = 400) => showImport(reply, session, importPage(athlete, session, null, message), status);
+        const upload = form.file;
+        if (!upload) return refuse('Apple Health: choose the export.zip the Health app made.');
+        if (upload.tooLarge)
+          return refuse(
+            `Apple Health: the file is larger than ${HEALTH_UPLOAD_MAX_BYTES / 1024 / 1024 / 1024} GB, the most one import takes. Nothing was imported.`,
+            413,
+          );
+        if (upload.bytes === 0) return refuse('Apple Health: the file is empty. Choose the export.zip the Health app made.');
+        try {
+          const result = await thread.run(athlete, { parse: { app: 'apple_health' }, fileName: upload.name.slice(0, 200), path: upload.path });
+          const others = result.others ?? { measurements_added: 0, meals_added: 0, skipped: 0 };
+          return reply.redirect(
+            `/import?from=apple_health&in_file=${result.workouts_in_file}&added=${result.workouts_added}&skipped=${result.workouts_skipped}&exercises=${result.exercises_added}` +
+              `&measurements=${others.measurements_added}&meals=${others.meals_added}&others_skipped=${others.skipped}`,
+            303,
+          );
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          return refuse(`Apple Health: ${error.message}`, error.code === 'busy' ? 503 : 400);
+        }
+      } finally {
+        await discard(form.file);
+      }
+    });
   });
 
   web.post('/import', { bodyLimit: IMPORT_MAX_BYTES + FORM_OVERHEAD_BYTES }, async (request, reply) => {
@@ -138,6 +176,41 @@ export function registerImport(web: FastifyInstance, app: Services, show: Show):
   });
 }
 
+/** The summary of an import just made, as its redirect's query says it. */
+interface Done {
+  added: number;
+  skipped: number;
+  exercises: number;
+  inFile: number;
+  from: string;
+  others: { measurements: number; meals: number; skipped: number } | null;
+}
+
+function doneOf(q: Record<string, unknown>): Done | null {
+  const from = q.from;
+  if (typeof q.added !== 'string' || typeof q.skipped !== 'string' || (from !== 'hevy' && from !== 'strong' && from !== 'apple_health')) return null;
+  const n = (v: unknown) => Number(v) || 0;
+  return {
+    added: n(q.added),
+    skipped: n(q.skipped),
+    exercises: n(q.exercises),
+    inFile: n(q.in_file),
+    from: APP_NAMES[from],
+    others: from === 'apple_health' ? { measurements: n(q.measurements), meals: n(q.meals), skipped: n(q.others_skipped) } : null,
+  };
+}
+
+/** Uploads a stopped server left behind (older than a day: none can still be importing). */
+async function sweepUploads(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const dayAgo = Date.now() - 86_400_000;
+  for (const name of names) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => null);
+    if (info && info.mtimeMs < dayAgo) await rm(path, { force: true }).catch(() => undefined);
+  }
+}
+
 /** What the form sent for its choices, each where the form's own schema takes it. */
 type Choices = Partial<Pick<z.output<typeof fields>, 'app' | 'weight_unit' | 'distance_unit'>>;
 
@@ -151,13 +224,7 @@ function choicesOf(body: unknown): Choices {
   };
 }
 
-function importPage(
-  athlete: AthleteState,
-  session: Session,
-  done: { added: number; skipped: number; exercises: number; inFile: number; from: string } | null,
-  error: string | null,
-  chosen: Choices = {},
-): Html {
+function importPage(athlete: AthleteState, session: Session, done: Done | null, error: string | null, chosen: Choices = {}): Html {
   const from = chosen.app ?? 'hevy';
   const weightUnit = chosen.weight_unit ?? athlete.profile.unit_preference;
   const distanceUnit = chosen.distance_unit ?? (weightUnit === 'lbs' ? 'mi' : 'km');
@@ -166,15 +233,19 @@ function importPage(
   return html`<h1>Import workouts</h1>
 ${
   done
-    ? html`<div class="notice" role="status"><p><strong>Imported ${count(done.added, 'workout')} from ${done.from}.</strong></p><p>${done.inFile ? `The file held ${count(done.inFile, 'workout')}. ` : ''}${
+    ? html`<div class="notice" role="status"><p><strong>Imported ${count(done.added, 'workout')}${
+        done.others ? `, ${count(done.others.measurements, 'body measurement')} and ${count(done.others.meals, 'day')} of meals` : ''
+      } from ${done.from}.</strong></p><p>${done.inFile ? `The file held ${count(done.inFile, 'workout')}. ` : ''}${
         done.skipped ? `${count(done.skipped, 'workout')} ${done.skipped === 1 ? 'was' : 'were'} already in your record and skipped. ` : ''
-      }${done.exercises ? `${count(done.exercises, 'new exercise')} added.` : 'No new exercises.'}</p><p><a href="/workouts">See your workouts</a> · <a href="/progress">See your progress</a></p></div>`
+      }${done.others?.skipped ? `${count(done.others.skipped, 'measurement or meal', 'measurements or meals')} already in your record ${done.others.skipped === 1 ? 'was' : 'were'} skipped. ` : ''}${
+        done.exercises ? `${count(done.exercises, 'new exercise')} added.` : 'No new exercises.'
+      }</p><p><a href="/workouts">See your workouts</a> · <a href="/progress">See your progress</a></p></div>`
     : ''
 }
 ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
-<div class="card">
+<section class="card" aria-labelledby="csv-title"><h2 id="csv-title">Hevy or Strong</h2>
 <p>Bring your history from Hevy or Strong: export it as CSV in the app, then upload the file here. The whole file is imported, or none of it: a row RepLedger cannot read is named by its line, and nothing is saved. Importing the same file again, or a later export that overlaps it, adds only the workouts not yet in your record.</p>
-<form id="import-form" method="post" action="/import" enctype="multipart/form-data"><input type="hidden" name="_csrf" value="${session.csrf}">
+<form id="import-form" method="post" action="/import" enctype="multipart/form-data" data-upload><input type="hidden" name="_csrf" value="${session.csrf}">
 <fieldset><legend><strong>Exported from</strong></legend>
 <label class="area"><input type="radio" name="app" value="hevy"${checked(from === 'hevy')}><span>Hevy <span class="hint">(in Hevy's settings, export your workouts as CSV; the file says itself whether it is in kilograms or pounds)</span></span></label>
 <label class="area"><input type="radio" name="app" value="strong"${checked(from === 'strong')}><span>Strong <span class="hint">(in Strong's settings, export your data as CSV)</span></span></label>
@@ -188,8 +259,16 @@ ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <label for="file">Export file (CSV, at most ${IMPORT_MAX_BYTES / 1024 / 1024} MB)</label>
 <input type="file" id="file" name="file" accept=".csv,text/csv" required>
 <p class="hint">Times in the file are read in your timezone, ${athlete.profile.timezone.replaceAll('_', ' ')}. After the upload, saving takes about a second for a year of training; the summary then appears here.</p>
-<div id="import-progress" hidden><progress id="import-bar" aria-labelledby="import-words"></progress><p id="import-words" aria-live="polite"></p></div>
+<div id="import-progress" data-upload-progress hidden><progress id="import-bar" aria-labelledby="import-words"></progress><p id="import-words" aria-live="polite"></p></div>
 <button type="submit">Import</button>
-</form></div>
+</form></section>
+<section class="card" aria-labelledby="health-title"><h2 id="health-title">Apple Health</h2>
+<p>Bring your workouts, body weight and body fat, and what you ate each day, from the Health app on your iPhone: tap your picture at the top right, then <strong>Export All Health Data</strong>, and upload the <strong>export.zip</strong> it makes (AirDrop or Files bring it to this device). Heart rate, steps and other samples are not kept. Each day's food becomes one meal, “${DAY_TOTAL_NAME}”; today's is left out until it is complete. Uploading a newer export later adds only what is new.</p>
+<form id="health-form" method="post" action="${HEALTH_PATH}" enctype="multipart/form-data" data-upload><input type="hidden" name="_csrf" value="${session.csrf}">
+<label for="health-file">The Health app's export (export.zip, at most ${HEALTH_UPLOAD_MAX_BYTES / 1024 / 1024 / 1024} GB)</label>
+<input type="file" id="health-file" name="file" accept=".zip,.xml,application/zip,text/xml" required>
+<div id="health-progress" data-upload-progress hidden><progress aria-labelledby="health-words"></progress><p id="health-words" aria-live="polite"></p></div>
+<button type="submit">Import from Apple Health</button>
+</form></section>
 <script>${IMPORT_PROGRESS_SCRIPT}</script>`;
 }
