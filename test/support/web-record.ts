@@ -107,11 +107,16 @@ export async function signedInClient(base: string, email: string): Promise<FormC
 }
 
 /** A multipart upload to /import over HTTP with the client's cookies, as the browser's form sends it. */
-export async function uploadImport(c: FormClient, fields: Record<string, string | string[]>, file: { name: string; text: string } | null) {
+export async function uploadImport(
+  c: FormClient,
+  fields: Record<string, string | string[]>,
+  file: { name: string; text: string | Buffer; type?: string } | null,
+  path = '/import',
+) {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) form.append(k, one);
-  if (file) form.append('file', new Blob([file.text], { type: 'text/csv' }), file.name);
-  const res = await fetch(`${c.base}/import`, {
+  if (file) form.append('file', new Blob([file.text], { type: file.type ?? 'text/csv' }), file.name);
+  const res = await fetch(`${c.base}${path}`, {
     method: 'POST',
     body: form,
     redirect: 'manual',

@@ -14,23 +14,13 @@ import { seriousViolations } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { PASSWORD, registerPro } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
-import { signedInClient } from '../support/web-record.ts';
+import { signedInClient, uploadImport } from '../support/web-record.ts';
 
 const noBrowser = whyNoBrowser();
 const files = tempDir('repledger-health-web-');
 
-async function send(c: FormClient, fields: Record<string, string>, file: { name: string; bytes: Buffer } | null) {
-  const form = new FormData();
-  for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  if (file) form.append('file', new Blob([file.bytes], { type: 'application/zip' }), file.name);
-  const res = await fetch(`${c.base}/import/apple-health`, {
-    method: 'POST',
-    body: form,
-    redirect: 'manual',
-    headers: { origin: c.base, cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
-  });
-  return { status: res.status, text: await res.text(), location: res.headers.get('location') };
-}
+const send = (c: FormClient, fields: Record<string, string>, file: { name: string; bytes: Buffer } | null) =>
+  uploadImport(c, fields, file && { name: file.name, text: file.bytes, type: 'application/zip' }, '/import/apple-health');
 
 const recordSize = async (s: TestServer, athleteId: string) => (await s.app.events.readStream(streams.record(athleteId))).length;
 const uploadsLeft = (s: TestServer) => {
