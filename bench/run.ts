@@ -39,6 +39,7 @@ import { formatColdCommand, measureColdCommand } from './cold-command.ts';
 import { formatCli, measureCli } from './cli.ts';
 import { formatBackup, measureBackup } from './backup.ts';
 import { formatImportStalls, measureImportStalls } from './import-stall.ts';
+import { formatImporters, measureImporters } from './importers.ts';
 import { formatProjectionThroughput, formatRebuildLag, measureProjectionThroughput, measureRebuildLag } from './projection.ts';
 import {
   formatFloors,
@@ -622,6 +623,8 @@ try {
   else if (process.argv[2] === 'cold') console.log(formatColdCommand(await measureColdCommand(progress)));
   // How long a request waits while the service saves an import (no target: information).
   else if (process.argv[2] === 'import-stall') console.log(formatImportStalls(await measureImportStalls()));
+  // Each importer's throughput beside the Hevy CSV import's (information).
+  else if (process.argv[2] === 'importers') console.log(formatImporters(await measureImporters(progress)));
   // Projected events per second through the worker, batched against a transaction per event (information).
   else if (process.argv[2] === 'projection') {
     console.log(formatProjectionThroughput(await measureProjectionThroughput()));

@@ -29,8 +29,6 @@ export default class Backup extends AppCommand {
     this.log(
       `Backed up ${manifest.events} event(s) up to position ${manifest.last_position}, ${manifest.proposal_keys} proposal key(s) and ${manifest.chains.length} receipt chain(s) (${links} link(s)) to ${result.file}.`,
     );
-    if (!manifest.files['oauth-keys.json'])
-      this.logToStderr('No OAuth keys file was found to back up: a store restored from this backup starts with new keys, and every client signs in again.');
     return { file: result.file, pages: result.pages, seconds: result.seconds, manifest };
   }
 }

@@ -6,16 +6,18 @@
 // every step copies the store as it was when the backup began, whatever is committed meanwhile.
 // Without it, SQLite restarts a backup whenever another connection commits, and one taken under
 // a steady stream of commits would never finish. The event count, last position and proposal keys
-// are read in the same transaction, so the manifest describes exactly the copy.
-import { copyFileSync, chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+// are read in the same transaction, so the manifest describes exactly the copy. The OAuth keys file
+// is read once, before: the copy written and the SHA-256 in the manifest are of those bytes.
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
 import { BACKUP_STEP_PAGES } from '../../contracts/policy.ts';
 import type { Config } from '../config.ts';
 import { DomainError } from '../domain/errors.ts';
 import { chainHeadsOf } from './chains.ts';
-import { fileEntryOf } from './files.ts';
+import { entryOfBytes, fileEntryOf } from './files.ts';
 import { BACKUP_FILES, BACKUP_FORMAT, MANIFEST_FILE, sealManifest, type Manifest } from './manifest.ts';
+import { StagingDir } from './staging.ts';
 
 /** The embedded store's file in a data directory (as services/app.ts opens it). */
 export const STORE_FILE = 'repledger.db';
@@ -39,36 +41,22 @@ export function refuseDistributed(config: Config, what: 'backup' | 'restore'): v
   );
 }
 
-/** A folder that is removed unless `keep` is called, also when the process is interrupted. */
-export class StagingDir {
-  readonly path: string;
-  #kept = false;
-  readonly #onSignal = (signal: NodeJS.Signals) => {
-    this.discard();
-    process.exit(signal === 'SIGINT' ? 130 : signal === 'SIGHUP' ? 129 : 143);
-  };
-
-  constructor(besides: string, label: string) {
-    this.path = join(dirname(besides), `.${basename(besides)}.${label}-${process.pid}`);
-    rmSync(this.path, { recursive: true, force: true });
-    mkdirSync(this.path, { recursive: true, mode: 0o700 });
-    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, this.#onSignal);
-  }
-
-  /** Renames the folder to `target` (which must not exist, or be an empty directory). */
-  keep(target: string): void {
-    renameSync(this.path, target);
-    this.#kept = true;
-    this.#unhook();
-  }
-
-  discard(): void {
-    this.#unhook();
-    if (!this.#kept) rmSync(this.path, { recursive: true, force: true });
-  }
-
-  #unhook(): void {
-    for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeListener(s, this.#onSignal);
+/**
+ * The OAuth keys file's bytes. None, or a file that cannot be read, refuses the backup: a store
+ * restored without its keys signs every client out, and a backup should not be found to lack them
+ * only when it is needed (a CLI run with another OAUTH_KEYS_FILE or DATA_DIR than the server's).
+ */
+function readOAuthKeys(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code === 'ENOENT')
+      throw new DomainError(
+        'not_found',
+        `there is no OAuth keys file at ${path} to back up: are OAUTH_KEYS_FILE and DATA_DIR the server's? The service makes the file on its first start; without it a restored store signs every client out.`,
+      );
+    throw new DomainError('invalid_input', `cannot read the OAuth keys file ${path} to back up (${message}): nothing was backed up`);
   }
 }
 
@@ -79,6 +67,7 @@ export async function takeBackup(config: Config, target: string, options: { step
   if (existsSync(target)) throw new DomainError('invalid_input', `${target} exists; a backup is written to a new folder and never overwrites`);
   if (!existsSync(dirname(target)) || !statSync(dirname(target)).isDirectory())
     throw new DomainError('invalid_input', `cannot write ${target}: ${dirname(target)} is not a directory`);
+  const oauthKeys = readOAuthKeys(config.oauthKeysFile);
   const staging = new StagingDir(target, 'partial');
   try {
     const copy = join(staging.path, BACKUP_FILES.store);
@@ -119,14 +108,10 @@ export async function takeBackup(config: Config, target: string, options: { step
     } finally {
       copied.close();
     }
-    const keysCopy = join(staging.path, BACKUP_FILES.oauthKeys);
-    if (existsSync(config.oauthKeysFile)) {
-      copyFileSync(config.oauthKeysFile, keysCopy);
-      chmodSync(keysCopy, 0o600);
-    }
+    writeFileSync(join(staging.path, BACKUP_FILES.oauthKeys), oauthKeys, { mode: 0o600, flag: 'wx' });
     started = performance.now();
     const storeEntry = (await fileEntryOf(copy))!;
-    const keysEntry = await fileEntryOf(keysCopy);
+    const keysEntry = entryOfBytes(oauthKeys);
     seconds.checksums = (performance.now() - started) / 1000;
     const manifest = sealManifest({
       format: BACKUP_FORMAT,
@@ -134,7 +119,7 @@ export async function takeBackup(config: Config, target: string, options: { step
       engine: 'sqlite',
       ...snapshot,
       chains,
-      files: { [BACKUP_FILES.store]: storeEntry, ...(keysEntry && { [BACKUP_FILES.oauthKeys]: keysEntry }) },
+      files: { [BACKUP_FILES.store]: storeEntry, [BACKUP_FILES.oauthKeys]: keysEntry },
     });
     writeFileSync(join(staging.path, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
     // Asked again: a folder made at the name meanwhile is not replaced (rename would replace an empty one).

@@ -14,3 +14,8 @@ export async function fileEntryOf(path: string): Promise<FileEntry | null> {
   }
   return { bytes, sha256: hash.digest('hex') };
 }
+
+/** Size and SHA-256 of bytes in hand: those written, so that the entry is of exactly what was read. */
+export function entryOfBytes(bytes: Uint8Array): FileEntry {
+  return { bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+}

@@ -12,9 +12,10 @@ import { DatabaseSync } from 'node:sqlite';
 import { isDeepStrictEqual } from 'node:util';
 import { loadConfig, type Config } from '../config.ts';
 import { DomainError } from '../domain/errors.ts';
-import { refuseDistributed, StagingDir, STORE_FILE } from './backup.ts';
+import { refuseDistributed, STORE_FILE } from './backup.ts';
 import { fileEntryOf } from './files.ts';
 import { BACKUP_FILES, fileProblems, headProblems, MANIFEST_FILE, readManifest, type Manifest } from './manifest.ts';
+import { StagingDir } from './staging.ts';
 
 export type RestoreStep = 'checking' | 'verifying receipt chains' | 'replaying projections';
 export type RestoreProgress = (step: RestoreStep, done: number, total: number) => void;

@@ -43,6 +43,13 @@ export interface ThreadImportInput {
   importHints?: Partial<Record<ExportApp, string>>;
 }
 
+/** The Health app's export, too large to hand over in memory: the worker streams it from `path`. */
+export interface ThreadHealthInput {
+  parse: { app: 'apple_health' };
+  fileName: string;
+  path: string;
+}
+
 /** The stores the worker opens: the app's own, by what its configuration named. */
 export interface WorkerSetup {
   events: { engine: 'sqlite'; path: string } | { engine: 'kurrentdb'; url: string };
@@ -53,7 +60,7 @@ export interface WorkerSetup {
 export interface ImportJob {
   id: number;
   athlete: AthleteState;
-  input: Omit<ThreadImportInput, 'bytes'> & { bytes: Uint8Array };
+  input: (Omit<ThreadImportInput, 'bytes'> & { bytes: Uint8Array }) | ThreadHealthInput;
   /** The app's clock when the upload was handed over: the import's "now" and its events' time. */
   now: string;
   /**
@@ -109,17 +116,23 @@ export class ImportThread extends EventEmitter {
   }
 
   /** The import's summary; a Garmin upload's also counts its FIT files. */
-  async run(athlete: AthleteState, input: ThreadImportInput): Promise<ImportResult | GarminResult> {
+  async run(athlete: AthleteState, input: ThreadImportInput | ThreadHealthInput): Promise<ImportResult | GarminResult> {
     const worker = await this.#started();
     const id = this.#nextId++;
-    const { bytes, ...rest } = input;
-    // Copied into a buffer of its own, which is moved to the worker rather than copied again.
-    const own = new Uint8Array(bytes.byteLength);
-    own.set(bytes);
-    const job: ImportJob = { id, athlete, input: { ...rest, bytes: own }, now: this.#app.clock.now().toISOString(), gate: this.gate };
+    let handed: ImportJob['input'] = input as ThreadHealthInput;
+    const moved: ArrayBuffer[] = [];
+    if ('bytes' in input) {
+      const { bytes, ...rest } = input;
+      // Copied into a buffer of its own, which is moved to the worker rather than copied again.
+      const own = new Uint8Array(bytes.byteLength);
+      own.set(bytes);
+      handed = { ...rest, bytes: own };
+      moved.push(own.buffer);
+    }
+    const job: ImportJob = { id, athlete, input: handed, now: this.#app.clock.now().toISOString(), gate: this.gate };
     const result = new Promise<ImportResult | GarminResult>((resolve, reject) => this.#jobs.set(id, { resolve, reject }));
     worker.ref();
-    worker.postMessage({ type: 'import', job } satisfies ToWorker, [own.buffer]);
+    worker.postMessage({ type: 'import', job } satisfies ToWorker, moved);
     return result;
   }
 

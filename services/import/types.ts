@@ -1,6 +1,8 @@
 // The importers' shapes: what they parse (the import decider's input, services/domain/parsed-workouts.ts)
 // and how they refuse a file.
 
+import type { ImportApp } from '../../contracts/record.ts';
+
 export type { ParsedExercise, ParsedSet, ParsedWorkout } from '../domain/parsed-workouts.ts';
 
 /**
@@ -27,9 +29,11 @@ export class ImportRowError extends Error {
   }
 }
 
+/** The apps whose CSV exports RepLedger reads (and tells apart by their header). */
 export type ExportApp = 'hevy' | 'strong';
 
-export const APP_NAMES: Record<ExportApp, string> = { hevy: 'Hevy', strong: 'Strong' };
+/** How the apps RepLedger imports from are named to people. */
+export const APP_NAMES: Record<ImportApp, string> = { hevy: 'Hevy', strong: 'Strong', apple_health: 'Apple Health', garmin: 'Garmin' };
 
 /** A file another app exported, given to this app's importer: the header says which app it is. */
 export class WrongExportError extends ImportRowError {

@@ -16,6 +16,7 @@ import type { EventStore } from '../store/event-store.ts';
 import { openSqlite, type SqliteDatabase } from '../store/sqlite/database.ts';
 import { SqliteEventStore } from '../store/sqlite/event-store.ts';
 import { SqliteReadStore } from '../store/sqlite/read-store.ts';
+import { importAppleHealth } from './apple-health.ts';
 import { importGarmin, type GarminResult } from './garmin.ts';
 import { parseHevy } from './hevy.ts';
 import { importExport, type ImportResult, type ImportTarget } from './run.ts';
@@ -106,6 +107,7 @@ async function importIn(job: ImportJob, events: EventStore, runner: Stores['runn
   if (job.gate) Atomics.wait(job.gate, 0, 0, GATE_TIMEOUT_MS);
   const clock: Clock = { now: () => new Date(job.now) };
   const target: ImportTarget = { clock, records: new RecordService(events, clock), runner };
+  if (!('bytes' in job.input)) return importAppleHealth(target, job.athlete, { path: job.input.path, fileName: job.input.fileName });
   const { parse, fileName, bytes, importHints } = job.input;
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (parse.app === 'garmin') return importGarmin(target, job.athlete, { fileName, bytes: buffer });

@@ -1,5 +1,6 @@
 // Whether a process of this machine is running, for work that records which process holds it
-// (a projection rebuild's table, an export's partial file) and must tell a live holder from a dead one.
+// (a projection rebuild's table, an export's partial file, a backup's staging folder) and must tell
+// a live holder from a dead one.
 
 /** False for an id that names no process (0, negative, missing); EPERM means it runs under another user. */
 export function processAlive(pid: number): boolean {

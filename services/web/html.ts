@@ -311,11 +311,14 @@ export const COPY_SCRIPT = new Html(COPY_SOURCE);
  * of this page, its alert focused). Without script the form posts as any other.
  */
 const IMPORT_PROGRESS_SOURCE = `(function () {
-  var form = document.getElementById('import-form');
-  var box = document.getElementById('import-progress');
-  if (!form || !box || !window.XMLHttpRequest || !window.FormData || !window.DOMParser) return;
-  var bar = document.getElementById('import-bar');
-  var words = document.getElementById('import-words');
+  if (!window.XMLHttpRequest || !window.FormData || !window.DOMParser) return;
+  var forms = document.querySelectorAll('form[data-upload]');
+  for (var i = 0; i < forms.length; i++) watch(forms[i]);
+  function watch(form) {
+  var box = form.querySelector('[data-upload-progress]');
+  if (!box) return;
+  var bar = box.querySelector('progress');
+  var words = box.querySelector('[aria-live]');
   var button = form.querySelector('button[type=submit]');
   form.addEventListener('submit', function (event) {
     event.preventDefault();
@@ -356,6 +359,7 @@ const IMPORT_PROGRESS_SOURCE = `(function () {
     };
     request.send(new FormData(form));
   });
+  }
 })();`;
 export const IMPORT_PROGRESS_SCRIPT = new Html(IMPORT_PROGRESS_SOURCE);
 

@@ -4,10 +4,12 @@
 // and OAuth keys, and `receipts verify` passes on it. A backup with a flipped byte, cut short, or
 // whose manifest was edited is refused naming what is wrong, and the target stays empty; so is one
 // whose files and manifest agree but whose read models or chain heads do not (sealed again after
-// tampering), which only the proofs can catch.
-import { spawn } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// tampering), which only the proofs can catch. A backup or restore killed with SIGKILL midway leaves
+// nothing in place, and the next one removes what it left; a missing or unreadable OAuth keys file
+// refuses the backup.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'uvu';
@@ -134,9 +136,12 @@ test.before(async () => {
   assert.ok(lastCommitted > position, 'the log went on past the backup');
 });
 
-test('the backup is a folder: the store, the OAuth keys and a manifest saying where the log stood', () => {
+test('the backup is a folder: the store, the OAuth keys and a manifest saying where the log stood', async () => {
   assert.equal(readdirSync(backup).sort(), ['manifest.json', 'oauth-keys.json', 'repledger.db']);
   assert.equal(JSON.parse(readFileSync(join(backup, 'manifest.json'), 'utf8')), manifest);
+  const keys = readFileSync(join(source, 'secrets', 'oauth-keys.json'));
+  assert.equal(readFileSync(join(backup, 'oauth-keys.json')), keys, 'the OAuth keys file as it is');
+  assert.equal(manifest.files['oauth-keys.json'], await fileEntryOf(join(source, 'secrets', 'oauth-keys.json')), 'and as the manifest says');
   assert.is(manifest.format, 'repledger.backup.v1');
   assert.ok(manifest.events > 0 && manifest.proposal_keys > 0);
   assert.ok(
@@ -250,6 +255,101 @@ test("receipt chain heads other than the manifest's are refused", async () => {
   const chains = manifest.chains.map((c) => (c.links > 0 ? { ...c, digest: '0'.repeat(64) } : c));
   const dir = await resealed('other-heads', () => undefined, { chains });
   assert.match(await refusedRestore(dir, 'after-heads'), /receipt chain head is [0-9a-f]{64} after \d+ link\(s\), the manifest says 0{64}/);
+});
+
+/** Resolves once the command has written `pattern` to stderr (a progress line); fails if it ends first. */
+function stderrShows(child: ChildProcess, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const read = (d: Buffer) => {
+      seen += d.toString();
+      if (!pattern.test(seen)) return;
+      child.stderr!.off('data', read);
+      resolve();
+    };
+    child.stderr!.on('data', read);
+    child.once('close', () => reject(new Error(`the command ended before writing ${pattern} to stderr: ${seen}`)));
+  });
+}
+
+test('a backup killed with SIGKILL while it copies leaves nothing at its path, and nothing restore takes for a backup', async () => {
+  const target = join(root, 'killed-backup');
+  // One page a step: the first progress line comes with most of the store still to copy.
+  const run = startCli(['backup', '--file', target, '--step-pages', '1'], { DATA_DIR: source });
+  await stderrShows(run.child, /Backing up/);
+  run.child.kill('SIGKILL');
+  const r = await run.done;
+  assert.is(r.signal, 'SIGKILL', `killed, not ended: ${r.stderr}`);
+  assert.not.ok(existsSync(target), 'no folder at the path');
+  // No handler runs on SIGKILL, so the staging folder stays: it shows the kill came after the copy
+  // began and before the backup was whole, rather than after a backup that was quicker than the kill.
+  const staging = join(root, `.killed-backup.partial-${run.child.pid}`);
+  assert.ok(existsSync(join(staging, 'repledger.db')), 'the copy had begun');
+  assert.not.ok(existsSync(join(staging, 'manifest.json')), 'the backup was not whole');
+  assert.match(await refusedRestore(staging, 'after-killed-backup'), /it has no manifest\.json/);
+});
+
+/** The staging folders beside `name` in the test's folder. */
+function stagingBeside(name: string, label: 'partial' | 'restore'): string[] {
+  return readdirSync(root).filter((n) => n.startsWith(`.${name}.${label}-`));
+}
+
+/** A staging folder named by this test's process, which is alive: one another backup or restore is building. */
+function runningStaging(name: string, label: 'partial' | 'restore'): string {
+  const dir = join(root, `.${name}.${label}-${process.pid}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'repledger.db'), 'still being written');
+  return dir;
+}
+
+test("the next backup to that path removes the killed one's staging folder, and leaves a running one's alone", async () => {
+  assert.is(stagingBeside('killed-backup', 'partial').length, 1, 'the killed backup left its staging folder');
+  const running = runningStaging('killed-backup', 'partial');
+  const r = await cli(['backup', '--file', join(root, 'killed-backup'), '--json'], { DATA_DIR: source });
+  assert.is(r.code, 0, r.stderr + r.stdout);
+  assert.ok(existsSync(join(root, 'killed-backup', 'manifest.json')), 'backed up');
+  assert.equal(stagingBeside('killed-backup', 'partial'), [basename(running)], "only the running one's is left");
+  assert.is(readFileSync(join(running, 'repledger.db'), 'utf8'), 'still being written');
+  rmSync(running, { recursive: true });
+});
+
+test('a restore killed with SIGKILL while it verifies leaves the data directory empty', async () => {
+  const target = emptyTarget('killed-restore');
+  const run = startCli(['restore', '--file', backup], { DATA_DIR: target });
+  await stderrShows(run.child, /Verifying receipt chains/);
+  run.child.kill('SIGKILL');
+  const r = await run.done;
+  assert.is(r.signal, 'SIGKILL', `killed, not ended: ${r.stderr}`);
+  assert.equal(readdirSync(target), [], `${target} stays empty`);
+  assert.ok(existsSync(join(root, `.killed-restore.restore-${run.child.pid}`, 'repledger.db')), 'killed before its staging folder was renamed into place');
+});
+
+test("the next restore into that directory removes the killed one's staging folder, leaves a running one's alone, and restores", async () => {
+  assert.is(stagingBeside('killed-restore', 'restore').length, 1, 'the killed restore left its staging folder');
+  const running = runningStaging('killed-restore', 'restore');
+  const r = await cli(['restore', '--file', backup, '--json'], { DATA_DIR: join(root, 'killed-restore') });
+  assert.is(r.code, 0, r.stderr + r.stdout);
+  assert.is((JSON.parse(r.stdout) as { last_position: number }).last_position, position, 'restored');
+  assert.equal(stagingBeside('killed-restore', 'restore'), [basename(running)], "only the running one's is left");
+  assert.is(readFileSync(join(running, 'repledger.db'), 'utf8'), 'still being written');
+  rmSync(running, { recursive: true });
+});
+
+test('an OAuth keys file missing or unreadable refuses the backup, naming it, and leaves nothing', async () => {
+  const cases: Array<[string, string, RegExp]> = [
+    [join(root, 'no-such-keys.json'), 'not_found', /there is no OAuth keys file at \S*no-such-keys\.json/],
+    // A directory where the file should be, not a file of mode 000: the root user reads that anyway.
+    [root, 'invalid_input', /cannot read the OAuth keys file \S+ to back up \(EISDIR/],
+  ];
+  for (const [keys, code, message] of cases) {
+    const r = await cli(['backup', '--file', join(root, 'without-keys'), '--json'], { DATA_DIR: source, OAUTH_KEYS_FILE: keys });
+    assert.is(r.code, 2, `refused with exit 2: ${r.stderr}${r.stdout}`);
+    const failed = JSON.parse(r.stdout) as Failed;
+    assert.is(failed.error.code, code);
+    assert.match(failed.error.message, message);
+    assert.not.ok(existsSync(join(root, 'without-keys')), 'no backup');
+    assert.equal(stagingBeside('without-keys', 'partial'), [], 'no staging folder');
+  }
 });
 
 test("distributed mode: backup and restore refuse, pointing at KurrentDB's own backup", async () => {

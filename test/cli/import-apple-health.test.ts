@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { AppleHealthSummary } from '../../cli/commands/import/apple-health.ts';
 import { streams } from '../../contracts/events.ts';
 import { writeFileSync } from 'node:fs';
 import { writeHealthZip } from '../fixtures/apple-health-export.ts';
@@ -15,15 +16,7 @@ import { cli, cliJson } from '../support/cli.ts';
 const root = tempDir('repledger-health-cli-');
 const MAX_RSS = join(import.meta.dirname, '..', 'support', 'max-rss.ts');
 
-interface Summary {
-  workouts_in_file: number;
-  workouts_added: number;
-  workouts_skipped: number;
-  exercises_added: number;
-  measurements_added: number;
-  meals_added: number;
-  others_skipped: number;
-}
+type Summary = AppleHealthSummary;
 
 async function athleteIn(dir: string): Promise<string> {
   const env = { DATA_DIR: dir };
@@ -65,7 +58,7 @@ test('an export.zip imported, then again: everything once; other files and a bad
     measurements_added: 23,
     meals_added: 20,
     others_skipped: 0,
-  } as Summary);
+  });
   const after = await createdIn(dir, id);
   assert.equal(
     [after['workout.created'], after['body_measurement.created'], after['meal.created'], after['exercise.created'], after['import.completed']],

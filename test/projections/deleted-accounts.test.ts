@@ -24,14 +24,19 @@ async function modelsOf(app: App, athleteId: string): Promise<Record<string, unk
   return Object.fromEntries(Object.entries(models).map(([name, docs]) => [name, (docs as unknown[]).filter((d) => JSON.stringify(d).includes(athleteId))]));
 }
 
+/** A and B, each with a record; B's documents as they are. */
+async function twoAthletes(app: App): Promise<{ a: string; b: string; bBefore: Record<string, unknown> }> {
+  const a = await registerPro(app, 'a@example.com');
+  const b = await registerPro(app, 'b@example.com');
+  await seedRecord(app, a);
+  await seedRecord(app, b);
+  return { a, b, bBefore: await modelsOf(app, b) };
+}
+
 test('a log still holding a deleted account’s events: applying and replaying it forget them at the deletion', async () => {
   const t = await openTestApp();
   try {
-    const a = await registerPro(t.app, 'a@example.com');
-    const b = await registerPro(t.app, 'b@example.com');
-    await seedRecord(t.app, a);
-    await seedRecord(t.app, b);
-    const bBefore = await modelsOf(t.app, b);
+    const { a, b, bBefore } = await twoAthletes(t.app);
     assert.ok((await documentsOf(t.app, a)).length > 5, 'A has documents to forget');
 
     // The log as KurrentDB reads it after a soft delete, before a scavenge: A's events, then the deletion.
@@ -49,11 +54,7 @@ test('a log still holding a deleted account’s events: applying and replaying i
 test('a deletion committed while a replay runs: the swapped-in read models hold nothing of the account', async () => {
   const t = await openTestApp();
   try {
-    const a = await registerPro(t.app, 'a@example.com');
-    const b = await registerPro(t.app, 'b@example.com');
-    await seedRecord(t.app, a);
-    await seedRecord(t.app, b);
-    const bBefore = await modelsOf(t.app, b);
+    const { a, b, bBefore } = await twoAthletes(t.app);
 
     let deleted: Promise<unknown> | null = null;
     // The first batch is rebuilt (A's documents with it) before the deletion commits.

@@ -110,13 +110,13 @@ export async function signedInClient(base: string, email: string): Promise<FormC
 export async function uploadImport(
   c: FormClient,
   fields: Record<string, string | string[]>,
-  file: { name: string; text: string } | { name: string; bytes: Uint8Array; type: string } | null,
+  file: { name: string; text: string | Buffer; type?: string } | null,
+  path = '/import',
 ) {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) form.append(k, one);
-  if (file)
-    form.append('file', 'text' in file ? new Blob([file.text], { type: 'text/csv' }) : new Blob([Buffer.from(file.bytes)], { type: file.type }), file.name);
-  const res = await fetch(`${c.base}/import`, {
+  if (file) form.append('file', new Blob([file.text], { type: file.type ?? 'text/csv' }), file.name);
+  const res = await fetch(`${c.base}${path}`, {
     method: 'POST',
     body: form,
     redirect: 'manual',

@@ -33,33 +33,35 @@ test('over HTTP: a zip of FIT files, the summary, the same zip again, and refusa
     const athleteId = await registerPro(s.app);
     const c = await signedInClient(s.base, 'ada@example.com');
     const page = await c.get('/import');
-    assert.match(page.text, '<input type="radio" name="app" value="garmin">');
+    assert.match(page.text, '<input type="hidden" name="app" value="garmin">', 'the Garmin form names its app');
     const csrf = FormClient.csrf(page.text);
-    const zip = { name: 'garmin-week.zip', bytes: await week(), type: 'application/zip' };
+    const zip = { name: 'garmin-week.zip', text: await week(), type: 'application/zip' };
 
     const done = await uploadImport(c, { _csrf: csrf, app: 'garmin' }, zip);
     assert.is(done.status, 303, done.text);
-    assert.is(done.location, '/import?from=garmin&in_file=2&added=2&skipped=0&exercises=3&fit_files=3&fit_ignored=0&measurements=2&measurements_skipped=0');
+    assert.is(done.location, '/import?from=garmin&in_file=2&added=2&skipped=0&exercises=3&fit_files=3&fit_ignored=0&measurements=2&others_skipped=0');
     const summary = (await c.get(done.location!)).text;
     assert.match(
       summary,
-      'Imported 2 workouts and 2 body measurements from Garmin.</strong></p><p>The upload held 3 FIT files: 2 workouts. 3 new exercises added.',
+      'Imported 2 workouts and 2 body measurements from Garmin.</strong></p><p>The upload held 3 FIT files (2 workouts). 3 new exercises added.',
     );
     const saved = await recordEvents(s, athleteId);
     assert.equal(saved.filter((t) => t === 'workout.created').length, 2);
     assert.equal(saved.filter((t) => t === 'body_measurement.created').length, 2);
 
     const again = await uploadImport(c, { _csrf: csrf, app: 'garmin' }, zip);
-    assert.match((await c.get(again.location!)).text, '2 workouts and 2 body measurements were already in your record and skipped. No new exercises.');
+    assert.match(
+      (await c.get(again.location!)).text,
+      '2 workouts were already in your record and skipped. 2 body measurements already in your record were skipped. No new exercises.',
+    );
 
     const before = await recordEvents(s, athleteId);
     const damaged = Uint8Array.from(strengthFit({ serialNumber: 7, start: day(5) }));
     damaged[40]! ^= 0xff;
-    const crc = await uploadImport(c, { _csrf: csrf, app: 'garmin' }, { name: 'bench.fit', bytes: damaged, type: 'application/octet-stream' });
+    const crc = await uploadImport(c, { _csrf: csrf, app: 'garmin' }, { name: 'bench.fit', text: Buffer.from(damaged), type: 'application/octet-stream' });
     assert.is(crc.status, 400);
-    assert.match(crc.text, 'bench.fit: the FIT file fails its CRC check');
+    assert.match(crc.text, 'Garmin: bench.fit: the FIT file fails its CRC check');
     assert.match(crc.text, 'nothing was imported');
-    assert.match(crc.text, '<input type="radio" name="app" value="garmin" checked>', 'the form as it was sent');
     const csv = await uploadImport(
       c,
       { _csrf: csrf, app: 'garmin' },
@@ -70,7 +72,7 @@ test('over HTTP: a zip of FIT files, the summary, the same zip again, and refusa
     const empty = await uploadImport(
       c,
       { _csrf: csrf, app: 'garmin' },
-      { name: 'notes.zip', bytes: await zipOf({ 'notes.txt': 'hi' }), type: 'application/zip' },
+      { name: 'notes.zip', text: await zipOf({ 'notes.txt': 'hi' }), type: 'application/zip' },
     );
     assert.is(empty.status, 400);
     assert.match(empty.text, 'notes.zip: the zip holds no .fit file');
@@ -97,9 +99,8 @@ if (noBrowser) {
       await page.click('button[type=submit]');
       await page.waitForURL(`${s.base}/account`);
       await page.goto(`${s.base}/import`);
-      await page.check('input[name=app][value=garmin]');
-      await page.setInputFiles('#file', { name: 'garmin-week.zip', mimeType: 'application/zip', buffer: await week() });
-      await page.click('form[action="/import"] button[type=submit]');
+      await page.setInputFiles('#garmin-file', { name: 'garmin-week.zip', mimeType: 'application/zip', buffer: await week() });
+      await page.click('#garmin-form button[type=submit]');
       await page.waitForSelector('[role=status]');
       assert.match((await page.textContent('[role=status]')) ?? '', 'Imported 2 workouts and 2 body measurements from Garmin.');
       assert.equal(await seriousViolations(page), []);
@@ -107,9 +108,8 @@ if (noBrowser) {
 
       const damaged = Uint8Array.from(runFit({ serialNumber: 8, start: day(6) }));
       damaged[40]! ^= 0xff;
-      await page.check('input[name=app][value=garmin]');
-      await page.setInputFiles('#file', { name: 'run.fit', mimeType: 'application/octet-stream', buffer: Buffer.from(damaged) });
-      await page.click('form[action="/import"] button[type=submit]');
+      await page.setInputFiles('#garmin-file', { name: 'run.fit', mimeType: 'application/octet-stream', buffer: Buffer.from(damaged) });
+      await page.click('#garmin-form button[type=submit]');
       await page.waitForSelector('[role=alert]');
       assert.match((await page.textContent('[role=alert]')) ?? '', 'run.fit: the FIT file fails its CRC check');
       assert.equal(await atBothWidths(page, 'web-import-fit-refused'), []);

@@ -1,15 +1,10 @@
 import { Flags } from '@oclif/core';
 import { AppCommand } from '../../base.ts';
 import { athleteFlag, findAthlete } from '../../athlete.ts';
+import type { ImportSummary } from '../../import.ts';
 import { progressBar } from '../../progress.ts';
 
-export interface AppleHealthSummary {
-  athlete_id: string;
-  file: string;
-  workouts_in_file: number;
-  workouts_added: number;
-  workouts_skipped: number;
-  exercises_added: number;
+export interface AppleHealthSummary extends ImportSummary {
   measurements_added: number;
   meals_added: number;
   /** Measurements and meals already in the record. */
