@@ -14,6 +14,7 @@ import { WORKOUT_DETAILS, WORKOUTS, type WorkoutDetailDoc, type WorkoutSummaryDo
 import type { Services } from '../api/services.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { AthleteState } from '../domain/athlete.ts';
+import { APP_NAMES } from '../import/types.ts';
 import { getSavedRoutine } from '../reads/routines.ts';
 import { getCompletedWorkout } from '../reads/workouts.ts';
 import { RECORD_FIELDS, supersetLetter } from '../words/record-fields.ts';
@@ -279,7 +280,7 @@ ${pager('/workouts', page, 'workouts')}</div>`,
       session,
       html`${trainingNav('/workouts')}<p><a href="/workouts">← All workouts</a></p>
 <h1>${workout.title.value}</h1>
-<p class="meta">${facts.join(' · ')}${detail?.source ? ` · imported from ${detail.source.app === 'hevy' ? 'Hevy' : 'Strong'}` : ''}</p>
+<p class="meta">${facts.join(' · ')}${detail?.source ? ` · imported from ${APP_NAMES[detail.source.app]}` : ''}</p>
 <p class="edit-links"><a href="${editPath('completed_workout', id)}">Change this workout</a><a class="danger" href="${editPath('completed_workout', id)}/remove">Remove it…</a></p>
 ${await lastChangeOn(app, athlete, ['completed_workout'])}
 ${detail?.notes ? html`<div class="card"><h2>Notes</h2><p class="notes">${detail.notes}</p></div>` : ''}

@@ -47,6 +47,11 @@ test('over HTTP: a zip of FIT files, the summary, the same zip again, and refusa
     );
     const saved = await recordEvents(s, athleteId);
     assert.equal(saved.filter((t) => t === 'workout.created').length, 2);
+    const run = (await s.app.events.readStream(`record-${athleteId}`)).find(
+      (e) => e.type === 'workout.created' && (e.data as { item: { title: string } }).item.title === 'Running',
+    );
+    const runPage = (await c.get(`/workouts/${(run!.data as { item: { id: string } }).item.id}`)).text;
+    assert.match(runPage, 'imported from Garmin', "the workout's page says where it came from");
     assert.equal(saved.filter((t) => t === 'body_measurement.created').length, 2);
 
     const again = await uploadImport(c, { _csrf: csrf, app: 'garmin' }, zip);
