@@ -8,9 +8,11 @@ import { join } from 'node:path';
 import { openApp } from '../services/app.ts';
 import { loadConfig } from '../services/config.ts';
 import { importAppleHealth } from '../services/import/apple-health.ts';
+import { importGarmin } from '../services/import/garmin.ts';
 import { parseHevy } from '../services/import/hevy.ts';
 import { importExport, type ImportResult } from '../services/import/run.ts';
 import { writeHealthZip } from '../test/fixtures/apple-health-export.ts';
+import { runFit, strengthFit, weightFit, zipOf, type StrengthSet } from '../test/fixtures/fit-files.ts';
 import { generateHevyExport } from '../test/fixtures/hevy-export.ts';
 import { registerAthlete, tempDir } from '../test/support/app.ts';
 
@@ -61,7 +63,49 @@ const IMPORTERS: Importer[] = [
     },
     run: async (app, athleteId, path) => importAppleHealth(app, (await app.athletes.get(athleteId))!, { path, fileName: 'export.zip' }),
   },
+  {
+    name: 'Garmin FIT',
+    write: async (dir) => {
+      const path = join(dir, 'garmin.zip');
+      writeFileSync(path, await garminZip());
+      return path;
+    },
+    run: async (app, athleteId, path) => {
+      const { readFileSync } = await import('node:fs');
+      return importGarmin(app, (await app.athletes.get(athleteId))!, { fileName: 'garmin.zip', bytes: readFileSync(path) });
+    },
+  },
 ];
+
+/** A strength session of a watch's: six exercises of four sets each. */
+const SESSION: StrengthSet[] = (
+  [
+    ['benchPress', 1],
+    ['squat', 0],
+    ['row', 1],
+    ['shoulderPress', 0],
+    ['curl', 1],
+    ['plank', 0],
+  ] as const
+).flatMap(([category, name]) => Array.from({ length: 4 }, (_, i) => ({ category, name, reps: 8 + i, weightKg: 40 + 2.5 * i, seconds: 40 })));
+
+/**
+ * Three years from a Garmin watch and scale as one zip of .fit files, as many sessions as the
+ * Hevy file's 450: two strength sessions to each 30-minute run (a record message a second, as a
+ * watch writes them), and a weigh-in a week.
+ */
+async function garminZip(): Promise<Buffer> {
+  const files: Record<string, Uint8Array> = {};
+  const first = Date.UTC(2023, 0, 2, 7);
+  for (let i = 0; i < 450; i++) {
+    const start = new Date(first + Math.floor(i * 2.4) * 86_400_000);
+    const id = { serialNumber: 3_412_345_678, start };
+    files[`activities/${i}.fit`] = i % 3 === 2 ? runFit(id, { seconds: 1800, pauseSeconds: 30, metres: 5500, everySeconds: 1 }) : strengthFit(id, SESSION);
+  }
+  for (let w = 0; w < 156; w++)
+    files[`weight/${w}.fit`] = weightFit({ serialNumber: 99, start: new Date(first + w * 7 * 86_400_000) }, { kg: 80 - w / 20, fatPercent: 20 - w / 50 });
+  return zipOf(files);
+}
 
 const recordsOf = (r: ImportResult) => r.workouts_added + (r.others ? r.others.measurements_added + r.others.meals_added : 0);
 
