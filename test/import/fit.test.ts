@@ -3,6 +3,7 @@
 // and distance, a weight scale's readings; other FIT types told apart; anything not an intact FIT
 // file refused, saying what is wrong.
 import { Profile } from '@garmin/fitsdk';
+import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { exerciseName, parseFit, readable, type FitFile } from '../../services/import/fit.ts';
@@ -125,6 +126,33 @@ test("exercise names: the category's own name, the category alone, or unknown; n
   assert.is(readable('barbellBenchPress'), 'Barbell bench press');
   assert.is(readable('strengthTraining'), 'Strength training');
   assert.is(readable('45DegreePlank'), '45 degree plank');
+});
+
+test('any one byte changed in a FIT file refuses it: nothing damaged is read as if it were whole', () => {
+  const files = [strengthFit(id), runFit(id), weightFit(id)];
+  fc.assert(
+    fc.property(fc.nat(files.length - 1), fc.nat(), fc.integer({ min: 1, max: 255 }), (which, at, mask) => {
+      const bytes = Uint8Array.from(files[which]!);
+      const i = at % bytes.length;
+      bytes[i]! ^= mask;
+      const error = refusal(bytes);
+      assert.ok(error.message.length > 0, `byte ${i} ^ ${mask}`);
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('every exercise in the SDK profile has a readable name of at most 100 characters', () => {
+  const lists = Object.keys(Profile.types).filter((k) => k.endsWith('ExerciseName'));
+  assert.ok(lists.length > 30, `${lists.length} lists`);
+  for (const list of lists) {
+    const category = list.slice(0, -'ExerciseName'.length);
+    for (const [n, raw] of Object.entries(Profile.types[list]!)) {
+      const name = exerciseName({ category: [category as never], categorySubtype: [Number(n)] });
+      assert.ok(name.length >= 1 && name.length <= 100, `${list}[${n}] -> ${name}`);
+      assert.is.not(name, 'Unknown exercise', `${list}[${n}] ${raw}`);
+    }
+  }
 });
 
 function exerciseNameOf(list: string, n: number): string {
