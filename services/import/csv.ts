@@ -155,6 +155,14 @@ export function readCsvTable<R extends string, O extends string = never>(text: s
   // An image, a spreadsheet or a zip chosen by mistake: say that, not which columns it lacks.
   // Text files hold no NUL, and bytes that are not UTF-8 decode to U+FFFD.
   const head = text.slice(0, 4096);
+  // A Garmin FIT file says so in bytes 8-11 of its header; the bytes before it are binary, and
+  // may decode to fewer characters than bytes, so it is looked for in the first few.
+  if (head.slice(0, 14).includes('.FIT')) {
+    throw new ImportRowError(
+      1,
+      'this is a Garmin FIT file, not a CSV export: import it as Garmin FIT files (`repledger import fit`, or the Garmin section of the Import page)',
+    );
+  }
   if (head.includes('\u0000') || (head.match(/\uFFFD/g)?.length ?? 0) > 3) {
     throw new ImportRowError(1, 'this is not a CSV text file (it looks like an image, a spreadsheet or an archive): choose the CSV file the app exported');
   }

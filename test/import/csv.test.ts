@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkRange, checkTitle, csvRecords, detectSeparator, exportAppOf, numberField, readCsvTable, type CsvRecord } from '../../services/import/csv.ts';
 import { ImportRowError, WrongExportError } from '../../services/import/types.ts';
+import { strengthFit } from '../fixtures/fit-files.ts';
 
 function records(text: string, separator: ',' | ';' = ','): CsvRecord[] {
   return [...csvRecords(text, separator)];
@@ -26,6 +27,13 @@ test('a binary file (an image chosen by mistake) is refused as not a CSV, not by
   assert.match(e.message, 'this is not a CSV text file');
   // Text in another language is text: accents and CJK pass.
   assert.is(readCsvTable('título,名前\nPress,ベンチ\n', { required: ['título'] }).rows.length, 1);
+});
+
+test('a Garmin FIT file is refused as one, saying how to import it', () => {
+  const fit = Buffer.from(strengthFit({ serialNumber: 1, start: new Date('2026-03-02T07:00:00Z') })).toString('utf8');
+  const e = rowError(() => readCsvTable(fit, { required: ['a'] }));
+  assert.is(e.line, 1);
+  assert.match(e.message, /^line 1: this is a Garmin FIT file, not a CSV export: import it as Garmin FIT files/);
 });
 
 test('plain records with their line numbers', () => {
