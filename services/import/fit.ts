@@ -12,7 +12,7 @@
 // FIT times are UTC; weights kg; distances metres; durations seconds: the record's own units.
 import { Decoder, Profile, Stream } from '@garmin/fitsdk';
 import type { FileIdMesg, FitMessages, SessionMesg, SetMesg, WeightScaleMesg } from '@garmin/fitsdk';
-import { RECORD_BOUNDS } from '../../contracts/policy.ts';
+import { LIMITS, RECORD_BOUNDS } from '../../contracts/policy.ts';
 import type { ParsedExercise, ParsedMeasurement, ParsedSet, ParsedWorkout } from '../domain/parsed-workouts.ts';
 import { ImportFileError } from './types.ts';
 
@@ -22,6 +22,8 @@ export type FitFile =
   /** A FIT file of another type (settings, monitoring, a course…): nothing in it is imported. */
   | { type: 'other'; file_id: string | null; fit_type: string };
 
+/** Exercises in one workout, as the record stores it (contracts/record.ts). */
+const MAX_EXERCISES = 100;
 /** The exercise category's value for "not given" (the SDK's `unknown`, 0xFFFE). */
 const UNKNOWN_EXERCISE = 65534;
 /** The largest value of a uint16 exercise name, "invalid" in FIT. */
@@ -89,6 +91,10 @@ function workoutOf(messages: FitMessages, key: string, entry: string | null, ref
   const ended = Math.max(...ends);
   const activeSets = (messages.setMesgs ?? []).map((set, i) => ({ set, number: i + 1 })).filter(({ set }) => set.setType === 'active');
   const exercises = activeSets.length > 0 ? strengthExercises(activeSets, exerciseTitles(messages), refuse) : sessionExercises(sessions, refuse);
+  // The stored workout's limits, said here of the file rather than by the record's check of the whole import.
+  const sets = exercises.reduce((n, e) => n + e.sets.length, 0);
+  if (sets > LIMITS.achievedSetCountMax) refuse(`the activity has ${sets} sets; a workout holds at most ${LIMITS.achievedSetCountMax}`);
+  if (exercises.length > MAX_EXERCISES) refuse(`the activity has ${exercises.length} exercises; a workout holds at most ${MAX_EXERCISES}`);
   return {
     source_ref: key,
     title: titleOf(sessions),

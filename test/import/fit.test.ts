@@ -117,6 +117,12 @@ test('a value past what the record holds is refused, naming its message, not cut
   assert.is(refusal(heavy).message, 'set message 1 has weight 2500 kg, more than the 2000 kg a record holds');
 });
 
+test('an activity with more sets than a workout holds is refused, saying so', () => {
+  const many = Array.from({ length: 201 }, () => ({ category: 'squat' as const, reps: 5, weightKg: 60, seconds: 20 }));
+  assert.is(refusal(strengthFit(id, many)).message, 'the activity has 201 sets; a workout holds at most 200');
+  assert.is(activity(parseFit(strengthFit(id, many.slice(1)), null)).exercises[0]!.sets.length, 200);
+});
+
 test("exercise names: the category's own name, the category alone, or unknown; names read as words", () => {
   assert.is(exerciseName({ category: ['squat'], categorySubtype: [65534] }), 'Squat');
   assert.is(exerciseName({ category: ['deadlift'], categorySubtype: [0] }), readable(String(exerciseNameOf('deadliftExerciseName', 0))));
