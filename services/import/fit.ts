@@ -46,7 +46,8 @@ export function parseFit(bytes: Uint8Array, entry: string | null): FitFile {
   const type = String(fileId.type ?? 'unknown');
   if (type !== 'activity' && type !== 'weight') return { type: 'other', file_id: keyOf(fileId), fit_type: type };
   const key = keyOf(fileId) ?? refuse(`the ${type} file's file id has no time created, which tells one recording from another`);
-  if (type === 'weight') return { type: 'weight', file_id: key, measurements: measurementsOf(messages.weightScaleMesgs ?? [], key, entry, refuse) };
+  if (type === 'weight')
+    return { type: 'weight', file_id: key, measurements: measurementsOf(messages.weightScaleMesgs ?? [], deviceOf(fileId), entry, refuse) };
   return { type: 'activity', file_id: key, workout: workoutOf(messages, key, entry, refuse) };
 }
 
@@ -70,12 +71,16 @@ function checkIntact(bytes: Uint8Array, refuse: (message: string) => never): voi
     refuse('the FIT file fails its CRC check: it was damaged on the way (copy it again from the device or Garmin Connect)');
 }
 
-/** The file id: the device's serial number and the file's creation time (the device's maker and product without a serial). */
+/** The file id: the device's serial number and the file's creation time. */
 function keyOf(fileId: FileIdMesg): string | null {
   const created = fileId.timeCreated;
   if (!(created instanceof Date)) return null;
-  const device = fileId.serialNumber !== undefined ? String(fileId.serialNumber) : `${String(fileId.manufacturer ?? 'unknown')}-${String(fileId.product ?? 0)}`;
-  return `${device}:${created.toISOString()}`;
+  return `${deviceOf(fileId)}:${created.toISOString()}`;
+}
+
+/** The device that wrote the file: its serial number, or its maker and product when it gives none. */
+function deviceOf(fileId: FileIdMesg): string {
+  return fileId.serialNumber !== undefined ? String(fileId.serialNumber) : `${String(fileId.manufacturer ?? 'unknown')}-${String(fileId.product ?? 0)}`;
 }
 
 function instantOf(value: unknown): string | null {
@@ -243,10 +248,12 @@ function bounded(where: string, refuse: (message: string) => never) {
 
 /**
  * A weight-scale file's readings: weight (kg) and body fat (percent), each a measurement keyed by
- * the file id, its time and its metric. A reading the scale could not take is left out; a file
- * with none is refused, as it would import nothing.
+ * the device, the reading's time and its metric rather than by the file id: a device's weight file
+ * is a circular buffer of its latest readings, so two files of one scale share readings, and each
+ * is imported once. The same file again is skipped all the same. A reading the scale could not
+ * take is left out; a file with none is refused, as it would import nothing.
  */
-function measurementsOf(readings: readonly WeightScaleMesg[], key: string, entry: string | null, refuse: (message: string) => never): ParsedMeasurement[] {
+function measurementsOf(readings: readonly WeightScaleMesg[], device: string, entry: string | null, refuse: (message: string) => never): ParsedMeasurement[] {
   const out: ParsedMeasurement[] = [];
   for (const r of readings) {
     const at = instantOf(r.timestamp);
@@ -259,7 +266,7 @@ function measurementsOf(readings: readonly WeightScaleMesg[], key: string, entry
         RECORD_BOUNDS.measurementValue,
         '',
       );
-      if (v !== null) out.push({ source_ref: `${key}:${at}:${metric}`, measured_at: at, metric, value: v, line: 1, entry });
+      if (v !== null) out.push({ source_ref: `${device}:${at}:${metric}`, measured_at: at, metric, value: v, line: 1, entry });
     };
     add('bodyweight', r.weight);
     // Percent, the body_fat metric's canonical unit; over 100 is not a reading.

@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { streams } from '../../contracts/events.ts';
 import type { RecordItem } from '../../contracts/record.ts';
-import { runFit, settingsFit, strengthFit, weightFit, zipOf } from '../fixtures/fit-files.ts';
+import { runFit, settingsFit, strengthFit, weightFit, weightHistoryFit, zipOf } from '../fixtures/fit-files.ts';
 import { openTestApp, tempDir } from '../support/app.ts';
 import { cli, cliJson } from '../support/cli.ts';
 
@@ -140,6 +140,31 @@ test('a zip of FIT files imported, then again, then one of its files alone: each
   const other = await cliJson<Summary>(['import', 'fit', '--athlete', id, '--file', file('other.fit', runFit({ serialNumber: 8, start: day(3) }))], env);
   assert.equal([other.workouts_added, other.workouts_skipped, other.exercises_added], [1, 0, 0]);
   assert.equal(counts(await recordOf(dir, id)), { 'exercise.created': 3, 'workout.created': 3, 'body_measurement.created': 2, 'import.completed': 4 });
+});
+
+test("a scale's two weight files sharing a reading: the shared reading is imported once", async () => {
+  const dir = join(root, 'scale');
+  const id = await athleteIn(dir);
+  const env = { DATA_DIR: dir };
+  const scale = { serialNumber: 99 };
+  const first = file(
+    'scale-1.fit',
+    weightHistoryFit({ ...scale, start: day(4) }, [
+      { at: day(3), kg: 72.6 },
+      { at: day(4), kg: 72.4 },
+    ]),
+  );
+  const second = file(
+    'scale-2.fit',
+    weightHistoryFit({ ...scale, start: day(5) }, [
+      { at: day(4), kg: 72.4 },
+      { at: day(5), kg: 72.1 },
+    ]),
+  );
+  const a = await cliJson<Summary>(['import', 'fit', '--athlete', id, '--file', first], env);
+  const b = await cliJson<Summary>(['import', 'fit', '--athlete', id, '--file', second], env);
+  assert.equal([a.measurements_added, a.measurements_skipped, b.measurements_added, b.measurements_skipped], [2, 0, 1, 1]);
+  assert.equal(counts(await recordOf(dir, id)), { 'body_measurement.created': 3, 'import.completed': 2 });
 });
 
 test('refused with nothing imported: a CSV, a FIT cut short, a bad CRC, a settings file, a zip without FIT files, a zip with one damaged file', async () => {

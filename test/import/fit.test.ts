@@ -69,14 +69,14 @@ test('a run: one exercise named for its sport, the timer time (pauses left out) 
   ]);
 });
 
-test('a weight-scale reading: bodyweight in kg and body fat in percent, keyed by the file id, the time and the metric', () => {
+test('a weight-scale reading: bodyweight in kg and body fat in percent, keyed by the device, the time and the metric', () => {
   const file = parseFit(weightFit(id, { kg: 72.4, fatPercent: 18.5 }), null);
   if (file.type !== 'weight') throw new Error(file.type);
   assert.equal(
     file.measurements.map((m) => [m.metric, m.value, m.measured_at, m.source_ref]),
     [
-      ['bodyweight', 72.4, '2026-03-02T07:00:00.000Z', '3412345678:2026-03-02T07:00:00.000Z:2026-03-02T07:00:00.000Z:bodyweight'],
-      ['body_fat', 18.5, '2026-03-02T07:00:00.000Z', '3412345678:2026-03-02T07:00:00.000Z:2026-03-02T07:00:00.000Z:body_fat'],
+      ['bodyweight', 72.4, '2026-03-02T07:00:00.000Z', '3412345678:2026-03-02T07:00:00.000Z:bodyweight'],
+      ['body_fat', 18.5, '2026-03-02T07:00:00.000Z', '3412345678:2026-03-02T07:00:00.000Z:body_fat'],
     ],
   );
   const weightOnly = parseFit(weightFit(id, { kg: 80 }), null);
