@@ -10,69 +10,25 @@
 // the key is wrong or revoked (`HevyKeyRejected`): nothing is retried.
 //
 // The key never appears in an error, a log line or a URL: it is only ever a request header.
-import { z } from 'zod';
+import type { z } from 'zod';
+import {
+  EVENTS_PAGE_MAX,
+  TEMPLATES_PAGE_MAX,
+  hevyEventsPage,
+  hevyExerciseTemplate,
+  hevyTemplatesPage,
+  hevyUserInfo,
+  hevyWorkout,
+  type HevyEventsPage,
+  type HevyExerciseTemplate,
+  type HevyUser,
+  type HevyWorkout,
+  type HevyWorkoutEvent,
+} from '../../contracts/hevy.ts';
+
+export type { HevyEventsPage, HevyExerciseTemplate, HevyUser, HevyWorkout, HevyWorkoutEvent };
 
 export const HEVY_API = 'https://api.hevyapp.com';
-/** Hevy's maxima per page (its API description). */
-export const EVENTS_PAGE_MAX = 10;
-export const TEMPLATES_PAGE_MAX = 100;
-
-const hevySet = z.looseObject({
-  index: z.number().optional(),
-  type: z.string().optional(),
-  weight_kg: z.number().nullable().optional(),
-  reps: z.number().nullable().optional(),
-  distance_meters: z.number().nullable().optional(),
-  duration_seconds: z.number().nullable().optional(),
-  rpe: z.number().nullable().optional(),
-  custom_metric: z.number().nullable().optional(),
-});
-
-const hevyExercise = z.looseObject({
-  index: z.number().optional(),
-  title: z.string(),
-  notes: z.string().nullable().optional(),
-  exercise_template_id: z.string().optional(),
-  supersets_id: z.number().nullable().optional(),
-  sets: z.array(hevySet).default([]),
-});
-
-export const hevyWorkout = z.looseObject({
-  id: z.string().min(1),
-  title: z.string(),
-  description: z.string().nullable().optional(),
-  start_time: z.string(),
-  end_time: z.string(),
-  updated_at: z.string().optional(),
-  created_at: z.string().optional(),
-  exercises: z.array(hevyExercise).default([]),
-});
-export type HevyWorkout = z.infer<typeof hevyWorkout>;
-export type HevyWorkoutExercise = z.infer<typeof hevyExercise>;
-export type HevySet = z.infer<typeof hevySet>;
-
-const updatedEvent = z.looseObject({ type: z.literal('updated'), workout: hevyWorkout });
-const deletedEvent = z.looseObject({ type: z.literal('deleted'), id: z.string().min(1), deleted_at: z.string().optional() });
-export const hevyWorkoutEvent = z.discriminatedUnion('type', [updatedEvent, deletedEvent]);
-export type HevyWorkoutEvent = z.infer<typeof hevyWorkoutEvent>;
-
-const eventsPage = z.looseObject({ page: z.number().int(), page_count: z.number().int().nonnegative(), events: z.array(hevyWorkoutEvent) });
-export type HevyEventsPage = z.infer<typeof eventsPage>;
-
-export const hevyExerciseTemplate = z.looseObject({
-  id: z.string().min(1),
-  title: z.string(),
-  type: z.string().optional(),
-  primary_muscle_group: z.string().nullable().optional(),
-  secondary_muscle_groups: z.array(z.string()).optional(),
-  is_custom: z.boolean().optional(),
-});
-export type HevyExerciseTemplate = z.infer<typeof hevyExerciseTemplate>;
-
-const templatesPage = z.looseObject({ page: z.number().int(), page_count: z.number().int().nonnegative(), exercise_templates: z.array(hevyExerciseTemplate) });
-
-const userInfo = z.looseObject({ data: z.looseObject({ id: z.string(), name: z.string().optional(), url: z.string().optional() }) });
-export type HevyUser = z.infer<typeof userInfo>['data'];
 
 /** Hevy refused the key (401 or 403): wrong, or revoked in Hevy's settings. */
 export class HevyKeyRejected extends Error {
@@ -151,12 +107,12 @@ export class HevyClient {
 
   /** The key's user: what connecting checks the key with. */
   async user(): Promise<HevyUser> {
-    return (await this.#get('/v1/user/info', userInfo)).data;
+    return (await this.#get('/v1/user/info', hevyUserInfo)).data;
   }
 
   /** One page of the workout events feed since `since` (Hevy lists them newest first). */
   eventsPage(since: string, page: number, pageSize = EVENTS_PAGE_MAX): Promise<HevyEventsPage> {
-    return this.#get(`/v1/workouts/events?${new URLSearchParams({ page: String(page), pageSize: String(pageSize), since })}`, eventsPage);
+    return this.#get(`/v1/workouts/events?${new URLSearchParams({ page: String(page), pageSize: String(pageSize), since })}`, hevyEventsPage);
   }
 
   /**
@@ -181,7 +137,7 @@ export class HevyClient {
   }
 
   exerciseTemplatesPage(page: number, pageSize = TEMPLATES_PAGE_MAX) {
-    return this.#get(`/v1/exercise_templates?${new URLSearchParams({ page: String(page), pageSize: String(pageSize) })}`, templatesPage);
+    return this.#get(`/v1/exercise_templates?${new URLSearchParams({ page: String(page), pageSize: String(pageSize) })}`, hevyTemplatesPage);
   }
 
   async workout(id: string): Promise<HevyWorkout | null> {
