@@ -365,7 +365,29 @@ export const botTokenEvent = z.discriminatedUnion('type', [
 ]);
 export type BotTokenEvent = z.infer<typeof botTokenEvent>;
 
-export type DomainEvent = RecordEvent | ProposalEvent | AthleteEvent | ConnectionEvent | BotTokenEvent;
+/**
+ * Events of the `hevy-<athlete id>` stream: the athlete's Hevy connection (services/sync/hevy-sync.ts).
+ * The API key is only ever sealed under a key of its own (`key`): disconnecting destroys that key.
+ */
+export const hevyConnectionEvent = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('hevy.connected'),
+    data: z.strictObject({
+      connection_id: uuid,
+      key: sealed,
+      /** Whose Hevy account the key opens, as Hevy's /v1/user/info said when it was checked. */
+      hevy_user: z.strictObject({ id: z.string().min(1).max(100), name: z.string().max(200).nullable() }),
+    }),
+  }),
+  /** The key sealed again under a new key, the old one destroyed: a sealing key never lives long enough for retention's purge. */
+  z.strictObject({ type: z.literal('hevy.key_resealed'), data: z.strictObject({ connection_id: uuid, key: sealed }) }),
+  z.strictObject({ type: z.literal('hevy.paused'), data: z.strictObject({ connection_id: uuid }) }),
+  z.strictObject({ type: z.literal('hevy.resumed'), data: z.strictObject({ connection_id: uuid }) }),
+  z.strictObject({ type: z.literal('hevy.disconnected'), data: z.strictObject({ connection_id: uuid }) }),
+]);
+export type HevyConnectionEvent = z.infer<typeof hevyConnectionEvent>;
+
+export type DomainEvent = RecordEvent | ProposalEvent | AthleteEvent | ConnectionEvent | BotTokenEvent | HevyConnectionEvent;
 
 export const streams = {
   record: (athleteId: string) => `record-${athleteId}`,
@@ -373,6 +395,8 @@ export const streams = {
   emailClaim: (emailDigest: string) => `athlete_email-${emailDigest}`,
   connections: (athleteId: string) => `connections-${athleteId}`,
   botTokens: (athleteId: string) => `bot_tokens-${athleteId}`,
+  /** The athlete's Hevy connection (its sealed API key, paused or not); the sync's position is on the record stream. */
+  hevy: (athleteId: string) => `hevy-${athleteId}`,
   /** One `account.deleted` event per deleted account, with no personal data: the operator's count. */
   accountDeletions: () => 'account_deletions',
 } as const;
