@@ -27,6 +27,7 @@ import { DomainError } from '../domain/errors.ts';
 import { decideHevySync, HEVY_BEGINNING, hevySyncKeys, templatesNeeded, type HevySyncSummary } from '../domain/hevy-sync.ts';
 import type { EventStore, StoredEvent } from '../store/event-store.ts';
 import type { KeyStore } from '../store/key-store.ts';
+import { processAlive } from '../store/process-alive.ts';
 import { pagesOf, type CollectionSpec, type Doc, type ReadStore } from '../store/read-store.ts';
 import { SealedDetails } from '../writes/sealed.ts';
 import { HevyClient, HevyKeyRejected, HevyUnavailable, type HevyClientOptions } from './hevy-client.ts';
@@ -57,6 +58,8 @@ export type HevySyncErrorCode =
 
 export class HevySyncError extends Error {
   readonly code: HevySyncErrorCode;
+  /** A refusal with a stable code, as the CLI and the web app tell one (not a failure of ours). */
+  readonly refusal = true;
   constructor(code: HevySyncErrorCode, message: string) {
     super(message);
     this.name = 'HevySyncError';
@@ -135,6 +138,11 @@ export class HevySync {
   readonly #d: HevySyncDeps;
   readonly #sealed: SealedDetails;
   readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  /** Whether a lease's holder is a process of this machine that is gone (killed mid-run): its lease is free at once. */
+  readonly #deadHere = (holder: string) => {
+    const [host, pid] = holder.split(':');
+    return host === hostname() && !processAlive(Number(pid));
+  };
 
   constructor(deps: HevySyncDeps) {
     this.#d = deps;
@@ -360,7 +368,7 @@ export class HevySync {
     const now = this.#d.clock.now();
     return this.#d.reads.transaction(async (docs) => {
       const run = await docs.get<RunDoc>(HEVY_RUNS, athleteId, RUN_ID);
-      if (run?.lease && run.lease.holder !== this.holder && run.lease.expires_at > now.getTime()) return null;
+      if (run?.lease && run.lease.holder !== this.holder && run.lease.expires_at > now.getTime() && !this.#deadHere(run.lease.holder)) return null;
       const token = (run?.lease?.token ?? 0) + 1;
       const kept = run?.connection_id === connectionId ? run : null;
       await docs.upsert(HEVY_RUNS, athleteId, {
@@ -463,7 +471,9 @@ export class HevySync {
 }
 
 function leaseLive(run: RunDoc, now: number): boolean {
-  return run.state === 'running' && run.lease !== null && run.lease.expires_at > now;
+  if (run.state !== 'running' || run.lease === null || run.lease.expires_at <= now) return false;
+  const [host, pid] = run.lease.holder.split(':');
+  return host !== hostname() || processAlive(Number(pid));
 }
 
 function asSyncError(error: unknown): HevySyncError {
