@@ -290,31 +290,43 @@ export class HevySync {
    * kept for `status` either way.
    */
   async run(athleteId: string, options: RunOptions = {}): Promise<HevySyncSummary> {
+    return (await this.begin(athleteId, options)).done;
+  }
+
+  /**
+   * Starts a run and answers once it has started (connected, not paused, the lease taken), with
+   * the run to wait for: the web app's "Sync now" answers at once and the page shows the progress.
+   * A run nobody waits for keeps its result or error for `status` all the same.
+   */
+  async begin(athleteId: string, options: RunOptions = {}): Promise<{ done: Promise<HevySyncSummary> }> {
     const c = await this.connection(athleteId);
     if (!c) throw new HevySyncError('not_connected', 'Hevy is not connected: connect it with an API key first');
     if (c.paused) throw new HevySyncError('paused', 'the Hevy sync is paused: resume it first');
     const token = await this.#takeLease(athleteId, c.connection_id);
     if (token === null) throw new HevySyncError('running', "this athlete's Hevy sync is running already (in this or another instance)");
-    try {
-      const summary = await this.#runHeld(athleteId, c, token, options);
-      await this.#finish(athleteId, token, (run) => ({ ...run, state: 'ok', summary, error: null, retry_at: null, failures: 0 }));
-      return summary;
-    } catch (caught) {
-      const error = asSyncError(caught);
-      await this.#finish(athleteId, token, (run) => {
-        const failures = run.failures + 1;
-        const retryMs = caught instanceof HevyUnavailable ? caught.retryAfterMs : Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), LONGEST_RETRY_MS);
-        const stops = error.code === 'key_rejected' || error.code === 'key_unreadable';
-        return {
-          ...run,
-          state: 'error',
-          error: { code: error.code, message: error.message.slice(0, 500) },
-          retry_at: stops ? null : new Date(this.#d.clock.now().getTime() + Math.max(retryMs, FIRST_RETRY_MS)).toISOString(),
-          failures,
-        };
-      }).catch(() => undefined);
-      throw error;
-    }
+    const done = this.#runHeld(athleteId, c, token, options).then(
+      async (summary) => {
+        await this.#finish(athleteId, token, (run) => ({ ...run, state: 'ok', summary, error: null, retry_at: null, failures: 0 }));
+        return summary;
+      },
+      async (caught: unknown) => {
+        const error = asSyncError(caught);
+        await this.#finish(athleteId, token, (run) => {
+          const failures = run.failures + 1;
+          const retryMs = caught instanceof HevyUnavailable ? caught.retryAfterMs : Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), LONGEST_RETRY_MS);
+          const stops = error.code === 'key_rejected' || error.code === 'key_unreadable';
+          return {
+            ...run,
+            state: 'error',
+            error: { code: error.code, message: error.message.slice(0, 500) },
+            retry_at: stops ? null : new Date(this.#d.clock.now().getTime() + Math.max(retryMs, FIRST_RETRY_MS)).toISOString(),
+            failures,
+          };
+        }).catch(() => undefined);
+        throw error;
+      },
+    );
+    return { done };
   }
 
   async #runHeld(athleteId: string, c: HevyConnection, token: number, options: RunOptions): Promise<HevySyncSummary> {
