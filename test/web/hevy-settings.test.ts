@@ -66,6 +66,11 @@ test('connect: the page asks for the key; CSRF and a wrong key refuse; the key i
     assert.match(shown.text, 'Sync now');
     for (const path of [PATH, '/settings', '/account', '/workouts']) assert.not.match((await client.get(path)).text, KEY, `${path} shows the key`);
     assert.ok(hevy.requests.some((r) => r.startsWith('/v1/workouts/events')));
+    // A synced workout says where it came from.
+    const list = await client.get('/workouts');
+    const href = /href="(\/workouts\/[0-9a-f-]{36})"/.exec(list.text)?.[1];
+    assert.ok(href, 'no workout listed');
+    assert.match((await client.get(href!)).text, 'synced from Hevy');
   } finally {
     await s.close();
     await hevy.close();
