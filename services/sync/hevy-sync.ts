@@ -34,8 +34,12 @@ import { HevyClient, HevyKeyRejected, HevyUnavailable, type HevyClientOptions } 
 
 export const HEVY_RUNS = 'hevy_sync_runs';
 const RUN_ID = 'hevy';
-/** A run's lease: renewed with every page read, so only a run that stopped (a dead process) loses it. */
-const RUN_LEASE_MS = 2 * 60_000;
+/**
+ * A run's lease: renewed with every page and template read and every wait Hevy asks for (at most
+ * five minutes each: longer ones end the run), so only a run that stopped loses it. A dead process
+ * of this host frees it at once; one of another host, when it runs out.
+ */
+const RUN_LEASE_MS = 10 * 60_000;
 /** A sealing key older than this is replaced at the next run: well inside retention's 30 days. */
 export const HEVY_RESEAL_AFTER_MS = 7 * 86_400_000;
 /** After a failure other than Hevy's own Retry-After: 1 minute, doubled each time, at most 6 hours. */
@@ -333,7 +337,10 @@ export class HevySync {
     const apiKey = await this.#sealed.open<string>(c.key);
     if (apiKey === null) throw new HevySyncError('key_unreadable', 'the saved Hevy key can no longer be read; connect Hevy again');
     if (this.#d.clock.now().getTime() - Date.parse(c.sealed_at) > HEVY_RESEAL_AFTER_MS) await this.#reseal(athleteId, c, apiKey);
-    const client = this.#client(apiKey, options.onProgress);
+    const client = this.#client(apiKey, (progress) => {
+      options.onProgress?.(progress);
+      if ('waiting_ms' in progress) void this.#renew(athleteId, token).catch(() => undefined);
+    });
     const state = await this.#d.records.read(athleteId, async (loaded) => ({
       since: loaded.state.syncPositions.get('hevy') ?? HEVY_BEGINNING,
     }));
@@ -346,6 +353,7 @@ export class HevySync {
     for (const id of neededIds) {
       const template = await client.exerciseTemplate(id);
       if (template) templates.set(id, template);
+      await this.#renew(athleteId, token);
     }
     await this.#renew(athleteId, token);
     const actor: Actor = { type: 'hevy-sync', id: c.connection_id };

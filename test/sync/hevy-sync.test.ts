@@ -234,6 +234,7 @@ test('a key revoked in Hevy: the run fails with key_rejected and the background 
     const status = await f.sync.status(f.athleteId);
     assert.is(status.last_run?.error?.code, 'key_rejected');
     assert.is(status.next_run_at, null);
+    assert.not.ok(JSON.stringify(status).includes(KEY), 'the error names the key');
     f.t.clock.advance(24 * 3_600_000);
     f.hevy.requests.length = 0;
     await f.sync.runDue();
