@@ -11,6 +11,7 @@ import { streams, type Sealed } from '../../contracts/events.ts';
 import { exportRecord } from '../../services/export/record-export.ts';
 import { HEVY_RESEAL_AFTER_MS, HevySync, type HevySyncError } from '../../services/sync/hevy-sync.ts';
 import { dumpReadModels, openTestApp, registerAthlete, type TestApp } from '../support/app.ts';
+import { eventually } from '../support/eventually.ts';
 import { BENCH_TEMPLATE, hevyWorkout, startFakeHevy, type FakeHevy } from '../support/fake-hevy.ts';
 import { agentCaller, validBody } from '../support/writes.ts';
 
@@ -253,6 +254,29 @@ test('the background sync runs connected athletes when due, and not again until 
     assert.is(await f.sync.runDue(), 0);
     f.t.clock.advance(15 * 60_000);
     assert.is(await f.sync.runDue(), 1);
+  } finally {
+    await close(f);
+  }
+});
+
+test('the schedule the server starts runs due athletes by itself, and stops cleanly', async () => {
+  const f = await fixture();
+  try {
+    logWorkouts(f.hevy, 2);
+    await f.sync.connect(f.athleteId, KEY, ATHLETE_ACTOR);
+    await f.t.app.runner.catchUp();
+    const errors: unknown[] = [];
+    const stop = f.sync.schedule((_athlete, error) => errors.push(error), 20);
+    const status = await eventually(
+      async () => {
+        const s = await f.sync.status(f.athleteId);
+        return { done: s.last_run?.state === 'ok', value: s };
+      },
+      { what: 'a scheduled run' },
+    );
+    await stop();
+    assert.is(status.last_run?.summary?.workouts_created, 2);
+    assert.equal(errors, []);
   } finally {
     await close(f);
   }
