@@ -152,7 +152,7 @@ ${
 }
 ${run?.error ? html`<dt>Error</dt><dd class="error" role="alert">${errorWords(run.error.code, run.error.message)}</dd>` : ''}
 <dt>Next sync</dt><dd>${s.next_run_at ? when(s.next_run_at) : s.paused ? 'none while paused' : 'only when you ask'}</dd>
-<dt>Synced up to</dt><dd>${s.position ? html`changes in Hevy until ${when(s.position)}` : 'nothing yet'}</dd>
+<dt>Next reads</dt><dd>${s.position ? html`Hevy's changes since ${when(s.position)}` : 'all of your Hevy history'}</dd>
 </dl>
 <div class="actions">
 ${s.paused ? form('resume', 'Resume') : html`${form('run', 'Sync now')} ${form('pause', 'Pause', 'secondary')}`}
