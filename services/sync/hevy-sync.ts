@@ -40,6 +40,8 @@ const RUN_ID = 'hevy';
  * of this host frees it at once; one of another host, when it runs out.
  */
 const RUN_LEASE_MS = 10 * 60_000;
+/** Tries of the key check when connecting (an athlete waits on the page). */
+const CONNECT_ATTEMPTS = 2;
 /** A sealing key older than this is replaced at the next run: well inside retention's 30 days. */
 export const HEVY_RESEAL_AFTER_MS = 7 * 86_400_000;
 /** After a failure other than Hevy's own Retry-After: 1 minute, doubled each time, at most 6 hours. */
@@ -153,9 +155,10 @@ export class HevySync {
     this.#sealed = new SealedDetails(deps.keys, deps.clock);
   }
 
-  #client(apiKey: string, onProgress?: RunOptions['onProgress']): HevyClient {
+  #client(apiKey: string, onProgress?: RunOptions['onProgress'], maxAttempts?: number): HevyClient {
     return new HevyClient({
       ...this.#d.client,
+      ...(maxAttempts !== undefined && { maxAttempts }),
       apiKey,
       baseUrl: this.#d.config.apiUrl,
       onWait: (wait) => {
@@ -180,7 +183,8 @@ export class HevySync {
       throw new DomainError('invalid_input', 'a Hevy API key is 8 to 200 characters without spaces (Hevy > Settings > Developer)');
     let user: { id: string; name?: string };
     try {
-      user = await this.#client(key).user();
+      // Someone is waiting on the answer: two tries, not a run's patient five.
+      user = await this.#client(key, undefined, CONNECT_ATTEMPTS).user();
     } catch (error) {
       if (error instanceof HevyKeyRejected)
         throw new HevySyncError('key_rejected', 'Hevy did not accept this API key: check it in Hevy (Settings > Developer; Hevy Pro is needed)');
