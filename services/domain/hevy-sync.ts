@@ -83,15 +83,15 @@ function minuteOf(iso: string): string {
 const csvRefKey = (startMinute: string, title: string) => `hevy:hevy:${startMinute}:${title}`;
 
 /** The workouts a Hevy workout may be, by the three ways above, in order of preference. */
-function candidatesFor(w: HevyWorkout, state: RecordState, byStart: () => Map<string, string[]>): { linked: string | null; others: string[] } {
+function candidatesFor(w: HevyWorkout, state: RecordState, byStart: () => Map<string, string[]>): { linked: string | null; others: string[]; byRef: boolean } {
   const linked = state.workoutIdBySourceRef.get(sourceIdKey('hevy', w.id)) ?? null;
-  if (linked) return { linked, others: [] };
+  if (linked) return { linked, others: [], byRef: false };
   const start = Date.parse(w.start_time);
-  if (Number.isNaN(start)) return { linked: null, others: [] };
+  if (Number.isNaN(start)) return { linked: null, others: [], byRef: false };
   const minute = minuteOf(w.start_time);
   const byRef = state.workoutIdBySourceRef.get(csvRefKey(minute, w.title.trim()));
-  if (byRef) return { linked: null, others: [byRef] };
-  return { linked: null, others: byStart().get(minute) ?? [] };
+  if (byRef) return { linked: null, others: [byRef], byRef: true };
+  return { linked: null, others: byStart().get(minute) ?? [], byRef: false };
 }
 
 /**
@@ -188,7 +188,13 @@ function planRun(command: HevySyncCommand, state: RecordState, images: ReadonlyM
       continue;
     }
     const w = e.workout;
-    const { linked, others } = candidatesFor(w, state, starts);
+    const { linked, others, byRef } = candidatesFor(w, state, starts);
+    // The very workout a file brought (its start and title), deleted in RepLedger since: as for a
+    // synced one the athlete deleted, the sync does not bring it back.
+    if (!linked && byRef && state.items.get(itemKey('workout', others[0]!))?.deleted) {
+      skipped.set(hevyId, 'deleted in RepLedger: not brought back');
+      continue;
+    }
     let target = linked;
     if (!target) {
       // An adoptable workout: live, imported from Hevy, not yet any Hevy workout's.

@@ -251,6 +251,19 @@ test('a synced workout the athlete deleted in RepLedger is not brought back by a
     });
 });
 
+test('a file-imported workout the athlete deleted in RepLedger is not brought back by the first sync either', () => {
+  const imported = csvImported('Push Day', '20 May 2026, 08:00', '20 May 2026, 09:05');
+  const csvId = workoutOf(imported)[0]!.item!.id;
+  const deletedHere: RecordEvent = { type: 'workout.deleted', data: { id: csvId, revision: 2 } };
+  spec
+    .given(...imported, deletedHere)
+    .when(run([updated('h-1', '2026-05-20T09:10:00Z')]))
+    .then((d) => {
+      assert.equal(workoutOf(d.events), []);
+      assert.equal(syncedOf(d)!.skipped, [{ hevy_id: 'h-1', reason: 'deleted in RepLedger: not brought back' }]);
+    });
+});
+
 test("the athlete's own edit of a synced workout stays until Hevy's workout changes again", () => {
   const first = decided([], run([updated('h-1', '2026-05-20T09:10:00Z')]));
   const w = workoutOf(first)[0]!.item!;
