@@ -144,7 +144,7 @@ export async function openApp(config: Config, clock: Clock = systemClock, option
     maintenance,
     proposals: new ProposalService({ config, clock, reads, keys, records, maintenance, runner, onTransition: (t) => metrics.transition(t) }),
     edits: new EditService({ clock, records, maintenance }),
-    hevy: new HevySync({ events, reads, keys, records, clock, config: config.hevy }),
+    hevy: new HevySync({ events, reads, keys, records, clock, maintenance, config: config.hevy }),
     access,
     mcpClients: new McpClients(reads, clock),
     metrics,

@@ -27,6 +27,7 @@ import { DomainError } from '../domain/errors.ts';
 import { decideHevySync, HEVY_BEGINNING, hevySyncKeys, templatesNeeded, type HevySyncSummary } from '../domain/hevy-sync.ts';
 import type { EventStore, StoredEvent } from '../store/event-store.ts';
 import type { KeyStore } from '../store/key-store.ts';
+import type { Maintenance } from '../operations/maintenance.ts';
 import { processAlive } from '../store/process-alive.ts';
 import { pagesOf, type CollectionSpec, type Doc, type ReadStore } from '../store/read-store.ts';
 import { SealedDetails } from '../writes/sealed.ts';
@@ -60,6 +61,8 @@ export type HevySyncErrorCode =
   | 'hevy_unavailable'
   /** Another instance is running this athlete's sync. */
   | 'running'
+  /** An operator paused writes (`repledger maintenance pause writes`): no run changes the record meanwhile. */
+  | 'maintenance'
   | 'failed';
 
 export class HevySyncError extends Error {
@@ -128,6 +131,8 @@ export interface HevySyncDeps {
   keys: KeyStore;
   records: RecordService;
   clock: Clock;
+  /** The operator's switch: while writes are paused, no run starts. */
+  maintenance?: Pick<Maintenance, 'retryAfter'>;
   /** Hevy's API, and how often to sync in the background (0: only when asked). */
   config: { apiUrl: string; everyMs: number };
   /** Client options a test sets (its fetch, a sleep that does not sleep). */
@@ -310,6 +315,8 @@ export class HevySync {
     const c = await this.connection(athleteId);
     if (!c) throw new HevySyncError('not_connected', 'Hevy is not connected: connect it with an API key first');
     if (c.paused) throw new HevySyncError('paused', 'the Hevy sync is paused: resume it first');
+    const wait = (await this.#d.maintenance?.retryAfter('write')) ?? null;
+    if (wait !== null) throw new HevySyncError('maintenance', `changing the record is paused for maintenance; try again in ${wait} seconds`);
     const token = await this.#takeLease(athleteId, c.connection_id);
     if (token === null) throw new HevySyncError('running', "this athlete's Hevy sync is running already (in this or another instance)");
     const done = this.#runHeld(athleteId, c, token, options).then(
@@ -463,7 +470,7 @@ export class HevySync {
         } catch (error) {
           // Paused or disconnected since the projection said otherwise, or another instance took it: nothing to report.
           const e = asSyncError(error);
-          if (!['not_connected', 'paused', 'running'].includes(e.code)) options.onError?.(doc.athlete_id, e);
+          if (!['not_connected', 'paused', 'running', 'maintenance'].includes(e.code)) options.onError?.(doc.athlete_id, e);
         }
       }
     }

@@ -38,13 +38,14 @@ async function fixture(): Promise<Fixture> {
 }
 
 function newSync(t: TestApp, hevy: FakeHevy, waits: number[] = []): HevySync {
-  const { events, reads, keys, records, clock } = t.app;
+  const { events, reads, keys, records, clock, maintenance } = t.app;
   return new HevySync({
     events,
     reads,
     keys,
     records,
     clock,
+    maintenance,
     config: { apiUrl: hevy.url, everyMs: 15 * 60_000 },
     client: {
       maxAttempts: 3,
@@ -325,6 +326,21 @@ test('paused: no run, by hand or in the background; resumed: runs again', async 
     assert.is((await f.sync.status(f.athleteId)).next_run_at, null);
     await f.sync.setPaused(f.athleteId, false, ATHLETE_ACTOR);
     assert.is(await f.sync.runDue(), 1);
+  } finally {
+    await close(f);
+  }
+});
+
+test('while an operator pauses writes, no run starts; after, the run goes on', async () => {
+  const f = await fixture();
+  try {
+    logWorkouts(f.hevy, 2);
+    await f.sync.connect(f.athleteId, KEY, ATHLETE_ACTOR);
+    await f.t.app.maintenance.set('write', 120, 'operator:test');
+    assert.is((await failure(() => f.sync.run(f.athleteId))).code, 'maintenance');
+    assert.equal(await recordEvents(f), []);
+    await f.t.app.maintenance.set('write', null, 'operator:test');
+    assert.is((await f.sync.run(f.athleteId)).workouts_created, 2);
   } finally {
     await close(f);
   }
