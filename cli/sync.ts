@@ -13,6 +13,10 @@ export function describeHevyStatus(s: HevySyncStatus): string[] {
     if (run.error) lines.push(`  error (${run.error.code}): ${run.error.message}`);
   } else lines.push('last run: none yet');
   lines.push(`next run: ${s.next_run_at ?? (s.paused ? 'none while paused' : 'none by itself (run `repledger sync hevy run`)')}`);
+  if (s.history.length) {
+    lines.push('recent syncs that changed the record:');
+    for (const h of s.history) lines.push(`  ${h.at}: ${describeSummary(h.summary)}`);
+  }
   return lines;
 }
 

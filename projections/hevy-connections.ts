@@ -20,7 +20,12 @@ export interface HevyConnectionDoc extends Doc {
   /** The last run that wrote to the record, and what it did. */
   last_synced_at: string | null;
   last_summary: HevySyncedEvent['data'] | null;
+  /** The latest runs that wrote to the record, newest first (at most HISTORY_KEPT): the page's history. */
+  history: Array<{ at: string; summary: HevySyncedEvent['data'] }>;
 }
+
+/** Runs kept in a connection's history; the log keeps every one. */
+export const HISTORY_KEPT = 10;
 
 export const hevyConnectionsProjection: Projection = {
   name: 'hevy_connections',
@@ -38,6 +43,7 @@ export const hevyConnectionsProjection: Projection = {
       connected_at: null,
       last_synced_at: null,
       last_summary: null,
+      history: [],
     };
     const event = stored as unknown as HevyConnectionEvent | HevySyncedEvent;
     const next: HevyConnectionDoc = { ...doc };
@@ -45,6 +51,11 @@ export const hevyConnectionsProjection: Projection = {
       case 'hevy.synced':
         next.last_synced_at = occurredAt(stored);
         next.last_summary = event.data;
+        // An event seen twice (projections tolerate it) is not listed twice.
+        next.history = [
+          { at: occurredAt(stored), summary: event.data },
+          ...(doc.history ?? []).filter((h) => h.at !== occurredAt(stored) || h.summary.next_since !== event.data.next_since),
+        ].slice(0, HISTORY_KEPT);
         break;
       case 'hevy.connected':
         Object.assign(next, {

@@ -123,6 +123,8 @@ export interface HevySyncStatus {
   } | null;
   /** When the background sync will next run this athlete; null when it will not by itself. */
   next_run_at: string | null;
+  /** The latest runs that changed the record (their `hevy.synced`), newest first, as the projection has them. */
+  history: HevyConnectionDoc['history'];
 }
 
 export interface HevySyncDeps {
@@ -261,7 +263,9 @@ export class HevySync {
     const c = await this.connection(athleteId);
     const position = await this.#d.records.read(athleteId, async (loaded) => loaded.state.syncPositions.get('hevy') ?? null);
     const run = c ? await this.#run(athleteId, c.connection_id) : null;
+    const projected = await this.#d.reads.get<HevyConnectionDoc>(HEVY_CONNECTIONS, HEVY_CONNECTIONS_PARTITION, athleteId);
     return {
+      history: projected?.history ?? [],
       connected: c !== null,
       paused: c?.paused ?? false,
       hevy_user_name: c?.hevy_user.name ?? null,

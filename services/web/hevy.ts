@@ -157,10 +157,23 @@ ${run?.error ? html`<dt>Error</dt><dd class="error" role="alert">${errorWords(ru
 <div class="actions">
 ${s.paused ? form('resume', 'Resume') : html`${form('run', 'Sync now')} ${form('pause', 'Pause', 'secondary')}`}
 </div></section>
+${history(s, when)}
 <section class="card" aria-labelledby="disconnect-title"><h2 id="disconnect-title">Disconnect</h2>
 <p>Deletes your API key from RepLedger and stops syncing. The workouts already synced stay in your record.</p>
 ${form('disconnect', 'Disconnect Hevy', 'danger')}</section>
 <p><a href="/settings">Back to settings</a></p>`;
+}
+
+/** The latest syncs that changed the record: each is one change to it, by the Hevy sync. */
+function history(s: HevySyncStatus, when: (instant: string) => string): Html | '' {
+  if (s.history.length === 0) return '';
+  return html`<section class="card" aria-labelledby="history-title"><h2 id="history-title">Recent syncs</h2>
+<p class="hint">Each sync that changed your record is one change to it, made by the Hevy sync.</p>
+<table class="diff"><thead><tr><th scope="col">When</th><th scope="col">Added</th><th scope="col">Updated</th><th scope="col">Deleted</th><th scope="col">Left out</th></tr></thead>
+<tbody>${s.history.map(
+    (h) =>
+      html`<tr><td>${when(h.at)}</td><td>${h.summary.workouts_created}</td><td>${h.summary.workouts_updated}</td><td>${h.summary.workouts_deleted}</td><td>${h.summary.skipped_count}</td></tr>`,
+  )}</tbody></table></section>`;
 }
 
 function errorWords(code: string, message: string): string {

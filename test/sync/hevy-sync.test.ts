@@ -170,8 +170,17 @@ test('an edit and a deletion in Hevy reach the record', async () => {
     await f.sync.run(f.athleteId);
     f.hevy.put(hevyWorkout('w-1', { title: 'Renamed in Hevy', start_time: '2026-05-02T07:00:00Z', end_time: '2026-05-02T08:00:00Z' }), '2026-05-30T10:00:00Z');
     f.hevy.delete('w-2', '2026-05-30T11:00:00Z');
+    f.t.clock.advance(60_000);
     const summary = await f.sync.run(f.athleteId);
     assert.equal([summary.workouts_created, summary.workouts_updated, summary.workouts_deleted], [0, 1, 1]);
+    // Both runs are in the history, newest first.
+    assert.equal(
+      (await f.sync.status(f.athleteId)).history.map((h) => [h.summary.workouts_created, h.summary.workouts_updated, h.summary.workouts_deleted]),
+      [
+        [0, 1, 1],
+        [3, 0, 0],
+      ],
+    );
     const models = await workoutDocs(f);
     assert.ok(models.includes('Renamed in Hevy'));
     assert.not.ok(models.includes('Session 1"'));

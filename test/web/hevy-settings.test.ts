@@ -64,6 +64,7 @@ test('connect: the page asks for the key; CSRF and a wrong key refuse; the key i
     assert.match(shown.text, 'Connected as Ada');
     assert.match(shown.text, '3 workouts added');
     assert.match(shown.text, 'Sync now');
+    assert.match(shown.text, 'Recent syncs');
     for (const path of [PATH, '/settings', '/account', '/workouts']) assert.not.match((await client.get(path)).text, KEY, `${path} shows the key`);
     assert.ok(hevy.requests.some((r) => r.startsWith('/v1/workouts/events')));
     // A synced workout says where it came from.
