@@ -202,7 +202,7 @@ function planRun(command: HevySyncCommand, state: RecordState, images: ReadonlyM
         const body = images.get(itemKey('workout', id))?.item as RecordItem<'workout'> | null | undefined;
         return body && body.source?.app === 'hevy' && !body.source.id && !claimed.has(id);
       });
-      // By reference there is one; by start minute alone only an only one is taken.
+      // By reference there is one; by start minute alone, one is taken only when it is the only one.
       if (free.length === 1) target = free[0]!;
     }
     const exists = target ? state.items.get(itemKey('workout', target)) : undefined;
