@@ -15,10 +15,18 @@ export interface Failure {
  * failure without `--json`: 2 for a refusal, oclif's for a usage error, 1 otherwise.
  */
 export function failureOf(error: unknown, usage: boolean): Failure {
-  if (error instanceof DomainError) return { error: { code: error.code, message: error.message }, exit: 2 };
+  if (error instanceof DomainError || isRefusal(error)) return { error: { code: error.code, message: error.message }, exit: 2 };
   const message = error instanceof Error ? error.message : String(error);
   const exit = (error as Partial<Errors.CLIError>).oclif?.exit ?? 1;
   return { error: { code: usage ? 'invalid_input' : 'internal', message }, exit };
+}
+
+/**
+ * A refusal of a service's own with a stable code (`HevySyncError`): exit 2 as the domain's. Told
+ * by its `refusal` mark rather than its class, so that this file loads no service to know it.
+ */
+export function isRefusal(error: unknown): error is Error & { code: string; refusal: true } {
+  return error instanceof Error && (error as { refusal?: unknown }).refusal === true && typeof (error as { code?: unknown }).code === 'string';
 }
 
 /** Control characters (C0, C1, DEL) and bidirectional overrides, as text a terminal shows rather than obeys. */
@@ -50,7 +58,7 @@ export abstract class AppCommand extends Command {
       this.logJson({ error: failure.error });
       return undefined;
     }
-    if (error instanceof DomainError) this.error(error.message, { exit: 2, code: error.code });
+    if (error instanceof DomainError || isRefusal(error)) this.error(error.message, { exit: 2, code: error.code });
     return super.catch(error);
   }
 

@@ -11,8 +11,8 @@ import { writePermission } from './write-permissions.ts';
 export const revision = z.number().int().positive();
 
 export const actor = z.strictObject({
-  type: z.enum(['athlete', 'operator', 'import', 'agent_proposal']),
-  /** Who: athlete id, operator name, import file digest, or proposal command id. */
+  type: z.enum(['athlete', 'operator', 'import', 'agent_proposal', 'hevy-sync']),
+  /** Who: athlete id, operator name, import file digest, proposal command id, or the syncing process. */
   id: z.string().min(1).max(200),
 });
 export type Actor = z.infer<typeof actor>;
@@ -57,8 +57,32 @@ export const importCompleted = z.strictObject({
   }),
 });
 
+/**
+ * One run of the Hevy sync (services/sync/hevy-sync.ts), appended with the record changes it made,
+ * in one append: where the next run reads Hevy's events feed from (`next_since`) moves with the
+ * changes or not at all, so a restart resumes there with nothing lost or applied twice.
+ */
+export const hevySynced = z.strictObject({
+  type: z.literal('hevy.synced'),
+  data: z.strictObject({
+    /** The `since` this run read Hevy's events feed from. */
+    since: dateTime,
+    /** The `since` of the next run. */
+    next_since: dateTime,
+    events_read: z.number().int().nonnegative(),
+    workouts_created: z.number().int().nonnegative(),
+    workouts_updated: z.number().int().nonnegative(),
+    workouts_deleted: z.number().int().nonnegative(),
+    workouts_unchanged: z.number().int().nonnegative(),
+    exercises_added: z.number().int().nonnegative(),
+    /** Hevy workouts left out, and why (at most 20 named; `skipped_count` counts all). */
+    skipped: z.array(z.strictObject({ hevy_id: z.string().min(1).max(100), reason: z.string().min(1).max(300) })).max(20),
+    skipped_count: z.number().int().nonnegative(),
+  }),
+});
+
 /** Events of the `record-<athlete id>` stream. */
-export const recordEvent = z.discriminatedUnion('type', [...recordKinds.flatMap((k) => recordEventSchemas(k)), importCompleted] as unknown as [
+export const recordEvent = z.discriminatedUnion('type', [...recordKinds.flatMap((k) => recordEventSchemas(k)), importCompleted, hevySynced] as unknown as [
   z.ZodObject,
   ...z.ZodObject[],
 ]);
@@ -226,7 +250,8 @@ export type RecordChangeEvent<K extends RecordKind = RecordKind> = K extends Rec
       | { type: `${K}.deleted`; data: { id: string; revision: number } }
   : never;
 export type ImportCompletedEvent = z.infer<typeof importCompleted>;
-export type RecordEvent = RecordChangeEvent | ImportCompletedEvent;
+export type HevySyncedEvent = z.infer<typeof hevySynced>;
+export type RecordEvent = RecordChangeEvent | ImportCompletedEvent | HevySyncedEvent;
 
 /** Events of the `athlete-<athlete id>` stream and the e-mail claim stream. */
 export const athleteEvent = z.discriminatedUnion('type', [
@@ -357,7 +382,29 @@ export const accountDeletionEvent = z.strictObject({
 });
 export type AccountDeletionEvent = z.infer<typeof accountDeletionEvent>;
 
-export type DomainEvent = RecordEvent | ProposalEvent | AthleteEvent | ConnectionEvent | BotTokenEvent | AccountDeletionEvent;
+/**
+ * Events of the `hevy-<athlete id>` stream: the athlete's Hevy connection (services/sync/hevy-sync.ts).
+ * The API key is only ever sealed under a key of its own (`key`): disconnecting destroys that key.
+ */
+export const hevyConnectionEvent = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('hevy.connected'),
+    data: z.strictObject({
+      connection_id: uuid,
+      key: sealed,
+      /** Whose Hevy account the key opens, as Hevy's /v1/user/info said when it was checked. */
+      hevy_user: z.strictObject({ id: z.string().min(1).max(100), name: z.string().max(200).nullable() }),
+    }),
+  }),
+  /** The key sealed again under a new key, the old one destroyed: a sealing key never lives long enough for retention's purge. */
+  z.strictObject({ type: z.literal('hevy.key_resealed'), data: z.strictObject({ connection_id: uuid, key: sealed }) }),
+  z.strictObject({ type: z.literal('hevy.paused'), data: z.strictObject({ connection_id: uuid }) }),
+  z.strictObject({ type: z.literal('hevy.resumed'), data: z.strictObject({ connection_id: uuid }) }),
+  z.strictObject({ type: z.literal('hevy.disconnected'), data: z.strictObject({ connection_id: uuid }) }),
+]);
+export type HevyConnectionEvent = z.infer<typeof hevyConnectionEvent>;
+
+export type DomainEvent = RecordEvent | ProposalEvent | AthleteEvent | ConnectionEvent | BotTokenEvent | HevyConnectionEvent | AccountDeletionEvent;
 
 export const streams = {
   record: (athleteId: string) => `record-${athleteId}`,
@@ -365,6 +412,8 @@ export const streams = {
   emailClaim: (emailDigest: string) => `athlete_email-${emailDigest}`,
   connections: (athleteId: string) => `connections-${athleteId}`,
   botTokens: (athleteId: string) => `bot_tokens-${athleteId}`,
+  /** The athlete's Hevy connection (its sealed API key, paused or not); the sync's position is on the record stream. */
+  hevy: (athleteId: string) => `hevy-${athleteId}`,
   /** One `account.deleted` event per deleted account, with no personal data: the operator's count, and what projections forget. */
   accountDeletions: () => 'account_deletions',
 } as const;

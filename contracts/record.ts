@@ -82,6 +82,13 @@ export const workoutSource = z.strictObject({
   app: importApp,
   /** Stable key of the workout in the source app's export; re-imports skip a known key. */
   ref: z.string().min(1).max(300),
+  /**
+   * The workout's own id in the source app, where its API gives one (Hevy's sync): how a later
+   * edit or deletion there finds it, whatever its title has become (docs/decisions.md, Hevy sync).
+   */
+  id: z.string().min(1).max(100).optional(),
+  /** When the source app last changed it, as that app said (Hevy's `updated_at`): a sync applies only a later change. */
+  version: z.string().min(1).max(100).optional(),
 });
 
 export const workout = z

@@ -2,6 +2,7 @@ import { activityProjection } from './activity.ts';
 import { athletesProjection } from './athletes.ts';
 import { botTokensProjection } from './bot-tokens.ts';
 import { connectionsProjection } from './connections.ts';
+import { hevyConnectionsProjection } from './hevy-connections.ts';
 import { nutritionProjection } from './nutrition.ts';
 import { proposalsProjection } from './proposals.ts';
 import { recordsProjection } from './record-entries.ts';
@@ -21,6 +22,7 @@ export const projections: Projection[] = [
   connectionsProjection,
   botTokensProjection,
   proposalsProjection,
+  hevyConnectionsProjection,
 ];
 
 /** exercise_history (and its workouts' creation times): each exercise's history is the record projection's entries now. */

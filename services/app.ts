@@ -23,6 +23,7 @@ import { RecordService } from './commands/record-service.ts';
 import { ReadStoreFoldSnapshots } from './store/fold-snapshots.ts';
 import { ProposalService } from './writes/proposals.ts';
 import { EditService } from './writes/edits.ts';
+import { HevySync } from './sync/hevy-sync.ts';
 import { moveKeysOutOfReadStore } from './writes/sealed.ts';
 import type { EventStore } from './store/event-store.ts';
 import type { KeyStore } from './store/key-store.ts';
@@ -74,6 +75,7 @@ export async function openApp(config: Config, clock: Clock = systemClock, option
     ...AccessHistory.collections,
     ...McpClients.collections,
     ...ReadStoreFoldSnapshots.collections,
+    ...HevySync.collections,
   ]);
   // Stores made before keys were kept with the events held them in the read store: moved before
   // anything opens a proposal. Sharing one file, the embedded stores do it in one transaction.
@@ -110,6 +112,7 @@ export async function openApp(config: Config, clock: Clock = systemClock, option
       McpClients.collections,
       ReadStoreFoldSnapshots.collections,
       sessionCollections,
+      HevySync.collections,
       [
         { name: BOT_TOKEN_USAGE, indexes: [] },
         { name: CONNECTION_USAGE, indexes: [] },
@@ -143,6 +146,7 @@ export async function openApp(config: Config, clock: Clock = systemClock, option
     maintenance,
     proposals: new ProposalService({ config, clock, reads, keys, records, maintenance, runner, onTransition: (t) => metrics.transition(t) }),
     edits: new EditService({ clock, records, maintenance }),
+    hevy: new HevySync({ events, reads, keys, records, clock, maintenance, config: config.hevy }),
     access,
     mcpClients: new McpClients(reads, clock),
     metrics,

@@ -49,6 +49,10 @@ const env = z.object({
   READY_MAX_LAG_EVENTS: z.coerce.number().int().min(0).max(10_000).default(1_000),
   /** How long each of `/readyz`'s checks (each store, the projections' lag) may take before it counts as failed. */
   READY_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
+  /** Hevy's public API (a test or a proxy may name another). */
+  HEVY_API_URL: z.url().default('https://api.hevyapp.com'),
+  /** How often each connected athlete's Hevy account is synced in the background; 0: never by itself (sync now only). */
+  HEVY_SYNC_EVERY_MINUTES: z.coerce.number().int().min(0).max(1440).default(15),
   /** An OTLP/HTTP collector (e.g. http://collector:4318): set, each request is traced and its spans exported there. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
 });
@@ -73,6 +77,8 @@ export interface Config {
   /** Per Agent Access connection: its proposals awaiting review, and the bytes they store a day. */
   proposalLimits: PendingWorkLimits;
   projectionLeaseMs: number;
+  /** The Hevy sync: Hevy's API, and how often each connected athlete is synced (0: only when asked). */
+  hevy: { apiUrl: string; everyMs: number };
   /** `/metrics`'s bearer token; null: `/metrics` is not served. */
   metricsToken: string | null;
   /** `/readyz`: the projections' lag it accepts, and how long each check may take. */
@@ -106,6 +112,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.METRICS_TOKEN ?? null,
     ready: { maxLagEvents: e.READY_MAX_LAG_EVENTS, timeoutMs: e.READY_TIMEOUT_MS },
     otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
+    hevy: { apiUrl: e.HEVY_API_URL.replace(/\/+$/, ''), everyMs: e.HEVY_SYNC_EVERY_MINUTES * 60_000 },
     trustProxy:
       e.TRUST_PROXY === undefined || e.TRUST_PROXY === 'false' ? false : e.TRUST_PROXY === 'true' ? true : e.TRUST_PROXY.split(',').map((a) => a.trim()),
   };

@@ -1,5 +1,5 @@
 // The layer rules (issue 38; DESIGN.md, "Layout inside services/"): imports point down only,
-//   cli → http, web, oauth → api → reads, writes, identity, import, export, commands, operations, audit, words
+//   cli → http, web, oauth → api → reads, writes, identity, import, sync, export, commands, operations, audit, words
 //       → domain, store, projections → contracts
 // the composition root (services/app.ts) is imported by nothing below it, and no files form a
 // cycle, type-only imports included. A small checker rather than dependency-cruiser or madge:
@@ -23,7 +23,7 @@ export function importsOf(file: string, text: string): string[] {
   return found;
 }
 
-const SERVICES = /^services\/(reads|writes|identity|import|export|commands|operations|audit|words)\//;
+const SERVICES = /^services\/(reads|writes|identity|import|sync|export|commands|operations|audit|words)\//;
 const SURFACES = /^services\/(http|web|oauth)\//;
 const API = /^services\/api\//;
 const ROOT_FILE = /^services\/[^/]+\.ts$/;

@@ -18,6 +18,7 @@ import type { EventStore } from '../store/event-store.ts';
 import type { KeyStore } from '../store/key-store.ts';
 import type { ReadStore } from '../store/read-store.ts';
 import type { EditService } from '../writes/edits.ts';
+import type { HevySync } from '../sync/hevy-sync.ts';
 import type { ProposalService } from '../writes/proposals.ts';
 
 export interface Services {
@@ -48,6 +49,8 @@ export interface Services {
   proposals: ProposalService;
   /** The athlete's own edits from the web app. */
   edits: EditService;
+  /** The Hevy sync (issue 41): connection, runs, status. */
+  hevy: HevySync;
   /** What each connection read (counted in this process's memory, flushed) and proposed. */
   access: AccessHistory;
   /** What each connection's MCP client declared at its last `initialize`. */

@@ -11,7 +11,7 @@ import { recordChangeOf } from '../../contracts/events.ts';
 import { PartialMap } from './partial-map.ts';
 import { evolveProposals, ProposalState } from './proposal.ts';
 import { linkOf, type ReceiptLink } from './receipt-chain.ts';
-import { cloneRecordState, evolve, initialRecordState, itemKey, type RecordState } from './record.ts';
+import { cloneRecordState, evolve, initialRecordState, itemKey, sourceIdKey, type RecordState } from './record.ts';
 
 export interface RecordFold {
   state: RecordState;
@@ -59,9 +59,11 @@ export function keysOf(event: FoldedEvent): Array<[FoldSection, string]> {
   const keys: Array<[FoldSection, string]> = [];
   const change = recordChangeOf(event.type);
   if (change) {
-    const data = event.data as { item?: { id: string; source?: { app: string; ref: string } | null }; id?: string };
+    const data = event.data as { item?: { id: string; source?: { app: string; ref: string; id?: string } | null }; id?: string };
     keys.push(['items', itemKey(change.kind, data.item?.id ?? data.id!)]);
-    if (change.kind === 'workout' && data.item?.source) keys.push(['source_refs', `${data.item.source.app}:${data.item.source.ref}`]);
+    const source = change.kind === 'workout' ? data.item?.source : null;
+    if (source) keys.push(['source_refs', `${source.app}:${source.ref}`]);
+    if (source?.id) keys.push(['source_refs', sourceIdKey(source.app, source.id)]);
   }
   if (event.type.startsWith('proposal.')) {
     const data = event.data as { command_id: string; affected?: ReadonlyArray<{ kind: RecordKind; id: string }> };

@@ -62,6 +62,8 @@ export interface SnapshotHead {
   /** The athlete's last edit, while not undone: its id and the stream revision of its `edit.saved`. */
   last_edit: [edit_id: string, revision: number] | null;
   imported_files: string[];
+  /** Each sync's position (RecordState.syncPositions); absent in snapshots written before the Hevy sync. */
+  sync_positions?: Array<[source: string, since: string]>;
   checkins: Array<[date: string, id: string]>;
   exercise_names: Array<[name: string, id: string]>;
   /** The proposals the limits may count (`ProposalState.listed`), in the order prepared. */
@@ -152,6 +154,7 @@ export function snapshotOf(
     last_link: fold.lastLink,
     last_edit: fold.lastEdit ? [fold.lastEdit.edit_id, fold.lastEdit.revision] : null,
     imported_files: [...s.importedFiles],
+    sync_positions: [...s.syncPositions],
     checkins: [...s.checkinIdByDate],
     exercise_names: [...s.exerciseIdByName],
     listed: [...listed].map((id) => proposalRow(fold, id)).sort((a, b) => (a[2][0] ?? 0) - (b[2][0] ?? 0)),
@@ -205,6 +208,7 @@ export function foldOfHead(head: SnapshotHead, athleteId: string): RecordFold | 
   fold.lastEdit = head.last_edit ? { edit_id: head.last_edit[0], revision: head.last_edit[1] } : null;
   const s = fold.state;
   for (const file of head.imported_files) s.importedFiles.add(file);
+  for (const [source, since] of head.sync_positions ?? []) s.syncPositions.set(source, since);
   for (const [date, id] of head.checkins) {
     s.checkinIdByDate.set(date, id);
     // Each check-in's day, the other way round: evolve keeps the two maps in step.

@@ -26,11 +26,18 @@ export interface RecordState {
   exerciseIdByName: Map<string, string>;
   workoutIdBySourceRef: PartialMap<string>;
   importedFiles: Set<string>;
+  /** Each sync's position (`hevy` → the `since` of its next run), moved by its `<source>.synced` event. */
+  syncPositions: Map<string, string>;
   /** The exercises each live workout, routine and goal uses, by item key: an exercise in use stays. */
   exerciseUses: PartialMap<readonly string[]>;
 }
 
 export const itemKey = (kind: RecordKind, id: string) => `${kind}/${id}`;
+/**
+ * The key under which `workoutIdBySourceRef` also finds a workout by its id in the source app
+ * (`hevy#id:<Hevy's id>`): `#` is in no app's name, so it meets no `app:ref` key.
+ */
+export const sourceIdKey = (app: string, id: string) => `${app}#id:${id}`;
 export const exerciseNameKey = (name: string) => name.trim().replace(/\s+/g, ' ').toLocaleLowerCase('en');
 
 export function initialRecordState(athleteId: string): RecordState {
@@ -42,6 +49,7 @@ export function initialRecordState(athleteId: string): RecordState {
     exerciseIdByName: new Map(),
     workoutIdBySourceRef: new PartialMap('source_refs'),
     importedFiles: new Set(),
+    syncPositions: new Map(),
     exerciseUses: new PartialMap('items'),
   };
 }
@@ -56,6 +64,7 @@ export function cloneRecordState(s: RecordState): RecordState {
     exerciseIdByName: new Map(s.exerciseIdByName),
     workoutIdBySourceRef: PartialMap.copyOf(s.workoutIdBySourceRef),
     importedFiles: new Set(s.importedFiles),
+    syncPositions: new Map(s.syncPositions),
     exerciseUses: PartialMap.copyOf(s.exerciseUses),
   };
 }
@@ -93,6 +102,10 @@ function evolveLogged(state: RecordState, event: RecordEvent, undo: UndoLog | nu
     state.importedFiles.add(file);
     return state;
   }
+  if (event.type === 'hevy.synced') {
+    put(state.syncPositions, 'hevy', event.data.next_since, undo);
+    return state;
+  }
   const change = recordChangeOf(event.type);
   if (!change) return state;
   const { kind, op } = change;
@@ -114,7 +127,10 @@ function evolveLogged(state: RecordState, event: RecordEvent, undo: UndoLog | nu
   }
   if (kind === 'workout') {
     const source = op === 'deleted' ? null : (event.data as { item: RecordItem<'workout'> }).item.source;
+    // Every reference a workout was ever known by stays: a file exported before an edit in Hevy
+    // (another title) still finds it, as does one exported before it was deleted.
     if (source) put(state.workoutIdBySourceRef, `${source.app}:${source.ref}`, id, undo);
+    if (source?.id) put(state.workoutIdBySourceRef, sourceIdKey(source.app, source.id), id, undo);
   }
   if (kind === 'workout' || kind === 'routine' || kind === 'goal') {
     const uses = op === 'deleted' ? [] : exercisesUsedBy(kind, (event.data as { item: RecordItem }).item);

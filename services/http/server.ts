@@ -162,10 +162,22 @@ export async function buildServer(app: Services, options: ServerOptions = {}): P
   purger.unref();
   const stopFlushing = app.access.schedule((err: unknown) => server.log.error({ err }, 'writing the access history failed'));
   server.addHook('onReady', async () => purge());
+  // The Hevy sync in the background (issue 41): every instance looks for athletes due; a lease per
+  // athlete lets one instance at a time run each. Logged: the athlete and what failed, never a key.
+  let stopHevySync: (() => Promise<void>) | null = null;
+  server.addHook('onReady', async () => {
+    stopHevySync = app.hevy.schedule((athleteId, err) =>
+      server.log.warn(
+        { athlete_id: athleteId, code: (err as { code?: string }).code ?? null, message: err instanceof Error ? err.message : String(err) },
+        'Hevy sync failed',
+      ),
+    );
+  });
   // What is still counted is written when the app closes (App.close), after the last request.
   server.addHook('onClose', async () => {
     clearInterval(purger);
     stopFlushing();
+    await stopHevySync?.();
   });
 
   // Status and engine names only: where the data lives is for operators (`repledger projections status`).

@@ -87,7 +87,9 @@ export class AccountDeletion {
 
     const record = await this.#all(streams.record(athleteId));
     const connections = await this.#all(streams.connections(athleteId));
-    const keyIds = [...new Set(record.flatMap(sealedKeyIds))];
+    // The Hevy connection's sealed API key is under keys of its own.
+    const hevy = await this.#all(streams.hevy(athleteId));
+    const keyIds = [...new Set([...record.flatMap(sealedKeyIds), ...hevy.flatMap(sealedKeyIds)])];
     const oauthGrants = [...new Set(connections.flatMap((e) => (e.type === 'grant.connected' ? [(e.data as { oauth_grant_id: string }).oauth_grant_id] : [])))];
     // A store the web app never served (the CLI's own) has no sessions nor authorization-server state yet.
     await d.reads.ensureCollections([...d.collections, ...oauthCollections]);
@@ -101,7 +103,8 @@ export class AccountDeletion {
       // Every read model: documents in the athlete's partition or naming them (directory, bot
       // tokens, connection grants, access history, web sessions, one-time values).
       await forgetAthlete(d.reads, d.collections, athleteId);
-      for (const stream of [streams.record(athleteId), streams.connections(athleteId), streams.botTokens(athleteId)]) await d.events.deleteStream(stream);
+      for (const stream of [streams.record(athleteId), streams.connections(athleteId), streams.botTokens(athleteId), streams.hevy(athleteId)])
+        await d.events.deleteStream(stream);
       // The e-mail can sign up again once its claim is gone; the account's own stream (with the mark) goes last.
       await d.events.deleteStream(streams.emailClaim(sha256Hex(athlete.email)));
       await d.events.deleteStream(streams.athlete(athleteId));
@@ -145,8 +148,8 @@ export class AccountDeletion {
   }
 }
 
-/** The keys a record stream's event sealed with: a proposal's details, a commit's undo. */
+/** The keys an event sealed with: a proposal's details, a commit's undo, the Hevy connection's API key. */
 function sealedKeyIds(event: StoredEvent): string[] {
-  const data = event.data as { details?: { key_id?: unknown }; undo?: { key_id?: unknown } };
-  return [data.details?.key_id, data.undo?.key_id].filter((id): id is string => typeof id === 'string');
+  const data = event.data as { details?: { key_id?: unknown }; undo?: { key_id?: unknown }; key?: { key_id?: unknown } };
+  return [data.details?.key_id, data.undo?.key_id, data.key?.key_id].filter((id): id is string => typeof id === 'string');
 }

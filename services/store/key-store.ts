@@ -33,6 +33,11 @@ export interface KeyStore {
    * for an engine whose list of keys keeps no athlete). Returns how many it destroyed.
    */
   destroyOf(athleteId: string, keyIds: readonly string[]): Promise<number>;
+  /**
+   * Destroys the named keys only, as `destroyBefore` destroys (the Hevy API key's, when the athlete
+   * disconnects or it is sealed again under a new key). Returns how many it destroyed.
+   */
+  destroy(keyIds: readonly string[]): Promise<number>;
   describe(): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }

@@ -29,6 +29,7 @@ import { registerImport } from './import.ts';
 import { registerProgress } from './progress.ts';
 import { registerExport } from './export.ts';
 import { registerDeleteAccount } from './delete-account.ts';
+import { registerHevy } from './hevy.ts';
 import { csrfMatches, Sessions, type Session } from '../identity/sessions.ts';
 import { NotYetProjected, projectedPast } from '../reads/projected.ts';
 import { z } from 'zod';
@@ -285,6 +286,7 @@ export async function registerWebApp(server: FastifyInstance, app: Services, pro
     registerBotTokens(web, app, sessions, show);
     registerPasswordChange(web, app, sessions, new AttemptLimiter(SECURITY_POLICY.signInAttemptsPerAccount, SECURITY_POLICY.signInWindowMs, app.clock), show);
     registerDeleteAccount(web, app, sessions, new AttemptLimiter(SECURITY_POLICY.signInAttemptsPerAccount, SECURITY_POLICY.signInWindowMs, app.clock), show);
+    registerHevy(web, app, show);
 
     registerHome(web, app, sessions, show);
     registerRecordPages(web, app, show);

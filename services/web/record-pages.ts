@@ -280,7 +280,7 @@ ${pager('/workouts', page, 'workouts')}</div>`,
       session,
       html`${trainingNav('/workouts')}<p><a href="/workouts">← All workouts</a></p>
 <h1>${workout.title.value}</h1>
-<p class="meta">${facts.join(' · ')}${detail?.source ? ` · imported from ${APP_NAMES[detail.source.app]}` : ''}</p>
+<p class="meta">${facts.join(' · ')}${detail?.source ? ` · ${detail.source.id ? 'synced' : 'imported'} from ${APP_NAMES[detail.source.app]}` : ''}</p>
 <p class="edit-links"><a href="${editPath('completed_workout', id)}">Change this workout</a><a class="danger" href="${editPath('completed_workout', id)}/remove">Remove it…</a></p>
 ${await lastChangeOn(app, athlete, ['completed_workout'])}
 ${detail?.notes ? html`<div class="card"><h2>Notes</h2><p class="notes">${detail.notes}</p></div>` : ''}

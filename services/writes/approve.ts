@@ -40,6 +40,7 @@ async function withChangedBy(loaded: Loaded, event: ProposalEvent): Promise<Prop
   // A day taken names the new check-in, which never changed: the one in the way is another.
   const change = conflict.reason === 'taken' ? null : await loaded.lastChange(itemKey(conflict.kind, conflict.id));
   if (!change) return event;
-  const type = change.batch || change.actor.type === 'agent_proposal' ? 'proposal' : change.actor.type;
+  // The Hevy sync is an import that runs by itself: to the athlete, "an import changed it".
+  const type = change.batch || change.actor.type === 'agent_proposal' ? 'proposal' : change.actor.type === 'hevy-sync' ? 'import' : change.actor.type;
   return { ...event, data: { ...event.data, conflict: { ...conflict, changed_by: { type, at: change.at, command_id: change.batch?.command_id ?? null } } } };
 }

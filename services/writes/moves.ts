@@ -94,6 +94,6 @@ export async function changedBy(loaded: Loaded, change: LastChange | null): Prom
       move: change.batch.move === 'undo' ? 'undid' : 'approved',
     };
   }
-  const actor = change?.actor.type;
+  const actor = change?.actor.type === 'hevy-sync' ? 'import' : change?.actor.type;
   return actor === 'import' || actor === 'athlete' || actor === 'operator' ? { type: actor } : { type: 'unknown' };
 }

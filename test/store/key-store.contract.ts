@@ -143,5 +143,17 @@ export function keyStoreContract(label: string, open: () => Promise<KeyStoreFixt
     assert.is(await fx.keys.destroyOf(athlete, [mine1.id, mine2.id]), 0, 'again: nothing left to destroy');
   });
 
+  t('destroy destroys the named keys and no other, not even the same athlete’s', async ({ fx }) => {
+    const athlete = randomUUID();
+    const now = Date.now();
+    const [named, same, other] = [key(at(now, 0), athlete), key(at(now, 1), athlete), key(at(now, 2))];
+    for (const k of [named, same, other]) await fx.keys.put(k);
+    assert.is(await fx.keys.destroy([named.id]), 1);
+    assert.is(await fx.keys.get(named.id), null);
+    assert.equal((await fx.keys.get(same.id))?.key, same.key);
+    assert.equal((await fx.keys.get(other.id))?.key, other.key);
+    assert.is(await fx.keys.destroy([named.id]), 0, 'again: nothing left to destroy');
+  });
+
   t.run();
 }

@@ -29,6 +29,7 @@ import {
   type WriteRefusal,
   type WriteRefusalReason,
 } from '../../services/domain/proposal.ts';
+import { decideHevySync, hevySyncKeys, type HevySyncCommand, type HevySyncDecision } from '../../services/domain/hevy-sync.ts';
 import { decideImport, type ImportCommand, type ImportDecision } from '../../services/domain/import.ts';
 import { emptyFold, foldEvent, imageRevisions, type RecordFold } from '../../services/domain/record-fold.ts';
 import { decideChanges, evolve, initialRecordState, itemImages, type ItemImage, type RecordChange, type RecordState } from '../../services/domain/record.ts';
@@ -263,4 +264,15 @@ export function commitEvents(commandId: string, committedAt: Date, d: Extract<Ap
 export function committedDecision(d: ApproveDecision): Extract<ApproveDecision, { outcome: 'committed' }> {
   if (d.outcome !== 'committed') throw new Error(`expected a commit, not ${d.outcome}`);
   return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Hevy sync: a run's feed, decided on the record with the bodies of the workouts it may touch
+
+export function hevySyncDecider(options: StreamOptions): StreamDecider<HevySyncCommand, HevySyncDecision, DomainError, DomainErrorCode> {
+  return {
+    ...streamOf(options),
+    decide: (command, s) => decideHevySync(command, s.fold.state, imagesOf(s, hevySyncKeys(command, s.fold.state))),
+    refusals: domainRefusals,
+  };
 }

@@ -287,6 +287,7 @@ separate('a key store failing midway: every key is in one store or the other, ne
       get: (id) => s.keys.get(id),
       destroyBefore: (cutoff) => s.keys.destroyBefore(cutoff),
       destroyOf: (athleteId, keyIds) => s.keys.destroyOf(athleteId, keyIds),
+      destroy: (keyIds) => s.keys.destroy(keyIds),
       describe: () => s.keys.describe(),
       close: async () => {},
     };

@@ -100,6 +100,14 @@ export class SqliteKeyStore implements KeyStore {
     return destroyed;
   }
 
+  async destroy(keyIds: readonly string[]): Promise<number> {
+    const destroyed = await this.#db.write(async () =>
+      this.#overwriting((w) => Number(statement(w, `DELETE FROM ${TABLE} WHERE id IN (SELECT value FROM json_each(?))`).run(JSON.stringify(keyIds)).changes)),
+    );
+    await this.#truncateWal();
+    return destroyed;
+  }
+
   /**
    * Moves the keys the embedded read store kept (stores made before keys were kept here) into this
    * table and drops the read store's table, in one transaction: no key is ever in neither place,
