@@ -52,24 +52,32 @@ export async function fitFilesOf(bytes: Buffer): Promise<FitEntry[]> {
     throw new ImportFileError(null, `the zip cannot be read (${(error as Error).message})`);
   }
   try {
-    const files = await fitEntries(zip);
-    if (files.length === 0) throw new ImportFileError(null, 'the zip holds no .fit file; put the .fit files from Garmin Connect or the device in it');
+    const { files, zips } = await fitEntries(zip);
+    if (files.length === 0) {
+      // Garmin's whole-account export nests its .fit files in zips inside the zip.
+      const nested =
+        zips.length > 0 ? ` (it holds other zips, such as ${zips[0]}: upload the one that holds the .fit files; zips inside a zip are not opened)` : '';
+      throw new ImportFileError(null, `the zip holds no .fit file${nested}; put the .fit files from Garmin Connect or the device in it`);
+    }
     return files;
   } finally {
     zip.close();
   }
 }
 
-function fitEntries(zip: ZipFile): Promise<FitEntry[]> {
+/** The zip's .fit files, and the names of the zips in it (which are not opened). */
+function fitEntries(zip: ZipFile): Promise<{ files: FitEntry[]; zips: string[] }> {
   return new Promise((resolve, reject) => {
     const files: FitEntry[] = [];
+    const zips: string[] = [];
     let total = 0;
     // The caller closes the zip, whatever happened.
     const fail = (error: unknown) => reject(error);
     zip.on('error', (error: Error) => fail(new ImportFileError(null, `the zip cannot be read (${error.message})`)));
-    zip.on('end', () => resolve(files));
+    zip.on('end', () => resolve({ files, zips }));
     zip.on('entry', (entry: Entry) => {
       if (entry.fileName.endsWith('/') || !FIT_NAME.test(entry.fileName)) {
+        if (/\.zip$/i.test(entry.fileName)) zips.push(entry.fileName);
         zip.readEntry();
         return;
       }

@@ -194,6 +194,11 @@ test('refused with nothing imported: a CSV, a FIT cut short, a bad CRC, a settin
     /^settings\.fit: this is a FIT settings file; only activities/,
   );
   assert.match(await refused(file('notes.zip', await zipOf({ 'notes.txt': 'hello' }))), /^notes\.zip: the zip holds no \.fit file/);
+  const account = await zipOf({ 'DI_CONNECT/DI-Connect-Uploaded-Files/UploadedFiles_0-_Part1.zip': await zipOf({ 'a.fit': good }) });
+  assert.match(
+    await refused(file('garmin-account.zip', account)),
+    /^garmin-account\.zip: the zip holds no \.fit file \(it holds other zips, such as DI_CONNECT\/DI-Connect-Uploaded-Files\/UploadedFiles_0-_Part1\.zip: upload the one/,
+  );
   assert.match(
     await refused(file('mixed.zip', await zipOf({ 'a/good.fit': good, 'b/run.fit': runFit({ serialNumber: 7, start: day(3) }), 'b/damaged.fit': badCrc }))),
     /^mixed\.zip: b\/damaged\.fit in the zip: the FIT file fails its CRC check.*; nothing was imported$/,
