@@ -73,7 +73,7 @@ export function registerImport(web: FastifyInstance, app: Services, show: Show):
   /** The import form's page: its script sends the upload itself (connect-src), to show its progress. */
   const showImport = (reply: FastifyReply, session: Session, body: Html, status = 200) => {
     reply.header('Content-Security-Policy', contentSecurityPolicy([], true));
-    return show(reply, 'Import workouts', session, body, status);
+    return show(reply, 'Import your data', session, body, status);
   };
   // The file is read, decided and saved in a worker thread: the server answers meanwhile.
   const thread = importThreadOf(app);
@@ -275,7 +275,7 @@ function importPage(athlete: AthleteState, session: Session, done: Done | null, 
   const distanceUnit = chosen.distance_unit ?? (weightUnit === 'lbs' ? 'mi' : 'km');
   const selected = (on: boolean) => (on ? html` selected` : '');
   const checked = (on: boolean) => (on ? html` checked` : '');
-  return html`<h1>Import workouts</h1>
+  return html`<h1>Import your data</h1>
 ${done ? summaryOf(done) : ''}
 ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
 <section class="card" aria-labelledby="csv-title"><h2 id="csv-title">Hevy or Strong</h2>

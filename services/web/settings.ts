@@ -100,7 +100,7 @@ ${
 }
 </section>
 <section class="card" aria-labelledby="data-title"><h2 id="data-title">Your data</h2>
-<p><a href="/import">Import workouts from Hevy or Strong</a></p>
+<p><a href="/import">Import your data</a>: workouts from Hevy or Strong (CSV), a Garmin watch or scale (FIT files), or the Health app on your iPhone.</p>
 <p><a href="${HEVY_PATH}">Sync with Hevy</a>: with a Hevy Pro API key, your Hevy workouts, and your changes to them there, come over by themselves.</p>
 <p><a href="${EXPORT_PATH}" download>Download my record</a>: every workout, routine, goal, check-in, meal and measurement, with these settings, in one JSON file (weights in kilograms, distances in metres), to keep or to move to a new RepLedger account.</p>
 <p><a class="danger" href="${DELETE_ACCOUNT_PATH}">Delete my account</a>: your record and everything else of yours, for good. You can download your record first.</p></section>`;
