@@ -7,20 +7,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir } from '../support/app.ts';
-import { cli, cliJson } from '../support/cli.ts';
+import { cli, cliJson, createAthleteArgs } from '../support/cli.ts';
 
-const create = (email: string, name: string) => [
-  'athletes',
-  'create',
-  '--email',
-  email,
-  '--password',
-  'correct horse battery',
-  '--display-name',
-  name,
-  '--timezone',
-  'Europe/London',
-];
 /** Whether any file of `dir` holds `text`, read as bytes. */
 const foundIn = (dir: string, text: string) =>
   readdirSync(dir, { recursive: true, withFileTypes: true }).some((f) => f.isFile() && readFileSync(join(f.parentPath, f.name)).includes(text));
@@ -29,8 +17,8 @@ const emails = async (env: Record<string, string>) =>
 
 test('athletes delete: refused without --confirm or with another e-mail, nothing deleted; with it, the account goes', async () => {
   const env = { DATA_DIR: tempDir() };
-  const id = (await cli(create('ada@example.com', 'Ada Lovelace'), env)).stdout.trim();
-  await cliJson(create('bob@example.com', 'Bob'), env);
+  const id = (await cli(createAthleteArgs('ada@example.com', 'Ada Lovelace'), env)).stdout.trim();
+  await cliJson(createAthleteArgs('bob@example.com', 'Bob'), env);
 
   const unconfirmed = await cli(['athletes', 'delete', '--athlete', 'ada@example.com'], env);
   assert.is(unconfirmed.code, 2, unconfirmed.stderr);
@@ -56,7 +44,7 @@ test('athletes delete: refused without --confirm or with another e-mail, nothing
   assert.match(unknown.stderr, /no athlete with id/);
 
   // The e-mail signs up again, as a new account.
-  const second = await cli(create('ada@example.com', 'Ada again'), env);
+  const second = await cli(createAthleteArgs('ada@example.com', 'Ada again'), env);
   assert.is(second.code, 0, second.stderr);
   assert.is.not(second.stdout.trim(), id);
 });
@@ -64,7 +52,7 @@ test('athletes delete: refused without --confirm or with another e-mail, nothing
 test('athletes delete while another process keeps reading the store: deleted, exit 2 saying the files are not yet erased; run again, they are', async () => {
   const dir = tempDir();
   const env = { DATA_DIR: dir };
-  const id = (await cli(create('zephyrine@example.com', 'Zephyrine Quillfeather'), env)).stdout.trim();
+  const id = (await cli(createAthleteArgs('zephyrine@example.com', 'Zephyrine Quillfeather'), env)).stdout.trim();
   // A reader holding a snapshot: the WAL, which holds pages with the account, cannot be truncated under it.
   const reader = new DatabaseSync(join(dir, 'repledger.db'), { readOnly: true });
   reader.exec('BEGIN');

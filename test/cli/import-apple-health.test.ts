@@ -11,22 +11,12 @@ import { streams } from '../../contracts/events.ts';
 import { writeFileSync } from 'node:fs';
 import { writeHealthZip } from '../fixtures/apple-health-export.ts';
 import { openTestApp, tempDir } from '../support/app.ts';
-import { cli, cliJson } from '../support/cli.ts';
+import { cli, cliJson, createAthleteIn } from '../support/cli.ts';
 
 const root = tempDir('repledger-health-cli-');
 const MAX_RSS = join(import.meta.dirname, '..', 'support', 'max-rss.ts');
 
 type Summary = AppleHealthSummary;
-
-async function athleteIn(dir: string): Promise<string> {
-  const env = { DATA_DIR: dir };
-  const r = await cli(
-    ['athletes', 'create', '--email', 'ada@example.com', '--password', 'correct horse battery', '--display-name', 'Ada', '--timezone', 'Europe/London'],
-    env,
-  );
-  assert.is(r.code, 0, r.stderr);
-  return r.stdout.trim();
-}
 
 /** How many of each created kind the athlete's record holds. */
 async function createdIn(dir: string, athleteId: string): Promise<Record<string, number>> {
@@ -42,7 +32,7 @@ async function createdIn(dir: string, athleteId: string): Promise<Record<string,
 
 test('an export.zip imported, then again: everything once; other files and a bad value refused, nothing imported', async () => {
   const dir = join(root, 'small');
-  const id = await athleteIn(dir);
+  const id = await createAthleteIn(dir);
   const env = { DATA_DIR: dir };
   const zip = join(root, 'export.zip');
   await writeHealthZip(zip, { days: 20, fillerPerDay: 50, exportedAt: new Date().toISOString() });
@@ -91,7 +81,7 @@ test('an export.zip imported, then again: everything once; other files and a bad
 
 test('a 217 MB export is read as a stream: the import’s peak memory stays far below the file’s size', async () => {
   const dir = join(root, 'large');
-  const id = await athleteIn(dir);
+  const id = await createAthleteIn(dir);
   const zip = join(root, 'large.zip');
   const bytes = await writeHealthZip(zip, { days: 365, fillerPerDay: 1700, exportedAt: new Date().toISOString() }, { compress: false });
   assert.ok(bytes > 200 * 1024 * 1024, `${bytes} bytes`);

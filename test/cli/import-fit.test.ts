@@ -7,36 +7,17 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { FitImportSummary } from '../../cli/commands/import/fit.ts';
 import { streams } from '../../contracts/events.ts';
 import type { RecordItem } from '../../contracts/record.ts';
 import { runFit, settingsFit, strengthFit, weightFit, weightHistoryFit, zipOf } from '../fixtures/fit-files.ts';
 import { openTestApp, tempDir } from '../support/app.ts';
-import { cli, cliJson } from '../support/cli.ts';
+import { cli, cliJson, createAthleteIn } from '../support/cli.ts';
 
 const root = tempDir('repledger-fit-cli-');
 const day = (n: number) => new Date(Date.UTC(2026, 2, n, 7));
 
-interface Summary {
-  athlete_id: string;
-  file: string;
-  fit_files: number;
-  fit_files_ignored: number;
-  workouts_in_file: number;
-  workouts_added: number;
-  workouts_skipped: number;
-  exercises_added: number;
-  measurements_added: number;
-  measurements_skipped: number;
-}
-
-async function athleteIn(dir: string): Promise<string> {
-  const r = await cli(
-    ['athletes', 'create', '--email', 'ada@example.com', '--password', 'correct horse battery', '--display-name', 'Ada', '--timezone', 'Europe/London'],
-    { DATA_DIR: dir },
-  );
-  assert.is(r.code, 0, r.stderr);
-  return r.stdout.trim();
-}
+type Summary = FitImportSummary;
 
 async function recordOf(dir: string, athleteId: string): Promise<Array<{ type: string; data: unknown }>> {
   const t = await openTestApp({ dataDir: dir });
@@ -61,7 +42,7 @@ function file(name: string, bytes: Uint8Array | string): string {
 
 test('a zip of FIT files imported, then again, then one of its files alone: each file once, by its file id', async () => {
   const dir = join(root, 'imports');
-  const id = await athleteIn(dir);
+  const id = await createAthleteIn(dir);
   const env = { DATA_DIR: dir };
   const run = runFit({ serialNumber: 7, start: day(3) });
   const zip = file(
@@ -144,7 +125,7 @@ test('a zip of FIT files imported, then again, then one of its files alone: each
 
 test("a scale's two weight files sharing a reading: the shared reading is imported once", async () => {
   const dir = join(root, 'scale');
-  const id = await athleteIn(dir);
+  const id = await createAthleteIn(dir);
   const env = { DATA_DIR: dir };
   const scale = { serialNumber: 99 };
   const first = file(
@@ -169,7 +150,7 @@ test("a scale's two weight files sharing a reading: the shared reading is import
 
 test('refused with nothing imported: a CSV, a FIT cut short, a bad CRC, a settings file, a zip without FIT files, a zip with one damaged file', async () => {
   const dir = join(root, 'refusals');
-  const id = await athleteIn(dir);
+  const id = await createAthleteIn(dir);
   const env = { DATA_DIR: dir };
   const refused = async (path: string) => {
     const r = await cli(['import', 'fit', '--athlete', id, '--file', path, '--json'], env);

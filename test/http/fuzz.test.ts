@@ -3,7 +3,6 @@
 // form also as multipart) and page. Nothing may answer 5xx, and every API refusal must be in its
 // contract's shape with its headers.
 // Seeded, so a failure names an input that reproduces it.
-import { request as httpRequest } from 'node:http';
 import { connect as tcpConnect } from 'node:net';
 import fc from 'fast-check';
 import { test } from 'uvu';
@@ -14,40 +13,11 @@ import { writeKinds } from '../../contracts/write.ts';
 import { WRITE_PERMISSIONS } from '../../contracts/write-permissions.ts';
 import { readApiError, readApiOperationList } from '../../contracts/read-api.ts';
 import { connect, registerPro, PASSWORD } from '../support/connect.ts';
+import { type Answer, sendRaw as send } from '../support/raw-http.ts';
 import { FormClient, startServer } from '../support/server.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261126);
 const sample = <T>(arb: fc.Arbitrary<T>, n: number, offset: number) => fc.sample(arb, { numRuns: n, seed: SEED + offset });
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** A request with the path sent exactly as given (fetch would normalise it). */
-function send(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
-  const url = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: url.hostname,
-        port: url.port,
-        method,
-        path,
-        headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /**
  * Bytes on a socket, for what an HTTP client library would not send; answers the status line.

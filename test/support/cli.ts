@@ -32,3 +32,24 @@ export async function cliJson<T>(args: string[], env: Record<string, string>): P
   if (r.code !== 0) throw new Error(`repledger ${args.join(' ')} exited ${r.code}: ${r.stderr}${r.stdout}`);
   return JSON.parse(r.stdout) as T;
 }
+
+/** `athletes create`'s arguments: an athlete in Europe/London with the tests' CLI password. */
+export const createAthleteArgs = (email = 'ada@example.com', name = 'Ada') => [
+  'athletes',
+  'create',
+  '--email',
+  email,
+  '--password',
+  'correct horse battery',
+  '--display-name',
+  name,
+  '--timezone',
+  'Europe/London',
+];
+
+/** Creates an athlete in the store under `dir` with `athletes create`; their id. */
+export async function createAthleteIn(dir: string, email?: string, name?: string): Promise<string> {
+  const r = await cli(createAthleteArgs(email, name), { DATA_DIR: dir });
+  if (r.code !== 0) throw new Error(`athletes create exited ${r.code}: ${r.stderr}`);
+  return r.stdout.trim();
+}

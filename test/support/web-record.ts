@@ -2,6 +2,7 @@
 // year of Hevy training imported (plus routines, goals, check-ins, meals and measurements), and a
 // few items whose text is markup, which the pages must show as text.
 import { randomUUID } from 'node:crypto';
+import type { Page } from 'playwright-core';
 import { fixedClock } from '../../services/domain/clock.ts';
 import { addDays } from '../../services/domain/time.ts';
 import { tempDir } from './app.ts';
@@ -97,7 +98,17 @@ export async function startWebRecord(): Promise<WebRecord> {
   return { s, emptyId, largeId, hostileWorkoutId };
 }
 
+/** Signs `email` in through the sign-in page in the browser, as a person does; waits for their account page. */
+export async function signInInBrowser(page: Page, base: string, email = 'ada@example.com'): Promise<void> {
+  await page.goto(`${base}/sign-in`);
+  await page.fill('#email', email);
+  await page.fill('#password', PASSWORD);
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${base}/account`);
+}
+
 /** A cookie-keeping client signed in as `email`. */
+
 export async function signedInClient(base: string, email: string): Promise<FormClient> {
   const c = new FormClient(base);
   const form = await c.get('/sign-in');

@@ -3,11 +3,12 @@
 // name), and the disconnect confirmation, which works without script. No serious axe violation,
 // nothing wider than the screen, no set table scrolling sideways, and a screenshot of each.
 import { test } from 'uvu';
+import { signInInBrowser } from '../support/web-record.ts';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { seriousViolations, WIDTHS } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
-import { connect, PASSWORD, registerPro } from '../support/connect.ts';
+import { connect, registerPro } from '../support/connect.ts';
 import { seedFullWorkout } from '../support/full-workout.ts';
 import { startServer } from '../support/server.ts';
 import { proposalBody, writer } from '../support/writes.ts';
@@ -24,11 +25,7 @@ const LONG_NOTES =
 async function signIn(browser: Browser, base: string, width: number, javaScriptEnabled = true): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true, javaScriptEnabled });
   const page = await context.newPage();
-  await page.goto(`${base}/sign-in`);
-  await page.fill('#email', 'ada@example.com');
-  await page.fill('#password', PASSWORD);
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${base}/account`);
+  await signInInBrowser(page, base);
   return page;
 }
 

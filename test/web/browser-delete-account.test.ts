@@ -1,6 +1,7 @@
 // Deleting an account in headless Chromium, at a phone's and a desktop's width: from Settings to
 // the page that offers the export first, a wrong password refused, then the account deleted.
 import { test } from 'uvu';
+import { signInInBrowser } from '../support/web-record.ts';
 import * as assert from 'uvu/assert';
 import { atBothWidths } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
@@ -20,11 +21,7 @@ if (noBrowser) {
       const id = await registerPro(s.app);
       // bypassCSP: axe is injected as a script of the test's, which the pages' policy would refuse.
       const page = await (await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true })).newPage();
-      await page.goto(`${s.base}/sign-in`);
-      await page.fill('#email', 'ada@example.com');
-      await page.fill('#password', PASSWORD);
-      await page.click('button[type=submit]');
-      await page.waitForURL(`${s.base}/account`);
+      await signInInBrowser(page, s.base);
 
       await page.goto(`${s.base}/settings`);
       await page.click('text=Delete my account');

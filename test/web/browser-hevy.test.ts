@@ -2,10 +2,11 @@
 // Hevy: from Settings to the page, a wrong key refused, the key pasted and the first sync shown,
 // pause and resume, then disconnect. axe finds nothing on each page.
 import { test } from 'uvu';
+import { signInInBrowser } from '../support/web-record.ts';
 import * as assert from 'uvu/assert';
 import { atBothWidths } from '../support/axe.ts';
 import { launch, whyNoBrowser } from '../support/browser.ts';
-import { PASSWORD, registerPro } from '../support/connect.ts';
+import { registerPro } from '../support/connect.ts';
 import { eventually } from '../support/eventually.ts';
 import { BENCH_TEMPLATE, hevyWorkout, startFakeHevy } from '../support/fake-hevy.ts';
 import { startServer } from '../support/server.ts';
@@ -28,11 +29,7 @@ if (noBrowser) {
       const id = await registerPro(s.app);
       // bypassCSP: axe is injected as a script of the test's, which the pages' policy would refuse.
       const page = await (await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true })).newPage();
-      await page.goto(`${s.base}/sign-in`);
-      await page.fill('#email', 'ada@example.com');
-      await page.fill('#password', PASSWORD);
-      await page.click('button[type=submit]');
-      await page.waitForURL(`${s.base}/account`);
+      await signInInBrowser(page, s.base);
 
       await page.goto(`${s.base}/settings`);
       await page.click('text=Sync with Hevy');

@@ -7,8 +7,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'playwright-core';
 import { seriousViolations } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
-import { PASSWORD } from '../support/connect.ts';
-import { startWebRecord, TODAY, type WebRecord } from '../support/web-record.ts';
+import { startWebRecord, TODAY, type WebRecord, signInInBrowser } from '../support/web-record.ts';
 import { proposalBody, writer } from '../support/writes.ts';
 
 const noBrowser = whyNoBrowser();
@@ -106,11 +105,7 @@ async function extrasOf(r: WebRecord): Promise<Extras> {
 async function signIn(browser: Browser, base: string, email: string, width: number, height: number): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height }, bypassCSP: true });
   const page = await context.newPage();
-  await page.goto(`${base}/sign-in`);
-  await page.fill('#email', email);
-  await page.fill('#password', PASSWORD);
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${base}/account`);
+  await signInInBrowser(page, base, email);
   return page;
 }
 
@@ -188,11 +183,7 @@ if (noBrowser) {
       page.on('console', (m) => {
         if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
       });
-      await page.goto(`${r.s.base}/sign-in`);
-      await page.fill('#email', 'empty@example.com');
-      await page.fill('#password', PASSWORD);
-      await page.click('button[type=submit]');
-      await page.waitForURL(`${r.s.base}/account`);
+      await signInInBrowser(page, r.s.base, 'empty@example.com');
       const button = page.locator('button[data-copy="mcp-address"]');
       assert.ok(await button.isVisible(), 'the script showed the button');
       await button.click();

@@ -6,13 +6,14 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import { test } from 'uvu';
+import { signInInBrowser } from '../support/web-record.ts';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { localDateOf } from '../../services/domain/time.ts';
 import { seriousViolations } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
 import { cli, cliJson } from '../support/cli.ts';
-import { connect, PASSWORD, registerPro } from '../support/connect.ts';
+import { connect, registerPro } from '../support/connect.ts';
 import { startServer } from '../support/server.ts';
 import { proposalBody, seedRecord } from '../support/writes.ts';
 import { envelopeOf, mcpClient, toolErrorOf } from '../mcp/support.ts';
@@ -193,11 +194,7 @@ function count(n: number, one: string, many: string): string {
 }
 
 async function signIn(page: Page, base: string): Promise<Page> {
-  await page.goto(`${base}/sign-in`);
-  await page.fill('#email', 'ada@example.com');
-  await page.fill('#password', PASSWORD);
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${base}/account`);
+  await signInInBrowser(page, base);
   return page;
 }
 

@@ -12,9 +12,9 @@ import { writeHealthZip } from '../fixtures/apple-health-export.ts';
 import { tempDir } from '../support/app.ts';
 import { seriousViolations } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
-import { PASSWORD, registerPro } from '../support/connect.ts';
+import { registerPro } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
-import { signedInClient, uploadImport } from '../support/web-record.ts';
+import { signedInClient, uploadImport, signInInBrowser } from '../support/web-record.ts';
 
 const noBrowser = whyNoBrowser();
 const files = tempDir('repledger-health-web-');
@@ -85,11 +85,7 @@ if (noBrowser) {
       for (const width of [390, 1280]) {
         const context = await browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
         const page = await context.newPage();
-        await page.goto(`${s.base}/sign-in`);
-        await page.fill('#email', 'ada@example.com');
-        await page.fill('#password', PASSWORD);
-        await page.click('button[type=submit]');
-        await page.waitForURL(`${s.base}/account`);
+        await signInInBrowser(page, s.base);
         await page.goto(`${s.base}/import`);
         assert.equal(await seriousViolations(page), []);
         await screenshot(page, `web-import-health-${width}`);

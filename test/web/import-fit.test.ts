@@ -7,9 +7,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { atBothWidths, seriousViolations } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
-import { PASSWORD, registerPro } from '../support/connect.ts';
+import { registerPro } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
-import { signedInClient, uploadImport } from '../support/web-record.ts';
+import { signedInClient, uploadImport, signInInBrowser } from '../support/web-record.ts';
 import { runFit, strengthFit, weightFit, zipOf } from '../fixtures/fit-files.ts';
 
 const noBrowser = whyNoBrowser();
@@ -98,11 +98,7 @@ if (noBrowser) {
       await registerPro(s.app);
       const context = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
       const page = await context.newPage();
-      await page.goto(`${s.base}/sign-in`);
-      await page.fill('#email', 'ada@example.com');
-      await page.fill('#password', PASSWORD);
-      await page.click('button[type=submit]');
-      await page.waitForURL(`${s.base}/account`);
+      await signInInBrowser(page, s.base);
       await page.goto(`${s.base}/import`);
       await page.setInputFiles('#garmin-file', { name: 'garmin-week.zip', mimeType: 'application/zip', buffer: await week() });
       await page.click('#garmin-form button[type=submit]');

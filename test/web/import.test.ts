@@ -9,9 +9,9 @@ import { WORKOUTS } from '../../projections/workouts.ts';
 import { IMPORT_MAX_BYTES } from '../../services/web/import.ts';
 import { atBothWidths, seriousViolations } from '../support/axe.ts';
 import { launch, screenshot, whyNoBrowser } from '../support/browser.ts';
-import { PASSWORD, registerPro } from '../support/connect.ts';
+import { registerPro } from '../support/connect.ts';
 import { FormClient, startServer, type TestServer } from '../support/server.ts';
-import { signedInClient, uploadImport } from '../support/web-record.ts';
+import { signedInClient, uploadImport, signInInBrowser } from '../support/web-record.ts';
 import { generateHevyExport } from '../fixtures/hevy-export.ts';
 import { parseHevy } from '../../services/import/hevy.ts';
 import { generateStrongExport } from '../fixtures/strong-export.ts';
@@ -105,11 +105,7 @@ if (noBrowser) {
       const athleteId = await registerPro(s.app);
       const context = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
       const page = await context.newPage();
-      await page.goto(`${s.base}/sign-in`);
-      await page.fill('#email', 'ada@example.com');
-      await page.fill('#password', PASSWORD);
-      await page.click('button[type=submit]');
-      await page.waitForURL(`${s.base}/account`);
+      await signInInBrowser(page, s.base);
 
       const send = async (p: Page, app: 'hevy' | 'strong', name: string, text: string, units?: { weight: 'kg' | 'lbs'; distance: 'km' | 'mi' }) => {
         await p.goto(`${s.base}/import`);
@@ -200,11 +196,7 @@ if (noBrowser) {
       live.on('console', (m) => {
         if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
       });
-      await live.goto(`${s.base}/sign-in`);
-      await live.fill('#email', 'ada@example.com');
-      await live.fill('#password', PASSWORD);
-      await live.click('button[type=submit]');
-      await live.waitForURL(`${s.base}/account`);
+      await signInInBrowser(live, s.base);
       await live.goto(`${s.base}/import`);
       const sent = live.waitForRequest((r) => r.method() === 'POST' && r.url() === `${s.base}/import`);
       await live.setInputFiles('#file', {
