@@ -3,14 +3,13 @@
 // file is read by `parseFit` (./fit.ts); everything the upload holds is then saved in one append,
 // as every import is: a zip is one all-or-nothing unit, so a damaged file in it refuses the whole
 // zip, naming the file, and nothing is saved (docs/decisions.md, "Garmin FIT files").
-import type { Readable } from 'node:stream';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import type { AthleteState } from '../domain/athlete.ts';
 import { sha256Hex } from '../domain/ids.ts';
 import type { ImportCommand } from '../domain/import.ts';
 import type { ParsedMeasurement, ParsedWorkout } from '../domain/parsed-workouts.ts';
 import { parseFit } from './fit.ts';
-import { checkTimes, refusedFile, saveImport, type ImportResult, type ImportTarget } from './run.ts';
+import { checkImportTimes, refusedFile, saveImport, type ImportResult, type ImportTarget } from './run.ts';
 import { ImportFileError, ImportRowError } from './types.ts';
 
 /** The most .fit files one zip may hold: years of daily activities, and a bound on a hostile zip. */
@@ -101,7 +100,7 @@ function fitEntries(zip: ZipFile): Promise<{ files: FitEntry[]; zips: string[] }
 }
 
 async function readEntry(zip: ZipFile, entry: Entry): Promise<Buffer> {
-  const stream = await new Promise<Readable>((resolve, reject) => zip.openReadStream(entry, (error, s) => (error ? reject(error) : resolve(s))));
+  const stream = await zip.openReadStreamPromise(entry);
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
@@ -146,13 +145,7 @@ export async function importGarmin(app: ImportTarget, athlete: AthleteState, inp
   let data: GarminData;
   try {
     data = readFitFiles(await fitFilesOf(input.bytes));
-    const now = app.clock.now().getTime();
-    checkTimes(data.workouts, now, athlete.profile.timezone);
-    checkTimes(
-      data.measurements.map((m) => ({ line: m.line, entry: m.entry ?? null, started_at: null, ended_at: m.measured_at, what: 'body measurement' })),
-      now,
-      athlete.profile.timezone,
-    );
+    checkImportTimes(data, app.clock.now().getTime(), athlete.profile.timezone);
   } catch (error) {
     if (error instanceof ImportFileError || error instanceof ImportRowError) throw refusedFile(input.fileName, error);
     throw error;
