@@ -10,7 +10,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { RECORD_BOUNDS } from '../../contracts/policy.ts';
@@ -18,7 +17,7 @@ import { localDateOf } from '../domain/time.ts';
 import type { AthleteState } from '../domain/athlete.ts';
 import type { ImportCommand } from '../domain/import.ts';
 import type { ParsedMeal, ParsedMeasurement } from '../domain/parsed-workouts.ts';
-import { checkTimes, refusedFile, saveImport, type ImportResult, type ImportTarget } from './run.ts';
+import { checkImportTimes, refusedFile, saveImport, type ImportResult, type ImportTarget } from './run.ts';
 import { ImportRowError, type ParsedWorkout } from './types.ts';
 
 /** A day's dietary samples as they add up: one meal in the record, named as such. */
@@ -232,18 +231,25 @@ export async function parseAppleHealth(xml: XmlChunks, options: AppleHealthOptio
   const meals = [...days.values()]
     .filter((d) => d.date !== exportDay)
     .sort((a, b) => a.date.localeCompare(b.date))
-    .map(({ date: _, ...d }): ParsedMeal => ({ ...d, name: DAY_TOTAL_NAME, ...roundedNutrients(d) }));
+    .map(({ date, ...d }): ParsedMeal => ({ ...d, name: DAY_TOTAL_NAME, ...dayNutrients(d, date) }));
   return { workouts, measurements, meals, exported_at: exportedAt };
 }
 
-function roundedNutrients(d: Pick<ParsedMeal, Nutrient>): Pick<ParsedMeal, Nutrient> {
-  const round = (v: number | null, max: number) => (v === null ? null : Math.min(Math.round(v * 10) / 10, max));
-  return {
-    calories_kcal: round(d.calories_kcal, RECORD_BOUNDS.caloriesKcal),
-    protein_g: round(d.protein_g, RECORD_BOUNDS.macroGrams),
-    carbohydrate_g: round(d.carbohydrate_g, RECORD_BOUNDS.macroGrams),
-    fat_g: round(d.fat_g, RECORD_BOUNDS.macroGrams),
+/** A day's sums to a tenth, each within what a meal holds: a larger one is refused, naming the day. */
+function dayNutrients(d: Pick<ParsedMeal, Nutrient | 'line'>, date: string): Pick<ParsedMeal, Nutrient> {
+  const bounds: Record<Nutrient, [number, string]> = {
+    calories_kcal: [RECORD_BOUNDS.caloriesKcal, 'kcal of dietary energy'],
+    protein_g: [RECORD_BOUNDS.macroGrams, 'g of protein'],
+    carbohydrate_g: [RECORD_BOUNDS.macroGrams, 'g of carbohydrate'],
+    fat_g: [RECORD_BOUNDS.macroGrams, 'g of fat'],
   };
+  const out = {} as Pick<ParsedMeal, Nutrient>;
+  for (const [nutrient, [max, what]] of Object.entries(bounds) as Array<[Nutrient, [number, string]]>) {
+    const v = d[nutrient] === null ? null : Math.round(d[nutrient] * 10) / 10;
+    if (v !== null && v > max) throw new ImportRowError(d.line, `the samples of ${date} add up to ${v} ${what}, more than the ${max} a meal holds`);
+    out[nutrient] = v;
+  }
+  return out;
 }
 
 /**
@@ -262,12 +268,6 @@ async function* utf8(stream: AsyncIterable<Uint8Array>, what: string): XmlChunks
     throw new ImportRowError(1, `${what} cannot be read: ${message}`);
   }
 }
-
-const openZip = (path: string): Promise<ZipFile> =>
-  new Promise((resolve, reject) => yauzl.open(path, { lazyEntries: true, autoClose: false }, (error, zip) => (error ? reject(error) : resolve(zip))));
-
-const openEntry = (zip: ZipFile, entry: Entry): Promise<Readable> =>
-  new Promise((resolve, reject) => zip.openReadStream(entry, (error, stream) => (error ? reject(error) : resolve(stream))));
 
 /** The entry named `export.xml` (at any depth: `apple_health_export/export.xml`), or null. */
 function findExportXml(zip: ZipFile): Promise<Entry | null> {
@@ -295,14 +295,14 @@ export async function readAppleHealthFile<T>(path: string, handle: (xml: XmlChun
   if (!head.equals(ZIP_MAGIC)) return handle(utf8(createReadStream(path), 'the file'));
   let zip: ZipFile;
   try {
-    zip = await openZip(path);
+    zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false });
   } catch (error) {
     throw new ImportRowError(1, `the zip cannot be read (${(error as Error).message})`);
   }
   try {
     const entry = await findExportXml(zip);
     if (!entry) throw new ImportRowError(1, 'the zip holds no export.xml: it is not the Health app’s export');
-    return await handle(utf8(await openEntry(zip, entry), `${entry.fileName} in the zip`));
+    return await handle(utf8(await zip.openReadStreamPromise(entry), `${entry.fileName} in the zip`));
   } finally {
     zip.close();
   }
@@ -330,16 +330,7 @@ export async function importAppleHealth(app: ImportTarget, athlete: AthleteState
       readAppleHealthFile(input.path, (xml) => parseAppleHealth(xml, { timezone: athlete.profile.timezone })),
       fileSha256(input.path),
     ]);
-    const now = app.clock.now().getTime();
-    checkTimes(data.workouts, now, athlete.profile.timezone);
-    checkTimes(
-      [
-        ...data.measurements.map((m) => ({ ...m, at: m.measured_at, what: 'body measurement' })),
-        ...data.meals.map((m) => ({ ...m, at: m.eaten_at, what: 'meal' })),
-      ].map((i) => ({ line: i.line, started_at: null, ended_at: i.at, what: i.what })),
-      now,
-      athlete.profile.timezone,
-    );
+    checkImportTimes(data, app.clock.now().getTime(), athlete.profile.timezone);
   } catch (error) {
     if (error instanceof ImportRowError) throw refusedFile(input.fileName, error);
     throw error;

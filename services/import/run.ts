@@ -9,6 +9,7 @@ import { DomainError } from '../domain/errors.ts';
 import { sha256Hex } from '../domain/ids.ts';
 import type { ApplyProgress } from '../../projections/runner.ts';
 import type { ImportCommand } from '../domain/import.ts';
+import type { ParsedMeal, ParsedMeasurement } from '../domain/parsed-workouts.ts';
 import type { StoredEvent } from '../store/event-store.ts';
 import { ImportFileError, ImportRowError, WrongExportError, type ExportApp, type ParsedWorkout } from './types.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -128,6 +129,26 @@ export function checkTimes(
       early,
       `the ${early.what ?? 'workout'} ${early.what ? 'is dated' : 'starts'} ${at(early.started_at ?? early.ended_at)}, before ${earliest}; check the year`,
     );
+}
+
+/**
+ * `checkTimes` for everything an import brings: its workouts, and its body measurements and meals
+ * by the time each is dated.
+ */
+export function checkImportTimes(
+  parsed: { workouts: readonly ParsedWorkout[]; measurements?: readonly ParsedMeasurement[]; meals?: readonly ParsedMeal[] },
+  nowMs: number,
+  timeZone: string,
+): void {
+  checkTimes(
+    [
+      ...parsed.workouts,
+      ...(parsed.measurements ?? []).map((m) => ({ line: m.line, entry: m.entry, started_at: null, ended_at: m.measured_at, what: 'body measurement' })),
+      ...(parsed.meals ?? []).map((m) => ({ line: m.line, started_at: null, ended_at: m.eaten_at, what: 'meal' })),
+    ],
+    nowMs,
+    timeZone,
+  );
 }
 
 function refusal(input: ImportInput, error: ImportRowError): string {

@@ -153,6 +153,17 @@ test('other files are refused, saying what is wrong', async () => {
   writeFileSync(cut, [...healthXml({ ...shape, days: 2 })].join('').slice(0, 3000));
   assert.match((await refusal(cut)).message, /not well-formed XML/);
 
+  const feast = join(dir, 'feast.xml');
+  const energy = (kcal: number, at: string) =>
+    `<Record type="HKQuantityTypeIdentifierDietaryEnergyConsumed" unit="kcal" value="${kcal}" startDate="${at}" endDate="${at}"/>`;
+  writeFileSync(
+    feast,
+    `<HealthData>\n<ExportDate value="2026-05-09 10:00:00 +0100"/>\n${energy(60000, '2026-05-01 08:00:00 +0100')}\n${energy(60000, '2026-05-01 19:00:00 +0100')}\n</HealthData>`,
+  );
+  const tooMuch = await refusal(feast);
+  assert.is(tooMuch.line, 3, 'the day’s first sample');
+  assert.match(tooMuch.message, 'the samples of 2026-05-01 add up to 120000 kcal of dietary energy, more than the 100000 a meal holds');
+
   const latin1 = join(dir, 'latin1.xml');
   writeFileSync(latin1, Buffer.from('<HealthData locale="fr_FR"><Me name="Zo\xe9"/></HealthData>', 'latin1'));
   assert.match((await refusal(latin1)).message, /not UTF-8/);
