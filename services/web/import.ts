@@ -16,6 +16,8 @@ import { importThreadOf } from '../import/thread.ts';
 import { APP_NAMES } from '../import/types.ts';
 import { DAY_TOTAL_NAME } from '../import/apple-health.ts';
 import type { GarminResult } from '../import/garmin.ts';
+import type { ImportResult } from '../import/run.ts';
+import type { ImportApp } from '../../contracts/record.ts';
 import { readForm } from './forms.ts';
 import { discard, HEALTH_UPLOAD_MAX_BYTES, receiveHealthUpload, uploadsDirOf, type HealthUpload } from './health-upload.ts';
 import { html, IMPORT_PROGRESS_SCRIPT, type Html } from './html.ts';
@@ -128,12 +130,7 @@ export function registerImport(web: FastifyInstance, app: Services, show: Show):
         if (upload.bytes === 0) return refuse('Apple Health: the file is empty. Choose the export.zip the Health app made.');
         try {
           const result = await thread.run(athlete, { parse: { app: 'apple_health' }, fileName: upload.name.slice(0, 200), path: upload.path });
-          const others = result.others ?? { measurements_added: 0, meals_added: 0, skipped: 0 };
-          return reply.redirect(
-            `/import?from=apple_health&in_file=${result.workouts_in_file}&added=${result.workouts_added}&skipped=${result.workouts_skipped}&exercises=${result.exercises_added}` +
-              `&measurements=${others.measurements_added}&meals=${others.meals_added}&others_skipped=${others.skipped}`,
-            303,
-          );
+          return reply.redirect(summaryUrl('apple_health', result), 303);
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
           return refuse(`Apple Health: ${error.message}`, error.code === 'busy' ? 503 : 400);
@@ -171,11 +168,7 @@ export function registerImport(web: FastifyInstance, app: Services, show: Show):
         parse: from === 'strong' ? { app: 'strong', weightUnit, distanceUnit } : { app: from },
         importHints: { hevy: `choose ${APP_NAMES.hevy} above and upload it again`, strong: `choose ${APP_NAMES.strong} above and upload it again` },
       });
-      const fit = 'fit_files' in result ? fitQuery(result) : '';
-      return reply.redirect(
-        `/import?from=${from}&in_file=${result.workouts_in_file}&added=${result.workouts_added}&skipped=${result.workouts_skipped}&exercises=${result.exercises_added}${fit}`,
-        303,
-      );
+      return reply.redirect(summaryUrl(from, result), 303);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       return refuse(`${from === 'garmin' ? 'Garmin: ' : ''}${error.message}`, error.code === 'busy' ? 503 : 400);
@@ -183,10 +176,14 @@ export function registerImport(web: FastifyInstance, app: Services, show: Show):
   });
 }
 
-/** A Garmin upload's figures beyond the workouts: its FIT files and body measurements. */
-function fitQuery(result: GarminResult): string {
-  const others = result.others ?? { measurements_added: 0, skipped: 0 };
-  return `&fit_files=${result.fit_files}&fit_ignored=${result.fit_files_ignored}&measurements=${others.measurements_added}&others_skipped=${others.skipped}`;
+/** The Import page with an import's summary in its query (read back by `doneOf`). */
+function summaryUrl(from: ImportApp, result: ImportResult | GarminResult): string {
+  const q = `from=${from}&in_file=${result.workouts_in_file}&added=${result.workouts_added}&skipped=${result.workouts_skipped}&exercises=${result.exercises_added}`;
+  const others = result.others
+    ? `&measurements=${result.others.measurements_added}&meals=${result.others.meals_added}&others_skipped=${result.others.skipped}`
+    : '';
+  const fit = 'fit_files' in result ? `&fit_files=${result.fit_files}&fit_ignored=${result.fit_files_ignored}` : '';
+  return `/import?${q}${others}${fit}`;
 }
 
 /** The summary of an import just made, as its redirect's query says it. */

@@ -39,7 +39,7 @@ test('over HTTP: a zip of FIT files, the summary, the same zip again, and refusa
 
     const done = await uploadImport(c, { _csrf: csrf, app: 'garmin' }, zip);
     assert.is(done.status, 303, done.text);
-    assert.is(done.location, '/import?from=garmin&in_file=2&added=2&skipped=0&exercises=3&fit_files=3&fit_ignored=0&measurements=2&others_skipped=0');
+    assert.is(done.location, '/import?from=garmin&in_file=2&added=2&skipped=0&exercises=3&measurements=2&meals=0&others_skipped=0&fit_files=3&fit_ignored=0');
     const summary = (await c.get(done.location!)).text;
     assert.match(
       summary,
