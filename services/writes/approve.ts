@@ -6,7 +6,7 @@ import type { ProposalEvent } from '../../contracts/events.ts';
 import type { Loaded } from '../commands/record-service.ts';
 import { approvalKeys, committedEvent, decideApprove } from '../domain/proposal-review.ts';
 import { itemKey } from '../domain/record.ts';
-import { athleteActor, foundOnStream, refuseWhilePaused, type ProposalCommandContext, type ProposalDetails } from './moves.ts';
+import { actorAsTold, athleteActor, foundOnStream, refuseWhilePaused, type ProposalCommandContext, type ProposalDetails } from './moves.ts';
 
 export type ApproveOutcome = 'committed' | 'expired' | 'conflicted';
 
@@ -40,7 +40,6 @@ async function withChangedBy(loaded: Loaded, event: ProposalEvent): Promise<Prop
   // A day taken names the new check-in, which never changed: the one in the way is another.
   const change = conflict.reason === 'taken' ? null : await loaded.lastChange(itemKey(conflict.kind, conflict.id));
   if (!change) return event;
-  // The Hevy sync is an import that runs by itself: to the athlete, "an import changed it".
-  const type = change.batch || change.actor.type === 'agent_proposal' ? 'proposal' : change.actor.type === 'hevy-sync' ? 'import' : change.actor.type;
+  const type = change.batch || change.actor.type === 'agent_proposal' ? 'proposal' : actorAsTold(change.actor.type);
   return { ...event, data: { ...event.data, conflict: { ...conflict, changed_by: { type, at: change.at, command_id: change.batch?.command_id ?? null } } } };
 }

@@ -82,6 +82,11 @@ export function retentionCutoff(now: Date): Date {
   return new Date(now.getTime() - WRITE_POLICY.recoveryRetentionDays * 86_400_000 - WRITE_POLICY.proposalExpiryMinutes * 60_000);
 }
 
+/** An actor's type as the athlete is told it: the Hevy sync is an import that runs by itself. */
+export function actorAsTold<T extends string>(type: T): Exclude<T, 'hevy-sync'> | 'import' {
+  return type === 'hevy-sync' ? 'import' : (type as Exclude<T, 'hevy-sync'>);
+}
+
 /** Who made a change to the record, as the athlete is told: a batch (by its client), an import, the athlete, an operator. */
 export async function changedBy(loaded: Loaded, change: LastChange | null): Promise<ChangedBy> {
   if (change?.batch) {
@@ -94,6 +99,6 @@ export async function changedBy(loaded: Loaded, change: LastChange | null): Prom
       move: change.batch.move === 'undo' ? 'undid' : 'approved',
     };
   }
-  const actor = change?.actor.type === 'hevy-sync' ? 'import' : change?.actor.type;
+  const actor = change && actorAsTold(change.actor.type);
   return actor === 'import' || actor === 'athlete' || actor === 'operator' ? { type: actor } : { type: 'unknown' };
 }
