@@ -3,21 +3,9 @@ import { projections } from '../../projections/index.ts';
 import * as assert from 'uvu/assert';
 import type { AthleteDoc } from '../../projections/athletes.ts';
 import { tempDir } from '../support/app.ts';
-import { cli, cliJson } from '../support/cli.ts';
+import { cli, cliJson, createAthleteArgs } from '../support/cli.ts';
 
-const create = (email: string, extra: string[] = []) => [
-  'athletes',
-  'create',
-  '--email',
-  email,
-  '--password',
-  'correct horse battery',
-  '--display-name',
-  'Ada Lovelace',
-  '--timezone',
-  'Europe/London',
-  ...extra,
-];
+const create = (email: string, extra: string[] = []) => createAthleteArgs(email, 'Ada Lovelace', extra);
 
 test('athletes create prints the id; list, subscriptions set and --json agree', async () => {
   const env = { DATA_DIR: tempDir() };

@@ -34,7 +34,7 @@ export async function cliJson<T>(args: string[], env: Record<string, string>): P
 }
 
 /** `athletes create`'s arguments: an athlete in Europe/London with the tests' CLI password. */
-export const createAthleteArgs = (email = 'ada@example.com', name = 'Ada') => [
+export const createAthleteArgs = (email = 'ada@example.com', name = 'Ada', extra: string[] = []) => [
   'athletes',
   'create',
   '--email',
@@ -45,6 +45,7 @@ export const createAthleteArgs = (email = 'ada@example.com', name = 'Ada') => [
   name,
   '--timezone',
   'Europe/London',
+  ...extra,
 ];
 
 /** Creates an athlete in the store under `dir` with `athletes create`; their id. */
