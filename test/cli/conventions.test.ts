@@ -3,15 +3,12 @@
 // `help` of a typo is (cli/help.ts), shell completion (oclif's autocomplete plugin), and a command's start, which the plugins leave
 // alone: they add their manifests, not their modules. Every case runs the real CLI, whose stdin is
 // a pipe, as in a script or CI.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir } from '../support/app.ts';
-import { CLI, cli, cliJson } from '../support/cli.ts';
-
-const root = join(import.meta.dirname, '..', '..');
+import { cli, cliJson, modulesLoaded } from '../support/cli.ts';
 
 /** oclif's error text as one line: its ` ›   ` prefixes and the wrapping at 80 columns removed. */
 const oneLine = (text: string) => text.replace(/›/g, ' ').replace(/\s+/g, ' ').trim();
@@ -125,32 +122,13 @@ test('autocomplete prints the setup instructions and the shell script, and build
   assert.match(zsh.stdout, /REPLEDGER_AC_ZSH_SETUP_PATH=/);
 });
 
-/** The packages a CLI run loaded, by name, and how long it took (shown, not asserted: timing is bench/cli.ts's job). */
-async function run(args: string[]): Promise<{ packages: Set<string>; seconds: number }> {
-  const trace = join(tempDir(), 'modules');
-  const started = performance.now();
-  const child = spawn(process.execPath, ['--import', join(root, 'test/support/module-trace.ts'), CLI, ...args], {
-    cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'silent', DATA_DIR: tempDir(), MODULE_TRACE_FILE: trace },
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  const seconds = (performance.now() - started) / 1000;
-  assert.is(code, 0, stderr);
-  const packages = new Set<string>();
-  for (const url of readFileSync(trace, 'utf8').split('\n')) {
-    const name = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1];
-    if (name) packages.add(name);
-  }
-  return { packages, seconds };
-}
-
 test('a cold command still starts as before: no plugin module, no prompt library loaded for athletes list or --help', async () => {
   for (const args of [['athletes', 'list'], ['--help']]) {
-    const { packages, seconds } = await run(args);
-    assert.ok(packages.has('@oclif/core'), 'the trace sees what loads');
-    const plugins = [...packages].filter((p) => p.startsWith('@oclif/plugin-') || p.startsWith('@inquirer/'));
+    const started = performance.now();
+    const modules = await modulesLoaded(args);
+    const seconds = (performance.now() - started) / 1000;
+    assert.ok(modules.has('@oclif/core'), 'the trace sees what loads');
+    const plugins = [...modules].filter((p) => p.startsWith('@oclif/plugin-') || p.startsWith('@inquirer/'));
     assert.equal(plugins, [], `loaded for ${args.join(' ')}`);
     console.log(`  repledger ${args.join(' ')}: ${seconds.toFixed(2)} s with the module trace`);
   }

@@ -1,6 +1,8 @@
 // Runs the `repledger` CLI as a user would, in its own process.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from './app.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 export const CLI = join(root, 'cli', 'bin', 'run.js');
@@ -20,6 +22,28 @@ export function startCli(args: string[], env: Record<string, string>): { child: 
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<CliResult>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
   return { child, done };
+}
+
+/**
+ * The modules a CLI run loaded (test/support/module-trace.ts): project files by path, packages by
+ * name. Fails loudly on a non-zero exit.
+ */
+export async function modulesLoaded(args: string[]): Promise<Set<string>> {
+  const trace = join(tempDir(), 'modules');
+  const child = spawn(process.execPath, ['--import', join(root, 'test/support/module-trace.ts'), CLI, ...args], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'silent', DATA_DIR: tempDir(), MODULE_TRACE_FILE: trace },
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`repledger ${args.join(' ')} exited ${code}: ${stderr}`);
+  const names = new Set<string>();
+  for (const url of readFileSync(trace, 'utf8').split('\n').filter(Boolean)) {
+    const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1];
+    names.add(pkg ?? url.replace(`file://${root}/`, ''));
+  }
+  return names;
 }
 
 export async function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
