@@ -6,7 +6,6 @@ import { Follower, type FollowOptions } from '../projections/follower.ts';
 import { ProjectorLease } from '../projections/lease.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { AccessHistory } from './operations/access-history.ts';
-import { McpClients } from './identity/mcp-clients.ts';
 import { AccountDeletion, deletableCollections } from './identity/account-deletion.ts';
 import { AthleteService } from './identity/athletes.ts';
 import { BOT_TOKEN_USAGE, BotTokenService } from './identity/bot-tokens.ts';
@@ -73,10 +72,12 @@ export async function openApp(config: Config, clock: Clock = systemClock, option
     ...Maintenance.collections,
     ...ProposalService.collections,
     ...AccessHistory.collections,
-    ...McpClients.collections,
     ...ReadStoreFoldSnapshots.collections,
     ...HevySync.collections,
   ]);
+  // What MCP clients declared at initialize was kept per connection here for a while; a session id
+  // carries it now (services/http/mcp-session.ts).
+  await reads.dropCollections(['mcp_clients']);
   // Stores made before keys were kept with the events held them in the read store: moved before
   // anything opens a proposal. Sharing one file, the embedded stores do it in one transaction.
   if (keys instanceof SqliteKeyStore && reads instanceof SqliteReadStore) await keys.adoptReadModelKeys();
@@ -109,7 +110,6 @@ export async function openApp(config: Config, clock: Clock = systemClock, option
       projections,
       ProposalService.collections,
       AccessHistory.collections,
-      McpClients.collections,
       ReadStoreFoldSnapshots.collections,
       sessionCollections,
       HevySync.collections,
@@ -148,7 +148,6 @@ export async function openApp(config: Config, clock: Clock = systemClock, option
     edits: new EditService({ clock, records, maintenance }),
     hevy: new HevySync({ events, reads, keys, records, clock, maintenance, config: config.hevy }),
     access,
-    mcpClients: new McpClients(reads, clock),
     metrics,
     tracing,
     async close() {

@@ -10,7 +10,6 @@ import type { AthleteService } from '../identity/athletes.ts';
 import type { BotTokenService } from '../identity/bot-tokens.ts';
 import type { ConnectionService } from '../identity/connections.ts';
 import type { AccessHistory } from '../operations/access-history.ts';
-import type { McpClients } from '../identity/mcp-clients.ts';
 import type { Maintenance } from '../operations/maintenance.ts';
 import type { Metrics } from '../operations/metrics.ts';
 import type { Tracing } from '../operations/tracing.ts';
@@ -53,8 +52,6 @@ export interface Services {
   hevy: HevySync;
   /** What each connection read (counted in this process's memory, flushed) and proposed. */
   access: AccessHistory;
-  /** What each connection's MCP client declared at its last `initialize`. */
-  mcpClients: McpClients;
   /** This app's Prometheus metrics (served at `/metrics`). */
   metrics: Metrics;
   /** Traces of requests and their store calls; null unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */

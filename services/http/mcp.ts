@@ -8,6 +8,7 @@ import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
+  ElicitResultSchema,
   ErrorCode,
   GetPromptRequestSchema,
   InitializeRequestSchema,
@@ -28,7 +29,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { toolJsonSchema } from '../../contracts/json-schema.ts';
@@ -40,6 +41,7 @@ import type { Caller } from '../identity/caller.ts';
 import { bearerToken, INVALID_JSON_BODY, sendApiError } from './agent-access.ts';
 import { toApiError } from './rest.ts';
 import { setRateLimitHeaders } from './rate-limit.ts';
+import { sessionDeclaresUrlElicitation, sessionIdFor } from './mcp-session.ts';
 import { declaresUrlElicitation, discoverResult, eraOf, META, MODERN_ERROR, modernResult, type ModernRefusal, type ModernRequest } from './mcp-revisions.ts';
 
 /**
@@ -229,8 +231,8 @@ interface Exchange {
    * (`resultType: "input_required"`); before, they go ahead of it on the call's stream.
    */
   inputRequired: Record<string, ElicitUrl> | null;
-  /** Whether a handshake-revision client declared URL elicitation at its `initialize` (asked only when a link is due). */
-  declaredUrlElicitation: () => Promise<boolean>;
+  /** Whether a handshake-revision client declared URL elicitation at its `initialize` (its session id says so). */
+  declaredUrlElicitation: boolean;
 }
 
 /** An `elicitation/create` in URL mode: a page of RepLedger the client opens for its user, with their consent. */
@@ -251,7 +253,7 @@ async function askToOpen(exchange: Exchange, key: 'approval' | 'permissions', ur
   if (!url) return;
   if (exchange.modern) {
     if (!declaresUrlElicitation(exchange.modern.capabilities) || Object.hasOwn(exchange.inputResponses, key)) return;
-  } else if (!(await exchange.declaredUrlElicitation())) return;
+  } else if (!exchange.declaredUrlElicitation) return;
   exchange.inputRequired = { ...exchange.inputRequired, [key]: { method: 'elicitation/create', params: { mode: 'url', message, url } } };
 }
 
@@ -459,11 +461,16 @@ function legacyElicitations(links: Record<string, ElicitUrl>, answer: string): s
   return [...requests, event(answer)].join('');
 }
 
-/** The answers a retried 2026-07-28 request carries, by the keys the server asked under. */
+/**
+ * The answers a retried 2026-07-28 request carries, by the keys the server asked under. Only an
+ * elicitation's result counts (ElicitResult: an action, 2026-07-28 mrtr); anything else under a
+ * key leaves it unanswered, so it is asked again, as the SDK's own server does.
+ */
 function inputResponsesOf(message: JSONRPCMessage): Record<string, unknown> {
   const params = 'params' in message ? (message.params as { inputResponses?: unknown } | undefined) : undefined;
   const responses = params?.inputResponses;
-  return typeof responses === 'object' && responses !== null && !Array.isArray(responses) ? (responses as Record<string, unknown>) : {};
+  if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) return {};
+  return Object.fromEntries(Object.entries(responses).filter(([, answer]) => ElicitResultSchema.safeParse(answer).success));
 }
 
 /** JSON-RPC's implementation-defined server error, as the SDK's own transport answers refusals. */
@@ -544,7 +551,8 @@ function acceptedMessage(request: FastifyRequest, modern: boolean): { message: J
   if (!isJsonContentType(request.headers['content-type']))
     return { refusal: { status: 415, code: SERVER_ERROR, message: 'Unsupported Media Type: Content-Type must be application/json' } };
   const parsed = JSONRPCMessageSchema.safeParse(request.body);
-  if (!parsed.success) return { refusal: { status: 400, code: ErrorCode.ParseError, message: 'Parse error: Invalid JSON-RPC message' } };
+  // JSON that parsed but is no JSON-RPC 2.0 message is an invalid request (JSON-RPC 2.0, 5.1).
+  if (!parsed.success) return { refusal: { status: 400, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 message' } };
   const message = parsed.data;
   // Every message but initialize may name the protocol version; one the SDK does not know is
   // refused, unless the message is of 2026-07-28, whose envelope was checked already.
@@ -562,7 +570,8 @@ function acceptedMessage(request: FastifyRequest, modern: boolean): { message: J
   return { message };
 }
 
-export function registerMcp(server: FastifyInstance, services: ApiServices): void {
+/** `sessionKey` signs the session ids that carry what a handshake client declared (mcp-session.ts). */
+export function registerMcp(server: FastifyInstance, services: ApiServices, sessionKey: KeyObject): void {
   const baseUrl = services.app.config.baseUrl;
   const ownOrigin = new URL(baseUrl).origin;
   // Built at the first MCP request, not at start: converting every schema takes a noticeable part
@@ -650,9 +659,9 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
       inputResponses: modern ? inputResponsesOf(message) : {},
       inputRequired: null,
       // URL mode came with 2025-11-25; the version a handshake client negotiated is in each request's header.
-      declaredUrlElicitation: async () =>
+      declaredUrlElicitation:
         String(request.headers['mcp-protocol-version'] ?? '') >= URL_ELICITATION_SINCE &&
-        services.app.mcpClients.urlElicitation(caller.athlete.athlete_id, caller.grantId),
+        sessionDeclaresUrlElicitation(sessionKey, caller.grantId, request.headers['mcp-session-id']),
     };
     pooled.exchange = exchange;
     try {
@@ -667,7 +676,10 @@ export function registerMcp(server: FastifyInstance, services: ApiServices): voi
       setRateLimitHeaders(reply, services.quota, caller.grantId, exchange.wait);
       if (exchange.refused) return sendApiError(request, reply, exchange.refused);
       if (!modern && isInitializeRequest(message) && 'result' in answer) {
-        await services.app.mcpClients.declared(caller.athlete.athlete_id, caller.grantId, declaresUrlElicitation(message.params.capabilities));
+        const negotiated = String(answer.result.protocolVersion);
+        const declared = negotiated >= URL_ELICITATION_SINCE && declaresUrlElicitation(message.params.capabilities);
+        const sessionId = sessionIdFor(sessionKey, caller.grantId, declared);
+        if (sessionId) reply.header('mcp-session-id', sessionId);
       }
       const { type, body } = written(answer, exchange);
       return reply.code(200).header('content-type', type).send(body);

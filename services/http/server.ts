@@ -142,7 +142,7 @@ export async function buildServer(app: Services, options: ServerOptions = {}): P
     proposals: app.proposals,
   };
   registerRest(server, services);
-  registerMcp(server, services);
+  registerMcp(server, services, derivedKey(keys, 'mcp session'));
   registerReadApi(server, {
     app,
     auth: new BotAuth(app),

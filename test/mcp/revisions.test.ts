@@ -221,7 +221,60 @@ test('a 2026-07-28 request is checked as that revision asks: envelope, headers a
         /Method not found/,
       ],
     ];
+    refusals.push(
+      [
+        // The example of basic/versioning: any version the envelope names that is not served is -32022, however old.
+        'an envelope naming a version before this revision',
+        { ...list, params: { _meta: envelope({ 'io.modelcontextprotocol/protocolVersion': '1900-01-01' }) } },
+        { 'mcp-protocol-version': '1900-01-01', 'mcp-method': 'tools/list' },
+        400,
+        -32022,
+        /Unsupported protocol version/,
+      ],
+      [
+        'an envelope naming a handshake revision',
+        { ...list, params: { _meta: envelope({ 'io.modelcontextprotocol/protocolVersion': '2025-11-25' }) } },
+        { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/list' },
+        400,
+        -32022,
+        /Unsupported protocol version/,
+      ],
+      [
+        'the version header against an envelope of another version',
+        { ...list, params: { _meta: envelope({ 'io.modelcontextprotocol/protocolVersion': '2025-11-25' }) } },
+        { ...modern, 'mcp-method': 'tools/list' },
+        400,
+        -32020,
+        /names 2026-07-28, the body 2025-11-25/,
+      ],
+      [
+        'a log level MCP does not have',
+        { ...list, params: { _meta: envelope({ 'io.modelcontextprotocol/logLevel': 'loud' }) } },
+        { ...modern, 'mcp-method': 'tools/list' },
+        400,
+        -32602,
+        /logLevel must be one of debug/,
+      ],
+      ['a response posted', { jsonrpc: '2.0', id: 4, result: {} }, modern, 400, -32600, /takes no JSON-RPC responses/],
+    );
     const callTool = { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'get_access_context', arguments: {}, _meta: envelope() } };
+    refusals.push([
+      'a tool call whose name header is not valid base64',
+      callTool,
+      { ...modern, 'mcp-method': 'tools/call', 'mcp-name': '=?base64?***?=' },
+      400,
+      -32020,
+      /invalid base64/,
+    ]);
+    // A name that is no string is the params' fault, answered in the body as invalid params.
+    refusals.push([
+      'a tool named by a number',
+      { ...callTool, params: { ...callTool.params, name: 5 } },
+      { ...modern, 'mcp-method': 'tools/call', 'mcp-name': '5' },
+      200,
+      -32602,
+      /params.name/,
+    ]);
     refusals.push(['a tool call without Mcp-Name', callTool, { ...modern, 'mcp-method': 'tools/call' }, 400, -32020, /Mcp-Name header is missing/]);
     refusals.push([
       'a tool call naming another tool',
@@ -240,9 +293,17 @@ test('a 2026-07-28 request is checked as that revision asks: envelope, headers a
     }
     const unsupported = await post(s, token, refusals[1]![1], refusals[1]![2]);
     assert.equal(unsupported.body.error?.data, {
-      supported: [MODERN, '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'],
+      supported: [MODERN],
       requested: '2027-01-01',
     });
+
+    // A notification needs no header in this revision: accepted and dropped.
+    const notified = await fetch(`${s.base}/mcp`, {
+      method: 'POST',
+      headers: { ...JSON_RPC, authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: envelope() } }),
+    });
+    assert.is(notified.status, 202);
 
     // The name header may travel in base64 (streamable-http, value encoding).
     const encoded = `=?base64?${Buffer.from('get_access_context').toString('base64')}?=`;
@@ -337,6 +398,9 @@ test('URL elicitation: a client that declares it gets the approval page and the 
     await declaredAtInitialize.connect(
       new StreamableHTTPClientTransport(new URL(`${s.base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${mcpToken}` } } }),
     );
+    // Another client on the same connection, opened later, that did not declare it: each client
+    // keeps what it declared (its session id), neither takes the other's.
+    const later = await mcpClient(s.base, mcpToken);
     const viaStream = envelopeOf('prepare_write_proposal', await call(declaredAtInitialize, 'prepare_write_proposal', proposalBody([meal('Soup')]))).data as {
       proposal: { approval_url: string };
     };
@@ -345,7 +409,14 @@ test('URL elicitation: a client that declares it gets the approval page and the 
     assert.is(asked[2]!.mode, 'url');
     assert.is(asked[2]!.url, viaStream.proposal.approval_url);
     assert.ok((asked[2] as { elicitationId?: string }).elicitationId, '2025-11-25 names each URL elicitation');
+    const laterAnswer = envelopeOf('prepare_write_proposal', await call(later, 'prepare_write_proposal', proposalBody([meal('Stew')]))).data as {
+      proposal: { approval_url: string };
+    };
+    assert.match(laterAnswer.proposal.approval_url, /^http/);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.is(asked.length, 3, 'a client that did not declare URL elicitation is never sent one');
     await declaredAtInitialize.close();
+    await later.close();
 
     // The raw exchange: the first answer is input_required (not cacheable, nothing else in it); the retry with the answer gets the result.
     const body = proposalBody([meal('Eggs')]);
@@ -371,7 +442,90 @@ test('URL elicitation: a client that declares it gets the approval page and the 
     const proposal = (retried.body.result!.structuredContent as { data: { proposal: { approval_url: string; status: string } } }).data.proposal;
     assert.is(proposal.approval_url, request.params.url);
     assert.is(proposal.status, 'prepared', 'declining to open the page decides nothing');
+    // Something that is no elicitation's answer under the key leaves the page unopened: asked again.
+    for (const notAnswer of [{ approval: 'yes' }, { approval: { method: 'elicitation/create', result: {} } }]) {
+      const again = await post(s, mcpToken, message(notAnswer), headers);
+      assert.is(again.body.result!.resultType, 'input_required', JSON.stringify(notAnswer));
+    }
     for (const c of [declaring, plain, legacy]) await c.close();
+  } finally {
+    await s.close();
+  }
+});
+
+test('2025-11-25: what a client declared at initialize travels in its session id, for that client and connection only', async () => {
+  const s = await startServer();
+  try {
+    const athleteId = await registerPro(s.app);
+    const token = (await connect(s.base, `${s.base}/mcp`, ['nutrition'])).tokens.access_token;
+    const other = (await connect(s.base, `${s.base}/mcp`, ['nutrition'])).tokens.access_token;
+    for (const grant of await s.app.connections.list(athleteId)) {
+      await s.app.connections.setWritePermissions(athleteId, grant.id, ['nutrition:write'], { onlyRemove: false });
+    }
+    const initialize = (capabilities: Record<string, unknown>, protocolVersion = '2025-11-25') => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion, capabilities, clientInfo: { name: 't', version: '1' } },
+    });
+    const sessionOf = async (bearer: string, message: Record<string, unknown>) =>
+      (
+        await fetch(`${s.base}/mcp`, {
+          method: 'POST',
+          headers: { ...JSON_RPC, authorization: `Bearer ${bearer}` },
+          body: JSON.stringify(message),
+        })
+      ).headers.get('mcp-session-id');
+    const declared = await sessionOf(token, initialize({ elicitation: { url: {} } }));
+    assert.ok(declared && /^[\x21-\x7e]+$/.test(declared), 'a session id of visible ASCII for a client that declared URL elicitation');
+    assert.is(await sessionOf(token, initialize({ elicitation: { form: {} } })), null, 'none for a client that did not');
+    assert.is(await sessionOf(token, initialize({ elicitation: { url: {} } }, '2025-06-18')), null, 'none before the revision that has URL mode');
+    const foreign = await sessionOf(other, initialize({ elicitation: { url: {} } }));
+
+    const prepare = async (sessionId: string | null, version = '2025-11-25') => {
+      const res = await fetch(`${s.base}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...JSON_RPC,
+          authorization: `Bearer ${token}`,
+          'mcp-protocol-version': version,
+          ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: {
+            name: 'prepare_write_proposal',
+            arguments: proposalBody([
+              {
+                op: 'create',
+                kind: 'meal',
+                ref: 'meal',
+                record: { eaten_at: new Date().toISOString(), name: `Meal ${Math.random()}`, calories_kcal: 500, protein_g: 30, carbohydrate_g: 50, fat_g: 15 },
+              },
+            ]),
+          },
+        }),
+      });
+      return { type: res.headers.get('content-type') ?? '', text: await res.text() };
+    };
+    const streamed = await prepare(declared);
+    assert.match(streamed.type, 'text/event-stream');
+    assert.match(streamed.text.split('\n\n')[0]!, '"method":"elicitation/create"');
+    // One character of what is signed changed.
+    const tampered = `${declared!.startsWith('e') ? 'f' : 'e'}${declared!.slice(1)}`;
+    for (const [what, sessionId, version] of [
+      ['no session id', null, '2025-11-25'],
+      ['a session id this server did not sign', tampered, '2025-11-25'],
+      ['a session id of another connection', foreign, '2025-11-25'],
+      ['a request of a revision without URL mode', declared, '2025-06-18'],
+    ] as const) {
+      const answer = await prepare(sessionId, version);
+      assert.match(answer.type, 'application/json', what);
+      assert.not.match(answer.text, 'elicitation/create', what);
+      assert.match(answer.text, 'approval_url', what);
+    }
   } finally {
     await s.close();
   }

@@ -52,10 +52,14 @@ test('POSTs the Streamable HTTP transport refused are refused with its statuses 
     assert.is(unsupported.status, 415);
     assert.equal(await transportError(unsupported), { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' });
 
-    // JSON-RPC messages are strict: a member JSON-RPC does not define makes it no message.
-    const stray = await post(s, token, { ...ping, extra: 1 });
-    assert.is(stray.status, 400);
-    assert.equal(await transportError(stray), { code: -32700, message: 'Parse error: Invalid JSON-RPC message' });
+    // JSON-RPC messages are strict: a member JSON-RPC does not define makes it no message. JSON
+    // that parsed is an invalid request, not a parse error (JSON-RPC 2.0, 5.1; the v1 SDK's
+    // transport said -32700, v2's says -32600).
+    for (const notMessage of [{ ...ping, extra: 1 }, { hello: 1 }, { ...ping, jsonrpc: '1.0' }, { ...ping, id: {} }]) {
+      const stray = await post(s, token, notMessage);
+      assert.is(stray.status, 400);
+      assert.equal(await transportError(stray), { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message' });
+    }
 
     // JSON that does not parse: JSON-RPC's parse error, not the REST error shape.
     const broken = await fetch(`${s.base}/mcp`, {
