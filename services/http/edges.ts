@@ -4,11 +4,16 @@
 // (`/%6fauth/token`, `//v1/…`, `/OAuth/Token`) is answered as that path would be.
 import { IncomingMessage } from 'node:http';
 
-/** Addresses whose callers are programs: their refusals are the API's error shape, never a page. */
-const API_PATHS = /^\/(v1\/|api\/|mcp(\/|$)|oauth\/(token|register|revoke|jwks)(\/|$)|\.well-known\/|openapi\.json|health|livez|readyz|metrics)/;
+/**
+ * Addresses whose callers are programs: their refusals are the API's error shape, never a page.
+ * Under /oauth, every address but the ones a browser is sent to (sign-in, sign-out, the sign-in
+ * pages): an unknown one, however it is spelt, is a program's mistake.
+ */
+const API_PATHS =
+  /^\/(v1\/|api\/|mcp(?![\w-])|oauth(?![\w-])(?!\/(authorize|logout|interaction)(\/|$))|\.well-known\/|openapi\.json|health|livez|readyz|metrics)/;
 
 /** The authorization server's addresses: its refusals are RFC 6749's `{error, error_description}`. */
-const OAUTH_PATHS = /^\/(oauth(\/|$)|\.well-known\/(openid-configuration|oauth-authorization-server)(\/|$))/;
+const OAUTH_PATHS = /^\/(oauth(\/|$)|\.well-known\/(openid-configuration|oauth-authorization-server))/;
 
 /** A percent-encoded unreserved character (RFC 3986 2.3) means that character. */
 export function decodeUnreserved(path: string): string {
@@ -18,11 +23,18 @@ export function decodeUnreserved(path: string): string {
   });
 }
 
-/** The path of a request target, as it is compared with the address patterns above. */
+/**
+ * The path of a request target, as it is compared with the address patterns above: what it
+ * names once unreserved characters are decoded, slashes collapsed, dot segments resolved (RFC
+ * 3986 5.2.4) and case ignored.
+ */
 function pathOf(url: string): string {
-  return decodeUnreserved(url.split('?')[0] ?? '')
-    .replace(/\/{2,}/g, '/')
-    .toLowerCase();
+  const segments: string[] = [];
+  for (const segment of decodeUnreserved(url.split('?')[0] ?? '').split('/')) {
+    if (segment === '..') segments.pop();
+    else if (segment !== '.' && segment !== '') segments.push(segment);
+  }
+  return `/${segments.join('/')}`.toLowerCase();
 }
 
 export function isOAuthPath(url: string): boolean {
@@ -54,16 +66,36 @@ export function hasBody(headers: { 'content-length'?: string; 'transfer-encoding
  */
 export function lingerOnBody(raw: IncomingMessage, limit = LINGER_LIMIT): void {
   if (raw.complete) return;
+  const socket = raw.socket;
   let seen = 0;
   raw.on('data', (chunk: Buffer) => {
     seen += chunk.length;
-    if (seen > limit) raw.socket?.destroy();
+    if (seen > limit) socket.destroy();
+  });
+  // An answer that ends the connection (the client said `Connection: close`, or spoke HTTP/1.0)
+  // makes Node close the socket as soon as the answer is written (destroySoon), the body's rest
+  // unread: the kernel then resets the connection, and a client still sending may lose the
+  // answer it was sent. So the close lingers instead: our side ends with the answer, and the
+  // socket closes once the body is read, or after LINGER_MS.
+  let closeWhenRead = false;
+  socket.destroySoon = () => {
+    closeWhenRead = true;
+    socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  };
+  raw.once('end', () => {
+    // The socket's own method again, for whatever comes after this request.
+    delete (socket as { destroySoon?: unknown }).destroySoon;
+    if (closeWhenRead) socket.destroy();
   });
   raw.resume();
 }
 
 /** How much of a refused body is read after the answer: more than any client sends by mistake. */
 const LINGER_LIMIT = 16 * 1024 * 1024;
+
+/** How long a connection the answer ended still reads a refused body: a slow client's 16 MB. */
+const LINGER_MS = 30_000;
 
 /**
  * A body read whole if it is at most `limit` bytes, and the request handed on as one whose body is

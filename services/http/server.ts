@@ -107,8 +107,9 @@ export async function buildServer(app: Services, options: ServerOptions = {}): P
   // client still sending a large chunked body would have its connection reset before the answer.
   server.addHook('onError', (request, reply, error, done) => {
     if (error.statusCode === 413 && !request.raw.complete) {
-      // Fastify closes the connection after a body it stopped reading; read to the end instead.
-      reply.removeHeader('connection');
+      // Fastify closes the connection after a body it stopped reading; read to the end instead,
+      // and keep the connection unless the client asked to close it.
+      if (reply.raw.shouldKeepAlive) reply.removeHeader('connection');
       lingerOnBody(request.raw);
     }
     done();
@@ -224,7 +225,13 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
         ? [431, `the request's address and headers are longer than the ${Math.round(maxHeaderSize / 1024)} KB this server reads`]
         : [400, 'the request is not valid HTTP (a malformed header, a character not allowed in the address, or a wrong Content-Length)'];
   const requestId = randomUUID();
-  const body = JSON.stringify({ error: { code: 'invalid_input', message, request_id: requestId } });
+  // What the request line said, where the parser got that far: a HEAD gets no body, and the
+  // authorization server's addresses get its refusals' shape.
+  // (Node's parser errors carry the packet as a Buffer, whatever Fastify's type says.)
+  const packet = (error as { rawPacket?: unknown }).rawPacket;
+  const line = Buffer.isBuffer(packet) ? packet.subarray(0, 8192).toString('latin1') : '';
+  const [, method, target = ''] = /^([A-Z]+) (\S+)/.exec(line) ?? [];
+  const body = JSON.stringify(isOAuthPath(target) ? oauthError(status, message) : { error: { code: 'invalid_input', message, request_id: requestId } });
   const headers = {
     ...COMMON_HEADERS(requestId),
     'Content-Type': 'application/json; charset=utf-8',
@@ -235,7 +242,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${Object.entries(headers)
         .map(([k, v]) => `${k}: ${v}\r\n`)
-        .join('')}\r\n${body}`,
+        .join('')}\r\n${method === 'HEAD' ? '' : body}`,
     );
   socket.destroy(error);
 }

@@ -187,7 +187,16 @@ ${new Html(form)}
     },
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
     findAccount: async (_ctx, sub) => ((await app.athletes.get(sub)) ? { accountId: sub, claims: () => ({ sub }) } : undefined),
+    // oidc-provider renders this for any request that asks for HTML before JSON, on any endpoint;
+    // only the addresses a browser is sent to get a page. A program that lists text/html first
+    // (Java's HttpURLConnection does by default) still gets RFC 6749's JSON from the token,
+    // revocation and registration endpoints (RFC 6749 5.2, RFC 7591 3.2.2).
     renderError: async (ctx, out) => {
+      if (!BROWSER_ROUTES.has(ctx.oidc?.route ?? '')) {
+        ctx.type = 'application/json; charset=utf-8';
+        ctx.body = out;
+        return;
+      }
       ctx.type = 'text/html; charset=utf-8';
       ctx.body = errorPage(String(out.error_description ?? out.error));
     },
@@ -245,6 +254,9 @@ ${new Html(form)}
 }
 
 /** The authorization server's error page: what went wrong, and what to do. */
+/** oidc-provider's routes a browser is sent to (sign-in, its resumption, sign-out): their refusals are pages. */
+const BROWSER_ROUTES: ReadonlySet<string> = new Set(['authorization', 'resume', 'end_session', 'end_session_confirm', 'end_session_success']);
+
 function errorPage(problem: string): string {
   return page(
     { title: 'Sign-in could not continue' },

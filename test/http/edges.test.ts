@@ -1,6 +1,7 @@
 // HTTP edges (issue 40): wrong methods and encoded paths on the OAuth and API endpoints, bodies on
 // GET, and an oversized chunked body. Each answer is in its audience's documented shape.
 import fc from 'fast-check';
+import { connect } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { agentAccessError } from '../../contracts/agent-access.ts';
@@ -41,17 +42,24 @@ const API = [
     '/api/v1/nothing',
   ]),
 ];
-/** The authorization server's pages for people: a refusal there may be a page. */
-const BROWSER_ENDPOINTS = /^\/oauth\/(authorize|logout)\/?$/;
+/** What Java's HttpURLConnection sends unless told otherwise: text/html first. */
+const JAVA_ACCEPT = 'text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2';
 
-/** How the router reads a path: unreserved characters decoded, slashes collapsed, case ignored. */
+/** The authorization server's pages for people: a refusal there may be a page. */
+const BROWSER_ENDPOINTS = /^\/oauth\/(authorize|logout|interaction)(\/|$)/;
+
+/** What a path names: unreserved characters decoded, slashes collapsed, dot segments resolved, case ignored. */
 function canonical(path: string): string {
-  return path
-    .replace(/%([0-9A-Fa-f]{2})/g, (m, h: string) =>
-      /[A-Za-z0-9\-._~]/.test(String.fromCharCode(Number.parseInt(h, 16))) ? String.fromCharCode(Number.parseInt(h, 16)) : m,
-    )
-    .replace(/\/{2,}/g, '/')
-    .toLowerCase();
+  return (
+    path
+      .replace(/%([0-9A-Fa-f]{2})/g, (m, h: string) =>
+        /[A-Za-z0-9\-._~]/.test(String.fromCharCode(Number.parseInt(h, 16))) ? String.fromCharCode(Number.parseInt(h, 16)) : m,
+      )
+      .split('/')
+      .reduce<string[]>((kept, segment) => (segment === '..' ? kept.slice(0, -1) : segment === '.' || segment === '' ? kept : [...kept, segment]), [])
+      .reduce((path, segment) => `${path}/${segment}`, '')
+      .toLowerCase() || '/'
+  );
 }
 
 /** What is wrong with an answer to a program (Accept: JSON) at `path`, or null. */
@@ -63,7 +71,7 @@ function offContract(path: string, method: string, answer: Answer): string | nul
   if (answer.status < 400) return null;
   if (!answer.headers['x-request-id']) return 'no X-Request-Id';
   if (method === 'HEAD') return /json|html/.test(type) ? null : `HEAD answered ${type}`;
-  const oauth = /^\/(oauth|\.well-known\/(openid-configuration|oauth-authorization-server))(\/|$)/.test(where);
+  const oauth = /^\/(oauth(\/|$)|\.well-known\/(openid-configuration|oauth-authorization-server))/.test(where);
   if (oauth && BROWSER_ENDPOINTS.test(where) && /text\/html/.test(type)) return null;
   if (!/application\/json/.test(type)) return `${type} is not JSON`;
   const body = json(answer.body);
@@ -112,6 +120,26 @@ test('wrong methods and encoded addresses on the OAuth endpoints answer JSON to 
     assert.match(page.body, '<html');
     const token = await send(s.base, 'GET', '/oauth/token', { accept: 'text/html' });
     assert.match(String(token.headers['content-type']), 'application/json');
+    // A program whose Accept lists text/html first (Java's HttpURLConnection by default) still
+    // gets RFC 6749's JSON from the endpoints, and from any address under /oauth but the pages.
+    for (const [method, path, type, body] of [
+      ['POST', '/oauth/token', 'application/x-www-form-urlencoded', 'grant_type=authorization_code&code=x&client_id=y'],
+      ['POST', '/oauth/revoke', 'application/x-www-form-urlencoded', 'token=x&client_id=y'],
+      ['POST', '/oauth/register', 'application/json', '{"redirect_uris":["not a uri"]}'],
+      ['GET', '/oauth/nope', '', ''],
+      ['GET', '/oauth', '', ''],
+      ['GET', '/oauth/token;x=1', '', ''],
+      ['GET', '/oauth/./token', '', ''],
+      ['GET', '/oauth/x/../token', '', ''],
+      ['GET', '/oauth/token%00', '', ''],
+      ['GET', '/oauth/token%zz', '', ''],
+      ['GET', '/.well-known/openid-configuration;x=1', '', ''],
+    ] as const) {
+      const answer = await send(s.base, method, path, { accept: JAVA_ACCEPT, ...(type ? { 'content-type': type } : {}) }, body || undefined);
+      assert.ok(answer.status >= 400, `${method} ${path}: ${answer.status}`);
+      assert.match(String(answer.headers['content-type']), 'application/json', `${method} ${path}`);
+      assert.ok(isOAuthError(json(answer.body)), `${method} ${path}: ${answer.body}`);
+    }
     // An encoded API address is an API address: JSON even to a browser.
     const api = await send(s.base, 'GET', '/%61pi/v1/nothing', { accept: 'text/html' });
     assert.is(api.status, 404);
@@ -160,6 +188,87 @@ test('a body on a GET is a 413 whatever its size, and a 5 MB chunked body (GET, 
     const page = await send(s.base, 'GET', '/sign-in', { accept: 'text/html' }, 'x');
     assert.is(page.status, 413);
     assert.match(page.body, '<html');
+    // A client that asked to close the connection still gets the answer whole, not a reset: the
+    // close waits for the body to be read.
+    for (const [head, status] of [
+      ['GET /api/v1/me HTTP/1.1\r\nhost: x\r\n', '413'],
+      ['POST /oauth/token HTTP/1.1\r\nhost: x\r\ncontent-type: application/x-www-form-urlencoded\r\n', '413'],
+      ['POST /v1/agent-access/writes/proposals HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n', '413'],
+    ] as const) {
+      for (let i = 0; i < 5; i++) {
+        const { answer, reset } = await sendAndClose(s.base, head);
+        assert.is(reset, null, `${head.split('\r')[0]}: the connection was reset`);
+        assert.match(answer, new RegExp(`^HTTP/1.1 ${status} `), head);
+        assert.match(answer.toLowerCase(), 'connection: close', head);
+      }
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+/**
+ * A request with a 5 MB body on a connection the client asked to close, sent over a bare socket
+ * as fast as it drains: what came back, and whether the connection was reset under the client.
+ */
+function sendAndClose(base: string, head: string): Promise<{ answer: string; reset: string | null }> {
+  const url = new URL(base);
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let answer = '';
+    let reset: string | null = null;
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (answer += d));
+    socket.on('error', (error: NodeJS.ErrnoException) => (reset = error.code ?? error.message));
+    socket.on('close', () => resolve({ answer, reset }));
+    socket.write(`${head}connection: close\r\ncontent-length: ${FIVE_MB.length * FIVE_MB[0]!.length}\r\n\r\n`);
+    let written = 0;
+    const next = (): void => {
+      while (written < FIVE_MB.length && !socket.destroyed) if (!socket.write(FIVE_MB[written++]!)) return void socket.once('drain', next);
+      if (!socket.destroyed) socket.end();
+    };
+    next();
+  });
+}
+
+/** Bytes written on a bare socket, and everything that came back before the server closed it. */
+function exchange(base: string, bytes: string): Promise<string> {
+  const url = new URL(base);
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let answer = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (answer += d));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(answer));
+    socket.write(bytes);
+  });
+}
+
+test("what the HTTP parser refuses is answered in its audience's shape, and a HEAD without a body", async () => {
+  const s = await startServer();
+  try {
+    const long = 'x'.repeat(70_000);
+    for (const [method, path, oauth] of [
+      ['GET', `/mcp/${long}`, false],
+      ['HEAD', `/mcp/${long}`, false],
+      ['GET', `/oauth/authorize/${long}`, true],
+      ['HEAD', `/oauth/token/${long}`, true],
+    ] as const) {
+      const answer = await exchange(s.base, `${method} ${path} HTTP/1.1\r\nhost: x\r\n\r\n`);
+      const [head, body] = answer.split('\r\n\r\n');
+      assert.match(head!, /^HTTP\/1.1 431 /, `${method} ${path.slice(0, 20)}`);
+      if (method === 'HEAD') {
+        assert.is(body, '', 'a HEAD is answered without a body');
+        continue;
+      }
+      const parsed = json(body!);
+      assert.ok(oauth ? isOAuthError(parsed) : agentAccessError.safeParse(parsed).success, `${method} ${path.slice(0, 20)}: ${body}`);
+    }
+    // Not HTTP at all: the shared error shape.
+    const garbage = await exchange(s.base, 'GET /v1 HTTP/1.1\r\nhost x\r\n\r\n');
+    assert.match(garbage, /^HTTP\/1.1 400 /);
+    assert.ok(agentAccessError.safeParse(json(garbage.split('\r\n\r\n')[1]!)).success, garbage);
   } finally {
     await s.close();
   }
@@ -167,25 +276,38 @@ test('a body on a GET is a 413 whatever its size, and a 5 MB chunked body (GET, 
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261128);
 
-/** A path as a client might write it: a letter percent-encoded, a slash doubled, a trailing slash, a letter's case changed. */
+/**
+ * A path as a client might write it: a letter percent-encoded, a slash doubled, a trailing slash,
+ * a letter's case changed, a dot segment, a `;` parameter, a NUL or a broken escape at its end.
+ */
 const encoded = (path: string) =>
-  fc.array(fc.tuple(fc.constantFrom('percent', 'PERCENT', 'double', 'trailing', 'case'), fc.nat()), { maxLength: 3 }).map((changes) => {
-    let p = path;
-    for (const [change, n] of changes) {
-      const letters = [...p.matchAll(/(?<!%[0-9a-f]?)[a-z]/gi)].map((m) => m.index);
-      const at = letters.length ? letters[n % letters.length]! : 1;
-      if (change === 'percent' || change === 'PERCENT') {
-        const hex = p.charCodeAt(at).toString(16);
-        p = `${p.slice(0, at)}%${change === 'PERCENT' ? hex.toUpperCase() : hex}${p.slice(at + 1)}`;
-      } else if (change === 'double') {
-        const slashes = [...p.matchAll(/\//g)].map((m) => m.index);
-        const slash = slashes[n % slashes.length]!;
-        p = `${p.slice(0, slash)}/${p.slice(slash)}`;
-      } else if (change === 'trailing') p = `${p}/`;
-      else p = `${p.slice(0, at)}${p[at]!.toUpperCase() === p[at] ? p[at]!.toLowerCase() : p[at]!.toUpperCase()}${p.slice(at + 1)}`;
-    }
-    return p;
-  });
+  fc
+    .array(fc.tuple(fc.constantFrom('percent', 'PERCENT', 'double', 'trailing', 'case', 'dot', 'param', 'nul', 'broken'), fc.nat()), { maxLength: 3 })
+    .map((changes) => {
+      let p = path;
+      for (const [change, n] of changes) {
+        if (change === 'dot') {
+          p = p.replace(/^(\/[^/]*)/, n % 2 ? '$1/.' : '$1/x/..');
+          continue;
+        }
+        if (change === 'param' || change === 'nul' || change === 'broken') {
+          p = `${p}${{ param: ';x=1', nul: '%00', broken: '%zz' }[change]}`;
+          continue;
+        }
+        const letters = [...p.matchAll(/(?<!%[0-9a-f]?)[a-z]/gi)].map((m) => m.index);
+        const at = letters.length ? letters[n % letters.length]! : 1;
+        if (change === 'percent' || change === 'PERCENT') {
+          const hex = p.charCodeAt(at).toString(16);
+          p = `${p.slice(0, at)}%${change === 'PERCENT' ? hex.toUpperCase() : hex}${p.slice(at + 1)}`;
+        } else if (change === 'double') {
+          const slashes = [...p.matchAll(/\//g)].map((m) => m.index);
+          const slash = slashes[n % slashes.length]!;
+          p = `${p.slice(0, slash)}/${p.slice(slash)}`;
+        } else if (change === 'trailing') p = `${p}/`;
+        else p = `${p.slice(0, at)}${p[at]!.toUpperCase() === p[at] ? p[at]!.toLowerCase() : p[at]!.toUpperCase()}${p.slice(at + 1)}`;
+      }
+      return p;
+    });
 
 test('a seeded fuzz of every OAuth and API path, method and encoding finds no off-contract answer', async () => {
   const s = await startServer();
@@ -195,7 +317,7 @@ test('a seeded fuzz of every OAuth and API path, method and encoding finds no of
       fc.tuple(
         fc.constantFrom(...OAUTH, ...DISCOVERY, ...API).chain((path) => encoded(path)),
         fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'),
-        fc.constantFrom('application/json', '*/*', ''),
+        fc.constantFrom('application/json', '*/*', '', JAVA_ACCEPT),
         fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('{}', 'a=1', 'x'.repeat(2048)) }),
       ),
       { numRuns: 1500, seed: SEED },
@@ -207,7 +329,10 @@ test('a seeded fuzz of every OAuth and API path, method and encoding finds no of
       const problem = offContract(path, method, answer);
       if (problem && failures.length < 20)
         failures.push(`${method} ${path} (accept ${accept || 'none'}, body ${body?.length ?? 0}) → ${answer.status} ${problem}: ${answer.body.slice(0, 120)}`);
-      if (method === 'GET' && body !== undefined && answer.status !== 413 && failures.length < 20) failures.push(`GET ${path} with a body → ${answer.status}`);
+      // An address that is not one (a broken escape) is refused as such first.
+      const malformed = /%(?![0-9a-f]{2})/i.test(path);
+      if (method === 'GET' && body !== undefined && !malformed && answer.status !== 413 && failures.length < 20)
+        failures.push(`GET ${path} with a body → ${answer.status}`);
     }
     console.log(`    ${cases.length} requests sent (seed ${SEED})`);
     assert.equal(failures, [], failures.join('\n'));
