@@ -50,16 +50,15 @@ const BROWSER_ENDPOINTS = /^\/oauth\/(authorize|logout|interaction)(\/|$)/;
 
 /** What a path names: unreserved characters decoded, slashes collapsed, dot segments resolved, case ignored. */
 function canonical(path: string): string {
-  return (
-    path
-      .replace(/%([0-9A-Fa-f]{2})/g, (m, h: string) =>
-        /[A-Za-z0-9\-._~]/.test(String.fromCharCode(Number.parseInt(h, 16))) ? String.fromCharCode(Number.parseInt(h, 16)) : m,
-      )
-      .split('/')
-      .reduce<string[]>((kept, segment) => (segment === '..' ? kept.slice(0, -1) : segment === '.' || segment === '' ? kept : [...kept, segment]), [])
-      .reduce((path, segment) => `${path}/${segment}`, '')
-      .toLowerCase() || '/'
+  const decoded = path.replace(/%([0-9A-Fa-f]{2})/g, (m, h: string) =>
+    /[A-Za-z0-9\-._~]/.test(String.fromCharCode(Number.parseInt(h, 16))) ? String.fromCharCode(Number.parseInt(h, 16)) : m,
   );
+  const kept: string[] = [];
+  for (const segment of decoded.split('/')) {
+    if (segment === '..') kept.pop();
+    else if (segment !== '.' && segment !== '') kept.push(segment);
+  }
+  return `/${kept.join('/')}`.toLowerCase();
 }
 
 /** What is wrong with an answer to a program (Accept: JSON) at `path`, or null. */
