@@ -19,13 +19,14 @@ export function registerObservability(server: FastifyInstance, app: Services): v
 
   // Ready for traffic: both stores answer within READY_TIMEOUT_MS and the projections are within
   // READY_MAX_LAG_EVENTS of the log. 503 names the check that failed.
-  server.get('/readyz', async (_request, reply) => {
+  server.get('/readyz', async (request, reply) => {
     const result = await readiness({
       events: app.events,
       reads: app.reads,
       runner: app.runner,
       maxLagEvents: app.config.ready.maxLagEvents,
       timeoutMs: app.config.ready.timeoutMs,
+      onFailure: (check, err) => request.log.warn({ err, check }, 'readiness check failed'),
     });
     return reply.code(result.ready ? 200 : 503).send({ status: result.ready ? 'ready' : 'not_ready', checks: result.checks });
   });

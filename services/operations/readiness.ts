@@ -15,11 +15,13 @@ export interface ReadinessDeps {
   maxLagEvents: number;
   /** How long each check may take before it counts as failed. */
   timeoutMs: number;
+  /** Told what a store's error said, which the answer keeps to operators (it may name hosts and addresses). */
+  onFailure?: (check: string, error: unknown) => void;
 }
 
 export interface Check {
   ok: boolean;
-  /** Why it failed: the error's message, or that it timed out. */
+  /** Why it failed, in words safe for anyone who can reach /readyz: that it timed out or answered with an error. */
   error?: string;
 }
 
@@ -32,11 +34,13 @@ export interface Readiness {
   };
 }
 
+class TimedOut extends Error {}
+
 /** Resolves with `work`'s result, or rejects once `ms` have passed. */
 async function within<T>(ms: number, what: string, work: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new TimedOut(`${what} did not answer within ${ms} ms`)), ms);
   });
   try {
     return await Promise.race([work(), timeout]);
@@ -44,8 +48,6 @@ async function within<T>(ms: number, what: string, work: () => Promise<T>): Prom
     clearTimeout(timer);
   }
 }
-
-const failed = (error: unknown): Check => ({ ok: false, error: error instanceof Error ? error.message : String(error) });
 
 /** Events after the slowest projection's checkpoint, counted up to LAG_COUNT_LIMIT. */
 export async function projectionLag(deps: Pick<ReadinessDeps, 'events' | 'runner'>, limit = LAG_COUNT_LIMIT): Promise<number> {
@@ -59,7 +61,11 @@ export async function readiness(deps: ReadinessDeps): Promise<Readiness> {
   const check = (what: string, work: () => Promise<unknown>): Promise<Check> =>
     within(deps.timeoutMs, what, work).then(
       () => ({ ok: true }),
-      (error: unknown) => failed(error),
+      (error: unknown) => {
+        if (error instanceof TimedOut) return { ok: false, error: error.message };
+        deps.onFailure?.(what, error);
+        return { ok: false, error: `${what} answered with an error (in the service's log)` };
+      },
     );
   let lag: number | null = null;
   const [event_store, read_store, lagCheck] = await Promise.all([

@@ -5,7 +5,19 @@
 // A request carrying a valid W3C `traceparent` (and `tracestate`) joins the caller's trace.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Attributes, type Context, createTraceState, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { defaultResource, detectResources, envDetector, type Resource, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+
+/**
+ * Who sent the spans: `service.name` repledger (a collector files spans of an unnamed service
+ * under `unknown_service:node`), which an operator's OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES
+ * override, as the OpenTelemetry SDKs' environment variables say.
+ */
+function serviceResource(): Resource {
+  return defaultResource()
+    .merge(resourceFromAttributes({ 'service.name': 'repledger' }))
+    .merge(detectResources({ detectors: [envDetector] }));
+}
 
 export class Tracing {
   readonly #provider: BasicTracerProvider;
@@ -13,7 +25,7 @@ export class Tracing {
   readonly #current = new AsyncLocalStorage<Span>();
 
   constructor(processors: SpanProcessor[]) {
-    this.#provider = new BasicTracerProvider({ spanProcessors: processors });
+    this.#provider = new BasicTracerProvider({ resource: serviceResource(), spanProcessors: processors });
     this.#tracer = this.#provider.getTracer('repledger');
   }
 

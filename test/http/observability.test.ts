@@ -64,14 +64,16 @@ test('a fresh server is live and ready, each check saying ok and the projections
     assert.is((await fetch(`${s.base}/health`)).status, 200);
   }));
 
-test('a read store that fails, or does not answer within READY_TIMEOUT_MS, makes /readyz 503 naming it; /livez stays 200', () =>
+test('a read store that fails, or does not answer within READY_TIMEOUT_MS, makes /readyz 503 naming it (not what it said); /livez stays 200', () =>
   within(startServer({ env: { READY_TIMEOUT_MS: '200' } }), async (s) => {
     const describe = s.app.reads.describe.bind(s.app.reads);
     s.app.reads.describe = () => Promise.reject(new Error('connect ECONNREFUSED 10.0.0.9:27017'));
     let ready = await readyz(s.base);
     assert.is(ready.status, 503);
     assert.is(ready.body.status, 'not_ready');
-    assert.equal(ready.body.checks.read_store, { ok: false, error: 'connect ECONNREFUSED 10.0.0.9:27017' });
+    // What the store said (hosts, addresses) stays in the log: /readyz answers anyone who reaches it.
+    assert.equal(ready.body.checks.read_store, { ok: false, error: "the read store answered with an error (in the service's log)" });
+    assert.not.match(JSON.stringify(ready.body), '10.0.0.9');
     assert.equal(ready.body.checks.event_store, { ok: true });
     assert.is((await fetch(`${s.base}/livez`)).status, 200, 'alive all the same: restarting would not bring the store back');
 
@@ -85,7 +87,7 @@ test('a read store that fails, or does not answer within READY_TIMEOUT_MS, makes
     ready = await readyz(s.base);
     assert.is(ready.status, 503);
     assert.equal(ready.body.checks, {
-      event_store: { ok: false, error: 'KurrentDB unavailable' },
+      event_store: { ok: false, error: "the event store answered with an error (in the service's log)" },
       read_store: { ok: true },
       projections: { ok: true, lag_events: 0, max_lag_events: 1000 },
     });

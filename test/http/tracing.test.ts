@@ -27,6 +27,7 @@ test('one request to /health: a server span for the route, with a span per store
     assert.is(request.attributes['http.route'], '/health');
     assert.is(request.attributes['http.response.status_code'], 200);
     assert.is(request.attributes['repledger.request_id'], res.headers['x-request-id']);
+    assert.is(request.resource.attributes['service.name'], 'repledger', 'a collector files the spans under the service');
     const children = spans.filter((s) => s.parentSpanContext?.spanId === request.spanContext().spanId);
     assert.equal(children.map((s) => s.name).sort(), ['event_store.describe', 'read_store.describe']);
     for (const child of children) {
@@ -141,6 +142,18 @@ test('an invalid or absent traceparent: the request is answered and its span sta
   } finally {
     await traced.close();
   }
+});
+
+test("OTEL_SERVICE_NAME names the service instead, as OpenTelemetry's environment variables say", async () => {
+  const exporter = new InMemorySpanExporter();
+  process.env.OTEL_SERVICE_NAME = 'repledger-eu';
+  try {
+    new Tracing([new SimpleSpanProcessor(exporter)]).startRequest('GET /livez', {}).end();
+  } finally {
+    delete process.env.OTEL_SERVICE_NAME;
+  }
+  const [span] = exporter.getFinishedSpans();
+  assert.is(span?.resource.attributes['service.name'], 'repledger-eu');
 });
 
 test('without OTEL_EXPORTER_OTLP_ENDPOINT nothing is traced', async () => {
