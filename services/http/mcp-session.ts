@@ -10,7 +10,8 @@
 // the phone app of one assistant) would share the last handshake's answer, and a client that never
 // declared URL mode could be sent one (2025-11-25, client/elicitation: servers MUST NOT send
 // elicitation requests with modes the client does not support).
-import { createHmac, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { randomBytes, type KeyObject } from 'node:crypto';
+import { signedPayload, signedToken } from '../domain/signed.ts';
 
 interface Declaration {
   /** The connection (grant) the session was opened on: another token cannot carry it. */
@@ -21,15 +22,11 @@ interface Declaration {
   n: string;
 }
 
-const sign = (key: KeyObject, body: string) => createHmac('sha256', key).update(body).digest().subarray(0, 16);
-
 /** The session id to hand a client at `initialize`, or null when it declared nothing the server keeps. */
 export function sessionIdFor(key: KeyObject, grantId: string, urlElicitation: boolean): string | null {
   if (!urlElicitation) return null;
-  const declaration: Declaration = { g: grantId, url: true, n: randomBytes(12).toString('base64url') };
-  const body = Buffer.from(JSON.stringify(declaration)).toString('base64url');
   // base64url and '.': visible ASCII only, as session ids must be.
-  return `${body}.${sign(key, body).toString('base64url')}`;
+  return signedToken(key, { g: grantId, url: true, n: randomBytes(12).toString('base64url') } satisfies Declaration);
 }
 
 /**
@@ -39,11 +36,6 @@ export function sessionIdFor(key: KeyObject, grantId: string, urlElicitation: bo
  */
 export function sessionDeclaresUrlElicitation(key: KeyObject, grantId: string, sessionId: string | string[] | undefined): boolean {
   if (typeof sessionId !== 'string') return false;
-  const [body, mac, ...rest] = sessionId.split('.');
-  if (!body || !mac || rest.length > 0) return false;
-  const given = Buffer.from(mac, 'base64url');
-  const wanted = sign(key, body);
-  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return false;
-  const declaration = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Declaration;
-  return declaration.g === grantId && declaration.url === true;
+  const declaration = signedPayload(key, sessionId) as Declaration | null;
+  return declaration?.g === grantId && declaration.url === true;
 }
