@@ -13,7 +13,7 @@ const API_PATHS =
   /^\/(v1\/|api\/|mcp(?![\w-])|oauth(?![\w-])(?!\/(authorize|logout|interaction)(\/|$))|\.well-known\/|openapi\.json|health|livez|readyz|metrics)/;
 
 /** The authorization server's addresses: its refusals are RFC 6749's `{error, error_description}`. */
-const OAUTH_PATHS = /^\/(oauth(\/|$)|\.well-known\/(openid-configuration|oauth-authorization-server))/;
+const OAUTH_PATHS = /^\/(oauth(?![\w-])|\.well-known\/(openid-configuration|oauth-authorization-server))/;
 
 /** A percent-encoded unreserved character (RFC 3986 2.3) means that character. */
 export function decodeUnreserved(path: string): string {

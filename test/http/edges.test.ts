@@ -27,7 +27,17 @@ function isOAuthError(body: unknown): boolean {
   return typeof b?.error === 'string' && /^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/.test(b.error) && ['string', 'undefined'].includes(typeof b.error_description);
 }
 
-const OAUTH = ['/oauth/authorize', '/oauth/token', '/oauth/register', '/oauth/jwks', '/oauth/revoke', '/oauth/logout', '/oauth/userinfo', '/oauth/nothing'];
+const OAUTH = [
+  '/oauth',
+  '/oauth/authorize',
+  '/oauth/token',
+  '/oauth/register',
+  '/oauth/jwks',
+  '/oauth/revoke',
+  '/oauth/logout',
+  '/oauth/userinfo',
+  '/oauth/nothing',
+];
 const DISCOVERY = ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server'];
 const API = [
   ...new Set([
@@ -70,7 +80,7 @@ function offContract(path: string, method: string, answer: Answer): string | nul
   if (answer.status < 400) return null;
   if (!answer.headers['x-request-id']) return 'no X-Request-Id';
   if (method === 'HEAD') return /json|html/.test(type) ? null : `HEAD answered ${type}`;
-  const oauth = /^\/(oauth(\/|$)|\.well-known\/(openid-configuration|oauth-authorization-server))/.test(where);
+  const oauth = /^\/(oauth(?![\w-])|\.well-known\/(openid-configuration|oauth-authorization-server))/.test(where);
   if (oauth && BROWSER_ENDPOINTS.test(where) && /text\/html/.test(type)) return null;
   if (!/application\/json/.test(type)) return `${type} is not JSON`;
   const body = json(answer.body);
@@ -132,6 +142,9 @@ test('wrong methods and encoded addresses on the OAuth endpoints answer JSON to 
       ['GET', '/oauth/x/../token', '', ''],
       ['GET', '/oauth/token%00', '', ''],
       ['GET', '/oauth/token%zz', '', ''],
+      ['GET', '/oauth;jsessionid=1', '', ''],
+      ['POST', '/oauth%00', '', ''],
+      ['GET', '/oauth%zz', '', ''],
       ['GET', '/.well-known/openid-configuration;x=1', '', ''],
     ] as const) {
       const answer = await send(s.base, method, path, { accept: JAVA_ACCEPT, ...(type ? { 'content-type': type } : {}) }, body || undefined);
