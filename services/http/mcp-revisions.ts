@@ -30,7 +30,16 @@ export const MODERN_ERROR = {
 } as const;
 
 /** The methods 2026-07-28 defines that this server serves; `initialize`, `ping` and the rest answer 404 (streamable-http). */
-const MODERN_METHODS = new Set(['server/discover', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'prompts/list', 'prompts/get']);
+const MODERN_METHODS = new Set([
+  'server/discover',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+]);
 
 /** The methods whose `Mcp-Name` header names `params.name` or `params.uri`. */
 const NAMED_BY: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
@@ -179,6 +188,7 @@ const CACHING: Readonly<Record<string, { ttlMs: number; cacheScope: 'public' | '
   'server/discover': { ttlMs: 3_600_000, cacheScope: 'public' },
   'tools/list': { ttlMs: 300_000, cacheScope: 'private' },
   'resources/list': { ttlMs: 300_000, cacheScope: 'private' },
+  'resources/templates/list': { ttlMs: 300_000, cacheScope: 'private' },
   'prompts/list': { ttlMs: 300_000, cacheScope: 'private' },
   'resources/read': { ttlMs: 0, cacheScope: 'private' },
 };

@@ -16,6 +16,7 @@ import {
   JSONRPCMessageSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   PingRequestSchema,
@@ -330,6 +331,8 @@ class PooledServer {
       return items(exchange.caller);
     };
     this.server.setRequestHandler(ListResourcesRequestSchema, () => listed((caller) => ({ resources: resourcesFor(caller) })));
+    // Part of the resources capability clients call alongside the list; every resource here has a fixed address.
+    this.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listed(() => ({ resourceTemplates: [] })));
     this.server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => {
       const exchange = this.#current();
       const resource = RESOURCES.find((r) => r.uri === params.uri);
@@ -397,6 +400,7 @@ const REQUEST_SCHEMAS: Record<string, z.ZodType> = {
   'tools/list': ListToolsRequestSchema,
   'tools/call': CallToolRequestSchema,
   'resources/list': ListResourcesRequestSchema,
+  'resources/templates/list': ListResourceTemplatesRequestSchema,
   'resources/read': ReadResourceRequestSchema,
   'prompts/list': ListPromptsRequestSchema,
   'prompts/get': GetPromptRequestSchema,

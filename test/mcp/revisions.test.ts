@@ -80,6 +80,9 @@ test('2025-06-18, 2025-11-25 and 2026-07-28 list the same tools, resources and p
       (await modern.listResources()).resources.map((r) => r.uri),
       (await v1.listResources()).resources.map((r) => r.uri),
     );
+    // Templates belong to the resources capability; every resource here has a fixed address.
+    assert.equal((await v1.listResourceTemplates()).resourceTemplates, []);
+    assert.equal((await modern.listResourceTemplates()).resourceTemplates, []);
     assert.equal(
       (await modern.listPrompts()).prompts.map((p) => p.name),
       (await v1.listPrompts()).prompts.map((p) => p.name),
