@@ -232,8 +232,8 @@ interface Exchange {
    * (`resultType: "input_required"`); before, they go ahead of it on the call's stream.
    */
   inputRequired: Record<string, ElicitUrl> | null;
-  /** Whether a handshake-revision client declared URL elicitation at its `initialize` (its session id says so). */
-  declaredUrlElicitation: boolean;
+  /** Whether a handshake-revision client declared URL elicitation at its `initialize` (its session id says so; read only when a link is due). */
+  declaredUrlElicitation: () => boolean;
 }
 
 /** An `elicitation/create` in URL mode: a page of RepLedger the client opens for its user, with their consent. */
@@ -254,7 +254,7 @@ async function askToOpen(exchange: Exchange, key: 'approval' | 'permissions', ur
   if (!url) return;
   if (exchange.modern) {
     if (!declaresUrlElicitation(exchange.modern.capabilities) || Object.hasOwn(exchange.inputResponses, key)) return;
-  } else if (!exchange.declaredUrlElicitation) return;
+  } else if (!exchange.declaredUrlElicitation()) return;
   exchange.inputRequired = { ...exchange.inputRequired, [key]: { method: 'elicitation/create', params: { mode: 'url', message, url } } };
 }
 
@@ -663,7 +663,7 @@ export function registerMcp(server: FastifyInstance, services: ApiServices, sess
       inputResponses: modern ? inputResponsesOf(message) : {},
       inputRequired: null,
       // URL mode came with 2025-11-25; the version a handshake client negotiated is in each request's header.
-      declaredUrlElicitation:
+      declaredUrlElicitation: () =>
         String(request.headers['mcp-protocol-version'] ?? '') >= URL_ELICITATION_SINCE &&
         sessionDeclaresUrlElicitation(sessionKey, caller.grantId, request.headers['mcp-session-id']),
     };
